@@ -1,0 +1,36 @@
+import { AppError, isErrorCode, type FieldIssue } from '@tm/contracts';
+import { z } from 'zod';
+
+/** Header set on an error reply (the nats.js services convention); the body carries the typed error. */
+export const ERROR_HEADER = 'Nats-Service-Error-Code';
+
+export const BusErrorBody = z.object({
+  code: z.string(),
+  message: z.string(),
+  retryable: z.boolean(),
+  retry_after: z.number().optional(),
+  fields: z.array(z.object({ path: z.string(), message: z.string() })).optional(),
+});
+
+export function toBusErrorBody(err: AppError): z.infer<typeof BusErrorBody> {
+  return {
+    code: err.code,
+    message: err.message,
+    retryable: err.retryable,
+    ...(err.retryAfter !== undefined ? { retry_after: err.retryAfter } : {}),
+    ...(err.fields ? { fields: err.fields } : {}),
+  };
+}
+
+export function fromBusErrorBody(raw: unknown): AppError {
+  const parsed = BusErrorBody.safeParse(raw);
+  if (!parsed.success || !isErrorCode(parsed.data.code)) {
+    return new AppError('internal_error', 'A service answered with an unreadable error');
+  }
+  const { code, message, retryable, retry_after, fields } = parsed.data;
+  return new AppError(code, message, {
+    retryable,
+    retryAfter: retry_after,
+    fields: fields as FieldIssue[] | undefined,
+  });
+}

@@ -1,0 +1,28 @@
+import { connect, type NatsConnection } from '@nats-io/transport-node';
+import type { Logger } from 'pino';
+
+/**
+ * Connect once (fail fast at start so a launcher or orchestrator can restart us), then reconnect
+ * forever: a NATS restart is an outage of seconds, not a reason to die.
+ */
+export async function connectBus(options: {
+  servers: string;
+  name: string;
+  logger: Logger;
+}): Promise<NatsConnection> {
+  const nc = await connect({
+    servers: options.servers.split(',').map((s) => s.trim()),
+    name: options.name,
+    maxReconnectAttempts: -1,
+    reconnectTimeWait: 250,
+    timeout: 5_000,
+  });
+  void (async () => {
+    for await (const status of nc.status()) {
+      if (status.type === 'disconnect' || status.type === 'reconnect' || status.type === 'error') {
+        options.logger.warn({ bus: status.type }, 'nats connection status');
+      }
+    }
+  })();
+  return nc;
+}

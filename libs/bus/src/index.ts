@@ -1,0 +1,8 @@
+export * from './bus-error.js';
+export * from './codec.js';
+export * from './connect.js';
+export * from './jetstream.js';
+export * from './outbox-relay.js';
+export * from './request.js';
+export * from './serve.js';
+export type { NatsConnection, Subscription } from '@nats-io/transport-node';

@@ -1,0 +1,32 @@
+import { jetstream, jetstreamManager, type JetStreamClient } from '@nats-io/jetstream';
+import type { NatsConnection } from '@nats-io/transport-node';
+import { encodeJson } from './codec.js';
+
+/** Create the stream if missing, or bring its subjects up to date; safe to call from every instance. */
+export async function ensureStream(
+  nc: NatsConnection,
+  stream: { name: string; subjects: readonly string[] },
+): Promise<void> {
+  const jsm = await jetstreamManager(nc);
+  const config = {
+    name: stream.name,
+    subjects: [...stream.subjects],
+    // Publishes with the same Nats-Msg-Id inside this window are stored once.
+    duplicate_window: 10 * 60 * 1_000_000_000,
+  };
+  try {
+    await jsm.streams.info(stream.name);
+    await jsm.streams.update(stream.name, config);
+  } catch {
+    await jsm.streams.add(config);
+  }
+}
+
+export function jetStreamClient(nc: NatsConnection): JetStreamClient {
+  return jetstream(nc);
+}
+
+/** Publish durably; `msgId` makes a re-publish of the same record a no-op in the stream. */
+export async function publishDurable(js: JetStreamClient, subject: string, payload: unknown, msgId: string) {
+  return js.publish(subject, encodeJson(payload), { msgID: msgId, timeout: 5_000 });
+}

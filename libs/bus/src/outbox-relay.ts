@@ -1,0 +1,92 @@
+import type { Logger } from 'pino';
+
+export interface OutboxRow {
+  id: string;
+  subject: string;
+  payload: unknown;
+}
+
+export interface OutboxRelayOptions {
+  fetchPending: (limit: number) => Promise<OutboxRow[]>;
+  markPublished: (ids: string[]) => Promise<void>;
+  /** Must be idempotent per row id (JetStream Nats-Msg-Id dedupe). */
+  publish: (row: OutboxRow) => Promise<void>;
+  logger: Logger;
+  intervalMs?: number;
+  batchSize?: number;
+}
+
+export interface OutboxRelay {
+  /** Run a pass soon (after a commit) instead of waiting for the next tick. */
+  nudge: () => void;
+  /** Run passes until nothing is pending (tests, shutdown). */
+  flush: () => Promise<void>;
+  stop: () => Promise<void>;
+}
+
+/**
+ * Relay rows committed to an outbox table to the bus. A row is marked only after the bus acknowledged
+ * it, so a crash between commit and publish re-sends it on the next pass; the stream's msg-id dedupe
+ * and idempotent consumers make that re-send harmless. Several instances may run: same dedupe.
+ */
+export function startOutboxRelay(options: OutboxRelayOptions): OutboxRelay {
+  const intervalMs = options.intervalMs ?? 500;
+  const batchSize = options.batchSize ?? 200;
+  let running: Promise<number> | undefined;
+  let again = false;
+  let stopped = false;
+
+  const pass = async (): Promise<number> => {
+    const rows = await options.fetchPending(batchSize);
+    const done: string[] = [];
+    try {
+      for (const row of rows) {
+        await options.publish(row);
+        done.push(row.id);
+      }
+    } finally {
+      if (done.length) await options.markPublished(done);
+    }
+    return rows.length;
+  };
+
+  const run = () => {
+    if (stopped) return;
+    if (running) {
+      again = true;
+      return;
+    }
+    running = pass()
+      .catch((err) => {
+        options.logger.warn({ err }, 'outbox relay pass failed; will retry');
+        return 0;
+      })
+      .finally(() => {
+        running = undefined;
+        if (again) {
+          again = false;
+          run();
+        }
+      });
+  };
+
+  const timer = setInterval(run, intervalMs);
+  timer.unref();
+  run();
+
+  return {
+    nudge: run,
+    flush: async () => {
+      for (;;) {
+        if (running) await running;
+        const n = await pass();
+        if (n === 0) return;
+      }
+    },
+    stop: async () => {
+      stopped = true;
+      clearInterval(timer);
+      if (running) await running;
+    },
+  };
+}

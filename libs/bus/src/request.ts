@@ -1,0 +1,72 @@
+import { errors, type NatsConnection } from '@nats-io/transport-node';
+import { AppError, ErrorCode } from '@tm/contracts';
+import type { z } from 'zod';
+import { ERROR_HEADER, fromBusErrorBody } from './bus-error.js';
+import { decodeJson, encodeJson } from './codec.js';
+
+export interface RequestOptions {
+  timeoutMs: number;
+  /** Name of the answering service, for a message a caller can act on. */
+  service: string;
+}
+
+/**
+ * Typed request/reply: validate what we send, bound the wait, and turn every failure into an AppError:
+ * nobody listening -> 503, no answer in time -> 504, a typed error reply -> that error.
+ */
+export async function requestReply<I extends z.ZodType, O extends z.ZodType>(
+  nc: NatsConnection,
+  subject: string,
+  contract: { input: I; output: O },
+  payload: z.input<I>,
+  options: RequestOptions,
+): Promise<z.output<O>> {
+  const data = encodeJson(contract.input.parse(payload));
+  let reply: Awaited<ReturnType<NatsConnection['request']>>;
+  try {
+    reply = await nc.request(subject, data, { timeout: options.timeoutMs });
+  } catch (err) {
+    throw transportError(err, options.service);
+  }
+  const body = decodeJson(reply.data);
+  if (reply.headers?.get(ERROR_HEADER)) throw fromBusErrorBody(body);
+  const parsed = contract.output.safeParse(body);
+  if (!parsed.success) {
+    throw new AppError(ErrorCode.Internal, `The ${options.service} service answered outside its contract`, {
+      cause: parsed.error,
+    });
+  }
+  return parsed.data;
+}
+
+export function transportError(err: unknown, service: string): AppError {
+  const noResponders =
+    err instanceof errors.NoRespondersError || (err instanceof errors.RequestError && err.isNoResponders());
+  if (noResponders) {
+    return new AppError(
+      ErrorCode.ServiceUnavailable,
+      `The ${service} service is unavailable; retry shortly`,
+      {
+        retryAfter: 1,
+        cause: err,
+      },
+    );
+  }
+  if (
+    err instanceof errors.TimeoutError ||
+    (err instanceof Error && err.cause instanceof errors.TimeoutError)
+  ) {
+    return new AppError(
+      ErrorCode.UpstreamTimeout,
+      `The ${service} service did not answer in time; retry with the same idempotency key`,
+      {
+        retryAfter: 1,
+        cause: err,
+      },
+    );
+  }
+  return new AppError(ErrorCode.ServiceUnavailable, `The message bus is unavailable; retry shortly`, {
+    retryAfter: 1,
+    cause: err,
+  });
+}

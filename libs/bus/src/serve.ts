@@ -1,0 +1,73 @@
+import {
+  headers as natsHeaders,
+  type Msg,
+  type NatsConnection,
+  type Subscription,
+} from '@nats-io/transport-node';
+import { AppError, ErrorCode, fieldIssues } from '@tm/contracts';
+import type { Logger } from 'pino';
+import type { z } from 'zod';
+import { ERROR_HEADER, toBusErrorBody } from './bus-error.js';
+import { decodeJson, encodeJson } from './codec.js';
+
+export interface Endpoint<I extends z.ZodType> {
+  subject: string;
+  /** Queue group: instances of one service share the subject's load. */
+  queue: string;
+  input: I;
+  handler: (input: z.output<I>) => Promise<unknown>;
+  /** Turn infrastructure failures (e.g. database down) into a typed, retryable AppError. */
+  mapError?: (err: unknown) => AppError | undefined;
+}
+
+/**
+ * Serve one request/reply endpoint. Messages are handled concurrently; every reply is either the
+ * handler's result or a typed error (header + JSON body) the caller maps to HTTP.
+ */
+export function serveEndpoint<I extends z.ZodType>(
+  nc: NatsConnection,
+  endpoint: Endpoint<I>,
+  logger: Logger,
+): Subscription {
+  return nc.subscribe(endpoint.subject, {
+    queue: endpoint.queue,
+    callback: (err, msg) => {
+      if (err) {
+        logger.error({ err, subject: endpoint.subject }, 'subscription error');
+        return;
+      }
+      void handle(msg, endpoint, logger);
+    },
+  });
+}
+
+async function handle<I extends z.ZodType>(msg: Msg, endpoint: Endpoint<I>, logger: Logger): Promise<void> {
+  let result: unknown;
+  try {
+    const parsed = endpoint.input.safeParse(decodeJson(msg.data));
+    if (!parsed.success) {
+      throw new AppError(ErrorCode.ValidationFailed, 'Invalid message', {
+        fields: fieldIssues(parsed.error),
+      });
+    }
+    result = await endpoint.handler(parsed.data);
+  } catch (err) {
+    const appError = toAppError(err, endpoint, logger);
+    const h = natsHeaders();
+    h.set(ERROR_HEADER, String(appError.status));
+    msg.respond(encodeJson(toBusErrorBody(appError)), { headers: h });
+    return;
+  }
+  msg.respond(encodeJson(result));
+}
+
+function toAppError<I extends z.ZodType>(err: unknown, endpoint: Endpoint<I>, logger: Logger): AppError {
+  if (err instanceof AppError) return err;
+  const mapped = endpoint.mapError?.(err);
+  if (mapped) {
+    logger.warn({ err: mapped.cause ?? err, subject: endpoint.subject, code: mapped.code }, 'request failed');
+    return mapped;
+  }
+  logger.error({ err, subject: endpoint.subject }, 'unhandled error');
+  return new AppError(ErrorCode.Internal, 'Internal error');
+}

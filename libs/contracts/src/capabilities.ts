@@ -1,0 +1,102 @@
+import type { CapabilitiesResponse } from './infrastructure.js';
+import { LIMITS } from './limits.js';
+import { CONTRACT_VERSION, RUNTIME, SCHEMA_VERSION } from './runtime.js';
+
+/** The capability manifest: the spec's table, the routes that are live, and what we promise. */
+export const CAPABILITIES: CapabilitiesResponse = {
+  contract_version: CONTRACT_VERSION,
+  schema_version: SCHEMA_VERSION,
+  production_ready: false,
+  runtime: {
+    execution_mode: RUNTIME.execution_mode,
+    provider: RUNTIME.provider,
+    model_version: RUNTIME.model_version,
+    model_execution: RUNTIME.model_execution,
+  },
+  operations: [
+    { operation: 'memory.write', method: 'POST', path: '/api/v1/memory/write', status: 'available_mock' },
+    { operation: 'memory.recall', method: 'POST', path: '/api/v1/memory/recall', status: 'available_mock' },
+    { operation: 'memory.delete', method: 'DELETE', path: '/api/v1/memory', status: 'available_mock' },
+  ],
+  capabilities: [
+    {
+      name: 'text_persistence',
+      title: 'Text persistence',
+      status: 'available_mock',
+      meaning: 'Text retained after storage, consent and policy checks',
+    },
+    {
+      name: 'lexical_retrieval',
+      title: 'Lexical retrieval',
+      status: 'available_mock',
+      meaning: 'Deterministic tenant-scoped ranking over retained text',
+    },
+    {
+      name: 'stored_text_rendering',
+      title: 'Stored-text rendering',
+      status: 'available_mock',
+      meaning: 'Selected retained text returned as context',
+    },
+    {
+      name: 'embeddings_vector_search',
+      title: 'Embeddings and vector search',
+      status: 'not_deployed',
+      meaning: 'No vector index attached',
+    },
+    {
+      name: 'traversal_mapping',
+      title: 'Traversal and mapping',
+      status: 'contract_stage',
+      meaning: 'Response/attribution shapes exist; no learned behavior',
+    },
+    {
+      name: 'customer_storage_execution',
+      title: 'Customer-owned storage execution',
+      status: 'control_plane_only',
+      meaning: 'Configurable only',
+    },
+    {
+      name: 'managed_external_language_model',
+      title: 'Managed external language model',
+      status: 'not_available',
+      meaning: 'Route disabled',
+    },
+    {
+      name: 'physical_inputs',
+      title: 'Physical inputs',
+      status: 'research',
+      meaning: 'No public contract; the v1 memory schema is text-only',
+    },
+    {
+      name: 'learned_memory_model_execution',
+      title: 'Learned memory model execution',
+      status: 'not_deployed',
+      meaning: 'Not used by the hosted path',
+    },
+  ],
+  guarantees: [
+    'read_after_write: a recall issued after a write has returned 200 sees that write',
+    'idempotent_writes: the same idempotency key and body return the original result (Replayed) and are billed once; another body with the same key is 409',
+    'tenant_isolation: tenant and user scope come only from the verified credential',
+    'deterministic_ranking: the same retained text and cue always rank in the same order (score desc, occurred_at desc, event_id asc)',
+    'namespace_scoped_delete: a delete removes exactly one namespace, with its supersession relations and idempotency state',
+    'usage_recorded_atomically: a usage record is committed in the same transaction as the memory change it measures',
+  ],
+  limitations: [
+    'Ranking is lexical overlap, not semantic; scores carry no model confidence',
+    'No learned memory model executes; model_variant Unspecified means nothing is billed as model usage',
+    'No embeddings or vector search',
+    'Billing is sandbox only; no live charge is implied',
+    'Customer-owned storage connections are configurable only; memory requests are not dispatched to them',
+    'Managed external language-model connections are disabled',
+  ],
+  limits: {
+    namespace_max_length: LIMITS.namespaceMaxLength,
+    text_max_chars: LIMITS.textMaxChars,
+    cue_max_chars: LIMITS.cueMaxChars,
+    top_k: LIMITS.topK,
+    idempotency_key_max_length: LIMITS.idempotencyKeyMaxLength,
+    supersedes_max: LIMITS.supersedesMax,
+    body_max_bytes: LIMITS.bodyMaxBytes,
+  },
+};

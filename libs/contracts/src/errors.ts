@@ -1,0 +1,98 @@
+/**
+ * Every error the system can report, in one place. The gateway's error handler is the only code
+ * that turns these into HTTP; services carry them over the bus as { code, message, retryable }.
+ */
+export const ErrorCode = {
+  ValidationFailed: 'validation_failed',
+  MalformedJson: 'malformed_json',
+  UnsupportedMediaType: 'unsupported_media_type',
+  PayloadTooLarge: 'payload_too_large',
+  AuthenticationRequired: 'authentication_required',
+  PermissionDenied: 'permission_denied',
+  StorageNotAttached: 'storage_not_attached',
+  NotFound: 'not_found',
+  IdempotencyConflict: 'idempotency_conflict',
+  IdempotencyInFlight: 'idempotency_in_flight',
+  DuplicateEvent: 'duplicate_event',
+  RateLimited: 'rate_limited',
+  ServiceUnavailable: 'service_unavailable',
+  UpstreamTimeout: 'upstream_timeout',
+  StorageUnavailable: 'storage_unavailable',
+  Internal: 'internal_error',
+} as const;
+export type ErrorCode = (typeof ErrorCode)[keyof typeof ErrorCode];
+
+const httpStatus: Record<ErrorCode, number> = {
+  validation_failed: 400,
+  malformed_json: 400,
+  unsupported_media_type: 415,
+  payload_too_large: 413,
+  authentication_required: 401,
+  permission_denied: 403,
+  storage_not_attached: 403,
+  not_found: 404,
+  idempotency_conflict: 409,
+  idempotency_in_flight: 409,
+  duplicate_event: 409,
+  rate_limited: 429,
+  service_unavailable: 503,
+  upstream_timeout: 504,
+  storage_unavailable: 503,
+  internal_error: 500,
+};
+
+/** Codes a client may retry unchanged (with backoff); everything else needs a changed request. */
+const retryableCodes = new Set<ErrorCode>([
+  'idempotency_in_flight',
+  'rate_limited',
+  'service_unavailable',
+  'upstream_timeout',
+  'storage_unavailable',
+]);
+
+export function statusOf(code: ErrorCode): number {
+  return httpStatus[code];
+}
+
+export function isRetryable(code: ErrorCode): boolean {
+  return retryableCodes.has(code);
+}
+
+export interface FieldIssue {
+  path: string;
+  message: string;
+}
+
+export interface AppErrorOptions {
+  retryable?: boolean;
+  fields?: FieldIssue[];
+  /** Seconds a client should wait before retrying (sent as Retry-After). */
+  retryAfter?: number;
+  cause?: unknown;
+}
+
+/** The one error class. `message` is safe to show a caller: no secrets, text or internal ids. */
+export class AppError extends Error {
+  readonly code: ErrorCode;
+  readonly retryable: boolean;
+  readonly fields: FieldIssue[] | undefined;
+  readonly retryAfter: number | undefined;
+
+  constructor(code: ErrorCode, message: string, options: AppErrorOptions = {}) {
+    super(message, { cause: options.cause });
+    this.name = 'AppError';
+    this.code = code;
+    this.retryable = options.retryable ?? isRetryable(code);
+    this.fields = options.fields;
+    this.retryAfter = options.retryAfter;
+  }
+
+  get status(): number {
+    return statusOf(this.code);
+  }
+}
+
+export function isErrorCode(value: unknown): value is ErrorCode {
+  return typeof value === 'string' && value in reverseCodes;
+}
+const reverseCodes = Object.fromEntries(Object.values(ErrorCode).map((c) => [c, true]));

@@ -1,0 +1,247 @@
+import { z } from 'zod';
+import { LIMITS } from './limits.js';
+import { CONTRACT_VERSION, DECISION_VERSION, Provenance, SCORE_KIND, Usage } from './runtime.js';
+import { Scope } from './scope.js';
+
+// ---- building blocks -------------------------------------------------------------------------
+
+export const NAMESPACE_PATTERN = /^[A-Za-z0-9][A-Za-z0-9._:/-]*$/;
+
+export const Namespace = z
+  .string()
+  .min(1, 'namespace must not be empty')
+  .max(LIMITS.namespaceMaxLength, `namespace must be at most ${LIMITS.namespaceMaxLength} characters`)
+  .regex(
+    NAMESPACE_PATTERN,
+    'namespace must start with a letter or digit and use only letters, digits and . _ : / -',
+  )
+  .meta({
+    description: 'Caller-chosen logical partition inside the storage connection',
+    example: 'support-bot',
+  });
+
+export const IdempotencyKey = z
+  .string()
+  .min(1)
+  .max(LIMITS.idempotencyKeyMaxLength)
+  .regex(/^[\x21-\x7E]+$/, 'idempotency key must be visible ASCII without spaces');
+
+export const Timestamp = z.iso
+  .datetime({ offset: true, message: 'must be an ISO 8601 timestamp with a time zone (Z or ±hh:mm)' })
+  .meta({ example: '2026-11-22T09:30:00Z' });
+
+const EventId = z.string().min(1).max(LIMITS.eventIdMaxLength);
+
+const NonBlankText = (max: number, what: string) =>
+  z
+    .string()
+    .max(max, `${what} must be at most ${max} characters`)
+    .refine((s) => s.trim().length > 0, `${what} must not be empty`);
+
+/** Scope comes from the credential; a body that tries to name it is refused rather than ignored. */
+const scopeFieldsRefused = {
+  tenant_id: z.never({ error: 'tenant scope comes from the credential, not the body' }).optional(),
+  user_id: z.never({ error: 'user scope comes from the credential, not the body' }).optional(),
+};
+
+const ContractVersion = z.literal(CONTRACT_VERSION, {
+  error: `contract_version must be "${CONTRACT_VERSION}"`,
+});
+
+// ---- write -------------------------------------------------------------------------------------
+
+export const EventSource = z
+  .object({
+    type: z
+      .string()
+      .regex(/^[a-z][a-z0-9_]{0,63}$/, 'source.type must be a lowercase snake_case token')
+      .meta({ example: 'direct_user_input' }),
+    id: z.string().min(1).max(256).optional(),
+  })
+  .meta({ id: 'EventSource', description: 'Caller-attested metadata; not verified identity or consent' });
+
+export const WriteRequest = z
+  .object({
+    contract_version: ContractVersion,
+    operation: z.literal('memory.write').optional(),
+    namespace: Namespace,
+    idempotency_key: IdempotencyKey.optional().meta({
+      description: 'Required here or as the Idempotency-Key header; when both are sent they must match',
+    }),
+    event: z.object({
+      event_id: EventId.optional().meta({ description: 'Defaults to the idempotency key' }),
+      occurred_at: Timestamp,
+      content: z.object({ text: NonBlankText(LIMITS.textMaxChars, 'event.content.text') }),
+      source: EventSource.optional(),
+      supersedes: z
+        .array(EventId)
+        .max(LIMITS.supersedesMax)
+        .refine((ids) => new Set(ids).size === ids.length, 'supersedes must not repeat an event id')
+        .optional(),
+    }),
+    ...scopeFieldsRefused,
+  })
+  .meta({ id: 'WriteRequest' });
+export type WriteRequest = z.infer<typeof WriteRequest>;
+
+export const DecisionValue = z.enum(['memorized', 'not_retained', 'not_memorized', 'not_evaluated']);
+
+export const SupersessionOutcome = z.object({
+  target_event_id: z.string(),
+  status: z.enum(['superseded', 'unresolved']),
+});
+
+export const WriteResponse = z
+  .object({
+    contract_version: z.literal(CONTRACT_VERSION),
+    operation: z.literal('memory.write'),
+    state: z.enum(['retained', 'not_retained']),
+    request_id: z.string(),
+    original_request_id: z
+      .string()
+      .meta({ description: 'Request that produced this result (differs on a replay)' }),
+    retryable: z.boolean(),
+    idempotency_key: z.string(),
+    idempotency_outcome: z.enum(['Accepted', 'Replayed']),
+    namespace: z.string(),
+    event_id: z.string(),
+    memory_id: z.string().nullable().meta({ description: 'Null when nothing was retained' }),
+    decision: z.object({
+      version: z.literal(DECISION_VERSION),
+      value: DecisionValue,
+      memorized: z.boolean(),
+      reason: z.string().optional(),
+    }),
+    representation: z.object({ status: z.literal('not_available') }),
+    surprise: z.object({
+      status: z.literal('unavailable'),
+      reason: z.string(),
+    }),
+    supersession: z.array(SupersessionOutcome),
+    provenance: Provenance,
+    usage: Usage,
+  })
+  .meta({ id: 'WriteResponse' });
+export type WriteResponse = z.infer<typeof WriteResponse>;
+
+// ---- recall ------------------------------------------------------------------------------------
+
+export const RecallRequest = z
+  .object({
+    contract_version: ContractVersion,
+    operation: z.literal('memory.recall').optional(),
+    namespace: Namespace,
+    cue: z.object({ text: NonBlankText(LIMITS.cueMaxChars, 'cue.text') }),
+    top_k: z
+      .number({ error: 'top_k must be an integer' })
+      .int('top_k must be an integer')
+      .min(LIMITS.topK.min, `top_k must be at least ${LIMITS.topK.min}`)
+      .max(LIMITS.topK.max, `top_k must be at most ${LIMITS.topK.max}`)
+      .default(LIMITS.topK.default),
+    as_of: Timestamp.optional().meta({
+      description: 'Temporal cutoff: the namespace as it was at this time',
+    }),
+    ...scopeFieldsRefused,
+  })
+  .meta({ id: 'RecallRequest' });
+export type RecallRequest = z.infer<typeof RecallRequest>;
+
+export const RelatedResult = z
+  .object({
+    event_id: z.string(),
+    memory_id: z.string(),
+    occurred_at: z.string(),
+    text: z.string(),
+    score_kind: z.literal(SCORE_KIND),
+    score: z.number().min(0).max(1).meta({ description: 'Share of distinct cue terms found in the text' }),
+    matched_terms: z.number().int().nonnegative(),
+    source: EventSource.optional(),
+  })
+  .meta({ id: 'RelatedResult' });
+export type RelatedResult = z.infer<typeof RelatedResult>;
+
+export const RecallResponse = z
+  .object({
+    contract_version: z.literal(CONTRACT_VERSION),
+    operation: z.literal('memory.recall'),
+    state: z.enum(['retained', 'no_data']),
+    request_id: z.string(),
+    retryable: z.boolean(),
+    namespace: z.string(),
+    retrieval_outcome: z.enum(['matched', 'no_match']),
+    proximity: z.object({
+      kind: z.literal(SCORE_KIND),
+      top_score: z.number().nullable(),
+      cue_terms: z.number().int().nonnegative(),
+    }),
+    ranking: z.object({
+      basis: z.literal(SCORE_KIND),
+      semantic: z.literal(false),
+      order: z.array(z.string()),
+      as_of: z.string().nullable(),
+    }),
+    context: z.string().optional().meta({ description: 'Rendered from the selected text; absent when none' }),
+    related: z.array(RelatedResult),
+    provenance: Provenance,
+    usage: Usage,
+  })
+  .meta({ id: 'RecallResponse' });
+export type RecallResponse = z.infer<typeof RecallResponse>;
+
+// ---- delete ------------------------------------------------------------------------------------
+
+export const DeleteRequest = z
+  .object({ namespace: Namespace, ...scopeFieldsRefused })
+  .meta({ id: 'DeleteRequest' });
+
+export const DeleteReceipt = z
+  .object({
+    contract_version: z.literal(CONTRACT_VERSION),
+    operation: z.literal('memory.delete'),
+    state: z.enum(['deleted', 'no_data']),
+    request_id: z.string(),
+    retryable: z.boolean(),
+    namespace: z.string(),
+    deleted: z.number().int().nonnegative().meta({ description: 'Retained records removed' }),
+    retained: z.literal(0).meta({ description: 'Records left in the namespace afterwards' }),
+    removed: z.object({
+      supersession_relations: z.number().int().nonnegative(),
+      idempotency_entries: z.number().int().nonnegative(),
+    }),
+  })
+  .meta({ id: 'DeleteReceipt' });
+export type DeleteReceipt = z.infer<typeof DeleteReceipt>;
+
+// ---- bus messages (gateway -> memory) -----------------------------------------------------------
+
+export const MemoryWriteMessage = z.object({
+  scope: Scope,
+  request_id: z.string(),
+  idempotency_key: IdempotencyKey,
+  body: WriteRequest,
+});
+export type MemoryWriteMessage = z.infer<typeof MemoryWriteMessage>;
+
+export const MemoryRecallMessage = z.object({ scope: Scope, request_id: z.string(), body: RecallRequest });
+export type MemoryRecallMessage = z.infer<typeof MemoryRecallMessage>;
+
+export const MemoryDeleteMessage = z.object({ scope: Scope, request_id: z.string(), namespace: Namespace });
+export type MemoryDeleteMessage = z.infer<typeof MemoryDeleteMessage>;
+
+export const PingReply = z.object({ service: z.string(), instance: z.string(), version: z.string() });
+
+/** JetStream: one usage record per billable operation, relayed from the memory outbox. */
+export const UsageRecordedEvent = z.object({
+  usage_id: z.string(),
+  tenant_id: z.string(),
+  user_id: z.string(),
+  key_id: z.string(),
+  request_id: z.string(),
+  operation: z.enum(['memory.write', 'memory.recall']),
+  namespace: z.string(),
+  units: z.number().int().nonnegative(),
+  idempotency_key: z.string().optional(),
+  pricing_version: z.string(),
+  occurred_at: z.string(),
+});
+export type UsageRecordedEvent = z.infer<typeof UsageRecordedEvent>;

@@ -1,0 +1,18 @@
+/** Bus subjects: versioned, owned by the service that answers (or publishes) them. */
+export const Subjects = {
+  memory: {
+    write: 'memory.v1.write',
+    recall: 'memory.v1.recall',
+    delete: 'memory.v1.delete',
+    ping: 'memory.v1.ping',
+    /** JetStream: usage records relayed from the memory outbox; billing consumes them. */
+    usageRecorded: 'memory.v1.usage.recorded',
+  },
+} as const;
+
+export const Streams = {
+  memoryUsage: { name: 'MEMORY_USAGE', subjects: ['memory.v1.usage.>'] },
+} as const;
+
+/** Queue groups are named after the service so N instances share one subject's load. */
+export const QueueGroups = { memory: 'memory' } as const;

@@ -1,0 +1,44 @@
+import { z } from 'zod';
+
+export class ConfigError extends Error {
+  override name = 'ConfigError';
+}
+
+/**
+ * Read settings from the environment through a zod schema whose keys are the variable names.
+ * Fails fast with one line per bad variable, naming the variable and never echoing its value
+ * (a value may be a secret).
+ */
+export function loadConfig<S extends z.ZodObject>(
+  schema: S,
+  env: NodeJS.ProcessEnv = process.env,
+): z.output<S> {
+  const result = schema.safeParse(env);
+  if (result.success) return result.data;
+  const lines = result.error.issues.map((i) => `  ${i.path.join('.') || '(env)'}: ${i.message}`);
+  throw new ConfigError(`Invalid configuration:\n${lines.join('\n')}`);
+}
+
+/** Shared variable shapes, so every service spells and checks them alike. */
+export const env = {
+  port: (fallback: number) => z.coerce.number().int().min(0).max(65_535).default(fallback),
+  positiveInt: (fallback: number) => z.coerce.number().int().positive().default(fallback),
+  natsUrl: () =>
+    z
+      .string()
+      .default('nats://127.0.0.1:4222')
+      .refine(
+        (v) => v.split(',').every((u) => /^(nats|tls|wss?):\/\/[^\s]+$/.test(u.trim())),
+        'must be nats://host:port',
+      ),
+  databaseUrl: (database: string) =>
+    z
+      .string()
+      .default(`postgresql://postgres@127.0.0.1:5432/${database}`)
+      .refine(
+        (v) => /^postgres(ql)?:\/\/[^\s]+\/[^\s/]+$/.test(v),
+        'must be postgresql://user[:password]@host:port/database',
+      ),
+  logLevel: () => z.enum(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent']).default('info'),
+  text: (fallback: string) => z.string().min(1).default(fallback),
+};

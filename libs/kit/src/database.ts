@@ -1,0 +1,56 @@
+import { PrismaPg } from '@prisma/adapter-pg';
+
+/** Connection fields from a postgresql:// URL (fields, because the adapter overrides `database` for shadows). */
+export function pgFieldsFromUrl(url: string) {
+  const u = new URL(url);
+  return {
+    host: u.hostname,
+    port: Number(u.port || 5432),
+    user: decodeURIComponent(u.username || 'postgres'),
+    password: decodeURIComponent(u.password),
+    database: decodeURIComponent(u.pathname.slice(1)),
+  };
+}
+
+/** The driver adapter every Prisma client here runs on (JS engine, no native download). */
+export function createPgAdapter(
+  url: string,
+  options: { poolSize?: number; statementTimeoutMs?: number } = {},
+) {
+  return new PrismaPg({
+    ...pgFieldsFromUrl(url),
+    max: options.poolSize ?? 10,
+    connectionTimeoutMillis: 3_000,
+    statement_timeout: options.statementTimeoutMs ?? 10_000,
+  });
+}
+
+const UNAVAILABLE_CODES = new Set([
+  'ECONNREFUSED',
+  'ECONNRESET',
+  'ETIMEDOUT',
+  'EPIPE',
+  'ENOTFOUND',
+  '57P01',
+  '57P03',
+  '53300',
+]);
+
+/** True when an error means "the database is not reachable right now" rather than "this query is wrong". */
+export function isStorageUnavailable(err: unknown): boolean {
+  for (let e: unknown = err, depth = 0; e && depth < 6; depth++) {
+    const candidate = e as { code?: unknown; message?: unknown; cause?: unknown; kind?: unknown };
+    if (typeof candidate.code === 'string' && UNAVAILABLE_CODES.has(candidate.code)) return true;
+    if (candidate.code === 'P1001' || candidate.code === 'P1017' || candidate.code === 'P2024') return true;
+    if (
+      typeof candidate.message === 'string' &&
+      /connect(ion)? (refused|terminated|timeout)|Connection terminated|timeout exceeded when trying to connect/i.test(
+        candidate.message,
+      )
+    ) {
+      return true;
+    }
+    e = candidate.cause;
+  }
+  return false;
+}

@@ -1,0 +1,54 @@
+import type { NatsConnection } from '@tm/bus';
+import { connectBus, ensureStream, jetStreamClient, publishDurable, startOutboxRelay } from '@tm/bus';
+import { Streams } from '@tm/contracts';
+import type { Logger } from '@tm/kit';
+import type { MemoryConfig } from './config.js';
+import { fetchPending, markPublished } from './data-access/outbox-repository.js';
+import { closePrisma, getPrisma, initPrisma } from './data-access/prisma-client.js';
+import { serveMemoryEndpoints } from './entry-points/nats/memory-endpoints.js';
+
+export interface MemoryService {
+  nc: NatsConnection;
+  /** Publish every pending outbox row now (tests, shutdown). */
+  flushOutbox: () => Promise<void>;
+  /** Stop taking requests, finish in-flight ones, stop the relay, close the pool. */
+  stop: () => Promise<void>;
+}
+
+export async function startMemoryService(
+  config: MemoryConfig,
+  logger: Logger,
+  version = '1.0.0',
+): Promise<MemoryService> {
+  initPrisma(config.MEMORY_DATABASE_URL, config.MEMORY_DB_POOL_SIZE);
+  const nc = await connectBus({ servers: config.NATS_URL, name: 'memory', logger });
+  await ensureStream(nc, Streams.memoryUsage);
+  const js = jetStreamClient(nc);
+
+  const relay = startOutboxRelay({
+    fetchPending: (limit) => fetchPending(getPrisma(), limit),
+    markPublished: (ids) => markPublished(getPrisma(), ids),
+    publish: async (row) => {
+      await publishDurable(js, row.subject, row.payload, row.id);
+    },
+    intervalMs: config.OUTBOX_RELAY_INTERVAL_MS,
+    logger,
+  });
+  const subscriptions = serveMemoryEndpoints(
+    nc,
+    { pricingVersion: config.PRICING_VERSION, onCommitted: relay.nudge, version },
+    logger,
+  );
+  logger.info('memory service ready');
+
+  return {
+    nc,
+    flushOutbox: relay.flush,
+    stop: async () => {
+      await Promise.all(subscriptions.map((s) => s.drain()));
+      await relay.stop();
+      await nc.drain();
+      await closePrisma();
+    },
+  };
+}

@@ -1,0 +1,88 @@
+import { randomUUID } from 'node:crypto';
+import {
+  CONTRACT_VERSION,
+  type MemoryRecallMessage,
+  type RecallResponse,
+  type RelatedResult,
+  SCORE_KIND,
+  Subjects,
+  type UsageRecordedEvent,
+} from '@tm/contracts';
+import { rankByOverlap } from '../data-access/memory-repository.js';
+import { enqueue } from '../data-access/outbox-repository.js';
+import { getPrisma } from '../data-access/prisma-client.js';
+import { renderContext } from './render-context.js';
+import { billableUsage, provenance } from './runtime-blocks.js';
+import { tokenize } from './tokenize.js';
+
+export const RANKING_ORDER = ['score desc', 'occurred_at desc', 'event_id asc'];
+
+export interface RecallDeps {
+  prisma?: ReturnType<typeof getPrisma>;
+  pricingVersion: string;
+  onCommitted?: () => void;
+}
+
+/** Rank the namespace's retained text against the cue (in PostgreSQL) and render the winners as context. */
+export async function recallMemory(msg: MemoryRecallMessage, deps: RecallDeps): Promise<RecallResponse> {
+  const { scope, request_id: requestId, body } = msg;
+  const prisma = deps.prisma ?? getPrisma();
+  const cueTerms = tokenize(body.cue.text);
+  const asOf = body.as_of ? new Date(body.as_of) : null;
+
+  const rows = cueTerms.length
+    ? await rankByOverlap(prisma, {
+        tenantId: scope.tenant_id,
+        namespace: body.namespace,
+        cueTerms,
+        asOf,
+        limit: body.top_k,
+      })
+    : [];
+
+  const related: RelatedResult[] = rows.map((row) => ({
+    event_id: row.event_id,
+    memory_id: row.id,
+    occurred_at: row.occurred_at.toISOString(),
+    text: row.text,
+    score_kind: SCORE_KIND,
+    score: round(row.matched / cueTerms.length),
+    matched_terms: row.matched,
+    ...(row.source ? { source: row.source as RelatedResult['source'] } : {}),
+  }));
+
+  const usageId = randomUUID();
+  const usageEvent: UsageRecordedEvent = {
+    usage_id: usageId,
+    tenant_id: scope.tenant_id,
+    user_id: scope.user_id,
+    key_id: scope.key_id,
+    request_id: requestId,
+    operation: 'memory.recall',
+    namespace: body.namespace,
+    units: 1,
+    pricing_version: deps.pricingVersion,
+    occurred_at: new Date().toISOString(),
+  };
+  await enqueue(prisma, Subjects.memory.usageRecorded, usageEvent, usageId);
+  deps.onCommitted?.();
+
+  const context = renderContext(related);
+  return {
+    contract_version: CONTRACT_VERSION,
+    operation: 'memory.recall',
+    state: related.length ? 'retained' : 'no_data',
+    request_id: requestId,
+    retryable: false,
+    namespace: body.namespace,
+    retrieval_outcome: related.length ? 'matched' : 'no_match',
+    proximity: { kind: SCORE_KIND, top_score: related[0]?.score ?? null, cue_terms: cueTerms.length },
+    ranking: { basis: SCORE_KIND, semantic: false, order: RANKING_ORDER, as_of: asOf?.toISOString() ?? null },
+    ...(context !== undefined ? { context } : {}),
+    related,
+    provenance: provenance(),
+    usage: billableUsage(deps.pricingVersion),
+  };
+}
+
+const round = (n: number) => Math.round(n * 10_000) / 10_000;
