@@ -1,3 +1,4 @@
+import './zod-setup.js';
 export * from './capabilities.js';
 export * from './envelope.js';
 export * from './errors.js';

@@ -14,7 +14,7 @@ export function parseOrThrow<S extends z.ZodType>(schema: S, input: unknown, wha
   const result = schema.safeParse(input);
   if (result.success) return result.data;
   const fields = fieldIssues(result.error);
-  throw new AppError(ErrorCode.ValidationFailed, `Invalid ${what}: ${fields.map((f) => f.path).join(', ')}`, {
+  throw new AppError(ErrorCode.ValidationFailed, `Invalid ${what}: ${[...new Set(fields.map((f) => f.path))].join(', ')}`, {
     fields,
   });
 }

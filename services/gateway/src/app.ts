@@ -1,0 +1,51 @@
+import type { Server } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { connectBus, type NatsConnection } from '@tm/bus';
+import type { Logger } from '@tm/kit';
+import { createMemoryClient, type MemoryClient } from './clients/memory-client.js';
+import type { GatewayConfig } from './config.js';
+import { closePrisma, getPrisma, initPrisma } from './data-access/prisma-client.js';
+import { createHttpApp, startServer, stopServer } from './entry-points/http/server.js';
+
+export interface Gateway {
+  server: Server;
+  url: string;
+  nc: NatsConnection;
+  memory: MemoryClient;
+  stop: () => Promise<void>;
+}
+
+export async function startGateway(config: GatewayConfig, logger: Logger): Promise<Gateway> {
+  initPrisma(config.GATEWAY_DATABASE_URL, config.GATEWAY_DB_POOL_SIZE);
+  const nc = await connectBus({ servers: config.NATS_URL, name: 'gateway', logger });
+  const memory = createMemoryClient(nc, {
+    timeoutMs: config.GATEWAY_REQUEST_TIMEOUT_MS,
+    breakerResetMs: config.BREAKER_RESET_MS,
+    logger,
+  });
+  const app = createHttpApp({
+    memory,
+    logger,
+    deployment: { version: config.DEPLOYMENT_VERSION, environment: config.DEPLOYMENT_ENVIRONMENT },
+    probes: {
+      memory: () => memory.ping(1_000),
+      gateway_store: () => getPrisma().$queryRaw`SELECT 1`,
+    },
+  });
+  const server = await startServer(app, config.GATEWAY_PORT, config.GATEWAY_HOST);
+  const { port } = server.address() as AddressInfo;
+  logger.info({ port }, 'gateway listening');
+
+  return {
+    server,
+    url: `http://127.0.0.1:${port}`,
+    nc,
+    memory,
+    stop: async () => {
+      await stopServer(server);
+      memory.breaker.shutdown();
+      await nc.drain();
+      await closePrisma();
+    },
+  };
+}

@@ -1,0 +1,56 @@
+import { AppError, ErrorCode } from '@tm/contracts';
+import type { Logger } from '@tm/kit';
+import CircuitBreaker from 'opossum';
+
+export interface BreakerOptions {
+  name: string;
+  resetMs: number;
+  logger: Logger;
+}
+
+/** Only "the service is not there" counts against a breaker; a 400 or 409 is a healthy answer. */
+const isOutage = (err: unknown) =>
+  err instanceof AppError &&
+  (err.code === ErrorCode.ServiceUnavailable || err.code === ErrorCode.UpstreamTimeout);
+
+/**
+ * One breaker per downstream service. While open, calls fail at once with a retryable 503 and a
+ * Retry-After, instead of queueing on a service that is down; after `resetMs` one call probes it.
+ */
+export function createBreaker(options: BreakerOptions) {
+  const breaker = new CircuitBreaker(<T>(call: () => Promise<T>) => call(), {
+    name: options.name,
+    timeout: false, // each bus request carries its own deadline
+    resetTimeout: options.resetMs,
+    errorThresholdPercentage: 50,
+    volumeThreshold: 3,
+    rollingCountTimeout: 10_000,
+    errorFilter: (err: unknown) => !isOutage(err),
+  });
+  breaker.on('open', () => options.logger.warn({ breaker: options.name }, 'circuit opened'));
+  breaker.on('halfOpen', () => options.logger.info({ breaker: options.name }, 'circuit half-open'));
+  breaker.on('close', () => options.logger.info({ breaker: options.name }, 'circuit closed'));
+
+  return {
+    breaker,
+    async call<T>(fn: () => Promise<T>): Promise<T> {
+      try {
+        return (await breaker.fire(fn)) as T;
+      } catch (err) {
+        if (err instanceof AppError) throw err;
+        if ((err as { code?: string })?.code === 'EOPENBREAKER') {
+          throw new AppError(
+            ErrorCode.ServiceUnavailable,
+            `The ${options.name} service is unavailable; retry shortly`,
+            {
+              retryAfter: Math.ceil(options.resetMs / 1000),
+              cause: err,
+            },
+          );
+        }
+        throw err;
+      }
+    },
+  };
+}
+export type Breaker = ReturnType<typeof createBreaker>;

@@ -1,0 +1,70 @@
+import { type NatsConnection, requestReply } from '@tm/bus';
+import {
+  DeleteReceipt,
+  MemoryDeleteMessage,
+  MemoryRecallMessage,
+  MemoryWriteMessage,
+  PingReply,
+  RecallResponse,
+  Subjects,
+  WriteResponse,
+} from '@tm/contracts';
+import type { Logger } from '@tm/kit';
+import { z } from 'zod';
+import { createBreaker } from './breaker.js';
+
+/** Typed, breaker-wrapped calls to the memory service over NATS request/reply. */
+export function createMemoryClient(
+  nc: NatsConnection,
+  options: { timeoutMs: number; breakerResetMs: number; logger: Logger },
+) {
+  const { breaker, call } = createBreaker({
+    name: 'memory',
+    resetMs: options.breakerResetMs,
+    logger: options.logger,
+  });
+  const opts = { timeoutMs: options.timeoutMs, service: 'memory' };
+  return {
+    breaker,
+    write: (msg: z.input<typeof MemoryWriteMessage>) =>
+      call(() =>
+        requestReply(
+          nc,
+          Subjects.memory.write,
+          { input: MemoryWriteMessage, output: WriteResponse },
+          msg,
+          opts,
+        ),
+      ),
+    recall: (msg: z.input<typeof MemoryRecallMessage>) =>
+      call(() =>
+        requestReply(
+          nc,
+          Subjects.memory.recall,
+          { input: MemoryRecallMessage, output: RecallResponse },
+          msg,
+          opts,
+        ),
+      ),
+    delete: (msg: z.input<typeof MemoryDeleteMessage>) =>
+      call(() =>
+        requestReply(
+          nc,
+          Subjects.memory.delete,
+          { input: MemoryDeleteMessage, output: DeleteReceipt },
+          msg,
+          opts,
+        ),
+      ),
+    /** Health probe: bypasses the breaker so an open breaker cannot hide a recovered service. */
+    ping: (timeoutMs: number) =>
+      requestReply(
+        nc,
+        Subjects.memory.ping,
+        { input: z.object({}), output: PingReply },
+        {},
+        { timeoutMs, service: 'memory' },
+      ),
+  };
+}
+export type MemoryClient = ReturnType<typeof createMemoryClient>;

@@ -1,0 +1,44 @@
+import { AppError, ErrorCode, type Scope } from '@tm/contracts';
+import { findKeyByHash } from '../data-access/identity-repository.js';
+import { getPrisma } from '../data-access/prisma-client.js';
+import { API_KEY_PATTERN, hashApiKey } from './api-key-secret.js';
+
+/** Neutral on purpose: the same words for a missing, malformed, unknown or revoked key. */
+export const AUTHENTICATION_REQUIRED =
+  'Authentication required: send an API key (Authorization: Bearer <API_KEY> or X-API-Key) or a session token';
+
+export function authenticationRequired(): AppError {
+  return new AppError(ErrorCode.AuthenticationRequired, AUTHENTICATION_REQUIRED);
+}
+
+/**
+ * Verify a presented key and derive the caller's scope from it: tenant, user, key, the attached
+ * storage connection and the user's private-memory consent. Nothing here comes from the request.
+ */
+export async function authenticateApiKey(presented: string, prisma = getPrisma()): Promise<Scope> {
+  if (!API_KEY_PATTERN.test(presented)) throw authenticationRequired();
+  const key = await findKeyByHash(prisma, hashApiKey(presented));
+  if (!key || key.revokedAt) throw authenticationRequired();
+
+  const storage = key.storageConnection;
+  if (!storage || storage.status !== 'active') {
+    throw new AppError(
+      ErrorCode.StorageNotAttached,
+      'This API key has no active storage connection attached',
+    );
+  }
+  if (storage.kind !== 'managed') {
+    throw new AppError(
+      ErrorCode.StorageNotAttached,
+      'The storage connection attached to this key is customer-owned, which is control-plane only: memory requests are not dispatched to it',
+    );
+  }
+  const consent = key.user.consents[0]?.state === 'granted' ? 'granted' : 'missing';
+  return {
+    tenant_id: key.tenantId,
+    user_id: key.userId,
+    key_id: key.id,
+    storage_connection_id: storage.id,
+    consent,
+  };
+}

@@ -1,0 +1,51 @@
+import { randomUUID } from 'node:crypto';
+import { createTenantGraph } from '../data-access/identity-repository.js';
+import { getPrisma } from '../data-access/prisma-client.js';
+import { generateApiKey } from './api-key-secret.js';
+
+export interface BootstrapOptions {
+  name: string;
+  email?: string;
+  /** Grant private-memory consent for the owner (default true). */
+  consent?: boolean;
+  /** Attach a managed storage connection to the key (default true). */
+  storage?: boolean;
+}
+
+/**
+ * A working tenant in one step: owner, managed storage connection, consent and an API key.
+ * The full key is returned once and never stored.
+ */
+export async function bootstrapTenant(options: BootstrapOptions, prisma = getPrisma()) {
+  const tenantId = randomUUID();
+  const userId = randomUUID();
+  const storageId = randomUUID();
+  const keyId = randomUUID();
+  const secret = generateApiKey();
+  const withStorage = options.storage ?? true;
+  await prisma.$transaction((tx) =>
+    createTenantGraph(tx, {
+      tenant: { id: tenantId, name: options.name },
+      user: { id: userId, tenantId, email: options.email ?? null, role: 'owner' },
+      storage: withStorage ? { id: storageId, tenantId, name: 'managed-default', kind: 'managed' } : null,
+      consent: (options.consent ?? true) ? { tenantId, userId, state: 'granted' } : null,
+      key: {
+        id: keyId,
+        tenantId,
+        userId,
+        storageConnectionId: withStorage ? storageId : null,
+        name: 'bootstrap',
+        prefix: secret.prefix,
+        secretHash: secret.secretHash,
+      },
+    }),
+  );
+  return {
+    tenant_id: tenantId,
+    user_id: userId,
+    storage_connection_id: withStorage ? storageId : null,
+    key_id: keyId,
+    key_prefix: secret.prefix,
+    api_key: secret.key,
+  };
+}

@@ -1,0 +1,20 @@
+import type { Request, RequestHandler } from 'express';
+import { authenticateApiKey, authenticationRequired } from '../../../domain/authenticate-api-key.js';
+
+/** The key from `Authorization: Bearer <key>` or `X-API-Key: <key>`; never logged. */
+export function presentedApiKey(req: Request): string | undefined {
+  const authorization = req.get('authorization');
+  if (authorization) {
+    const match = /^Bearer\s+(\S+)\s*$/i.exec(authorization);
+    return match?.[1];
+  }
+  return req.get('x-api-key')?.trim() || undefined;
+}
+
+/** Verify the API key and attach the scope it grants; 401/403 otherwise. */
+export const authenticate: RequestHandler = async (req, _res, next) => {
+  const key = presentedApiKey(req);
+  if (!key) throw authenticationRequired();
+  req.scope = await authenticateApiKey(key);
+  next();
+};

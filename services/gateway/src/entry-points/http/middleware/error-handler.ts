@@ -1,0 +1,51 @@
+import { AppError, ErrorCode, type ErrorEnvelope } from '@tm/contracts';
+import type { Logger } from '@tm/kit';
+import type { ErrorRequestHandler, RequestHandler } from 'express';
+
+/** body-parser reports its failures with a `type`; they are the caller's mistakes, not ours. */
+function fromBodyParser(err: { type?: string }): AppError | undefined {
+  if (err.type === 'entity.parse.failed')
+    return new AppError(ErrorCode.MalformedJson, 'Request body is not valid JSON');
+  if (err.type === 'entity.too.large')
+    return new AppError(ErrorCode.PayloadTooLarge, 'Request body is larger than the limit');
+  if (err.type === 'encoding.unsupported' || err.type === 'charset.unsupported') {
+    return new AppError(ErrorCode.UnsupportedMediaType, 'Request body encoding is not supported');
+  }
+  return undefined;
+}
+
+export const notFound: RequestHandler = (req) => {
+  throw new AppError(ErrorCode.NotFound, `No route ${req.method} ${req.path}`);
+};
+
+/**
+ * The only place errors become HTTP: the spec's envelope, a Retry-After on retryable answers,
+ * no stack traces or internal identifiers. 5xx bodies say little; the log says enough.
+ */
+export function errorHandler(logger: Logger): ErrorRequestHandler {
+  return (err, req, res, _next) => {
+    const appError =
+      err instanceof AppError
+        ? err
+        : (fromBodyParser(err) ?? new AppError(ErrorCode.Internal, 'Internal error', { cause: err }));
+    if (appError.status >= 500) {
+      const level = appError.code === ErrorCode.Internal ? 'error' : 'warn';
+      logger[level](
+        { err: appError.cause ?? appError, code: appError.code, request_id: req.requestId },
+        'request failed',
+      );
+    }
+    if (appError.retryAfter !== undefined) res.setHeader('Retry-After', String(appError.retryAfter));
+    const body: ErrorEnvelope = {
+      error: appError.message,
+      retryable: appError.retryable,
+      request_id: req.requestId,
+      details: {
+        code: appError.code,
+        request_id: req.requestId,
+        ...(appError.fields ? { fields: appError.fields } : {}),
+      },
+    };
+    res.status(appError.status).json(body);
+  };
+}

@@ -1,0 +1,54 @@
+import type { Server } from 'node:http';
+import type { Logger } from '@tm/kit';
+import express from 'express';
+import { pinoHttp } from 'pino-http';
+import type { MemoryClient } from '../../clients/memory-client.js';
+import type { HealthProbes } from '../../domain/check-health.js';
+import { errorHandler, notFound } from './middleware/error-handler.js';
+import { requestContext } from './middleware/request-context.js';
+import { infrastructureRoutes } from './routes/infrastructure-routes.js';
+import { memoryRoutes } from './routes/memory-routes.js';
+import { openApiRoutes } from './routes/openapi-routes.js';
+
+export interface HttpDeps {
+  memory: MemoryClient;
+  probes: HealthProbes;
+  deployment: { version: string; environment: string };
+  logger: Logger;
+}
+
+export function createHttpApp(deps: HttpDeps) {
+  const app = express();
+  app.disable('x-powered-by');
+  app.set('trust proxy', false);
+  app.use(requestContext);
+  app.use(
+    pinoHttp({
+      logger: deps.logger,
+      genReqId: (req) => (req as express.Request).requestId,
+      // Method, path and status only: headers carry credentials, query strings and bodies carry text.
+      serializers: {
+        req: (req) => ({ id: req.id, method: req.method, path: String(req.url).split('?')[0] }),
+        res: (res) => ({ status: res.statusCode }),
+      },
+      customLogLevel: (_req, res, err) => (err || res.statusCode >= 500 ? 'error' : 'info'),
+    }),
+  );
+  app.use('/api/v1/memory', memoryRoutes(deps.memory));
+  app.use('/api/v1/infrastructure', infrastructureRoutes(deps));
+  app.use('/api/v1', openApiRoutes());
+  app.use(notFound);
+  app.use(errorHandler(deps.logger));
+  return app;
+}
+
+export async function startServer(app: express.Express, port: number, host: string): Promise<Server> {
+  return new Promise((resolve, reject) => {
+    const server = app.listen(port, host, (err?: Error) => (err ? reject(err) : resolve(server)));
+    server.keepAliveTimeout = 65_000;
+  });
+}
+
+export async function stopServer(server: Server): Promise<void> {
+  await new Promise<void>((resolve, reject) => server.close((err) => (err ? reject(err) : resolve())));
+}
