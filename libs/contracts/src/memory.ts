@@ -5,7 +5,8 @@ import { Scope } from './scope.js';
 
 // ---- building blocks -------------------------------------------------------------------------
 
-export const NAMESPACE_PATTERN = /^[A-Za-z0-9][A-Za-z0-9._:/-]*$/;
+// Empty is left to min(1), so an empty namespace gets one clear message.
+export const NAMESPACE_PATTERN = /^([A-Za-z0-9][A-Za-z0-9._:/-]*)?$/;
 
 export const Namespace = z
   .string()

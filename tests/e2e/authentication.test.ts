@@ -1,0 +1,81 @@
+import pg from 'pg';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { type Api, createApi } from './support/api.js';
+import { createTenant, recallBody, uniqueKey, uniqueNamespace, writeBody } from './support/factories.js';
+import { type Stack, startStack } from './support/stack.js';
+
+let stack: Stack;
+let api: Api;
+
+beforeAll(async () => {
+  stack = await startStack();
+  api = await createApi(stack.url);
+});
+afterAll(() => stack.stop());
+
+const NEUTRAL = /^Authentication required: send an API key .* or a session token$/;
+
+async function revoke(keyId: string) {
+  const client = new pg.Client({ connectionString: stack.env.gatewayDbUrl });
+  await client.connect();
+  await client.query('UPDATE api_key SET revoked_at = now() WHERE id = $1', [keyId]);
+  await client.end();
+}
+
+describe('API-key authentication on the data plane', () => {
+  const routes: Array<[string, (api: Api, headers: Record<string, string>) => ReturnType<Api['get']>]> = [
+    ['write', (a, headers) => a.post('/api/v1/memory/write', { headers: { 'Idempotency-Key': uniqueKey(), ...headers }, body: writeBody('ns', 'x') })],
+    ['recall', (a, headers) => a.post('/api/v1/memory/recall', { headers, body: recallBody('ns', 'x') })],
+    ['delete', (a, headers) => a.delete('/api/v1/memory', { headers, query: { namespace: 'ns' } })],
+  ];
+  const badCredentials: Array<[string, Record<string, string>]> = [
+    ['no credential', {}],
+    ['an unknown key', { Authorization: 'Bearer tmk_AAAAAAAA_AAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAA' }],
+    ['a malformed key', { Authorization: 'Bearer not-a-key' }],
+    ['another auth scheme', { Authorization: 'Basic dXNlcjpwYXNz' }],
+    ['an empty X-API-Key', { 'X-API-Key': '' }],
+  ];
+
+  for (const [route, send] of routes) {
+    it.each(badCredentials)(`when ${route} is called with %s, then 401 with the neutral message`, async (_label, headers) => {
+      const res = await send(api, headers);
+      expect(res).toMatchObject({ status: 401, body: { retryable: false, details: { code: 'authentication_required' } } });
+      expect(res.body.error).toMatch(NEUTRAL);
+      expect(JSON.stringify(res.body)).not.toMatch(/tenant|stack|at .*\.ts/i);
+    });
+  }
+
+  it('when the key comes as X-API-Key, then it authenticates like Bearer', async () => {
+    const tenant = await createTenant();
+    const res = await api.post('/api/v1/memory/recall', { headers: { 'X-API-Key': tenant.api_key }, body: recallBody(uniqueNamespace(), 'anything') });
+    expect(res.status).toBe(200);
+  });
+
+  it('when a key is revoked, then its very next request is 401', async () => {
+    const tenant = await createTenant();
+    const before = await api.recall(tenant.api_key, recallBody(uniqueNamespace(), 'x'));
+
+    await revoke(tenant.key_id);
+    const after = await api.recall(tenant.api_key, recallBody(uniqueNamespace(), 'x'));
+
+    expect(before.status).toBe(200);
+    expect(after).toMatchObject({ status: 401, body: { details: { code: 'authentication_required' } } });
+  });
+
+  it('when the key has no storage connection, then 403 and nothing is written', async () => {
+    const tenant = await createTenant({ storage: false });
+    const res = await api.write(tenant.api_key, writeBody(uniqueNamespace(), 'no storage'), uniqueKey());
+    expect(res).toMatchObject({ status: 403, body: { retryable: false, details: { code: 'storage_not_attached' } } });
+  });
+
+  it('when a body names a tenant, then the credential still decides the scope', async () => {
+    const owner = await createTenant();
+    const other = await createTenant();
+    const namespace = uniqueNamespace();
+    await api.write(owner.api_key, writeBody(namespace, 'owner only text'), uniqueKey());
+
+    const res = await api.recall(other.api_key, { ...recallBody(namespace, 'owner only text'), tenant_id: owner.tenant_id });
+
+    expect(res).toMatchObject({ status: 400, body: { details: { fields: [{ path: 'tenant_id' }] } } });
+  });
+});

@@ -1,0 +1,83 @@
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { type Api, createApi } from './support/api.js';
+import { type Stack, startStack } from './support/stack.js';
+
+let stack: Stack;
+let api: Api;
+
+beforeAll(async () => {
+  stack = await startStack();
+  api = await createApi(stack.url);
+});
+afterAll(() => stack.stop());
+
+describe('GET /api/v1/infrastructure/health', () => {
+  it('when every service answers, then available is true with deployment and schema versions', async () => {
+    const res = await api.get('/api/v1/infrastructure/health');
+    expect(res).toMatchObject({
+      status: 200,
+      body: {
+        status: 'ok',
+        available: true,
+        execution_mode: 'mock',
+        contract_version: 'v1',
+        production_ready: false,
+        services: { memory: { available: true }, gateway_store: { available: true } },
+      },
+    });
+    expect(Date.parse(res.body.checked_at)).not.toBeNaN();
+  });
+});
+
+describe('GET /api/v1/infrastructure/capabilities', () => {
+  it('then it lists the spec capability table, live operations, guarantees and production_ready false', async () => {
+    const res = await api.get('/api/v1/infrastructure/capabilities');
+    expect(res.status).toBe(200);
+    expect(res.body.production_ready).toBe(false);
+    const statuses = Object.fromEntries(res.body.capabilities.map((c: { title: string; status: string }) => [c.title, c.status]));
+    expect(statuses).toEqual({
+      'Text persistence': 'available_mock',
+      'Lexical retrieval': 'available_mock',
+      'Stored-text rendering': 'available_mock',
+      'Embeddings and vector search': 'not_deployed',
+      'Traversal and mapping': 'contract_stage',
+      'Customer-owned storage execution': 'control_plane_only',
+      'Managed external language model': 'not_available',
+      'Physical inputs': 'research',
+      'Learned memory model execution': 'not_deployed',
+    });
+    expect(res.body.operations.map((o: { operation: string }) => o.operation)).toEqual(['memory.write', 'memory.recall', 'memory.delete']);
+    expect(res.body.guarantees.some((g: string) => g.startsWith('read_after_write'))).toBe(true);
+  });
+});
+
+describe('GET /api/v1/openapi.json', () => {
+  it('then it is an OpenAPI 3.1 document whose version is the schema version health reports', async () => {
+    const doc = await api.get('/api/v1/openapi.json');
+    const health = await api.get('/api/v1/infrastructure/health');
+    expect(doc.body.openapi).toBe('3.1.0');
+    expect(doc.body.info.version).toBe(health.body.schema_version);
+    expect(Object.keys(doc.body.paths)).toEqual(
+      expect.arrayContaining(['/api/v1/memory/write', '/api/v1/memory/recall', '/api/v1/memory', '/api/v1/infrastructure/health']),
+    );
+  });
+
+  it('then a browsable reference page is served', async () => {
+    const res = await api.get('/api/v1/docs/');
+    expect(res.status).toBe(200);
+    expect(res.type).toBe('text/html');
+  });
+});
+
+describe('request ids and unknown routes', () => {
+  it('when X-Request-Id is malformed, then a fresh id is generated and echoed', async () => {
+    const res = await api.get('/api/v1/infrastructure/health', { headers: { 'X-Request-Id': 'bad id with spaces\t' } });
+    expect(res.headers['x-request-id']).toMatch(/^req_[0-9a-f-]{36}$/);
+  });
+
+  it('when a route does not exist, then 404 in the error envelope', async () => {
+    const res = await api.get('/api/v1/nothing-here');
+    expect(res).toMatchObject({ status: 404, body: { error: expect.any(String), retryable: false, details: { code: 'not_found' } } });
+    expect(res.body.details.request_id).toBe(res.headers['x-request-id']);
+  });
+});

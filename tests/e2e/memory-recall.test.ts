@@ -1,0 +1,177 @@
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { type Api, createApi } from './support/api.js';
+import { createTenant, recallBody, uniqueKey, uniqueNamespace, writeBody } from './support/factories.js';
+import { type Stack, startStack } from './support/stack.js';
+
+let stack: Stack;
+let api: Api;
+
+beforeAll(async () => {
+  stack = await startStack();
+  api = await createApi(stack.url);
+});
+afterAll(() => stack.stop());
+
+const eventIds = (res: { body: { related: Array<{ event_id: string }> } }) => res.body.related.map((r) => r.event_id);
+
+async function seed(key: string, namespace: string, events: Array<[string, string, string?]>) {
+  for (const [eventId, text, occurredAt] of events) {
+    const res = await api.write(key, writeBody(namespace, text, { event_id: eventId, occurred_at: occurredAt }), uniqueKey());
+    expect(res.status).toBe(200);
+  }
+}
+
+describe('POST /api/v1/memory/recall', () => {
+  it('when a write has returned 200, then the next recall ranks it first with the full v1 response', async () => {
+    const tenant = await createTenant();
+    const namespace = uniqueNamespace();
+    await seed(tenant.api_key, namespace, [
+      ['weather', 'It rained all day in Lisbon'],
+      ['tea', 'Alice prefers green tea in the morning'],
+    ]);
+
+    const res = await api.recall(tenant.api_key, recallBody(namespace, 'What tea does Alice drink?', { top_k: 5 }));
+
+    expect(res.status).toBe(200);
+    expect(res.body).toMatchObject({
+      contract_version: 'v1',
+      operation: 'memory.recall',
+      state: 'retained',
+      retryable: false,
+      namespace,
+      retrieval_outcome: 'matched',
+      proximity: { kind: 'mock_lexical_overlap', cue_terms: 5 },
+      ranking: { basis: 'mock_lexical_overlap', semantic: false, as_of: null },
+      provenance: { execution_mode: 'mock', model_execution: false, model_variant: 'Unspecified' },
+      usage: { billing_state: 'billable', operation_units: 1 },
+    });
+    expect(res.body.related[0]).toMatchObject({
+      event_id: 'tea',
+      text: 'Alice prefers green tea in the morning',
+      score_kind: 'mock_lexical_overlap',
+      score: 0.4,
+      matched_terms: 2,
+      occurred_at: '2026-11-22T09:00:00.000Z',
+    });
+    expect(eventIds(res)).toEqual(['tea']);
+    expect(res.body.context).toContain('Alice prefers green tea in the morning');
+  });
+
+  it('when records tie on overlap, then newer event time wins, then event id, every time', async () => {
+    const tenant = await createTenant();
+    const namespace = uniqueNamespace();
+    await seed(tenant.api_key, namespace, [
+      ['b-old', 'blue harbor lights', '2026-01-01T00:00:00Z'],
+      ['a-new', 'blue harbor lights', '2026-06-01T00:00:00Z'],
+      ['c-new', 'blue harbor lights', '2026-06-01T00:00:00Z'],
+      ['best', 'blue harbor lights at night', '2025-01-01T00:00:00Z'],
+    ]);
+
+    const first = await api.recall(tenant.api_key, recallBody(namespace, 'blue harbor night'));
+    const second = await api.recall(tenant.api_key, recallBody(namespace, 'blue harbor night'));
+
+    expect(eventIds(first)).toEqual(['best', 'a-new', 'c-new', 'b-old']);
+    expect(second.body.related).toEqual(first.body.related);
+  });
+
+  it('when top_k is smaller than the matches, then only the top_k best come back', async () => {
+    const tenant = await createTenant();
+    const namespace = uniqueNamespace();
+    await seed(tenant.api_key, namespace, [
+      ['one', 'apple'],
+      ['two', 'apple banana'],
+      ['three', 'apple banana cherry'],
+    ]);
+
+    const res = await api.recall(tenant.api_key, recallBody(namespace, 'apple banana cherry', { top_k: 2 }));
+
+    expect(eventIds(res)).toEqual(['three', 'two']);
+    expect(res.body.related.map((r: { score: number }) => r.score)).toEqual([1, 0.6667]);
+  });
+
+  it('when nothing matches, then 200 no_data with no context', async () => {
+    const tenant = await createTenant();
+    const namespace = uniqueNamespace();
+    await seed(tenant.api_key, namespace, [['x', 'completely unrelated words']]);
+
+    const res = await api.recall(tenant.api_key, recallBody(namespace, 'zebra'));
+
+    expect(res).toMatchObject({ status: 200, body: { state: 'no_data', retrieval_outcome: 'no_match', related: [], proximity: { top_score: null } } });
+    expect(res.body.context).toBeUndefined();
+  });
+
+  it('when another namespace or another tenant recalls, then they never see the record', async () => {
+    const owner = await createTenant();
+    const other = await createTenant();
+    const namespace = uniqueNamespace();
+    await seed(owner.api_key, namespace, [['secret', 'the vault code is hidden in the library']]);
+
+    const otherNamespace = await api.recall(owner.api_key, recallBody(uniqueNamespace(), 'vault code library'));
+    const otherTenant = await api.recall(other.api_key, recallBody(namespace, 'vault code library'));
+
+    expect(otherNamespace.body.related).toEqual([]);
+    expect(otherTenant).toMatchObject({ status: 200, body: { state: 'no_data', related: [] } });
+  });
+
+  describe('supersession and as_of', () => {
+    it('when a write supersedes an earlier event, then recall hides the old one and as_of before the change still sees it', async () => {
+      const tenant = await createTenant();
+      const namespace = uniqueNamespace();
+      await seed(tenant.api_key, namespace, [['addr-1', 'Bob lives on Maple Street', '2026-01-01T00:00:00Z']]);
+
+      const update = await api.write(
+        tenant.api_key,
+        writeBody(namespace, 'Bob lives on Oak Street now', { event_id: 'addr-2', occurred_at: '2026-03-01T00:00:00Z', supersedes: ['addr-1', 'never-written'] }),
+        uniqueKey(),
+      );
+      const now = await api.recall(tenant.api_key, recallBody(namespace, 'where does Bob live street'));
+      const before = await api.recall(tenant.api_key, recallBody(namespace, 'where does Bob live street', { as_of: '2026-02-01T00:00:00Z' }));
+      const after = await api.recall(tenant.api_key, recallBody(namespace, 'where does Bob live street', { as_of: '2026-04-01T00:00:00+02:00' }));
+
+      expect(update.body.supersession).toEqual([
+        { target_event_id: 'addr-1', status: 'superseded' },
+        { target_event_id: 'never-written', status: 'unresolved' },
+      ]);
+      expect(eventIds(now)).toEqual(['addr-2']);
+      expect(eventIds(before)).toEqual(['addr-1']);
+      expect(before.body.ranking.as_of).toBe('2026-02-01T00:00:00.000Z');
+      expect(eventIds(after)).toEqual(['addr-2']);
+    });
+
+    it('when as_of is before an event, then that event is not recalled', async () => {
+      const tenant = await createTenant();
+      const namespace = uniqueNamespace();
+      await seed(tenant.api_key, namespace, [
+        ['early', 'meeting notes alpha', '2026-01-01T00:00:00Z'],
+        ['late', 'meeting notes beta', '2026-05-01T00:00:00Z'],
+      ]);
+
+      const res = await api.recall(tenant.api_key, recallBody(namespace, 'meeting notes', { as_of: '2026-02-01T00:00:00Z' }));
+
+      expect(eventIds(res)).toEqual(['early']);
+    });
+  });
+
+  describe('validation', () => {
+    const invalid: Array<[string, (ns: string) => unknown, string]> = [
+      ['top_k 0', (ns) => recallBody(ns, 'cue', { top_k: 0 }), 'top_k'],
+      ['top_k 101', (ns) => recallBody(ns, 'cue', { top_k: 101 }), 'top_k'],
+      ['fractional top_k', (ns) => recallBody(ns, 'cue', { top_k: 2.5 }), 'top_k'],
+      ['string top_k', (ns) => recallBody(ns, 'cue', { top_k: '5' }), 'top_k'],
+      ['empty cue', (ns) => recallBody(ns, ''), 'cue.text'],
+      ['missing cue', (ns) => ({ contract_version: 'v1', namespace: ns }), 'cue'],
+      ['bad namespace', () => recallBody('../etc', 'cue'), 'namespace'],
+      ['bad as_of', (ns) => recallBody(ns, 'cue', { as_of: '2026-13-45' }), 'as_of'],
+      ['wrong contract_version', (ns) => ({ ...recallBody(ns, 'cue'), contract_version: '1' }), 'contract_version'],
+    ];
+
+    it.each(invalid)('when the body has %s, then 400 with field details', async (_label, make, path) => {
+      const tenant = await createTenant();
+
+      const res = await api.recall(tenant.api_key, make(uniqueNamespace()));
+
+      expect(res).toMatchObject({ status: 400, body: { retryable: false, details: { code: 'validation_failed' } } });
+      expect(res.body.details.fields.map((f: { path: string }) => f.path)).toContain(path);
+    });
+  });
+});

@@ -1,0 +1,74 @@
+import { connect } from '@nats-io/transport-node';
+import { Subjects } from '@tm/contracts';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { type Api, createApi } from './support/api.js';
+import { createTenant, recallBody, uniqueKey, uniqueNamespace, writeBody } from './support/factories.js';
+import { type Stack, startStack } from './support/stack.js';
+
+let stack: Stack;
+let api: Api;
+
+beforeAll(async () => {
+  stack = await startStack({ breakerResetMs: 300, requestTimeoutMs: 500 });
+  api = await createApi(stack.url);
+});
+afterAll(() => stack.stop());
+
+/** Poll until `check` passes or the deadline passes; the deadline bounds the test, it is not asserted. */
+async function eventually<T>(fn: () => Promise<T>, check: (value: T) => boolean, deadlineMs = 10_000): Promise<T> {
+  const until = Date.now() + deadlineMs;
+  for (;;) {
+    const value = await fn();
+    if (check(value) || Date.now() > until) return value;
+    await new Promise((r) => setTimeout(r, 100));
+  }
+}
+
+describe('when the memory service is down', () => {
+  it('then calls get a retryable 503, the breaker opens, and service resumes when memory is back', async () => {
+    const tenant = await createTenant();
+    const namespace = uniqueNamespace();
+    const key = uniqueKey();
+    const body = writeBody(namespace, 'written across an outage');
+
+    await stack.stopMemory();
+    const during = await api.write(tenant.api_key, body, key);
+    for (let i = 0; i < 3; i++) await api.recall(tenant.api_key, recallBody(namespace, 'outage'));
+
+    expect(during).toMatchObject({ status: 503, body: { retryable: true, details: { code: 'service_unavailable' } } });
+    expect(Number(during.headers['retry-after'])).toBeGreaterThan(0);
+    expect(stack.gateway.memory.breaker.opened).toBe(true);
+    const health = await api.get('/api/v1/infrastructure/health');
+    expect(health.body).toMatchObject({ status: 'degraded', available: false, services: { memory: { available: false } } });
+
+    await stack.startMemory();
+    const retried = await eventually(
+      () => api.write(tenant.api_key, body, key),
+      (r) => r.status === 200,
+    );
+
+    expect(retried).toMatchObject({ status: 200, body: { state: 'retained', idempotency_outcome: 'Accepted' } });
+    expect(stack.gateway.memory.breaker.closed).toBe(true);
+    const recalled = await api.recall(tenant.api_key, recallBody(namespace, 'outage'));
+    expect(recalled.body.related).toHaveLength(1);
+  });
+});
+
+describe('when the memory service does not answer in time', () => {
+  it('then the gateway answers 504 retryable within its deadline instead of hanging', async () => {
+    const tenant = await createTenant();
+    // A responder that takes the request and never answers: a hung instance.
+    const hung = await connect({ servers: stack.env.natsUrl });
+    hung.subscribe(Subjects.memory.recall, { queue: 'memory', callback: () => {} });
+    await stack.stopMemory();
+    await hung.flush();
+    try {
+      const res = await api.recall(tenant.api_key, recallBody(uniqueNamespace(), 'slow'));
+      expect(res).toMatchObject({ status: 504, body: { retryable: true, details: { code: 'upstream_timeout' } } });
+      expect(res.headers['retry-after']).toBeDefined();
+    } finally {
+      await hung.close();
+      await stack.startMemory();
+    }
+  });
+});

@@ -1,0 +1,57 @@
+import { Ajv2020, type ValidateFunction } from 'ajv/dist/2020.js';
+import addFormatsModule from 'ajv-formats';
+import { expect } from 'vitest';
+
+// ajv-formats is CommonJS; its default export arrives wrapped under ESM.
+type AddFormats = (ajv: Ajv2020) => Ajv2020;
+const addFormats = ((addFormatsModule as unknown as { default?: AddFormats }).default ?? addFormatsModule) as unknown as AddFormats;
+
+type OpenApiDoc = { paths: Record<string, Record<string, { responses: Record<string, unknown> }>> };
+
+const escape = (s: string) => s.replace(/~/g, '~0').replace(/\//g, '~1');
+
+/**
+ * Validates responses against the OpenAPI document the gateway serves, so a route and its
+ * description cannot drift apart: an undocumented status or a field outside the schema fails.
+ */
+export class ContractValidator {
+  private readonly ajv = new Ajv2020({ strict: false, allErrors: true });
+  private readonly cache = new Map<string, ValidateFunction>();
+
+  constructor(private readonly doc: OpenApiDoc) {
+    addFormats(this.ajv);
+    this.ajv.addSchema({ ...doc, $id: 'openapi.json' });
+  }
+
+  /** A response to an undocumented path must still be the error envelope. */
+  expectErrorEnvelope(body: unknown) {
+    const validate = this.compile('envelope', 'openapi.json#/components/schemas/ErrorEnvelope');
+    expect(validate(body), `not an error envelope: ${this.ajv.errorsText(validate.errors)}`).toBe(true);
+  }
+
+  isDocumented(path: string) {
+    return path in this.doc.paths;
+  }
+
+  private compile(id: string, ref: string): ValidateFunction {
+    let validate = this.cache.get(id);
+    if (!validate) {
+      validate = this.ajv.compile({ $ref: ref });
+      this.cache.set(id, validate);
+    }
+    return validate;
+  }
+
+  expectResponse(method: string, path: string, status: number, body: unknown) {
+    const operation = this.doc.paths[path]?.[method.toLowerCase()];
+    expect(operation, `${method} ${path} is not in the OpenAPI document`).toBeDefined();
+    expect(Object.keys(operation!.responses), `${method} ${path} does not document status ${status}`).toContain(String(status));
+    const id = `${method} ${path} ${status}`;
+    const validate = this.compile(
+      id,
+      `openapi.json#/paths/${escape(path)}/${method.toLowerCase()}/responses/${status}/content/application~1json/schema`,
+    );
+    const ok = validate(body);
+    expect(ok, `${id} body does not match the document: ${this.ajv.errorsText(validate.errors)}`).toBe(true);
+  }
+}

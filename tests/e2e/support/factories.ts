@@ -1,0 +1,35 @@
+import { randomUUID } from 'node:crypto';
+import { bootstrapTenant } from '@tm/gateway';
+
+const suffix = () => randomUUID().slice(0, 8);
+
+/** A fresh tenant with its own key; each test makes its own so tests never share state. */
+export function createTenant(options: { consent?: boolean; storage?: boolean } = {}) {
+  return bootstrapTenant({ name: `test-${suffix()}`, ...options });
+}
+
+export const uniqueNamespace = (label = 'ns') => `${label}-${suffix()}`;
+export const uniqueKey = (label = 'key') => `${label}-${randomUUID()}`;
+
+export function writeBody(
+  namespace: string,
+  text: string,
+  event: { event_id?: string; occurred_at?: string; supersedes?: string[]; source?: { type: string; id?: string } } = {},
+) {
+  return {
+    contract_version: 'v1',
+    operation: 'memory.write',
+    namespace,
+    event: {
+      event_id: event.event_id ?? `evt-${suffix()}`,
+      occurred_at: event.occurred_at ?? '2026-11-22T09:00:00Z',
+      content: { text },
+      ...(event.source ? { source: event.source } : {}),
+      ...(event.supersedes ? { supersedes: event.supersedes } : {}),
+    },
+  };
+}
+
+export function recallBody(namespace: string, cue: string, extra: { top_k?: unknown; as_of?: string } = {}) {
+  return { contract_version: 'v1', operation: 'memory.recall', namespace, cue: { text: cue }, ...extra };
+}

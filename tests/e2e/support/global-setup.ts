@@ -1,0 +1,47 @@
+import { randomBytes } from 'node:crypto';
+import type { TestProject } from 'vitest/node';
+import { createDatabase, databaseUrl, dropDatabase, migrate } from './private-databases.js';
+import { startPrivateNats } from './private-nats.js';
+
+export interface StackEnv {
+  natsUrl: string;
+  memoryDbUrl: string;
+  gatewayDbUrl: string;
+}
+
+declare module 'vitest' {
+  export interface ProvidedContext {
+    stack: StackEnv;
+  }
+}
+
+/**
+ * One private nats-server and one freshly migrated database per service for this run, so the
+ * suite can run twice in a row, or beside a running dev stack, without either seeing the other.
+ */
+export default async function setup(project: TestProject) {
+  const runId = `${Date.now().toString(36)}_${randomBytes(3).toString('hex')}`;
+  const names = { memory: `tmt_${runId}_memory`, gateway: `tmt_${runId}_gateway` };
+  const nats = await startPrivateNats();
+  const created: string[] = [];
+  const teardown = async () => {
+    await nats.stop();
+    for (const name of created) await dropDatabase(name);
+  };
+  try {
+    for (const [service, name] of Object.entries(names) as Array<['memory' | 'gateway', string]>) {
+      await createDatabase(name);
+      created.push(name);
+      await migrate(service, databaseUrl(name));
+    }
+  } catch (err) {
+    await teardown();
+    throw err;
+  }
+  project.provide('stack', {
+    natsUrl: nats.url,
+    memoryDbUrl: databaseUrl(names.memory),
+    gatewayDbUrl: databaseUrl(names.gateway),
+  });
+  return teardown;
+}

@@ -1,0 +1,45 @@
+import { execFile } from 'node:child_process';
+import { dirname, join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { promisify } from 'node:util';
+import pg from 'pg';
+
+const run = promisify(execFile);
+const root = join(dirname(fileURLToPath(import.meta.url)), '..', '..', '..');
+
+/** Base server URL for tests: TEST_PG_URL, else the machine's default PostgreSQL. */
+export const pgServerUrl = () => process.env.TEST_PG_URL ?? 'postgresql://postgres@127.0.0.1:5432/postgres';
+
+export function databaseUrl(database: string): string {
+  const url = new URL(pgServerUrl());
+  url.pathname = `/${database}`;
+  return url.toString();
+}
+
+async function admin<T>(fn: (client: pg.Client) => Promise<T>): Promise<T> {
+  const client = new pg.Client({ connectionString: pgServerUrl() });
+  await client.connect();
+  try {
+    return await fn(client);
+  } finally {
+    await client.end();
+  }
+}
+
+export const createDatabase = (name: string) => admin((c) => c.query(`CREATE DATABASE "${name}"`));
+export const dropDatabase = (name: string) => admin((c) => c.query(`DROP DATABASE IF EXISTS "${name}" WITH (FORCE)`));
+
+/** Apply a service's migrations exactly as deployments do: `prisma migrate deploy`. */
+export async function migrate(service: 'memory' | 'gateway', url: string): Promise<void> {
+  const variable = `${service.toUpperCase()}_DATABASE_URL`;
+  await run('pnpm', ['exec', 'prisma', 'migrate', 'deploy'], {
+    cwd: join(root, 'services', service),
+    env: { ...process.env, [variable]: url },
+  }).catch(async () => {
+    // pnpm may not be on PATH (npx-provided); prisma's own bin works the same.
+    await run(join(root, 'services', service, 'node_modules', '.bin', 'prisma'), ['migrate', 'deploy'], {
+      cwd: join(root, 'services', service),
+      env: { ...process.env, [variable]: url },
+    });
+  });
+}

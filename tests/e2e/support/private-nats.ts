@@ -1,0 +1,64 @@
+import { type ChildProcess, spawn } from 'node:child_process';
+import { existsSync, mkdtempSync, rmSync } from 'node:fs';
+import { createServer, connect as tcpConnect } from 'node:net';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+
+const CANDIDATES = ['nats-server', '/usr/sbin/nats-server', '/usr/local/bin/nats-server', '/usr/bin/nats-server'];
+
+export function findNatsServer(): string | undefined {
+  for (const c of CANDIDATES) {
+    if (c.includes('/') ? existsSync(c) : (process.env.PATH ?? '').split(':').some((d) => existsSync(join(d, c)))) return c;
+  }
+  return undefined;
+}
+
+export async function freePort(): Promise<number> {
+  return new Promise((resolve, reject) => {
+    const srv = createServer();
+    srv.once('error', reject);
+    srv.listen(0, '127.0.0.1', () => {
+      const { port } = srv.address() as { port: number };
+      srv.close(() => resolve(port));
+    });
+  });
+}
+
+async function waitForPort(port: number, deadlineMs: number): Promise<void> {
+  const until = Date.now() + deadlineMs;
+  while (Date.now() < until) {
+    const ok = await new Promise<boolean>((resolve) => {
+      const s = tcpConnect(port, '127.0.0.1');
+      s.once('connect', () => {
+        s.destroy();
+        resolve(true);
+      });
+      s.once('error', () => resolve(false));
+    });
+    if (ok) return;
+    await new Promise((r) => setTimeout(r, 50));
+  }
+  throw new Error(`nats-server did not listen on ${port}`);
+}
+
+/** A throwaway JetStream-enabled nats-server, so test streams never meet a dev stack's. */
+export async function startPrivateNats(): Promise<{ url: string; stop: () => Promise<void> }> {
+  const binary = findNatsServer();
+  if (!binary) {
+    throw new Error('nats-server not found: install it (apt-get install nats-server) or put it on PATH');
+  }
+  const port = await freePort();
+  const storeDir = mkdtempSync(join(tmpdir(), 'tm-nats-'));
+  const child: ChildProcess = spawn(binary, ['-js', '-a', '127.0.0.1', '-p', String(port), '-sd', storeDir], {
+    stdio: 'ignore',
+  });
+  await waitForPort(port, 10_000);
+  return {
+    url: `nats://127.0.0.1:${port}`,
+    stop: async () => {
+      child.kill('SIGTERM');
+      await new Promise((r) => child.once('exit', r).once('error', r));
+      rmSync(storeDir, { recursive: true, force: true });
+    },
+  };
+}

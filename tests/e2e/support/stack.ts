@@ -1,0 +1,53 @@
+import { type Gateway, GatewayConfigSchema, startGateway } from '@tm/gateway';
+import { createLogger } from '@tm/kit';
+import { MemoryConfigSchema, type MemoryService, startMemoryService } from '@tm/memory';
+import { inject } from 'vitest';
+
+export const testLogger = () => createLogger({ name: 'test', level: process.env.TEST_LOG_LEVEL ?? 'silent' });
+
+/**
+ * The real stack in this process: memory service and gateway, talking over the run's private
+ * nats-server, each on its own private database. Tests reach it only through HTTP.
+ */
+export async function startStack(options: { breakerResetMs?: number; requestTimeoutMs?: number } = {}) {
+  const env = inject('stack');
+  const logger = testLogger();
+  const memoryConfig = MemoryConfigSchema.parse({
+    MEMORY_DATABASE_URL: env.memoryDbUrl,
+    NATS_URL: env.natsUrl,
+    OUTBOX_RELAY_INTERVAL_MS: '100',
+  });
+  let memory: MemoryService | undefined = await startMemoryService(memoryConfig, logger);
+  const gateway: Gateway = await startGateway(
+    GatewayConfigSchema.parse({
+      GATEWAY_PORT: '0',
+      GATEWAY_HOST: '127.0.0.1',
+      GATEWAY_DATABASE_URL: env.gatewayDbUrl,
+      NATS_URL: env.natsUrl,
+      BREAKER_RESET_MS: String(options.breakerResetMs ?? 500),
+      GATEWAY_REQUEST_TIMEOUT_MS: String(options.requestTimeoutMs ?? 3_000),
+    }),
+    logger,
+  );
+  return {
+    gateway,
+    url: gateway.url,
+    env,
+    get memory() {
+      if (!memory) throw new Error('memory service is stopped');
+      return memory;
+    },
+    async stopMemory() {
+      await memory?.stop();
+      memory = undefined;
+    },
+    async startMemory() {
+      memory ??= await startMemoryService(memoryConfig, logger);
+    },
+    async stop() {
+      await gateway.stop();
+      await memory?.stop();
+    },
+  };
+}
+export type Stack = Awaited<ReturnType<typeof startStack>>;
