@@ -1,0 +1,30 @@
+import { describe, expect, it } from 'vitest';
+import { z } from 'zod';
+import { ConfigError, env, loadConfig } from '../src/config.js';
+
+const Schema = z.object({ PORT: env.port(8080), NATS_URL: env.natsUrl(), DB_URL: env.databaseUrl('tm_x') });
+
+describe('loadConfig', () => {
+  it('when nothing is set, then the defaults apply', () => {
+    expect(loadConfig(Schema, {})).toEqual({
+      PORT: 8080,
+      NATS_URL: 'nats://127.0.0.1:4222',
+      DB_URL: 'postgresql://postgres@127.0.0.1:5432/tm_x',
+    });
+  });
+
+  it('when values are bad, then it fails fast naming every bad variable and never echoing a value', () => {
+    const secret = 'postgresql://user:s3cr3t-pass@host';
+    const attempt = () => loadConfig(Schema, { PORT: 'eighty', NATS_URL: 'http://wrong', DB_URL: secret });
+    expect(attempt).toThrow(ConfigError);
+    try {
+      attempt();
+    } catch (err) {
+      const message = (err as Error).message;
+      expect(message).toMatch(/PORT/);
+      expect(message).toMatch(/NATS_URL: must be nats:\/\/host:port/);
+      expect(message).toMatch(/DB_URL/);
+      expect(message).not.toContain('s3cr3t');
+    }
+  });
+});
