@@ -24,7 +24,14 @@ async function revoke(keyId: string) {
 
 describe('API-key authentication on the data plane', () => {
   const routes: Array<[string, (api: Api, headers: Record<string, string>) => ReturnType<Api['get']>]> = [
-    ['write', (a, headers) => a.post('/api/v1/memory/write', { headers: { 'Idempotency-Key': uniqueKey(), ...headers }, body: writeBody('ns', 'x') })],
+    [
+      'write',
+      (a, headers) =>
+        a.post('/api/v1/memory/write', {
+          headers: { 'Idempotency-Key': uniqueKey(), ...headers },
+          body: writeBody('ns', 'x'),
+        }),
+    ],
     ['recall', (a, headers) => a.post('/api/v1/memory/recall', { headers, body: recallBody('ns', 'x') })],
     ['delete', (a, headers) => a.delete('/api/v1/memory', { headers, query: { namespace: 'ns' } })],
   ];
@@ -37,17 +44,26 @@ describe('API-key authentication on the data plane', () => {
   ];
 
   for (const [route, send] of routes) {
-    it.each(badCredentials)(`when ${route} is called with %s, then 401 with the neutral message`, async (_label, headers) => {
-      const res = await send(api, headers);
-      expect(res).toMatchObject({ status: 401, body: { retryable: false, details: { code: 'authentication_required' } } });
-      expect(res.body.error).toMatch(NEUTRAL);
-      expect(JSON.stringify(res.body)).not.toMatch(/tenant|stack|at .*\.ts/i);
-    });
+    it.each(badCredentials)(
+      `when ${route} is called with %s, then 401 with the neutral message`,
+      async (_label, headers) => {
+        const res = await send(api, headers);
+        expect(res).toMatchObject({
+          status: 401,
+          body: { retryable: false, details: { code: 'authentication_required' } },
+        });
+        expect(res.body.error).toMatch(NEUTRAL);
+        expect(JSON.stringify(res.body)).not.toMatch(/tenant|stack|at .*\.ts/i);
+      },
+    );
   }
 
   it('when the key comes as X-API-Key, then it authenticates like Bearer', async () => {
     const tenant = await createTenant();
-    const res = await api.post('/api/v1/memory/recall', { headers: { 'X-API-Key': tenant.api_key }, body: recallBody(uniqueNamespace(), 'anything') });
+    const res = await api.post('/api/v1/memory/recall', {
+      headers: { 'X-API-Key': tenant.api_key },
+      body: recallBody(uniqueNamespace(), 'anything'),
+    });
     expect(res.status).toBe(200);
   });
 
@@ -65,7 +81,10 @@ describe('API-key authentication on the data plane', () => {
   it('when the key has no storage connection, then 403 and nothing is written', async () => {
     const tenant = await createTenant({ storage: false });
     const res = await api.write(tenant.api_key, writeBody(uniqueNamespace(), 'no storage'), uniqueKey());
-    expect(res).toMatchObject({ status: 403, body: { retryable: false, details: { code: 'storage_not_attached' } } });
+    expect(res).toMatchObject({
+      status: 403,
+      body: { retryable: false, details: { code: 'storage_not_attached' } },
+    });
   });
 
   it('when a body names a tenant, then the credential still decides the scope', async () => {
@@ -74,7 +93,10 @@ describe('API-key authentication on the data plane', () => {
     const namespace = uniqueNamespace();
     await api.write(owner.api_key, writeBody(namespace, 'owner only text'), uniqueKey());
 
-    const res = await api.recall(other.api_key, { ...recallBody(namespace, 'owner only text'), tenant_id: owner.tenant_id });
+    const res = await api.recall(other.api_key, {
+      ...recallBody(namespace, 'owner only text'),
+      tenant_id: owner.tenant_id,
+    });
 
     expect(res).toMatchObject({ status: 400, body: { details: { fields: [{ path: 'tenant_id' }] } } });
   });

@@ -34,7 +34,9 @@ describe('GET /api/v1/infrastructure/capabilities', () => {
     const res = await api.get('/api/v1/infrastructure/capabilities');
     expect(res.status).toBe(200);
     expect(res.body.production_ready).toBe(false);
-    const statuses = Object.fromEntries(res.body.capabilities.map((c: { title: string; status: string }) => [c.title, c.status]));
+    const statuses = Object.fromEntries(
+      res.body.capabilities.map((c: { title: string; status: string }) => [c.title, c.status]),
+    );
     expect(statuses).toEqual({
       'Text persistence': 'available_mock',
       'Lexical retrieval': 'available_mock',
@@ -46,7 +48,11 @@ describe('GET /api/v1/infrastructure/capabilities', () => {
       'Physical inputs': 'research',
       'Learned memory model execution': 'not_deployed',
     });
-    expect(res.body.operations.map((o: { operation: string }) => o.operation)).toEqual(['memory.write', 'memory.recall', 'memory.delete']);
+    expect(res.body.operations.map((o: { operation: string }) => o.operation)).toEqual([
+      'memory.write',
+      'memory.recall',
+      'memory.delete',
+    ]);
     expect(res.body.guarantees.some((g: string) => g.startsWith('read_after_write'))).toBe(true);
   });
 });
@@ -58,7 +64,12 @@ describe('GET /api/v1/openapi.json', () => {
     expect(doc.body.openapi).toBe('3.1.0');
     expect(doc.body.info.version).toBe(health.body.schema_version);
     expect(Object.keys(doc.body.paths)).toEqual(
-      expect.arrayContaining(['/api/v1/memory/write', '/api/v1/memory/recall', '/api/v1/memory', '/api/v1/infrastructure/health']),
+      expect.arrayContaining([
+        '/api/v1/memory/write',
+        '/api/v1/memory/recall',
+        '/api/v1/memory',
+        '/api/v1/infrastructure/health',
+      ]),
     );
   });
 
@@ -71,13 +82,18 @@ describe('GET /api/v1/openapi.json', () => {
 
 describe('request ids and unknown routes', () => {
   it('when X-Request-Id is malformed, then a fresh id is generated and echoed', async () => {
-    const res = await api.get('/api/v1/infrastructure/health', { headers: { 'X-Request-Id': 'bad id with spaces\t' } });
+    const res = await api.get('/api/v1/infrastructure/health', {
+      headers: { 'X-Request-Id': 'bad id with spaces\t' },
+    });
     expect(res.headers['x-request-id']).toMatch(/^req_[0-9a-f-]{36}$/);
   });
 
   it('when a route does not exist, then 404 in the error envelope', async () => {
     const res = await api.get('/api/v1/nothing-here');
-    expect(res).toMatchObject({ status: 404, body: { error: expect.any(String), retryable: false, details: { code: 'not_found' } } });
+    expect(res).toMatchObject({
+      status: 404,
+      body: { error: expect.any(String), retryable: false, details: { code: 'not_found' } },
+    });
     expect(res.body.details.request_id).toBe(res.headers['x-request-id']);
   });
 });

@@ -21,7 +21,11 @@ describe('DELETE /api/v1/memory', () => {
     const sibling = uniqueNamespace('sibling');
     const key = uniqueKey();
     await api.write(tenant.api_key, writeBody(target, 'first note', { event_id: 'n1' }), key);
-    await api.write(tenant.api_key, writeBody(target, 'second note', { event_id: 'n2', supersedes: ['n1'] }), uniqueKey());
+    await api.write(
+      tenant.api_key,
+      writeBody(target, 'second note', { event_id: 'n2', supersedes: ['n1'] }),
+      uniqueKey(),
+    );
     await api.write(tenant.api_key, writeBody(sibling, 'sibling note'), uniqueKey());
     await api.write(other.api_key, writeBody(target, 'other tenant note'), uniqueKey());
 
@@ -84,7 +88,10 @@ describe('DELETE /api/v1/memory', () => {
 
     const res = await api.delete('/api/v1/memory', { key: tenant.api_key, ...request });
 
-    expect(res).toMatchObject({ status: 400, body: { details: { code: 'validation_failed', fields: [{ path: 'namespace' }] } } });
+    expect(res).toMatchObject({
+      status: 400,
+      body: { details: { code: 'validation_failed', fields: [{ path: 'namespace' }] } },
+    });
     expect(await recordsInNamespace(tenant.tenant_id, namespace)).toBe(1);
   });
 });

@@ -12,11 +12,16 @@ beforeAll(async () => {
 });
 afterAll(() => stack.stop());
 
-const eventIds = (res: { body: { related: Array<{ event_id: string }> } }) => res.body.related.map((r) => r.event_id);
+const eventIds = (res: { body: { related: Array<{ event_id: string }> } }) =>
+  res.body.related.map((r) => r.event_id);
 
 async function seed(key: string, namespace: string, events: Array<[string, string, string?]>) {
   for (const [eventId, text, occurredAt] of events) {
-    const res = await api.write(key, writeBody(namespace, text, { event_id: eventId, occurred_at: occurredAt }), uniqueKey());
+    const res = await api.write(
+      key,
+      writeBody(namespace, text, { event_id: eventId, occurred_at: occurredAt }),
+      uniqueKey(),
+    );
     expect(res.status).toBe(200);
   }
 }
@@ -30,7 +35,10 @@ describe('POST /api/v1/memory/recall', () => {
       ['tea', 'Alice prefers green tea in the morning'],
     ]);
 
-    const res = await api.recall(tenant.api_key, recallBody(namespace, 'What tea does Alice drink?', { top_k: 5 }));
+    const res = await api.recall(
+      tenant.api_key,
+      recallBody(namespace, 'What tea does Alice drink?', { top_k: 5 }),
+    );
 
     expect(res.status).toBe(200);
     expect(res.body).toMatchObject({
@@ -96,7 +104,10 @@ describe('POST /api/v1/memory/recall', () => {
 
     const res = await api.recall(tenant.api_key, recallBody(namespace, 'zebra'));
 
-    expect(res).toMatchObject({ status: 200, body: { state: 'no_data', retrieval_outcome: 'no_match', related: [], proximity: { top_score: null } } });
+    expect(res).toMatchObject({
+      status: 200,
+      body: { state: 'no_data', retrieval_outcome: 'no_match', related: [], proximity: { top_score: null } },
+    });
     expect(res.body.context).toBeUndefined();
   });
 
@@ -106,7 +117,10 @@ describe('POST /api/v1/memory/recall', () => {
     const namespace = uniqueNamespace();
     await seed(owner.api_key, namespace, [['secret', 'the vault code is hidden in the library']]);
 
-    const otherNamespace = await api.recall(owner.api_key, recallBody(uniqueNamespace(), 'vault code library'));
+    const otherNamespace = await api.recall(
+      owner.api_key,
+      recallBody(uniqueNamespace(), 'vault code library'),
+    );
     const otherTenant = await api.recall(other.api_key, recallBody(namespace, 'vault code library'));
 
     expect(otherNamespace.body.related).toEqual([]);
@@ -117,16 +131,28 @@ describe('POST /api/v1/memory/recall', () => {
     it('when a write supersedes an earlier event, then recall hides the old one and as_of before the change still sees it', async () => {
       const tenant = await createTenant();
       const namespace = uniqueNamespace();
-      await seed(tenant.api_key, namespace, [['addr-1', 'Bob lives on Maple Street', '2026-01-01T00:00:00Z']]);
+      await seed(tenant.api_key, namespace, [
+        ['addr-1', 'Bob lives on Maple Street', '2026-01-01T00:00:00Z'],
+      ]);
 
       const update = await api.write(
         tenant.api_key,
-        writeBody(namespace, 'Bob lives on Oak Street now', { event_id: 'addr-2', occurred_at: '2026-03-01T00:00:00Z', supersedes: ['addr-1', 'never-written'] }),
+        writeBody(namespace, 'Bob lives on Oak Street now', {
+          event_id: 'addr-2',
+          occurred_at: '2026-03-01T00:00:00Z',
+          supersedes: ['addr-1', 'never-written'],
+        }),
         uniqueKey(),
       );
       const now = await api.recall(tenant.api_key, recallBody(namespace, 'where does Bob live street'));
-      const before = await api.recall(tenant.api_key, recallBody(namespace, 'where does Bob live street', { as_of: '2026-02-01T00:00:00Z' }));
-      const after = await api.recall(tenant.api_key, recallBody(namespace, 'where does Bob live street', { as_of: '2026-04-01T00:00:00+02:00' }));
+      const before = await api.recall(
+        tenant.api_key,
+        recallBody(namespace, 'where does Bob live street', { as_of: '2026-02-01T00:00:00Z' }),
+      );
+      const after = await api.recall(
+        tenant.api_key,
+        recallBody(namespace, 'where does Bob live street', { as_of: '2026-04-01T00:00:00+02:00' }),
+      );
 
       expect(update.body.supersession).toEqual([
         { target_event_id: 'addr-1', status: 'superseded' },
@@ -146,7 +172,10 @@ describe('POST /api/v1/memory/recall', () => {
         ['late', 'meeting notes beta', '2026-05-01T00:00:00Z'],
       ]);
 
-      const res = await api.recall(tenant.api_key, recallBody(namespace, 'meeting notes', { as_of: '2026-02-01T00:00:00Z' }));
+      const res = await api.recall(
+        tenant.api_key,
+        recallBody(namespace, 'meeting notes', { as_of: '2026-02-01T00:00:00Z' }),
+      );
 
       expect(eventIds(res)).toEqual(['early']);
     });
@@ -162,7 +191,11 @@ describe('POST /api/v1/memory/recall', () => {
       ['missing cue', (ns) => ({ contract_version: 'v1', namespace: ns }), 'cue'],
       ['bad namespace', () => recallBody('../etc', 'cue'), 'namespace'],
       ['bad as_of', (ns) => recallBody(ns, 'cue', { as_of: '2026-13-45' }), 'as_of'],
-      ['wrong contract_version', (ns) => ({ ...recallBody(ns, 'cue'), contract_version: '1' }), 'contract_version'],
+      [
+        'wrong contract_version',
+        (ns) => ({ ...recallBody(ns, 'cue'), contract_version: '1' }),
+        'contract_version',
+      ],
     ];
 
     it.each(invalid)('when the body has %s, then 400 with field details', async (_label, make, path) => {
@@ -170,7 +203,10 @@ describe('POST /api/v1/memory/recall', () => {
 
       const res = await api.recall(tenant.api_key, make(uniqueNamespace()));
 
-      expect(res).toMatchObject({ status: 400, body: { retryable: false, details: { code: 'validation_failed' } } });
+      expect(res).toMatchObject({
+        status: 400,
+        body: { retryable: false, details: { code: 'validation_failed' } },
+      });
       expect(res.body.details.fields.map((f: { path: string }) => f.path)).toContain(path);
     });
   });

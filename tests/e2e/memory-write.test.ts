@@ -19,9 +19,17 @@ describe('POST /api/v1/memory/write', () => {
     const namespace = uniqueNamespace();
     const key = uniqueKey();
 
-    const res = await api.write(tenant.api_key, writeBody(namespace, 'Alice prefers green tea', { event_id: 'e-1', source: { type: 'direct_user_input', id: 'chat-7' } }), key, {
-      'X-Request-Id': 'client-req-1',
-    });
+    const res = await api.write(
+      tenant.api_key,
+      writeBody(namespace, 'Alice prefers green tea', {
+        event_id: 'e-1',
+        source: { type: 'direct_user_input', id: 'chat-7' },
+      }),
+      key,
+      {
+        'X-Request-Id': 'client-req-1',
+      },
+    );
 
     expect(res.status).toBe(200);
     expect(res.headers['x-request-id']).toBe('client-req-1');
@@ -48,10 +56,19 @@ describe('POST /api/v1/memory/write', () => {
         capability_status: 'contract_fixture',
         model_variant: 'Unspecified',
       },
-      usage: { billing_state: 'billable', operation_units: 1, pricing_version: expect.any(String), sandbox: true },
+      usage: {
+        billing_state: 'billable',
+        operation_units: 1,
+        pricing_version: expect.any(String),
+        sandbox: true,
+      },
     });
     const recalled = await api.recall(tenant.api_key, recallBody(namespace, 'green tea'));
-    expect(recalled.body.related[0]).toMatchObject({ event_id: 'e-1', memory_id: res.body.memory_id, source: { type: 'direct_user_input', id: 'chat-7' } });
+    expect(recalled.body.related[0]).toMatchObject({
+      event_id: 'e-1',
+      memory_id: res.body.memory_id,
+      source: { type: 'direct_user_input', id: 'chat-7' },
+    });
   });
 
   it('when the key comes only in the body, then it is used; when header and body differ, then 400', async () => {
@@ -60,12 +77,22 @@ describe('POST /api/v1/memory/write', () => {
     const key = uniqueKey();
 
     const ok = await api.write(tenant.api_key, { ...writeBody(namespace, 'body key'), idempotency_key: key });
-    const mismatch = await api.write(tenant.api_key, { ...writeBody(namespace, 'two keys'), idempotency_key: key }, uniqueKey());
+    const mismatch = await api.write(
+      tenant.api_key,
+      { ...writeBody(namespace, 'two keys'), idempotency_key: key },
+      uniqueKey(),
+    );
     const missing = await api.write(tenant.api_key, writeBody(namespace, 'no key'));
 
     expect(ok).toMatchObject({ status: 200, body: { idempotency_key: key } });
-    expect(mismatch).toMatchObject({ status: 400, body: { details: { code: 'validation_failed', fields: [{ path: 'idempotency_key' }] } } });
-    expect(missing).toMatchObject({ status: 400, body: { details: { fields: [{ path: 'idempotency_key' }] } } });
+    expect(mismatch).toMatchObject({
+      status: 400,
+      body: { details: { code: 'validation_failed', fields: [{ path: 'idempotency_key' }] } },
+    });
+    expect(missing).toMatchObject({
+      status: 400,
+      body: { details: { fields: [{ path: 'idempotency_key' }] } },
+    });
     expect(await recordsInNamespace(tenant.tenant_id, namespace)).toBe(1);
   });
 
@@ -77,7 +104,11 @@ describe('POST /api/v1/memory/write', () => {
 
     const first = await api.write(tenant.api_key, body, key);
     // Same logical write, properties in another order and the same instant spelled differently.
-    const reordered = { event: { ...body.event, occurred_at: '2026-11-22T09:00:00.000+00:00' }, namespace, contract_version: 'v1' };
+    const reordered = {
+      event: { ...body.event, occurred_at: '2026-11-22T09:00:00.000+00:00' },
+      namespace,
+      contract_version: 'v1',
+    };
     const replay = await api.write(tenant.api_key, reordered, key);
 
     expect(replay.status).toBe(200);
@@ -100,9 +131,16 @@ describe('POST /api/v1/memory/write', () => {
     const key = uniqueKey();
     await api.write(tenant.api_key, writeBody(namespace, 'original text', { event_id: 'x-1' }), key);
 
-    const res = await api.write(tenant.api_key, writeBody(namespace, 'changed text', { event_id: 'x-1' }), key);
+    const res = await api.write(
+      tenant.api_key,
+      writeBody(namespace, 'changed text', { event_id: 'x-1' }),
+      key,
+    );
 
-    expect(res).toMatchObject({ status: 409, body: { retryable: false, details: { code: 'idempotency_conflict' } } });
+    expect(res).toMatchObject({
+      status: 409,
+      body: { retryable: false, details: { code: 'idempotency_conflict' } },
+    });
     expect(typeof res.body.error).toBe('string');
     const recalled = await api.recall(tenant.api_key, recallBody(namespace, 'changed original text'));
     expect(recalled.body.related.map((r: { text: string }) => r.text)).toEqual(['original text']);
@@ -114,12 +152,17 @@ describe('POST /api/v1/memory/write', () => {
     const key = uniqueKey();
     const body = writeBody(namespace, 'concurrent write', { event_id: 'burst-1' });
 
-    const responses = await Promise.all(Array.from({ length: 20 }, () => api.write(tenant.api_key, body, key)));
+    const responses = await Promise.all(
+      Array.from({ length: 20 }, () => api.write(tenant.api_key, body, key)),
+    );
 
     const ok = responses.filter((r) => r.status === 200);
     for (const r of responses.filter((r) => r.status !== 200)) {
       // A duplicate still in flight may be told to retry; never anything else.
-      expect(r).toMatchObject({ status: 409, body: { retryable: true, details: { code: 'idempotency_in_flight' } } });
+      expect(r).toMatchObject({
+        status: 409,
+        body: { retryable: true, details: { code: 'idempotency_in_flight' } },
+      });
     }
     expect(ok.filter((r) => r.body.idempotency_outcome === 'Accepted')).toHaveLength(1);
     expect(new Set(ok.map((r) => r.body.memory_id)).size).toBe(1);
@@ -133,7 +176,11 @@ describe('POST /api/v1/memory/write', () => {
     const namespace = uniqueNamespace();
     await api.write(tenant.api_key, writeBody(namespace, 'first', { event_id: 'dup' }), uniqueKey());
 
-    const res = await api.write(tenant.api_key, writeBody(namespace, 'second', { event_id: 'dup' }), uniqueKey());
+    const res = await api.write(
+      tenant.api_key,
+      writeBody(namespace, 'second', { event_id: 'dup' }),
+      uniqueKey(),
+    );
 
     expect(res).toMatchObject({ status: 409, body: { details: { code: 'duplicate_event' } } });
     expect(await recordsWithEvent(tenant.tenant_id, namespace, 'dup')).toBe(1);
@@ -167,43 +214,83 @@ describe('POST /api/v1/memory/write', () => {
       ['empty namespace', () => writeBody('', 'text'), 'namespace'],
       ['overlong namespace', () => writeBody('n'.repeat(129), 'text'), 'namespace'],
       ['namespace with spaces', () => writeBody('has space', 'text'), 'namespace'],
-      ['wrong contract_version', (ns) => ({ ...writeBody(ns, 'text'), contract_version: 'v2' }), 'contract_version'],
-      ['missing contract_version', (ns) => ({ ...writeBody(ns, 'text'), contract_version: undefined }), 'contract_version'],
+      [
+        'wrong contract_version',
+        (ns) => ({ ...writeBody(ns, 'text'), contract_version: 'v2' }),
+        'contract_version',
+      ],
+      [
+        'missing contract_version',
+        (ns) => ({ ...writeBody(ns, 'text'), contract_version: undefined }),
+        'contract_version',
+      ],
       ['wrong operation', (ns) => ({ ...writeBody(ns, 'text'), operation: 'memory.recall' }), 'operation'],
-      ['time without zone', (ns) => writeBody(ns, 'text', { occurred_at: '2026-11-22T09:00:00' }), 'event.occurred_at'],
+      [
+        'time without zone',
+        (ns) => writeBody(ns, 'text', { occurred_at: '2026-11-22T09:00:00' }),
+        'event.occurred_at',
+      ],
       ['not a time', (ns) => writeBody(ns, 'text', { occurred_at: 'yesterday' }), 'event.occurred_at'],
-      ['tenant_id in the body', (ns) => ({ ...writeBody(ns, 'text'), tenant_id: 'someone-else' }), 'tenant_id'],
-      ['bad source type', (ns) => writeBody(ns, 'text', { source: { type: 'Has Spaces' } }), 'event.source.type'],
-      ['self-supersession', (ns) => writeBody(ns, 'text', { event_id: 'self', supersedes: ['self'] }), 'event.supersedes'],
+      [
+        'tenant_id in the body',
+        (ns) => ({ ...writeBody(ns, 'text'), tenant_id: 'someone-else' }),
+        'tenant_id',
+      ],
+      [
+        'bad source type',
+        (ns) => writeBody(ns, 'text', { source: { type: 'Has Spaces' } }),
+        'event.source.type',
+      ],
+      [
+        'self-supersession',
+        (ns) => writeBody(ns, 'text', { event_id: 'self', supersedes: ['self'] }),
+        'event.supersedes',
+      ],
     ];
 
-    it.each(invalid)('when the body has %s, then 400 with field details and nothing is stored', async (_label, make, path) => {
-      const tenant = await createTenant();
-      const namespace = uniqueNamespace();
+    it.each(invalid)(
+      'when the body has %s, then 400 with field details and nothing is stored',
+      async (_label, make, path) => {
+        const tenant = await createTenant();
+        const namespace = uniqueNamespace();
 
-      const res = await api.write(tenant.api_key, make(namespace), uniqueKey());
+        const res = await api.write(tenant.api_key, make(namespace), uniqueKey());
 
-      expect(res).toMatchObject({ status: 400, body: { retryable: false, details: { code: 'validation_failed' } } });
-      expect(res.body.details.fields.map((f: { path: string }) => f.path)).toContain(path);
-      expect(res.body.details.request_id).toBe(res.body.request_id);
-      expect(await recordsInNamespace(tenant.tenant_id, namespace)).toBe(0);
-    });
+        expect(res).toMatchObject({
+          status: 400,
+          body: { retryable: false, details: { code: 'validation_failed' } },
+        });
+        expect(res.body.details.fields.map((f: { path: string }) => f.path)).toContain(path);
+        expect(res.body.details.request_id).toBe(res.body.request_id);
+        expect(await recordsInNamespace(tenant.tenant_id, namespace)).toBe(0);
+      },
+    );
 
     it('when the body is malformed JSON, then 400 malformed_json', async () => {
       const tenant = await createTenant();
-      const res = await api.post('/api/v1/memory/write', { key: tenant.api_key, raw: { data: '{"contract_version":', contentType: 'application/json' } });
+      const res = await api.post('/api/v1/memory/write', {
+        key: tenant.api_key,
+        raw: { data: '{"contract_version":', contentType: 'application/json' },
+      });
       expect(res).toMatchObject({ status: 400, body: { details: { code: 'malformed_json' } } });
     });
 
     it('when the body is not JSON, then 415', async () => {
       const tenant = await createTenant();
-      const res = await api.post('/api/v1/memory/write', { key: tenant.api_key, raw: { data: 'namespace=a', contentType: 'application/x-www-form-urlencoded' } });
+      const res = await api.post('/api/v1/memory/write', {
+        key: tenant.api_key,
+        raw: { data: 'namespace=a', contentType: 'application/x-www-form-urlencoded' },
+      });
       expect(res).toMatchObject({ status: 415, body: { details: { code: 'unsupported_media_type' } } });
     });
 
     it('when the body is larger than the limit, then 413', async () => {
       const tenant = await createTenant();
-      const res = await api.write(tenant.api_key, writeBody(uniqueNamespace(), 'x'.repeat(300 * 1024)), uniqueKey());
+      const res = await api.write(
+        tenant.api_key,
+        writeBody(uniqueNamespace(), 'x'.repeat(300 * 1024)),
+        uniqueKey(),
+      );
       expect(res).toMatchObject({ status: 413, body: { details: { code: 'payload_too_large' } } });
     });
   });

@@ -1,9 +1,11 @@
 import { connect } from '@nats-io/transport-node';
 import { Subjects } from '@tm/contracts';
+import { GatewayConfigSchema, startGateway } from '@tm/gateway';
+import { MemoryConfigSchema, startMemoryService } from '@tm/memory';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { type Api, createApi } from './support/api.js';
 import { createTenant, recallBody, uniqueKey, uniqueNamespace, writeBody } from './support/factories.js';
-import { type Stack, startStack } from './support/stack.js';
+import { type Stack, startStack, testLogger } from './support/stack.js';
 
 let stack: Stack;
 let api: Api;
@@ -15,7 +17,11 @@ beforeAll(async () => {
 afterAll(() => stack.stop());
 
 /** Poll until `check` passes or the deadline passes; the deadline bounds the test, it is not asserted. */
-async function eventually<T>(fn: () => Promise<T>, check: (value: T) => boolean, deadlineMs = 10_000): Promise<T> {
+async function eventually<T>(
+  fn: () => Promise<T>,
+  check: (value: T) => boolean,
+  deadlineMs = 10_000,
+): Promise<T> {
   const until = Date.now() + deadlineMs;
   for (;;) {
     const value = await fn();
@@ -35,11 +41,18 @@ describe('when the memory service is down', () => {
     const during = await api.write(tenant.api_key, body, key);
     for (let i = 0; i < 3; i++) await api.recall(tenant.api_key, recallBody(namespace, 'outage'));
 
-    expect(during).toMatchObject({ status: 503, body: { retryable: true, details: { code: 'service_unavailable' } } });
+    expect(during).toMatchObject({
+      status: 503,
+      body: { retryable: true, details: { code: 'service_unavailable' } },
+    });
     expect(Number(during.headers['retry-after'])).toBeGreaterThan(0);
     expect(stack.gateway.memory.breaker.opened).toBe(true);
     const health = await api.get('/api/v1/infrastructure/health');
-    expect(health.body).toMatchObject({ status: 'degraded', available: false, services: { memory: { available: false } } });
+    expect(health.body).toMatchObject({
+      status: 'degraded',
+      available: false,
+      services: { memory: { available: false } },
+    });
 
     await stack.startMemory();
     const retried = await eventually(
@@ -47,7 +60,10 @@ describe('when the memory service is down', () => {
       (r) => r.status === 200,
     );
 
-    expect(retried).toMatchObject({ status: 200, body: { state: 'retained', idempotency_outcome: 'Accepted' } });
+    expect(retried).toMatchObject({
+      status: 200,
+      body: { state: 'retained', idempotency_outcome: 'Accepted' },
+    });
     expect(stack.gateway.memory.breaker.closed).toBe(true);
     const recalled = await api.recall(tenant.api_key, recallBody(namespace, 'outage'));
     expect(recalled.body.related).toHaveLength(1);
@@ -64,7 +80,10 @@ describe('when the memory service does not answer in time', () => {
     await hung.flush();
     try {
       const res = await api.recall(tenant.api_key, recallBody(uniqueNamespace(), 'slow'));
-      expect(res).toMatchObject({ status: 504, body: { retryable: true, details: { code: 'upstream_timeout' } } });
+      expect(res).toMatchObject({
+        status: 504,
+        body: { retryable: true, details: { code: 'upstream_timeout' } },
+      });
       expect(res.headers['retry-after']).toBeDefined();
     } finally {
       await hung.close();
@@ -72,3 +91,60 @@ describe('when the memory service does not answer in time', () => {
     }
   });
 });
+
+describe('when PostgreSQL is unreachable', () => {
+  it('then a write to a memory service without its database is a retryable 503 and nothing is half-written', async () => {
+    const tenant = await createTenant();
+    const namespace = uniqueNamespace();
+    const key = uniqueKey();
+    await stack.stopMemory();
+    const unreachable = await startStackMemoryWithDatabase('postgresql://postgres@127.0.0.1:1/tm_memory');
+    try {
+      const res = await api.write(tenant.api_key, writeBody(namespace, 'written while storage is down'), key);
+      expect(res).toMatchObject({
+        status: 503,
+        body: { retryable: true, details: { code: 'storage_unavailable' } },
+      });
+      expect(res.headers['retry-after']).toBeDefined();
+    } finally {
+      await unreachable.stop();
+      await stack.startMemory();
+    }
+    const retried = await api.write(
+      tenant.api_key,
+      writeBody(namespace, 'written while storage is down'),
+      key,
+    );
+    expect(retried).toMatchObject({ status: 200, body: { idempotency_outcome: 'Accepted' } });
+  });
+
+  it('then a gateway without its database answers a retryable 503, not a 500', async () => {
+    const tenant = await createTenant();
+    const gateway = await startGateway(
+      GatewayConfigSchema.parse({
+        GATEWAY_PORT: '0',
+        GATEWAY_HOST: '127.0.0.1',
+        GATEWAY_DATABASE_URL: 'postgresql://postgres@127.0.0.1:1/tm_gateway',
+        NATS_URL: stack.env.natsUrl,
+      }),
+      testLogger(),
+    );
+    try {
+      const res = await (await createApi(gateway.url)).recall(
+        tenant.api_key,
+        recallBody(uniqueNamespace(), 'anything'),
+      );
+      expect(res).toMatchObject({
+        status: 503,
+        body: { retryable: true, details: { code: 'storage_unavailable' } },
+      });
+    } finally {
+      await gateway.stop();
+    }
+  });
+});
+
+async function startStackMemoryWithDatabase(url: string) {
+  const config = MemoryConfigSchema.parse({ MEMORY_DATABASE_URL: url, NATS_URL: stack.env.natsUrl });
+  return startMemoryService(config, testLogger());
+}

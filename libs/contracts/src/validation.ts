@@ -14,7 +14,11 @@ export function parseOrThrow<S extends z.ZodType>(schema: S, input: unknown, wha
   const result = schema.safeParse(input);
   if (result.success) return result.data;
   const fields = fieldIssues(result.error);
-  throw new AppError(ErrorCode.ValidationFailed, `Invalid ${what}: ${[...new Set(fields.map((f) => f.path))].join(', ')}`, {
-    fields,
-  });
+  throw new AppError(
+    ErrorCode.ValidationFailed,
+    `Invalid ${what}: ${[...new Set(fields.map((f) => f.path))].join(', ')}`,
+    {
+      fields,
+    },
+  );
 }

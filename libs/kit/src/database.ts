@@ -44,7 +44,7 @@ export function isStorageUnavailable(err: unknown): boolean {
     if (candidate.code === 'P1001' || candidate.code === 'P1017' || candidate.code === 'P2024') return true;
     if (
       typeof candidate.message === 'string' &&
-      /connect(ion)? (refused|terminated|timeout)|Connection terminated|timeout exceeded when trying to connect/i.test(
+      /connect(ion)? (refused|terminated|timeout)|Connection terminated|timeout exceeded when trying to connect|Can't reach database server/i.test(
         candidate.message,
       )
     ) {

@@ -26,7 +26,17 @@ describe('createLogger', () => {
       'request',
     );
     const out = lines.join('');
-    for (const leaked of ['tmk_secret', 'tmk_other', 'sid=1', 'my diary entry', 'nested diary', 'nested cue', 'tmk_nested', 'hunter2', 'at all']) {
+    for (const leaked of [
+      'tmk_secret',
+      'tmk_other',
+      'sid=1',
+      'my diary entry',
+      'nested diary',
+      'nested cue',
+      'tmk_nested',
+      'hunter2',
+      'at all',
+    ]) {
       expect(out).not.toContain(leaked);
     }
     expect(out).toContain('[redacted]');

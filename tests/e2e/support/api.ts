@@ -45,7 +45,8 @@ export async function createApi(baseUrl: string) {
         headers: idempotencyKey ? { 'Idempotency-Key': idempotencyKey, ...headers } : headers,
       }),
     recall: (key: string, body: unknown) => call('post', '/api/v1/memory/recall', { key, body }),
-    deleteNamespace: (key: string, namespace: string) => call('delete', '/api/v1/memory', { key, query: { namespace } }),
+    deleteNamespace: (key: string, namespace: string) =>
+      call('delete', '/api/v1/memory', { key, query: { namespace } }),
   };
 }
 export type Api = Awaited<ReturnType<typeof createApi>>;

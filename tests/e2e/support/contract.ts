@@ -4,7 +4,8 @@ import { expect } from 'vitest';
 
 // ajv-formats is CommonJS; its default export arrives wrapped under ESM.
 type AddFormats = (ajv: Ajv2020) => Ajv2020;
-const addFormats = ((addFormatsModule as unknown as { default?: AddFormats }).default ?? addFormatsModule) as unknown as AddFormats;
+const addFormats = ((addFormatsModule as unknown as { default?: AddFormats }).default ??
+  addFormatsModule) as unknown as AddFormats;
 
 type OpenApiDoc = { paths: Record<string, Record<string, { responses: Record<string, unknown> }>> };
 
@@ -45,7 +46,10 @@ export class ContractValidator {
   expectResponse(method: string, path: string, status: number, body: unknown) {
     const operation = this.doc.paths[path]?.[method.toLowerCase()];
     expect(operation, `${method} ${path} is not in the OpenAPI document`).toBeDefined();
-    expect(Object.keys(operation!.responses), `${method} ${path} does not document status ${status}`).toContain(String(status));
+    expect(
+      Object.keys(operation!.responses),
+      `${method} ${path} does not document status ${status}`,
+    ).toContain(String(status));
     const id = `${method} ${path} ${status}`;
     const validate = this.compile(
       id,

@@ -14,7 +14,12 @@ export const uniqueKey = (label = 'key') => `${label}-${randomUUID()}`;
 export function writeBody(
   namespace: string,
   text: string,
-  event: { event_id?: string; occurred_at?: string; supersedes?: string[]; source?: { type: string; id?: string } } = {},
+  event: {
+    event_id?: string;
+    occurred_at?: string;
+    supersedes?: string[];
+    source?: { type: string; id?: string };
+  } = {},
 ) {
   return {
     contract_version: 'v1',

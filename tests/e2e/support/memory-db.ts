@@ -17,11 +17,10 @@ export async function memoryDbCount(sql: string, params: unknown[]): Promise<num
 }
 
 export const recordsWithEvent = (tenantId: string, namespace: string, eventId: string) =>
-  memoryDbCount('SELECT count(*) AS n FROM memory_record WHERE tenant_id = $1 AND namespace = $2 AND event_id = $3', [
-    tenantId,
-    namespace,
-    eventId,
-  ]);
+  memoryDbCount(
+    'SELECT count(*) AS n FROM memory_record WHERE tenant_id = $1 AND namespace = $2 AND event_id = $3',
+    [tenantId, namespace, eventId],
+  );
 
 export const outboxRowsForKey = (tenantId: string, idempotencyKey: string) =>
   memoryDbCount(
@@ -30,4 +29,7 @@ export const outboxRowsForKey = (tenantId: string, idempotencyKey: string) =>
   );
 
 export const recordsInNamespace = (tenantId: string, namespace: string) =>
-  memoryDbCount('SELECT count(*) AS n FROM memory_record WHERE tenant_id = $1 AND namespace = $2', [tenantId, namespace]);
+  memoryDbCount('SELECT count(*) AS n FROM memory_record WHERE tenant_id = $1 AND namespace = $2', [
+    tenantId,
+    namespace,
+  ]);

@@ -27,7 +27,8 @@ async function admin<T>(fn: (client: pg.Client) => Promise<T>): Promise<T> {
 }
 
 export const createDatabase = (name: string) => admin((c) => c.query(`CREATE DATABASE "${name}"`));
-export const dropDatabase = (name: string) => admin((c) => c.query(`DROP DATABASE IF EXISTS "${name}" WITH (FORCE)`));
+export const dropDatabase = (name: string) =>
+  admin((c) => c.query(`DROP DATABASE IF EXISTS "${name}" WITH (FORCE)`));
 
 /** Apply a service's migrations exactly as deployments do: `prisma migrate deploy`. */
 export async function migrate(service: 'memory' | 'gateway', url: string): Promise<void> {

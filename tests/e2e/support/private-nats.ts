@@ -4,11 +4,21 @@ import { createServer, connect as tcpConnect } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 
-const CANDIDATES = ['nats-server', '/usr/sbin/nats-server', '/usr/local/bin/nats-server', '/usr/bin/nats-server'];
+const CANDIDATES = [
+  'nats-server',
+  '/usr/sbin/nats-server',
+  '/usr/local/bin/nats-server',
+  '/usr/bin/nats-server',
+];
 
 export function findNatsServer(): string | undefined {
   for (const c of CANDIDATES) {
-    if (c.includes('/') ? existsSync(c) : (process.env.PATH ?? '').split(':').some((d) => existsSync(join(d, c)))) return c;
+    if (
+      c.includes('/')
+        ? existsSync(c)
+        : (process.env.PATH ?? '').split(':').some((d) => existsSync(join(d, c)))
+    )
+      return c;
   }
   return undefined;
 }

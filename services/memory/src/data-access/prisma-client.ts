@@ -7,7 +7,8 @@ let client: PrismaClient | undefined;
 
 /** One client (and pool) per process, created on start from the validated config. */
 export function initPrisma(url: string, poolSize: number): PrismaClient {
-  client = new PrismaClient({ adapter: createPgAdapter(url, { poolSize }) });
+  // 'minimal' keeps query arguments (memory text) out of error messages and so out of logs.
+  client = new PrismaClient({ adapter: createPgAdapter(url, { poolSize }), errorFormat: 'minimal' });
   return client;
 }
 

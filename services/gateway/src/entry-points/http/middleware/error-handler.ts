@@ -1,5 +1,5 @@
 import { AppError, ErrorCode, type ErrorEnvelope } from '@tm/contracts';
-import type { Logger } from '@tm/kit';
+import { isStorageUnavailable, type Logger } from '@tm/kit';
 import type { ErrorRequestHandler, RequestHandler } from 'express';
 
 /** body-parser reports its failures with a `type`; they are the caller's mistakes, not ours. */
@@ -12,6 +12,15 @@ function fromBodyParser(err: { type?: string }): AppError | undefined {
     return new AppError(ErrorCode.UnsupportedMediaType, 'Request body encoding is not supported');
   }
   return undefined;
+}
+
+/** The gateway's own database being unreachable is an outage to retry, not an internal error. */
+function fromInfrastructure(err: unknown): AppError | undefined {
+  if (!isStorageUnavailable(err)) return undefined;
+  return new AppError(ErrorCode.StorageUnavailable, 'The service is temporarily unavailable; retry shortly', {
+    retryAfter: 2,
+    cause: err,
+  });
 }
 
 export const notFound: RequestHandler = (req) => {
@@ -27,7 +36,9 @@ export function errorHandler(logger: Logger): ErrorRequestHandler {
     const appError =
       err instanceof AppError
         ? err
-        : (fromBodyParser(err) ?? new AppError(ErrorCode.Internal, 'Internal error', { cause: err }));
+        : (fromBodyParser(err) ??
+          fromInfrastructure(err) ??
+          new AppError(ErrorCode.Internal, 'Internal error', { cause: err }));
     if (appError.status >= 500) {
       const level = appError.code === ErrorCode.Internal ? 'error' : 'warn';
       logger[level](
