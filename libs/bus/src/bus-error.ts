@@ -1,4 +1,4 @@
-import { AppError, isErrorCode, type FieldIssue } from '@tm/contracts';
+import { AppError, type FieldIssue, isErrorCode } from '@tm/contracts';
 import { z } from 'zod';
 
 /** Header set on an error reply (the nats.js services convention); the body carries the typed error. */

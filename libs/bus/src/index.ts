@@ -1,3 +1,4 @@
+export type { NatsConnection, Subscription } from '@nats-io/transport-node';
 export * from './bus-error.js';
 export * from './codec.js';
 export * from './connect.js';
@@ -5,4 +6,3 @@ export * from './jetstream.js';
 export * from './outbox-relay.js';
 export * from './request.js';
 export * from './serve.js';
-export type { NatsConnection, Subscription } from '@nats-io/transport-node';

@@ -1,4 +1,4 @@
-import { jetstream, jetstreamManager, type JetStreamClient } from '@nats-io/jetstream';
+import { type JetStreamClient, jetstream, jetstreamManager } from '@nats-io/jetstream';
 import type { NatsConnection } from '@nats-io/transport-node';
 import { encodeJson } from './codec.js';
 

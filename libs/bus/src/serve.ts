@@ -1,7 +1,7 @@
 import {
-  headers as natsHeaders,
   type Msg,
   type NatsConnection,
+  headers as natsHeaders,
   type Subscription,
 } from '@nats-io/transport-node';
 import { AppError, ErrorCode, fieldIssues } from '@tm/contracts';

@@ -1,4 +1,5 @@
 import './zod-setup.js';
+
 export * from './capabilities.js';
 export * from './envelope.js';
 export * from './errors.js';

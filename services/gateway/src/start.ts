@@ -1,4 +1,4 @@
-import { closeOnSignals, ConfigError, createLogger } from '@tm/kit';
+import { ConfigError, closeOnSignals, createLogger } from '@tm/kit';
 import { startGateway } from './app.js';
 import { loadGatewayConfig } from './config.js';
 

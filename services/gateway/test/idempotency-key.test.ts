@@ -20,7 +20,11 @@ describe('resolveIdempotencyKey', () => {
     try {
       attempt();
     } catch (err) {
-      expect(err).toMatchObject({ code: 'validation_failed', status: 400, fields: [{ path: 'idempotency_key' }] });
+      expect(err).toMatchObject({
+        code: 'validation_failed',
+        status: 400,
+        fields: [{ path: 'idempotency_key' }],
+      });
     }
   });
 });

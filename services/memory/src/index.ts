@@ -1,2 +1,2 @@
 export { type MemoryService, startMemoryService } from './app.js';
-export { type MemoryConfig, loadMemoryConfig, MemoryConfigSchema } from './config.js';
+export { loadMemoryConfig, type MemoryConfig, MemoryConfigSchema } from './config.js';

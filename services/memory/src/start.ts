@@ -1,4 +1,4 @@
-import { closeOnSignals, ConfigError, createLogger } from '@tm/kit';
+import { ConfigError, closeOnSignals, createLogger } from '@tm/kit';
 import { startMemoryService } from './app.js';
 import { loadMemoryConfig } from './config.js';
 

@@ -4,8 +4,8 @@ import { join } from 'node:path';
 import { promisify } from 'node:util';
 import pg from 'pg';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { closePrisma, getPrisma, initPrisma } from '../src/data-access/prisma-client.js';
 import { rankByOverlap } from '../src/data-access/memory-repository.js';
+import { closePrisma, getPrisma, initPrisma } from '../src/data-access/prisma-client.js';
 
 const run = promisify(execFile);
 const serviceDir = join(import.meta.dirname, '..');
@@ -36,15 +36,21 @@ afterAll(async () => {
 describe('memory migrations', () => {
   it('when every migration is applied to an empty database, then all are recorded and each model can be queried', async () => {
     const prisma = getPrisma();
-    const dirs = readdirSync(join(serviceDir, 'prisma', 'migrations'), { withFileTypes: true }).filter((d) => d.isDirectory());
-    const applied = await prisma.$queryRaw<Array<{ n: bigint }>>`SELECT count(*) AS n FROM _prisma_migrations WHERE finished_at IS NOT NULL`;
+    const dirs = readdirSync(join(serviceDir, 'prisma', 'migrations'), { withFileTypes: true }).filter((d) =>
+      d.isDirectory(),
+    );
+    const applied = await prisma.$queryRaw<
+      Array<{ n: bigint }>
+    >`SELECT count(*) AS n FROM _prisma_migrations WHERE finished_at IS NOT NULL`;
 
     expect(Number(applied[0]?.n)).toBe(dirs.length);
     await expect(prisma.memoryRecord.findFirst()).resolves.toBeNull();
     await expect(prisma.supersessionRelation.findFirst()).resolves.toBeNull();
     await expect(prisma.idempotencyEntry.findFirst()).resolves.toBeNull();
     await expect(prisma.outboxMessage.findFirst()).resolves.toBeNull();
-    await expect(rankByOverlap(prisma, { tenantId: 't', namespace: 'n', cueTerms: ['a'], asOf: null, limit: 1 })).resolves.toEqual([]);
+    await expect(
+      rankByOverlap(prisma, { tenantId: 't', namespace: 'n', cueTerms: ['a'], asOf: null, limit: 1 }),
+    ).resolves.toEqual([]);
   });
 
   it('then recall is served by the scoped GIN index', async () => {

@@ -36,11 +36,17 @@ describe('tokenize', () => {
 
   it('for any text, a cue made of its own words matches all of its terms (text and cue agree)', () => {
     fc.assert(
-      fc.property(fc.array(fc.stringMatching(/^[A-Za-z0-9]{1,12}$/), { minLength: 1, maxLength: 20 }), (words) => {
-        const text = words.join(' ');
-        const cue = [...words].reverse().map((w) => w.toUpperCase()).join(', ');
-        expect(new Set(tokenize(cue))).toEqual(new Set(tokenize(text)));
-      }),
+      fc.property(
+        fc.array(fc.stringMatching(/^[A-Za-z0-9]{1,12}$/), { minLength: 1, maxLength: 20 }),
+        (words) => {
+          const text = words.join(' ');
+          const cue = [...words]
+            .reverse()
+            .map((w) => w.toUpperCase())
+            .join(', ');
+          expect(new Set(tokenize(cue))).toEqual(new Set(tokenize(text)));
+        },
+      ),
     );
   });
 });

@@ -9,7 +9,7 @@ const addFormats = ((addFormatsModule as unknown as { default?: AddFormats }).de
 
 type OpenApiDoc = { paths: Record<string, Record<string, { responses: Record<string, unknown> }>> };
 
-const escape = (s: string) => s.replace(/~/g, '~0').replace(/\//g, '~1');
+const escapePointer = (s: string) => s.replace(/~/g, '~0').replace(/\//g, '~1');
 
 /**
  * Validates responses against the OpenAPI document the gateway serves, so a route and its
@@ -47,13 +47,13 @@ export class ContractValidator {
     const operation = this.doc.paths[path]?.[method.toLowerCase()];
     expect(operation, `${method} ${path} is not in the OpenAPI document`).toBeDefined();
     expect(
-      Object.keys(operation!.responses),
+      Object.keys(operation?.responses ?? {}),
       `${method} ${path} does not document status ${status}`,
     ).toContain(String(status));
     const id = `${method} ${path} ${status}`;
     const validate = this.compile(
       id,
-      `openapi.json#/paths/${escape(path)}/${method.toLowerCase()}/responses/${status}/content/application~1json/schema`,
+      `openapi.json#/paths/${escapePointer(path)}/${method.toLowerCase()}/responses/${status}/content/application~1json/schema`,
     );
     const ok = validate(body);
     expect(ok, `${id} body does not match the document: ${this.ajv.errorsText(validate.errors)}`).toBe(true);

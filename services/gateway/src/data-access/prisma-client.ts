@@ -1,5 +1,5 @@
 import { createPgAdapter } from '@tm/kit';
-import { PrismaClient, type Prisma } from './generated/client.js';
+import { type Prisma, PrismaClient } from './generated/client.js';
 
 export type Db = PrismaClient | Prisma.TransactionClient;
 

@@ -21,7 +21,7 @@ export async function authenticateApiKey(presented: string, prisma = getPrisma()
   if (!key || key.revokedAt) throw authenticationRequired();
 
   const storage = key.storageConnection;
-  if (!storage || storage.status !== 'active') {
+  if (storage?.status !== 'active') {
     throw new AppError(
       ErrorCode.StorageNotAttached,
       'This API key has no active storage connection attached',

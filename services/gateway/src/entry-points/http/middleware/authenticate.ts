@@ -1,3 +1,4 @@
+import type { Scope } from '@tm/contracts';
 import type { Request, RequestHandler } from 'express';
 import { authenticateApiKey, authenticationRequired } from '../../../domain/authenticate-api-key.js';
 
@@ -18,3 +19,9 @@ export const authenticate: RequestHandler = async (req, _res, next) => {
   req.scope = await authenticateApiKey(key);
   next();
 };
+
+/** The verified scope of an authenticated route; a route mounted without `authenticate` fails closed. */
+export function scopeOf(req: Request): Scope {
+  if (!req.scope) throw authenticationRequired();
+  return req.scope;
+}

@@ -2,7 +2,7 @@ import { AppError, DeleteRequest, ErrorCode, parseOrThrow, RecallRequest, WriteR
 import { Router } from 'express';
 import type { MemoryClient } from '../../../clients/memory-client.js';
 import { resolveIdempotencyKey } from '../../../domain/idempotency-key.js';
-import { authenticate } from '../middleware/authenticate.js';
+import { authenticate, scopeOf } from '../middleware/authenticate.js';
 import { jsonBody } from '../middleware/json-body.js';
 
 /** The v1 data plane: validate, call the memory service once, answer with what it said. */
@@ -15,7 +15,7 @@ export function memoryRoutes(memory: MemoryClient): Router {
     const idempotencyKey = resolveIdempotencyKey(req.get('idempotency-key'), body.idempotency_key);
     res.json(
       await memory.write({
-        scope: req.scope!,
+        scope: scopeOf(req),
         request_id: req.requestId,
         idempotency_key: idempotencyKey,
         body,
@@ -25,7 +25,7 @@ export function memoryRoutes(memory: MemoryClient): Router {
 
   router.post('/recall', async (req, res) => {
     const body = parseOrThrow(RecallRequest, req.body, 'recall request');
-    res.json(await memory.recall({ scope: req.scope!, request_id: req.requestId, body }));
+    res.json(await memory.recall({ scope: scopeOf(req), request_id: req.requestId, body }));
   });
 
   router.delete('/', async (req, res) => {
@@ -34,7 +34,7 @@ export function memoryRoutes(memory: MemoryClient): Router {
       { namespace: deleteNamespaceOf(req.query.namespace, req.body) },
       'delete request',
     );
-    res.json(await memory.delete({ scope: req.scope!, request_id: req.requestId, namespace }));
+    res.json(await memory.delete({ scope: scopeOf(req), request_id: req.requestId, namespace }));
   });
 
   return router;
