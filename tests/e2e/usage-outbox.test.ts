@@ -1,0 +1,92 @@
+import { jetstream, jetstreamManager } from '@nats-io/jetstream';
+import { connect } from '@nats-io/transport-node';
+import { Streams, UsageRecordedEvent } from '@tm/contracts';
+import pg from 'pg';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { type Api, createApi } from './support/api.js';
+import { createTenant, recallBody, uniqueKey, uniqueNamespace, writeBody } from './support/factories.js';
+import { type Stack, startStack } from './support/stack.js';
+
+let stack: Stack;
+let api: Api;
+
+beforeAll(async () => {
+  stack = await startStack();
+  api = await createApi(stack.url);
+});
+afterAll(() => stack.stop());
+
+/** Every usage record in the stream for one tenant, read with an ordered consumer from the start. */
+async function usageInStream(tenantId: string) {
+  const nc = await connect({ servers: stack.env.natsUrl });
+  try {
+    const jsm = await jetstreamManager(nc);
+    const { state } = await jsm.streams.info(Streams.memoryUsage.name);
+    // The whole stream (it holds only usage records); filter_subjects needs a newer server than 2.9.
+    const consumer = await jetstream(nc).consumers.get(Streams.memoryUsage.name);
+    const records: UsageRecordedEvent[] = [];
+    for (let seen = 0; seen < state.messages; ) {
+      const batch = await consumer.fetch({ max_messages: 500, expires: 2_000 });
+      let got = 0;
+      for await (const m of batch) {
+        got++;
+        const record = UsageRecordedEvent.parse(m.json());
+        if (record.tenant_id === tenantId) records.push(record);
+      }
+      if (got === 0) break;
+      seen += got;
+    }
+    return records;
+  } finally {
+    await nc.close();
+  }
+}
+
+describe('usage records from the memory outbox', () => {
+  it('when writes are replayed and recalls made, then JetStream holds one usage record per billable operation', async () => {
+    const tenant = await createTenant();
+    const namespace = uniqueNamespace();
+    const keys = [uniqueKey(), uniqueKey(), uniqueKey()];
+    for (const [i, key] of keys.entries()) {
+      const body = writeBody(namespace, `usage note ${i}`, { event_id: `u-${i}` });
+      await api.write(tenant.api_key, body, key);
+      await api.write(tenant.api_key, body, key); // replay: billed once
+    }
+    await api.recall(tenant.api_key, recallBody(namespace, 'usage note'));
+
+    await stack.memory.flushOutbox();
+    const records = await usageInStream(tenant.tenant_id);
+
+    expect(
+      records
+        .filter((r) => r.operation === 'memory.write')
+        .map((r) => r.idempotency_key)
+        .sort(),
+    ).toEqual([...keys].sort());
+    expect(records.filter((r) => r.operation === 'memory.recall')).toHaveLength(1);
+    expect(
+      records.every((r) => r.units === 1 && r.namespace === namespace && r.key_id === tenant.key_id),
+    ).toBe(true);
+    expect(JSON.stringify(records)).not.toContain('usage note');
+  });
+
+  it('when the relay re-sends rows it had published but not marked (a crash in between), then the stream keeps one copy', async () => {
+    const tenant = await createTenant();
+    const namespace = uniqueNamespace();
+    await api.write(tenant.api_key, writeBody(namespace, 'crash window'), uniqueKey());
+    await stack.memory.flushOutbox();
+    const before = await usageInStream(tenant.tenant_id);
+
+    const db = new pg.Client({ connectionString: stack.env.memoryDbUrl });
+    await db.connect();
+    await db.query(`UPDATE outbox_message SET published_at = NULL WHERE payload->>'tenant_id' = $1`, [
+      tenant.tenant_id,
+    ]);
+    await db.end();
+    await stack.memory.flushOutbox();
+    const after = await usageInStream(tenant.tenant_id);
+
+    expect(before).toHaveLength(1);
+    expect(after).toEqual(before);
+  });
+});
