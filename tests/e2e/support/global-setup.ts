@@ -29,11 +29,14 @@ export default async function setup(project: TestProject) {
     for (const name of created) await dropDatabase(name);
   };
   try {
-    for (const [service, name] of Object.entries(names) as Array<['memory' | 'gateway', string]>) {
-      await createDatabase(name);
-      created.push(name);
-      await migrate(service, databaseUrl(name));
-    }
+    // In parallel: each `prisma migrate deploy` idles ~10 s on an engine timer before exiting.
+    await Promise.all(
+      (Object.entries(names) as Array<['memory' | 'gateway', string]>).map(async ([service, name]) => {
+        await createDatabase(name);
+        created.push(name);
+        await migrate(service, databaseUrl(name));
+      }),
+    );
   } catch (err) {
     await teardown();
     throw err;

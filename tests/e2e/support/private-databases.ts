@@ -30,17 +30,11 @@ export const createDatabase = (name: string) => admin((c) => c.query(`CREATE DAT
 export const dropDatabase = (name: string) =>
   admin((c) => c.query(`DROP DATABASE IF EXISTS "${name}" WITH (FORCE)`));
 
-/** Apply a service's migrations exactly as deployments do: `prisma migrate deploy`. */
+/** Apply a service's migrations exactly as deployments do: `prisma migrate deploy` (the service's own CLI). */
 export async function migrate(service: 'memory' | 'gateway', url: string): Promise<void> {
-  const variable = `${service.toUpperCase()}_DATABASE_URL`;
-  await run('pnpm', ['exec', 'prisma', 'migrate', 'deploy'], {
-    cwd: join(root, 'services', service),
-    env: { ...process.env, [variable]: url },
-  }).catch(async () => {
-    // pnpm may not be on PATH (npx-provided); prisma's own bin works the same.
-    await run(join(root, 'services', service, 'node_modules', '.bin', 'prisma'), ['migrate', 'deploy'], {
-      cwd: join(root, 'services', service),
-      env: { ...process.env, [variable]: url },
-    });
+  const cwd = join(root, 'services', service);
+  await run(join(cwd, 'node_modules', '.bin', 'prisma'), ['migrate', 'deploy'], {
+    cwd,
+    env: { ...process.env, [`${service.toUpperCase()}_DATABASE_URL`]: url, CHECKPOINT_DISABLE: '1' },
   });
 }
