@@ -1,0 +1,145 @@
+/**
+ * Dev launcher (`pnpm start`): PostgreSQL and NATS (the system's, or local ones it starts), databases,
+ * migrations, a bootstrap tenant, then every service as its own process until Ctrl+C.
+ * See infra/README.md for how it decides what to start.
+ */
+import { mkdir } from 'node:fs/promises';
+import { join, relative } from 'node:path';
+import { bootstrapTenantOnce } from './bootstrap-tenant.js';
+import { readDevSettings } from './dev-settings.js';
+import { acceptsConnections, startEmbeddedPostgres } from './embedded-postgres.js';
+import { ensureDatabase } from './ensure-database.js';
+import { migrateService } from './migrate-service.js';
+import { findNatsServer, NATS_INSTALL_HINT, startNatsServer } from './nats-server.js';
+import { printLine } from './prefixed-output.js';
+import { type SupervisedProcess, startSupervised } from './supervised-process.js';
+import { canConnect, isLoopback } from './tcp-probe.js';
+import { waitFor } from './wait-for.js';
+
+const settings = readDevSettings();
+const { root, dataDir, pg, nats } = settings;
+const say = (message: string) => printLine('dev', message);
+const shown = (file: string) => relative(process.cwd(), file) || '.';
+
+// Children get the resolved addresses, so a PGPORT or NATS_URL override reaches every service.
+const childEnv: NodeJS.ProcessEnv = {
+  ...process.env,
+  NATS_URL: nats.url,
+  ...Object.fromEntries(settings.services.map((s) => [s.databaseVar, s.databaseUrl])),
+};
+
+/** What to stop on the way out, in start order; shutdown runs it backwards. */
+const stops: Array<{ name: string; stop: () => Promise<void> }> = [];
+let shuttingDown: Promise<void> | undefined;
+
+function shutdown(exitCode: number, reason: string): Promise<void> {
+  shuttingDown ??= (async () => {
+    say(reason);
+    for (const { name, stop } of stops.reverse()) {
+      await stop().catch((err: unknown) => say(`stopping ${name} failed: ${String(err)}`));
+    }
+    process.exit(exitCode);
+  })();
+  return shuttingDown;
+}
+
+// Repeated signals (the terminal's Ctrl+C plus the one run.mjs forwards) join the same shutdown.
+for (const signal of ['SIGINT', 'SIGTERM', 'SIGHUP'] as const) {
+  process.on(signal, () => void shutdown(0, `${signal}: stopping`));
+}
+
+function supervise(child: SupervisedProcess): SupervisedProcess {
+  stops.push({ name: child.name, stop: () => child.stop() });
+  void child.exited.then((code) => {
+    if (!shuttingDown) void shutdown(1, `${child.name} exited with code ${code}; stopping the rest`);
+  });
+  return child;
+}
+
+async function ensurePostgres(): Promise<void> {
+  if (await canConnect(pg.host, pg.port)) return say(`PostgreSQL: using ${pg.host}:${pg.port}`);
+  if (!isLoopback(pg.host))
+    throw new Error(`PostgreSQL at ${pg.host}:${pg.port} (PGHOST/PGPORT) is not reachable`);
+  const pgDataDir = join(dataDir, 'postgres');
+  say(
+    `PostgreSQL: nothing on ${pg.host}:${pg.port}; starting embedded PostgreSQL (data in ${shown(pgDataDir)})`,
+  );
+  supervise(await startEmbeddedPostgres(pg, pgDataDir));
+  await waitFor('PostgreSQL to accept connections', () => acceptsConnections(pg), { timeoutMs: 30_000 });
+}
+
+async function ensureNats(): Promise<void> {
+  if (await canConnect(nats.host, nats.port)) return say(`NATS: using ${nats.host}:${nats.port}`);
+  if (!isLoopback(nats.host))
+    throw new Error(`NATS at ${nats.host}:${nats.port} (NATS_URL) is not reachable`);
+  const binary = findNatsServer();
+  if (!binary)
+    throw new Error(
+      `NATS: nothing on ${nats.host}:${nats.port} and no nats-server found.\n${NATS_INSTALL_HINT}`,
+    );
+  const storeDir = join(dataDir, 'nats');
+  say(
+    `NATS: nothing on ${nats.host}:${nats.port}; starting ${binary} with JetStream (store in ${shown(storeDir)})`,
+  );
+  supervise(startNatsServer(binary, nats.port, storeDir, root));
+  await waitFor('nats-server to listen', () => canConnect(nats.host, nats.port), { timeoutMs: 15_000 });
+}
+
+async function main(): Promise<void> {
+  await mkdir(dataDir, { recursive: true });
+  await ensurePostgres();
+  await ensureNats();
+
+  // In parallel: a `prisma migrate deploy` that has work to do idles about 10 s before it exits.
+  await Promise.all(
+    settings.services.map(async (service) => {
+      const database = new URL(service.databaseUrl).pathname.slice(1);
+      if (await ensureDatabase(service.databaseUrl)) say(`created database ${database}`);
+      const outcome = await migrateService(service, childEnv);
+      say(
+        `${service.name}: migrations ${outcome === 'applied' ? 'applied to' : 'up to date in'} ${database}`,
+      );
+    }),
+  );
+
+  const bootstrap = await bootstrapTenantOnce(root, dataDir, childEnv);
+  say(
+    bootstrap.created
+      ? `bootstrap tenant created (${shown(bootstrap.jsonFile)})`
+      : 'bootstrap tenant: reusing it',
+  );
+
+  // node with tsx's loader, not the tsx CLI: that one SIGKILLs a child slow to acknowledge a signal.
+  for (const service of settings.services) {
+    const entry = `services/${service.name}/src/start.ts`;
+    supervise(
+      startSupervised(service.name, process.execPath, ['--import', 'tsx', entry], {
+        cwd: root,
+        env: childEnv,
+      }),
+    );
+  }
+
+  const base = `http://127.0.0.1:${settings.gatewayPort}`;
+  await waitFor(
+    'the gateway health check',
+    () =>
+      fetch(`${base}/api/v1/infrastructure/health`).then(
+        (r) => r.ok,
+        () => false,
+      ),
+    { timeoutMs: 60_000, intervalMs: 500 },
+  );
+  say('ready');
+  say(`  API              ${base}/api/v1`);
+  say(`  API reference    ${base}/api/v1/docs`);
+  say(`  API key          ${shown(bootstrap.keyFile)}  (send as: Authorization: Bearer <key>)`);
+  say('Ctrl+C stops everything');
+}
+
+main().catch((err: unknown) => {
+  if (shuttingDown) return; // a failure caused by the shutdown itself
+  for (const line of (err instanceof Error ? err.message : String(err)).split('\n'))
+    printLine('dev', line, process.stderr);
+  void shutdown(1, 'start-up failed; stopping what was started');
+});

@@ -1,0 +1,107 @@
+#!/usr/bin/env node
+// `npm start | test | bench | admin` on a fresh clone, with Node alone: this file runs before any install,
+// so it uses nothing but Node's built-ins. It installs and generates only what is stale, then runs the
+// command from the workspace.
+import { spawn, spawnSync } from 'node:child_process';
+import { existsSync, readdirSync, readFileSync, statSync, utimesSync } from 'node:fs';
+import { constants } from 'node:os';
+import { delimiter, dirname, join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+
+const root = join(dirname(fileURLToPath(import.meta.url)), '..', '..');
+// TypeScript entry points run in node itself with tsx's loader. Neither `pnpm exec` nor the tsx CLI sits
+// in between: on Ctrl+C pnpm exits without waiting for its child, and the tsx CLI SIGKILLs a child that
+// does not acknowledge the signal within 30 ms; either would cut the launcher's ordered shutdown short.
+const tsx = (file) => [process.execPath, '--import', 'tsx', file];
+const COMMANDS = {
+  start: tsx('infra/dev/launch.ts'),
+  test: [binary(root, 'vitest'), 'run'],
+  bench: tsx('tests/load/bench.ts'),
+  admin: tsx('services/gateway/src/admin/cli.ts'),
+};
+
+const [command, ...extraArgs] = process.argv.slice(2);
+if (!Object.hasOwn(COMMANDS, command ?? '')) {
+  console.error(`usage: node infra/dev/run.mjs <${Object.keys(COMMANDS).join('|')}> [args...]`);
+  process.exit(2);
+}
+const installed = installIfStale();
+generatePrismaClients(installed);
+const [file, ...args] = COMMANDS[command];
+run(file, [...args, ...extraArgs]);
+
+// Status goes to stderr: `npm run admin -- bootstrap --json` must leave stdout to the command.
+function say(message) {
+  console.error(`› ${message}`);
+}
+
+function mtime(file) {
+  return existsSync(file) ? statSync(file).mtimeMs : 0;
+}
+
+function binary(dir, name) {
+  return join(dir, 'node_modules', '.bin', name);
+}
+
+function installIfStale() {
+  const marker = join(root, 'node_modules', '.modules.yaml');
+  // An install leaves both with the same mtime, hence >=.
+  if (mtime(marker) >= mtime(join(root, 'pnpm-lock.yaml'))) return false;
+  const [pnpm, ...pnpmArgs] = findPnpm();
+  say('installing dependencies (pnpm install --frozen-lockfile)...');
+  runQuietly(pnpm, [...pnpmArgs, 'install', '--frozen-lockfile'], root);
+  // pnpm leaves the marker alone when there was nothing to do; touch it so the next run skips this.
+  const now = new Date();
+  utimesSync(marker, now, now);
+  return true;
+}
+
+// corepack is not dependable, so: pnpm from PATH, else the pinned version through npx.
+function findPnpm() {
+  const { packageManager = 'pnpm@10' } = JSON.parse(readFileSync(join(root, 'package.json'), 'utf8'));
+  if (spawnSync('pnpm', ['--version'], { stdio: 'ignore' }).status === 0) return ['pnpm'];
+  return ['npx', '--yes', packageManager.split('+')[0]];
+}
+
+// Generated clients are gitignored; make them after an install or when the schema is newer.
+function generatePrismaClients(force) {
+  const servicesDir = join(root, 'services');
+  for (const name of readdirSync(servicesDir)) {
+    const dir = join(servicesDir, name);
+    const schema = join(dir, 'prisma', 'schema.prisma');
+    if (!existsSync(schema)) continue;
+    const output = readFileSync(schema, 'utf8').match(/^\s*output\s*=\s*"([^"]+)"/m)?.[1];
+    const outputDir = join(dir, 'prisma', output ?? '../node_modules/.prisma/client');
+    const generatedAt = existsSync(outputDir)
+      ? Math.max(0, ...readdirSync(outputDir).map((entry) => mtime(join(outputDir, entry))))
+      : 0;
+    if (!force && generatedAt > mtime(schema)) continue;
+    say(`generating the Prisma client for ${name}...`);
+    runQuietly(binary(dir, 'prisma'), ['generate'], dir);
+  }
+}
+
+function runQuietly(file, fileArgs, cwd) {
+  const result = spawnSync(file, fileArgs, { cwd, encoding: 'utf8', maxBuffer: 64 * 1024 * 1024 });
+  if (result.status === 0) return;
+  process.stderr.write(`${result.stdout ?? ''}${result.stderr ?? ''}`);
+  console.error(
+    `✗ ${[file, ...fileArgs].join(' ')} failed${result.error ? `: ${result.error.message}` : ''}`,
+  );
+  process.exit(result.status || 1);
+}
+
+function run(file, runArgs) {
+  const bin = join(root, 'node_modules', '.bin');
+  const child = spawn(file, runArgs, {
+    cwd: root,
+    stdio: 'inherit',
+    env: { ...process.env, PATH: `${bin}${delimiter}${process.env.PATH ?? ''}` },
+  });
+  for (const signal of ['SIGINT', 'SIGTERM']) process.on(signal, () => child.kill(signal));
+  child.on('error', (err) => {
+    console.error(`✗ cannot run ${file}: ${err.message}`);
+    process.exit(127);
+  });
+  child.on('exit', (code, signal) => process.exit(code ?? 128 + (constants.signals[signal] ?? 0)));
+}
