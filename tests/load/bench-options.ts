@@ -1,0 +1,90 @@
+import { parseArgs } from 'node:util';
+
+export interface BenchOptions {
+  baseUrl: string;
+  quick: boolean;
+  /** Exit 1 when a target is missed. */
+  check: boolean;
+  /** Leave the bench namespaces in place (to EXPLAIN the recall query against them); prints them. */
+  keep: boolean;
+  /** Seconds measured per scenario. */
+  duration: number;
+  /** Seconds of unmeasured load before each measured scenario. */
+  warmup: number;
+  /** Concurrent connections for the throughput scenarios (write, baseline, recall). */
+  connections: number;
+  /** Concurrent writes while seeding. */
+  seedConnections: number;
+  /** Records in the namespace of the small-namespace recall scenario. */
+  smallSize: number;
+  /** Namespace sizes for the recall-latency scenarios, ascending; one namespace grows through them. */
+  sizes: number[];
+}
+
+export const USAGE = `Usage: pnpm bench [--quick] [--check] [--keep] [--duration S] [--connections N] [--seed-connections N] [--sizes 10000,100000]
+
+Runs against a stack that is already up (\`pnpm start\`). --check exits 1 when a target is missed;
+--keep leaves the bench's namespaces in place (and prints them) instead of deleting them.
+  BENCH_URL      base URL of the gateway (default http://127.0.0.1:8080)
+  BENCH_API_KEY  API key to use; without it a fresh tenant is bootstrapped with the admin command
+  BENCH_PG_URL   PostgreSQL server for the baseline's throwaway database (default: the memory
+                 service's server, from MEMORY_DATABASE_URL or PGHOST/PGPORT/PGUSER/PGPASSWORD)`;
+
+const FULL = {
+  duration: 10,
+  warmup: 2,
+  connections: 32,
+  seedConnections: 64,
+  smallSize: 1_000,
+  sizes: [10_000, 100_000],
+};
+const QUICK = {
+  duration: 3,
+  warmup: 1,
+  connections: 32,
+  seedConnections: 64,
+  smallSize: 200,
+  sizes: [1_000, 5_000],
+};
+
+export function readBenchOptions(argv: string[], env: NodeJS.ProcessEnv = process.env): BenchOptions {
+  const { values } = parseArgs({
+    args: argv,
+    options: {
+      quick: { type: 'boolean', default: false },
+      check: { type: 'boolean', default: false },
+      keep: { type: 'boolean', default: false },
+      duration: { type: 'string' },
+      connections: { type: 'string' },
+      'seed-connections': { type: 'string' },
+      sizes: { type: 'string' },
+      help: { type: 'boolean', default: false },
+    },
+  });
+  if (values.help) {
+    console.log(USAGE);
+    process.exit(0);
+  }
+  const preset = values.quick ? QUICK : FULL;
+  const positive = (name: string, raw: string | undefined, fallback: number) => {
+    if (raw === undefined) return fallback;
+    const n = Number(raw);
+    if (!Number.isInteger(n) || n <= 0) throw new Error(`--${name} must be a positive integer, got ${raw}`);
+    return n;
+  };
+  const sizes = values.sizes
+    ? values.sizes.split(',').map((s) => positive('sizes', s.trim(), 0))
+    : preset.sizes;
+  return {
+    baseUrl: (env.BENCH_URL || 'http://127.0.0.1:8080').replace(/\/+$/, ''),
+    quick: values.quick ?? false,
+    check: values.check ?? false,
+    keep: values.keep ?? false,
+    duration: positive('duration', values.duration, preset.duration),
+    warmup: preset.warmup,
+    connections: positive('connections', values.connections, preset.connections),
+    seedConnections: positive('seed-connections', values['seed-connections'], preset.seedConnections),
+    smallSize: preset.smallSize,
+    sizes: [...sizes].sort((a, b) => a - b),
+  };
+}

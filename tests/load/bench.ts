@@ -1,0 +1,226 @@
+/**
+ * `pnpm bench`: load-test a running stack (`pnpm start`) with autocannon and print a markdown report.
+ *
+ *   1. baseline  bare Express 5 + pg, one INSERT per request (child process, throwaway database)
+ *   2. write     POST /api/v1/memory/write, unique idempotency key and fresh text per request
+ *   3. recall    POST /api/v1/memory/recall on a small namespace
+ *   4. recall    latency as one namespace grows through the sizes (10k, 100k), seeded via the write API
+ *
+ * The bench's namespaces are deleted at the end. See tests/load/bench-options.ts for flags.
+ */
+import { randomBytes } from 'node:crypto';
+import { availableParallelism, loadavg } from 'node:os';
+import { resolveApiKey } from './api-key.js';
+import { startBaseline } from './baseline.js';
+import { type BenchOptions, readBenchOptions } from './bench-options.js';
+import { checkStack, deleteNamespace, recallRequests, writeRequests } from './memory-api.js';
+import { type ScenarioRow, scenarioTable, type TargetRow, targetTable } from './report.js';
+import { type LoadRequest, type LoadResult, runLoad } from './run-load.js';
+import { seedNamespace } from './seed.js';
+import { estimateHitShare, TextCorpus } from './text-corpus.js';
+
+const RECALL_P95_TARGET_MS = 50;
+const WRITE_SHARE_TARGET = 0.4;
+const TARGET_SIZE = 100_000;
+
+const log = (message: string) =>
+  console.error(`[bench ${new Date().toISOString().slice(11, 19)}] ${message}`);
+const count = (n: number) => n.toLocaleString('en-US');
+
+/** Unmeasured warm-up (JIT, pools, caches), then the measured run, with the same settings. */
+async function measure(request: LoadRequest, baseUrl: string, connections: number, options: BenchOptions) {
+  if (options.warmup > 0) await runLoad(request, { baseUrl, connections, duration: options.warmup });
+  return runLoad(request, { baseUrl, connections, duration: options.duration });
+}
+
+function describe(label: string, r: LoadResult) {
+  log(
+    `${label}: ${r.rps.toFixed(0)} req/s, p50 ${r.p50.toFixed(1)} / p95 ${r.p95.toFixed(1)} / p99 ${r.p99.toFixed(1)} ms` +
+      ` (${r.ok} ok, status ${JSON.stringify(r.statusCodes)}, ${r.errors} errors)`,
+  );
+}
+
+async function main() {
+  const options = readBenchOptions(process.argv.slice(2));
+  const { baseUrl } = options;
+  const started = Date.now();
+  const loadBefore = loadavg()[0] ?? 0;
+  const { apiKey, source } = await resolveApiKey();
+  log(`stack ${baseUrl}, key from ${source}`);
+  await checkStack(baseUrl, apiKey);
+
+  const runId = `${Date.now().toString(36)}-${randomBytes(3).toString('hex')}`;
+  const namespaces = {
+    write: `bench-${runId}-write`,
+    small: `bench-${runId}-small`,
+    large: `bench-${runId}-large`,
+  };
+  const corpus = new TextCorpus();
+  const rows: ScenarioRow[] = [];
+  const notes: string[] = [];
+  const recallAt = new Map<number, { single: LoadResult; loaded: LoadResult }>();
+  let baselineRps = Number.NaN;
+  let writeRps = Number.NaN;
+  const recall = (namespace: string) => recallRequests(apiKey, namespace, corpus);
+  const target = (namespace: string, keyPrefix: string) => ({ baseUrl, apiKey, namespace, keyPrefix });
+
+  try {
+    // 1. Baseline, right before the write scenario so both see the same machine state.
+    log('baseline: starting Express 5 + pg server in a throwaway database');
+    const baseline = await startBaseline();
+    try {
+      const result = await measure(
+        writeRequests(apiKey, 'baseline', corpus, `${runId}-baseline`),
+        baseline.url,
+        options.connections,
+        options,
+      );
+      describe('baseline', result);
+      rows.push({
+        scenario: 'Baseline: bare Express 5 + pg, one INSERT',
+        records: '-',
+        connections: options.connections,
+        result,
+      });
+      baselineRps = result.rps;
+    } finally {
+      await baseline.stop();
+    }
+
+    // 2. Write throughput.
+    const write = await measure(
+      writeRequests(apiKey, namespaces.write, corpus, `${runId}-write`),
+      baseUrl,
+      options.connections,
+      options,
+    );
+    describe('write', write);
+    rows.push({
+      scenario: 'Write (unique key, fresh text)',
+      records: 'growing',
+      connections: options.connections,
+      result: write,
+    });
+    writeRps = write.rps;
+
+    // 3. Recall throughput on a small namespace.
+    await seedNamespace(
+      target(namespaces.small, `${runId}-small`),
+      corpus,
+      options.smallSize,
+      options.seedConnections,
+      log,
+    );
+    const small = await measure(recall(namespaces.small), baseUrl, options.connections, options);
+    describe('recall (small)', small);
+    rows.push({
+      scenario: 'Recall, small namespace',
+      records: count(options.smallSize),
+      connections: options.connections,
+      result: small,
+    });
+
+    // 4. Recall latency as one namespace grows: one connection (service time) and under load.
+    let size = 0;
+    for (const next of options.sizes) {
+      const seeded = await seedNamespace(
+        target(namespaces.large, `${runId}-large-${next}`),
+        corpus,
+        next - size,
+        options.seedConnections,
+        log,
+      );
+      notes.push(
+        `Seeding ${count(size)} → ${count(next)} records: ${seeded.seconds.toFixed(0)} s at ${seeded.rps.toFixed(0)} writes/s` +
+          ` with ${options.seedConnections} connections${seeded.failed ? ` (${seeded.failed} writes not retained, topped up)` : ''}.`,
+      );
+      size = next;
+      const single = await measure(recall(namespaces.large), baseUrl, 1, options);
+      describe(`recall @${next}, 1 connection`, single);
+      const loaded = await measure(recall(namespaces.large), baseUrl, options.connections, options);
+      describe(`recall @${next}, ${options.connections} connections`, loaded);
+      rows.push({ scenario: 'Recall, one client', records: count(next), connections: 1, result: single });
+      rows.push({
+        scenario: 'Recall, under load',
+        records: count(next),
+        connections: options.connections,
+        result: loaded,
+      });
+      recallAt.set(next, { single, loaded });
+    }
+  } finally {
+    if (options.keep) {
+      const line = `Kept namespaces ${Object.values(namespaces).join(', ')} (--keep); delete them with DELETE /api/v1/memory?namespace=….`;
+      log(`${line} They belong to the key ${source === 'BENCH_API_KEY' ? 'in BENCH_API_KEY' : apiKey}.`);
+      notes.push(line);
+    }
+    for (const namespace of options.keep ? [] : Object.values(namespaces)) {
+      const outcome = await deleteNamespace(baseUrl, apiKey, namespace);
+      const line = `Deleted namespace ${namespace}: HTTP ${outcome.status}, ${outcome.deleted ?? '?'} records, ${outcome.attempts} attempt(s).`;
+      log(line);
+      notes.push(line);
+    }
+  }
+
+  notes.push(
+    `1-minute load average ${loadBefore.toFixed(2)} before the run and ${(loadavg()[0] ?? 0).toFixed(2)} after it ` +
+      `on ${availableParallelism()} CPUs (bench client, stack, PostgreSQL and NATS share them; so does anything else running).`,
+  );
+  const share = estimateHitShare({});
+  notes.unshift(
+    `Cues (3-6 words) and texts (8-32 words) come from a ${count(corpus.words.length)}-word vocabulary with a Zipf (s = 1) ` +
+      `distribution; a cue shares at least one term with a median ${(share.median * 100).toFixed(0)}% ` +
+      `(p90 ${(share.p90 * 100).toFixed(0)}%) of the records, all of which recall scores.`,
+  );
+
+  const targets: TargetRow[] = [];
+  const largest = options.sizes.at(-1);
+  const atLargest = largest === undefined ? undefined : recallAt.get(largest);
+  if (largest !== undefined && atLargest) {
+    const scope =
+      largest === TARGET_SIZE
+        ? ''
+        : ` (measured at ${count(largest)}; the target is for ${count(TARGET_SIZE)})`;
+    for (const [label, r, connections] of [
+      ['one client', atLargest.single, 1],
+      ['under load', atLargest.loaded, options.connections],
+    ] as const) {
+      targets.push({
+        target: `Recall p95 < ${RECALL_P95_TARGET_MS} ms at ${count(TARGET_SIZE)} records, ${label} (${connections} conn.)${scope}`,
+        measured: `${r.p95.toFixed(1)} ms`,
+        met: largest === TARGET_SIZE ? r.p95 < RECALL_P95_TARGET_MS : null,
+      });
+    }
+  }
+  const ratio = writeRps / baselineRps;
+  targets.push({
+    target: `Write throughput ≥ ${WRITE_SHARE_TARGET * 100}% of baseline`,
+    measured: `${writeRps.toFixed(0)} / ${baselineRps.toFixed(0)} req/s = ${(ratio * 100).toFixed(0)}%`,
+    met: ratio >= WRITE_SHARE_TARGET,
+  });
+
+  const minutes = ((Date.now() - started) / 60_000).toFixed(1);
+  console.log(
+    [
+      `## Benchmark ${new Date().toISOString()}${options.quick ? ' (quick)' : ''}`,
+      '',
+      `Stack ${baseUrl}; ${options.duration} s measured per scenario after ${options.warmup} s warm-up; ` +
+        `latencies are of successful requests; run took ${minutes} min.`,
+      '',
+      scenarioTable(rows),
+      '',
+      targetTable(targets),
+      '',
+      ...notes.map((n) => `- ${n}`),
+    ].join('\n'),
+  );
+  return options.check && targets.some((t) => t.met === false) ? 1 : 0;
+}
+
+main().then(
+  (code) => process.exit(code),
+  (err) => {
+    console.error(`bench: ${(err as Error).stack ?? err}`);
+    process.exit(2);
+  },
+);
