@@ -48,7 +48,7 @@ describe('POST /api/v1/memory/recall', () => {
       retryable: false,
       namespace,
       retrieval_outcome: 'matched',
-      proximity: { kind: 'mock_lexical_overlap', cue_terms: 5 },
+      proximity: { kind: 'mock_lexical_overlap', cue_terms: 3 },
       ranking: { basis: 'mock_lexical_overlap', semantic: false, as_of: null },
       provenance: { execution_mode: 'mock', model_execution: false, model_variant: 'Unspecified' },
       usage: { billing_state: 'billable', operation_units: 1 },
@@ -57,7 +57,7 @@ describe('POST /api/v1/memory/recall', () => {
       event_id: 'tea',
       text: 'Alice prefers green tea in the morning',
       score_kind: 'mock_lexical_overlap',
-      score: 0.4,
+      score: 0.6667,
       matched_terms: 2,
       occurred_at: '2026-11-22T09:00:00.000Z',
     });
@@ -95,6 +95,23 @@ describe('POST /api/v1/memory/recall', () => {
 
     expect(eventIds(res)).toEqual(['three', 'two']);
     expect(res.body.related.map((r: { score: number }) => r.score)).toEqual([1, 0.6667]);
+  });
+
+  it('when the cue has content words, then function words neither match nor count; a cue of only function words still matches', async () => {
+    const tenant = await createTenant();
+    const namespace = uniqueNamespace();
+    await seed(tenant.api_key, namespace, [
+      ['function-words', 'what is it that you do'],
+      ['hamlet', 'to be or not to be'],
+      ['content', 'tulips bloom in spring'],
+    ]);
+
+    const content = await api.recall(tenant.api_key, recallBody(namespace, 'what do tulips do in spring?'));
+    const onlyFunctionWords = await api.recall(tenant.api_key, recallBody(namespace, 'Not to be!'));
+
+    expect(eventIds(content)).toEqual(['content']);
+    expect(content.body.proximity).toMatchObject({ cue_terms: 2, top_score: 1 });
+    expect(eventIds(onlyFunctionWords)).toEqual(['hamlet']);
   });
 
   it('when nothing matches, then 200 no_data with no context', async () => {

@@ -22,6 +22,9 @@ export function createPgAdapter(
     max: options.poolSize ?? 10,
     connectionTimeoutMillis: 3_000,
     statement_timeout: options.statementTimeoutMs ?? 10_000,
+    // Bounded wait on a row another transaction holds (e.g. a concurrent write with the same
+    // idempotency key); past it the caller gets a retryable answer instead of a stuck request.
+    lock_timeout: 3_000,
   });
 }
 

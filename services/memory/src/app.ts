@@ -3,7 +3,7 @@ import { connectBus, ensureStream, jetStreamClient, publishDurable, startOutboxR
 import { Streams } from '@tm/contracts';
 import type { Logger } from '@tm/kit';
 import type { MemoryConfig } from './config.js';
-import { fetchPending, markPublished } from './data-access/outbox-repository.js';
+import { fetchPending, markPublished, purgePublished } from './data-access/outbox-repository.js';
 import { closePrisma, getPrisma, initPrisma } from './data-access/prisma-client.js';
 import { serveMemoryEndpoints } from './entry-points/nats/memory-endpoints.js';
 
@@ -34,6 +34,13 @@ export async function startMemoryService(
     intervalMs: config.OUTBOX_RELAY_INTERVAL_MS,
     logger,
   });
+  const retentionMs = config.OUTBOX_RETENTION_HOURS * 3_600_000;
+  const purge = setInterval(() => {
+    purgePublished(getPrisma(), new Date(Date.now() - retentionMs)).catch((err) =>
+      logger.warn({ err }, 'outbox purge failed; will retry'),
+    );
+  }, 60_000);
+  purge.unref();
   const subscriptions = serveMemoryEndpoints(
     nc,
     { pricingVersion: config.PRICING_VERSION, onCommitted: relay.nudge, version },
@@ -45,6 +52,7 @@ export async function startMemoryService(
     nc,
     flushOutbox: relay.flush,
     stop: async () => {
+      clearInterval(purge);
       await Promise.all(subscriptions.map((s) => s.drain()));
       await relay.stop();
       await nc.drain();

@@ -1,23 +1,29 @@
 import type { Prisma } from './generated/client.js';
 import type { Db } from './prisma-client.js';
 
-/** Everything authentication needs about a key, in one indexed lookup by hash. */
-export function findKeyByHash(db: Db, secretHash: string) {
-  return db.apiKey.findUnique({
-    where: { secretHash },
-    select: {
-      id: true,
-      tenantId: true,
-      userId: true,
-      revokedAt: true,
-      storageConnection: { select: { id: true, kind: true, status: true } },
-      user: {
-        select: { role: true, consents: { where: { purpose: 'private_memory' }, select: { state: true } } },
-      },
-    },
-  });
+export interface KeyRecord {
+  id: string;
+  tenantId: string;
+  userId: string;
+  revokedAt: Date | null;
+  storageId: string | null;
+  storageKind: 'managed' | 'customer_owned' | null;
+  storageStatus: 'active' | 'disabled' | null;
+  consent: 'granted' | 'revoked' | null;
 }
-export type KeyRecord = NonNullable<Awaited<ReturnType<typeof findKeyByHash>>>;
+
+/** Everything authentication needs about a key, in one indexed lookup by hash (one round trip). */
+export async function findKeyByHash(db: Db, secretHash: string): Promise<KeyRecord | undefined> {
+  const rows = await db.$queryRaw<KeyRecord[]>`
+    SELECT k.id::text AS "id", k.tenant_id::text AS "tenantId", k.user_id::text AS "userId", k.revoked_at AS "revokedAt",
+           s.id::text AS "storageId", s.kind::text AS "storageKind", s.status::text AS "storageStatus",
+           c.state::text AS "consent"
+      FROM api_key k
+      LEFT JOIN storage_connection s ON s.id = k.storage_connection_id
+      LEFT JOIN consent c ON c.tenant_id = k.tenant_id AND c.user_id = k.user_id AND c.purpose = 'private_memory'
+     WHERE k.secret_hash = ${secretHash}`;
+  return rows[0];
+}
 
 export async function createTenantGraph(
   db: Db,

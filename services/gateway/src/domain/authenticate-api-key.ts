@@ -20,25 +20,23 @@ export async function authenticateApiKey(presented: string, prisma = getPrisma()
   const key = await findKeyByHash(prisma, hashApiKey(presented));
   if (!key || key.revokedAt) throw authenticationRequired();
 
-  const storage = key.storageConnection;
-  if (storage?.status !== 'active') {
+  if (!key.storageId || key.storageStatus !== 'active') {
     throw new AppError(
       ErrorCode.StorageNotAttached,
       'This API key has no active storage connection attached',
     );
   }
-  if (storage.kind !== 'managed') {
+  if (key.storageKind !== 'managed') {
     throw new AppError(
       ErrorCode.StorageNotAttached,
       'The storage connection attached to this key is customer-owned, which is control-plane only: memory requests are not dispatched to it',
     );
   }
-  const consent = key.user.consents[0]?.state === 'granted' ? 'granted' : 'missing';
   return {
     tenant_id: key.tenantId,
     user_id: key.userId,
     key_id: key.id,
-    storage_connection_id: storage.id,
-    consent,
+    storage_connection_id: key.storageId,
+    consent: key.consent === 'granted' ? 'granted' : 'missing',
   };
 }

@@ -1,4 +1,4 @@
-import type { Prisma } from './generated/client.js';
+import { Prisma } from './generated/client.js';
 import type { Db } from './prisma-client.js';
 
 export interface NewRecord {
@@ -12,16 +12,6 @@ export interface NewRecord {
   terms: string[];
   source: Prisma.InputJsonValue | null;
   requestId: string;
-}
-
-/** Insert unless the event id already exists in this namespace; false means it did. */
-export async function insertRecord(db: Db, r: NewRecord): Promise<boolean> {
-  const inserted = await db.$executeRaw`
-    INSERT INTO memory_record (id, tenant_id, user_id, namespace, event_id, occurred_at, text, terms, source, request_id)
-    VALUES (${r.id}::uuid, ${r.tenantId}, ${r.userId}, ${r.namespace}, ${r.eventId}, ${r.occurredAt}, ${r.text},
-            ${r.terms}::text[], ${r.source === null ? null : JSON.stringify(r.source)}::jsonb, ${r.requestId})
-    ON CONFLICT (tenant_id, namespace, event_id) DO NOTHING`;
-  return inserted === 1;
 }
 
 /**
@@ -67,7 +57,10 @@ export async function rankByOverlap(
 ): Promise<RankedRow[]> {
   return db.$queryRaw<RankedRow[]>`
     SELECT r.id::text AS id, r.event_id, r.occurred_at, r.text, r.source,
-           (SELECT count(*) FROM unnest(${q.cueTerms}::text[]) AS c(term) WHERE c.term = ANY(r.terms))::int AS matched
+           (${Prisma.join(
+             q.cueTerms.map((term) => Prisma.sql`(r.terms @> ARRAY[${term}]::text[])::int`),
+             ' + ',
+           )}) AS matched
       FROM memory_record r
      WHERE r.tenant_id = ${q.tenantId}
        AND r.namespace = ${q.namespace}

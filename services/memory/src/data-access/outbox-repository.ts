@@ -30,3 +30,9 @@ export async function markPublished(db: Db, ids: string[]) {
     data: { publishedAt: new Date(), attempts: { increment: 1 } },
   });
 }
+
+/** Published rows are kept for a while (diagnosis), then dropped: JetStream and billing hold them. */
+export async function purgePublished(db: Db, olderThan: Date) {
+  const { count } = await db.outboxMessage.deleteMany({ where: { publishedAt: { lt: olderThan } } });
+  return count;
+}

@@ -11,9 +11,9 @@ import {
 import { rankByOverlap } from '../data-access/memory-repository.js';
 import { enqueue } from '../data-access/outbox-repository.js';
 import { getPrisma } from '../data-access/prisma-client.js';
+import { cueTerms } from './cue-terms.js';
 import { renderContext } from './render-context.js';
 import { billableUsage, provenance } from './runtime-blocks.js';
-import { tokenize } from './tokenize.js';
 
 export const RANKING_ORDER = ['score desc', 'occurred_at desc', 'event_id asc'];
 
@@ -27,14 +27,14 @@ export interface RecallDeps {
 export async function recallMemory(msg: MemoryRecallMessage, deps: RecallDeps): Promise<RecallResponse> {
   const { scope, request_id: requestId, body } = msg;
   const prisma = deps.prisma ?? getPrisma();
-  const cueTerms = tokenize(body.cue.text);
+  const terms = cueTerms(body.cue.text);
   const asOf = body.as_of ? new Date(body.as_of) : null;
 
-  const rows = cueTerms.length
+  const rows = terms.length
     ? await rankByOverlap(prisma, {
         tenantId: scope.tenant_id,
         namespace: body.namespace,
-        cueTerms,
+        cueTerms: terms,
         asOf,
         limit: body.top_k,
       })
@@ -46,7 +46,7 @@ export async function recallMemory(msg: MemoryRecallMessage, deps: RecallDeps): 
     occurred_at: row.occurred_at.toISOString(),
     text: row.text,
     score_kind: SCORE_KIND,
-    score: round(row.matched / cueTerms.length),
+    score: round(row.matched / terms.length),
     matched_terms: row.matched,
     ...(row.source ? { source: row.source as RelatedResult['source'] } : {}),
   }));
@@ -76,7 +76,7 @@ export async function recallMemory(msg: MemoryRecallMessage, deps: RecallDeps): 
     retryable: false,
     namespace: body.namespace,
     retrieval_outcome: related.length ? 'matched' : 'no_match',
-    proximity: { kind: SCORE_KIND, top_score: related[0]?.score ?? null, cue_terms: cueTerms.length },
+    proximity: { kind: SCORE_KIND, top_score: related[0]?.score ?? null, cue_terms: terms.length },
     ranking: { basis: SCORE_KIND, semantic: false, order: RANKING_ORDER, as_of: asOf?.toISOString() ?? null },
     ...(context !== undefined ? { context } : {}),
     related,

@@ -10,10 +10,10 @@ import {
   type WriteResponse,
 } from '@tm/contracts';
 import type { Prisma } from '../data-access/generated/client.js';
-import { claimKey, completeEntry, findEntry } from '../data-access/idempotency-ledger.js';
-import { insertRecord, insertRelations, markSuperseded } from '../data-access/memory-repository.js';
-import { enqueue } from '../data-access/outbox-repository.js';
+import { completeEntry, findEntry } from '../data-access/idempotency-ledger.js';
+import { insertRelations, markSuperseded } from '../data-access/memory-repository.js';
 import { getPrisma } from '../data-access/prisma-client.js';
+import { claimAndRetain } from '../data-access/retain-statement.js';
 import { fingerprintWrite } from './fingerprint.js';
 import { billableUsage, noUsage, provenance } from './runtime-blocks.js';
 import { tokenize } from './tokenize.js';
@@ -49,67 +49,75 @@ export async function writeMemory(msg: MemoryWriteMessage, deps: WriteDeps): Pro
   const fingerprint = fingerprintWrite(body, eventId);
   const prisma = deps.prisma ?? getPrisma();
   const result = await prisma
-    .$transaction(
-      async (tx) => {
-        // Bounded wait for a concurrent holder of the same key, then a retryable answer.
-        await tx.$executeRaw`SET LOCAL lock_timeout = '3s'`;
-        const claimed = await claimKey(tx, {
-          tenantId: scope.tenant_id,
-          key,
-          namespace: body.namespace,
-          fingerprint,
-          requestId,
-        });
-        if (!claimed) return replay(await findEntry(tx, scope.tenant_id, key), fingerprint, requestId);
-        const response = await retain(tx, msg, eventId, deps.pricingVersion);
-        await completeEntry(tx, scope.tenant_id, key, response as unknown as Prisma.InputJsonValue);
-        return response;
-      },
-      { maxWait: 5_000, timeout: 10_000 },
-    )
+    .$transaction((tx) => retainOnce(tx, msg, eventId, fingerprint, deps.pricingVersion), {
+      maxWait: 5_000,
+      timeout: 10_000,
+    })
     .catch(rethrowLockTimeout);
   if (result.idempotency_outcome === 'Accepted') deps.onCommitted?.();
   return result;
 }
 
-async function retain(
+async function retainOnce(
   tx: Prisma.TransactionClient,
   msg: MemoryWriteMessage,
   eventId: string,
+  fingerprint: string,
   pricingVersion: string,
-) {
+): Promise<WriteResponse> {
   const { scope, request_id: requestId, idempotency_key: key, body } = msg;
   const memoryId = randomUUID();
+  const usageId = randomUUID();
+  const targets = body.event.supersedes ?? [];
   const occurredAt = new Date(body.event.occurred_at);
-  const inserted = await insertRecord(tx, {
-    id: memoryId,
-    tenantId: scope.tenant_id,
-    userId: scope.user_id,
-    namespace: body.namespace,
-    eventId,
-    occurredAt,
-    text: body.event.content.text,
-    terms: tokenize(body.event.content.text),
-    source: body.event.source ?? null,
-    requestId,
+  const response = acceptedResponse(msg, eventId, memoryId, pricingVersion);
+
+  const outcome = await claimAndRetain(tx, {
+    record: {
+      id: memoryId,
+      tenantId: scope.tenant_id,
+      userId: scope.user_id,
+      namespace: body.namespace,
+      eventId,
+      occurredAt,
+      text: body.event.content.text,
+      terms: tokenize(body.event.content.text),
+      source: body.event.source ?? null,
+      requestId,
+    },
+    idempotency: { key, fingerprint, response: response as unknown as Prisma.InputJsonValue },
+    usage: {
+      id: usageId,
+      subject: Subjects.memory.usageRecorded,
+      payload: usageEvent(msg, usageId, pricingVersion),
+    },
   });
-  if (!inserted) {
+  if (!outcome.claimed) return replay(await findEntry(tx, scope.tenant_id, key), fingerprint, requestId);
+  if (!outcome.inserted) {
     throw new AppError(
       ErrorCode.DuplicateEvent,
       'This event_id is already retained in the namespace under another idempotency key',
-      {
-        fields: [{ path: 'event.event_id', message: 'already retained in this namespace' }],
-      },
+      { fields: [{ path: 'event.event_id', message: 'already retained in this namespace' }] },
     );
   }
+  if (targets.length === 0) return response;
 
-  const targets = body.event.supersedes ?? [];
-  const found = await markSuperseded(
-    tx,
-    { tenantId: scope.tenant_id, namespace: body.namespace },
-    targets,
-    occurredAt,
-  );
+  response.supersession = await supersede(tx, msg, eventId, memoryId, occurredAt, targets);
+  await completeEntry(tx, scope.tenant_id, key, response as unknown as Prisma.InputJsonValue);
+  return response;
+}
+
+/** Mark found targets superseded and record one relation per target, found or not. */
+async function supersede(
+  tx: Prisma.TransactionClient,
+  msg: MemoryWriteMessage,
+  eventId: string,
+  memoryId: string,
+  occurredAt: Date,
+  targets: string[],
+) {
+  const scope = { tenantId: msg.scope.tenant_id, namespace: msg.body.namespace };
+  const found = await markSuperseded(tx, scope, targets, occurredAt);
   const foundByEvent = new Map(found.map((f) => [f.event_id, f.id]));
   const supersession = targets.map((target) => ({
     target_event_id: target,
@@ -119,8 +127,7 @@ async function retain(
     tx,
     supersession.map((s) => ({
       id: randomUUID(),
-      tenantId: scope.tenant_id,
-      namespace: body.namespace,
+      ...scope,
       supersedingEventId: eventId,
       supersedingMemoryId: memoryId,
       targetEventId: s.target_event_id,
@@ -128,42 +135,50 @@ async function retain(
       status: s.status,
     })),
   );
+  return supersession;
+}
 
-  const usageId = randomUUID();
-  const usageEvent: UsageRecordedEvent = {
+function usageEvent(msg: MemoryWriteMessage, usageId: string, pricingVersion: string): UsageRecordedEvent {
+  return {
     usage_id: usageId,
-    tenant_id: scope.tenant_id,
-    user_id: scope.user_id,
-    key_id: scope.key_id,
-    request_id: requestId,
+    tenant_id: msg.scope.tenant_id,
+    user_id: msg.scope.user_id,
+    key_id: msg.scope.key_id,
+    request_id: msg.request_id,
     operation: 'memory.write',
-    namespace: body.namespace,
+    namespace: msg.body.namespace,
     units: 1,
-    idempotency_key: key,
+    idempotency_key: msg.idempotency_key,
     pricing_version: pricingVersion,
     occurred_at: new Date().toISOString(),
   };
-  await enqueue(tx, Subjects.memory.usageRecorded, usageEvent, usageId);
+}
 
+function acceptedResponse(
+  msg: MemoryWriteMessage,
+  eventId: string,
+  memoryId: string,
+  pricingVersion: string,
+): WriteResponse {
   return {
     contract_version: CONTRACT_VERSION,
     operation: 'memory.write',
     state: 'retained',
-    request_id: requestId,
-    original_request_id: requestId,
+    request_id: msg.request_id,
+    original_request_id: msg.request_id,
     retryable: false,
-    idempotency_key: key,
+    idempotency_key: msg.idempotency_key,
     idempotency_outcome: 'Accepted',
-    namespace: body.namespace,
+    namespace: msg.body.namespace,
     event_id: eventId,
     memory_id: memoryId,
     decision: { version: DECISION_VERSION, value: 'memorized', memorized: true },
     representation: { status: 'not_available' },
     surprise: SURPRISE,
-    supersession,
+    supersession: [],
     provenance: provenance(),
     usage: billableUsage(pricingVersion),
-  } satisfies WriteResponse;
+  };
 }
 
 function replay(
