@@ -176,12 +176,24 @@ describe('POST /api/v1/memory/write', () => {
     const namespace = uniqueNamespace();
     await api.write(tenant.api_key, writeBody(namespace, 'first', { event_id: 'dup' }), uniqueKey());
 
+    const secondKey = uniqueKey();
+
     const res = await api.write(
       tenant.api_key,
       writeBody(namespace, 'second', { event_id: 'dup' }),
-      uniqueKey(),
+      secondKey,
+    );
+    // The refused write left no claim behind: its key is free for a corrected event.
+    const corrected = await api.write(
+      tenant.api_key,
+      writeBody(namespace, 'second', { event_id: 'dup-2' }),
+      secondKey,
     );
 
+    expect(corrected).toMatchObject({
+      status: 200,
+      body: { idempotency_outcome: 'Accepted', event_id: 'dup-2' },
+    });
     expect(res).toMatchObject({ status: 409, body: { details: { code: 'duplicate_event' } } });
     expect(await recordsWithEvent(tenant.tenant_id, namespace, 'dup')).toBe(1);
   });

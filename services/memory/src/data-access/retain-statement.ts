@@ -9,20 +9,25 @@ export interface RetainInput {
 }
 
 /**
- * The hot path of a write, in one statement (one round trip): claim the idempotency key, insert the
- * record only if the claim succeeded, enqueue the usage row only if the record went in.
- *
- * - `claimed = false`: the key is taken. A concurrent claim of the same key blocks on the unique
- *   index until the holder's transaction ends, so the caller then reads a committed entry.
- * - `claimed = true, inserted = false`: the event id already exists in the namespace; the caller
- *   must roll back (the claim is in its transaction).
+ * How the statement refuses itself without a stored function: casting this marker to an integer
+ * fails, and the failure message carries the marker. (Inside a subquery, so the planner cannot fold
+ * the cast, and fail, before the CASE is decided.)
  */
-export async function claimAndRetain(
-  db: Db,
-  input: RetainInput,
-): Promise<{ claimed: boolean; inserted: boolean }> {
+export const DUPLICATE_EVENT_MARKER = 'tm_duplicate_event';
+
+/**
+ * The hot path of a write, in one statement (one round trip, atomic on its own): claim the
+ * idempotency key, insert the record only if the claim succeeded, enqueue the usage row only if the
+ * record went in.
+ *
+ * - returns `claimed: false`: the key is taken. A concurrent claim of the same key blocks on the
+ *   unique index until the holder's transaction ends, so the caller then reads a committed entry.
+ * - fails with DUPLICATE_EVENT_MARKER in the error: the key was free but the event id already exists in the
+ *   namespace; the whole statement, claim included, is rolled back.
+ */
+export async function claimAndRetain(db: Db, input: RetainInput): Promise<{ claimed: boolean }> {
   const { record: r, idempotency: i, usage: u } = input;
-  const [row] = await db.$queryRaw<Array<{ claimed: number; inserted: number }>>`
+  const [row] = await db.$queryRaw<Array<{ claimed: number }>>`
     WITH claim AS (
       INSERT INTO idempotency_entry (tenant_id, key, namespace, fingerprint, request_id, response)
       VALUES (${r.tenantId}, ${i.key}, ${r.namespace}, ${i.fingerprint}, ${r.requestId}, ${JSON.stringify(i.response)}::jsonb)
@@ -41,6 +46,26 @@ export async function claimAndRetain(
        WHERE EXISTS (SELECT 1 FROM rec)
       RETURNING 1
     )
-    SELECT (SELECT count(*) FROM claim)::int AS claimed, (SELECT count(*) FROM rec)::int AS inserted`;
-  return { claimed: row?.claimed === 1, inserted: row?.inserted === 1 };
+    SELECT (SELECT count(*) FROM claim)::int AS claimed,
+           CASE WHEN EXISTS (SELECT 1 FROM claim) AND NOT EXISTS (SELECT 1 FROM rec)
+                THEN (SELECT ${DUPLICATE_EVENT_MARKER}::text FROM claim)::int END AS refused`;
+  return { claimed: row?.claimed === 1 };
+}
+
+/** True when a database error is the statement's own duplicate-event refusal. */
+export function isDuplicateEventRefusal(err: unknown): boolean {
+  for (let e: unknown = err, depth = 0; e && depth < 6; depth++) {
+    const c = e as {
+      code?: unknown;
+      originalCode?: unknown;
+      message?: unknown;
+      meta?: unknown;
+      cause?: unknown;
+    };
+    const { originalMessage } = c as { originalMessage?: unknown };
+    for (const m of [c.message, originalMessage])
+      if (typeof m === 'string' && m.includes(DUPLICATE_EVENT_MARKER)) return true;
+    e = (c.meta as { driverAdapterError?: unknown } | undefined)?.driverAdapterError ?? c.cause;
+  }
+  return false;
 }

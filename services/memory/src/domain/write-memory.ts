@@ -12,8 +12,8 @@ import {
 import type { Prisma } from '../data-access/generated/client.js';
 import { completeEntry, findEntry } from '../data-access/idempotency-ledger.js';
 import { insertRelations, markSuperseded } from '../data-access/memory-repository.js';
-import { getPrisma } from '../data-access/prisma-client.js';
-import { claimAndRetain } from '../data-access/retain-statement.js';
+import { type Db, getPrisma } from '../data-access/prisma-client.js';
+import { claimAndRetain, isDuplicateEventRefusal } from '../data-access/retain-statement.js';
 import { fingerprintWrite } from './fingerprint.js';
 import { billableUsage, noUsage, provenance } from './runtime-blocks.js';
 import { tokenize } from './tokenize.js';
@@ -48,18 +48,18 @@ export async function writeMemory(msg: MemoryWriteMessage, deps: WriteDeps): Pro
 
   const fingerprint = fingerprintWrite(body, eventId);
   const prisma = deps.prisma ?? getPrisma();
-  const result = await prisma
-    .$transaction((tx) => retainOnce(tx, msg, eventId, fingerprint, deps.pricingVersion), {
-      maxWait: 5_000,
-      timeout: 10_000,
-    })
-    .catch(rethrowLockTimeout);
+  const retain = (db: Db) => retainOnce(db, msg, eventId, fingerprint, deps.pricingVersion);
+  // A plain write is one self-contained statement; supersession needs a transaction around more.
+  const result = await (body.event.supersedes?.length
+    ? prisma.$transaction(retain, { maxWait: 5_000, timeout: 10_000 })
+    : retain(prisma)
+  ).catch(translateWriteError);
   if (result.idempotency_outcome === 'Accepted') deps.onCommitted?.();
   return result;
 }
 
 async function retainOnce(
-  tx: Prisma.TransactionClient,
+  db: Db,
   msg: MemoryWriteMessage,
   eventId: string,
   fingerprint: string,
@@ -72,7 +72,7 @@ async function retainOnce(
   const occurredAt = new Date(body.event.occurred_at);
   const response = acceptedResponse(msg, eventId, memoryId, pricingVersion);
 
-  const outcome = await claimAndRetain(tx, {
+  const outcome = await claimAndRetain(db, {
     record: {
       id: memoryId,
       tenantId: scope.tenant_id,
@@ -92,24 +92,17 @@ async function retainOnce(
       payload: usageEvent(msg, usageId, pricingVersion),
     },
   });
-  if (!outcome.claimed) return replay(await findEntry(tx, scope.tenant_id, key), fingerprint, requestId);
-  if (!outcome.inserted) {
-    throw new AppError(
-      ErrorCode.DuplicateEvent,
-      'This event_id is already retained in the namespace under another idempotency key',
-      { fields: [{ path: 'event.event_id', message: 'already retained in this namespace' }] },
-    );
-  }
+  if (!outcome.claimed) return replay(await findEntry(db, scope.tenant_id, key), fingerprint, requestId);
   if (targets.length === 0) return response;
 
-  response.supersession = await supersede(tx, msg, eventId, memoryId, occurredAt, targets);
-  await completeEntry(tx, scope.tenant_id, key, response as unknown as Prisma.InputJsonValue);
+  response.supersession = await supersede(db, msg, eventId, memoryId, occurredAt, targets);
+  await completeEntry(db, scope.tenant_id, key, response as unknown as Prisma.InputJsonValue);
   return response;
 }
 
 /** Mark found targets superseded and record one relation per target, found or not. */
 async function supersede(
-  tx: Prisma.TransactionClient,
+  tx: Db,
   msg: MemoryWriteMessage,
   eventId: string,
   memoryId: string,
@@ -238,7 +231,16 @@ function notRetained(msg: MemoryWriteMessage, eventId: string, pricingVersion: s
   };
 }
 
-function rethrowLockTimeout(err: unknown): never {
+function translateWriteError(err: unknown): never {
+  if (isDuplicateEventRefusal(err)) {
+    throw new AppError(
+      ErrorCode.DuplicateEvent,
+      'This event_id is already retained in the namespace under another idempotency key',
+      {
+        fields: [{ path: 'event.event_id', message: 'already retained in this namespace' }],
+      },
+    );
+  }
   const text = String((err as { message?: unknown })?.message ?? '');
   if (/lock timeout|55P03/.test(text) || (err as { cause?: { code?: string } })?.cause?.code === '55P03') {
     throw new AppError(
