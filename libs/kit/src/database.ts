@@ -1,4 +1,5 @@
 import { PrismaPg } from '@prisma/adapter-pg';
+import pg from 'pg';
 
 /** Connection fields from a postgresql:// URL (fields, because the adapter overrides `database` for shadows). */
 export function pgFieldsFromUrl(url: string) {
@@ -12,12 +13,12 @@ export function pgFieldsFromUrl(url: string) {
   };
 }
 
-/** The driver adapter every Prisma client here runs on (JS engine, no native download). */
-export function createPgAdapter(
-  url: string,
-  options: { poolSize?: number; statementTimeoutMs?: number } = {},
-) {
-  return new PrismaPg({
+/**
+ * The one connection pool of a service. Prisma runs on it through the driver adapter (JS engine, no
+ * native download); the few hot-path statements run on it directly (see sql-runner.ts).
+ */
+export function createPgPool(url: string, options: { poolSize?: number; statementTimeoutMs?: number } = {}) {
+  return new pg.Pool({
     ...pgFieldsFromUrl(url),
     max: options.poolSize ?? 10,
     connectionTimeoutMillis: 3_000,
@@ -26,6 +27,10 @@ export function createPgAdapter(
     // idempotency key); past it the caller gets a retryable answer instead of a stuck request.
     lock_timeout: 3_000,
   });
+}
+
+export function createPgAdapter(pool: pg.Pool) {
+  return new PrismaPg(pool);
 }
 
 const UNAVAILABLE_CODES = new Set([

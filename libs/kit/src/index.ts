@@ -4,3 +4,4 @@ export * from './logger.js';
 export * from './prisma-holder.js';
 export * from './run-main.js';
 export * from './shutdown.js';
+export * from './sql-runner.js';

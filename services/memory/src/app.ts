@@ -4,7 +4,7 @@ import { Streams } from '@tm/contracts';
 import type { Logger } from '@tm/kit';
 import type { MemoryConfig } from './config.js';
 import { fetchPending, markPublished, purgePublished } from './data-access/outbox-repository.js';
-import { closePrisma, getPrisma, initPrisma } from './data-access/prisma-client.js';
+import { closePrisma, getPrisma, getSql, initPrisma } from './data-access/prisma-client.js';
 import { serveMemoryEndpoints } from './entry-points/nats/memory-endpoints.js';
 
 export interface MemoryService {
@@ -26,8 +26,8 @@ export async function startMemoryService(
   const js = jetStreamClient(nc);
 
   const relay = startOutboxRelay({
-    fetchPending: (limit) => fetchPending(getPrisma(), limit),
-    markPublished: (ids) => markPublished(getPrisma(), ids),
+    fetchPending: (limit) => fetchPending(getSql(), limit),
+    markPublished: (ids) => markPublished(getSql(), ids),
     publish: async (row) => {
       await publishDurable(js, row.subject, row.payload, row.id);
     },

@@ -5,7 +5,7 @@ import { promisify } from 'node:util';
 import pg from 'pg';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { rankByOverlap } from '../src/data-access/memory-repository.js';
-import { closePrisma, getPrisma, initPrisma } from '../src/data-access/prisma-client.js';
+import { closePrisma, getPrisma, getSql, initPrisma } from '../src/data-access/prisma-client.js';
 
 const run = promisify(execFile);
 const serviceDir = join(import.meta.dirname, '..');
@@ -49,7 +49,7 @@ describe('memory migrations', () => {
     await expect(prisma.idempotencyEntry.findFirst()).resolves.toBeNull();
     await expect(prisma.outboxMessage.findFirst()).resolves.toBeNull();
     await expect(
-      rankByOverlap(prisma, { tenantId: 't', namespace: 'n', cueTerms: ['a'], asOf: null, limit: 1 }),
+      rankByOverlap(getSql(), { tenantId: 't', namespace: 'n', cueTerms: ['a'], asOf: null, limit: 1 }),
     ).resolves.toEqual([]);
   });
 

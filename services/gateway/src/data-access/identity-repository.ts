@@ -1,3 +1,4 @@
+import type { SqlRunner } from '@tm/kit';
 import type { Prisma } from './generated/client.js';
 import type { Db } from './prisma-client.js';
 
@@ -13,15 +14,18 @@ export interface KeyRecord {
 }
 
 /** Everything authentication needs about a key, in one indexed lookup by hash (one round trip). */
-export async function findKeyByHash(db: Db, secretHash: string): Promise<KeyRecord | undefined> {
-  const rows = await db.$queryRaw<KeyRecord[]>`
+export async function findKeyByHash(run: SqlRunner, secretHash: string): Promise<KeyRecord | undefined> {
+  const rows = await run<KeyRecord>(
+    `
     SELECT k.id::text AS "id", k.tenant_id::text AS "tenantId", k.user_id::text AS "userId", k.revoked_at AS "revokedAt",
            s.id::text AS "storageId", s.kind::text AS "storageKind", s.status::text AS "storageStatus",
            c.state::text AS "consent"
       FROM api_key k
       LEFT JOIN storage_connection s ON s.id = k.storage_connection_id
       LEFT JOIN consent c ON c.tenant_id = k.tenant_id AND c.user_id = k.user_id AND c.purpose = 'private_memory'
-     WHERE k.secret_hash = ${secretHash}`;
+     WHERE k.secret_hash = $1`,
+    [secretHash],
+  );
   return rows[0];
 }
 

@@ -1,6 +1,6 @@
 import { AppError, ErrorCode, type Scope } from '@tm/contracts';
 import { findKeyByHash } from '../data-access/identity-repository.js';
-import { getPrisma } from '../data-access/prisma-client.js';
+import { getSql } from '../data-access/prisma-client.js';
 import { API_KEY_PATTERN, hashApiKey } from './api-key-secret.js';
 
 /** Neutral on purpose: the same words for a missing, malformed, unknown or revoked key. */
@@ -15,9 +15,9 @@ export function authenticationRequired(): AppError {
  * Verify a presented key and derive the caller's scope from it: tenant, user, key, the attached
  * storage connection and the user's private-memory consent. Nothing here comes from the request.
  */
-export async function authenticateApiKey(presented: string, prisma = getPrisma()): Promise<Scope> {
+export async function authenticateApiKey(presented: string, run = getSql()): Promise<Scope> {
   if (!API_KEY_PATTERN.test(presented)) throw authenticationRequired();
-  const key = await findKeyByHash(prisma, hashApiKey(presented));
+  const key = await findKeyByHash(run, hashApiKey(presented));
   if (!key || key.revokedAt) throw authenticationRequired();
 
   if (!key.storageId || key.storageStatus !== 'active') {

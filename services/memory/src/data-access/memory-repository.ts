@@ -1,4 +1,5 @@
-import { Prisma } from './generated/client.js';
+import type { SqlRunner } from '@tm/kit';
+import type { Prisma } from './generated/client.js';
 import type { Db } from './prisma-client.js';
 
 export interface NewRecord {
@@ -48,27 +49,30 @@ export interface RankedRow {
 /**
  * Where recall ranks: overlap between the cue's terms and each record's terms, computed in
  * PostgreSQL. `terms && cue` is answered by the (tenant_id, namespace, terms) GIN index, so only
- * records sharing at least one term are scored. Ties break on newer event time, then event id.
- * Superseded records are hidden unless `asOf` predates the superseding event.
+ * records sharing at least one term are scored, each by one containment test per cue term.
+ * Ties break on newer event time, then event id. Superseded records are hidden unless `asOf`
+ * predates the superseding event.
  */
 export async function rankByOverlap(
-  db: Db,
+  run: SqlRunner,
   q: { tenantId: string; namespace: string; cueTerms: string[]; asOf: Date | null; limit: number },
 ): Promise<RankedRow[]> {
-  return db.$queryRaw<RankedRow[]>`
-    SELECT r.id::text AS id, r.event_id, r.occurred_at, r.text, r.source,
-           (${Prisma.join(
-             q.cueTerms.map((term) => Prisma.sql`(r.terms @> ARRAY[${term}]::text[])::int`),
-             ' + ',
-           )}) AS matched
-      FROM memory_record r
-     WHERE r.tenant_id = ${q.tenantId}
-       AND r.namespace = ${q.namespace}
-       AND r.terms && ${q.cueTerms}::text[]
-       AND (${q.asOf}::timestamptz IS NULL OR r.occurred_at <= ${q.asOf}::timestamptz)
-       AND (r.superseded_at IS NULL OR (${q.asOf}::timestamptz IS NOT NULL AND r.superseded_at > ${q.asOf}::timestamptz))
-     ORDER BY matched DESC, r.occurred_at DESC, r.event_id ASC
-     LIMIT ${q.limit}`;
+  const fixed = [q.tenantId, q.namespace, q.cueTerms, q.asOf, q.limit];
+  const matched = q.cueTerms
+    .map((_, i) => `(r.terms @> ARRAY[$${fixed.length + 1 + i}::text])::int`)
+    .join(' + ');
+  return run<RankedRow>(
+    `SELECT r.id::text AS id, r.event_id, r.occurred_at, r.text, r.source, (${matched}) AS matched
+       FROM memory_record r
+      WHERE r.tenant_id = $1
+        AND r.namespace = $2
+        AND r.terms && $3::text[]
+        AND ($4::timestamptz IS NULL OR r.occurred_at <= $4::timestamptz)
+        AND (r.superseded_at IS NULL OR ($4::timestamptz IS NOT NULL AND r.superseded_at > $4::timestamptz))
+      ORDER BY matched DESC, r.occurred_at DESC, r.event_id ASC
+      LIMIT $5`,
+    [...fixed, ...q.cueTerms],
+  );
 }
 
 /** Remove one namespace's records and relations; the caller's transaction also clears idempotency. */

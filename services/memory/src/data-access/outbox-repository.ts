@@ -1,34 +1,32 @@
 import { randomUUID } from 'node:crypto';
 import type { OutboxRow } from '@tm/bus';
-import type { Prisma } from './generated/client.js';
+import type { SqlRunner } from '@tm/kit';
 import type { Db } from './prisma-client.js';
 
-/** Written in the same transaction as the change it describes; the relay publishes it later. */
-export async function enqueue(
-  db: Db,
-  subject: string,
-  payload: Prisma.InputJsonValue,
-  id: string = randomUUID(),
-) {
-  await db.outboxMessage.create({ data: { id, subject, payload } });
+/** Written in the same transaction (or statement) as the change it describes; the relay publishes it later. */
+export async function enqueue(run: SqlRunner, subject: string, payload: unknown, id: string = randomUUID()) {
+  await run('INSERT INTO outbox_message (id, subject, payload) VALUES ($1::uuid, $2, $3::jsonb)', [
+    id,
+    subject,
+    JSON.stringify(payload),
+  ]);
   return id;
 }
 
-export async function fetchPending(db: Db, limit: number): Promise<OutboxRow[]> {
-  const rows = await db.outboxMessage.findMany({
-    where: { publishedAt: null },
-    orderBy: { createdAt: 'asc' },
-    take: limit,
-    select: { id: true, subject: true, payload: true },
-  });
-  return rows;
+/** Oldest unpublished rows first, through the partial index on pending rows. */
+export function fetchPending(run: SqlRunner, limit: number): Promise<OutboxRow[]> {
+  return run<OutboxRow>(
+    `SELECT id::text AS id, subject, payload FROM outbox_message
+      WHERE published_at IS NULL ORDER BY created_at LIMIT $1`,
+    [limit],
+  );
 }
 
-export async function markPublished(db: Db, ids: string[]) {
-  await db.outboxMessage.updateMany({
-    where: { id: { in: ids } },
-    data: { publishedAt: new Date(), attempts: { increment: 1 } },
-  });
+export async function markPublished(run: SqlRunner, ids: string[]) {
+  await run(
+    'UPDATE outbox_message SET published_at = now(), attempts = attempts + 1 WHERE id = ANY($1::uuid[])',
+    [ids],
+  );
 }
 
 /** Published rows are kept for a while (diagnosis), then dropped: JetStream and billing hold them. */

@@ -1,6 +1,6 @@
+import type { SqlRunner } from '@tm/kit';
 import type { Prisma } from './generated/client.js';
 import type { NewRecord } from './memory-repository.js';
-import type { Db } from './prisma-client.js';
 
 export interface RetainInput {
   record: NewRecord;
@@ -25,30 +25,49 @@ export const DUPLICATE_EVENT_MARKER = 'tm_duplicate_event';
  * - fails with DUPLICATE_EVENT_MARKER in the error: the key was free but the event id already exists in the
  *   namespace; the whole statement, claim included, is rolled back.
  */
-export async function claimAndRetain(db: Db, input: RetainInput): Promise<{ claimed: boolean }> {
+const CLAIM_AND_RETAIN = `
+  WITH claim AS (
+    INSERT INTO idempotency_entry (tenant_id, key, namespace, fingerprint, request_id, response)
+    VALUES ($1, $2, $3, $4, $5, $6::jsonb)
+    ON CONFLICT (tenant_id, key) DO NOTHING
+    RETURNING 1
+  ), rec AS (
+    INSERT INTO memory_record (id, tenant_id, user_id, namespace, event_id, occurred_at, text, terms, source, request_id)
+    SELECT $7::uuid, $1, $8, $3, $9, $10::timestamptz, $11, $12::text[], $13::jsonb, $5
+     WHERE EXISTS (SELECT 1 FROM claim)
+    ON CONFLICT (tenant_id, namespace, event_id) DO NOTHING
+    RETURNING 1
+  ), usage AS (
+    INSERT INTO outbox_message (id, subject, payload)
+    SELECT $14::uuid, $15, $16::jsonb
+     WHERE EXISTS (SELECT 1 FROM rec)
+    RETURNING 1
+  )
+  SELECT (SELECT count(*) FROM claim)::int AS claimed,
+         CASE WHEN EXISTS (SELECT 1 FROM claim) AND NOT EXISTS (SELECT 1 FROM rec)
+              THEN (SELECT $17::text FROM claim)::int END AS refused`;
+
+export async function claimAndRetain(run: SqlRunner, input: RetainInput): Promise<{ claimed: boolean }> {
   const { record: r, idempotency: i, usage: u } = input;
-  const [row] = await db.$queryRaw<Array<{ claimed: number }>>`
-    WITH claim AS (
-      INSERT INTO idempotency_entry (tenant_id, key, namespace, fingerprint, request_id, response)
-      VALUES (${r.tenantId}, ${i.key}, ${r.namespace}, ${i.fingerprint}, ${r.requestId}, ${JSON.stringify(i.response)}::jsonb)
-      ON CONFLICT (tenant_id, key) DO NOTHING
-      RETURNING 1
-    ), rec AS (
-      INSERT INTO memory_record (id, tenant_id, user_id, namespace, event_id, occurred_at, text, terms, source, request_id)
-      SELECT ${r.id}::uuid, ${r.tenantId}, ${r.userId}, ${r.namespace}, ${r.eventId}, ${r.occurredAt}, ${r.text},
-             ${r.terms}::text[], ${r.source === null ? null : JSON.stringify(r.source)}::jsonb, ${r.requestId}
-       WHERE EXISTS (SELECT 1 FROM claim)
-      ON CONFLICT (tenant_id, namespace, event_id) DO NOTHING
-      RETURNING 1
-    ), usage AS (
-      INSERT INTO outbox_message (id, subject, payload)
-      SELECT ${u.id}::uuid, ${u.subject}, ${JSON.stringify(u.payload)}::jsonb
-       WHERE EXISTS (SELECT 1 FROM rec)
-      RETURNING 1
-    )
-    SELECT (SELECT count(*) FROM claim)::int AS claimed,
-           CASE WHEN EXISTS (SELECT 1 FROM claim) AND NOT EXISTS (SELECT 1 FROM rec)
-                THEN (SELECT ${DUPLICATE_EVENT_MARKER}::text FROM claim)::int END AS refused`;
+  const [row] = await run<{ claimed: number }>(CLAIM_AND_RETAIN, [
+    r.tenantId,
+    i.key,
+    r.namespace,
+    i.fingerprint,
+    r.requestId,
+    JSON.stringify(i.response),
+    r.id,
+    r.userId,
+    r.eventId,
+    r.occurredAt,
+    r.text,
+    r.terms,
+    r.source === null ? null : JSON.stringify(r.source),
+    u.id,
+    u.subject,
+    JSON.stringify(u.payload),
+    DUPLICATE_EVENT_MARKER,
+  ]);
   return { claimed: row?.claimed === 1 };
 }
 

@@ -8,9 +8,10 @@ import {
   Subjects,
   type UsageRecordedEvent,
 } from '@tm/contracts';
+import type { SqlRunner } from '@tm/kit';
 import { rankByOverlap } from '../data-access/memory-repository.js';
 import { enqueue } from '../data-access/outbox-repository.js';
-import { getPrisma } from '../data-access/prisma-client.js';
+import { getSql } from '../data-access/prisma-client.js';
 import { cueTerms } from './cue-terms.js';
 import { renderContext } from './render-context.js';
 import { billableUsage, provenance } from './runtime-blocks.js';
@@ -18,7 +19,7 @@ import { billableUsage, provenance } from './runtime-blocks.js';
 export const RANKING_ORDER = ['score desc', 'occurred_at desc', 'event_id asc'];
 
 export interface RecallDeps {
-  prisma?: ReturnType<typeof getPrisma>;
+  sql?: SqlRunner;
   pricingVersion: string;
   onCommitted?: () => void;
 }
@@ -26,12 +27,12 @@ export interface RecallDeps {
 /** Rank the namespace's retained text against the cue (in PostgreSQL) and render the winners as context. */
 export async function recallMemory(msg: MemoryRecallMessage, deps: RecallDeps): Promise<RecallResponse> {
   const { scope, request_id: requestId, body } = msg;
-  const prisma = deps.prisma ?? getPrisma();
+  const run = deps.sql ?? getSql();
   const terms = cueTerms(body.cue.text);
   const asOf = body.as_of ? new Date(body.as_of) : null;
 
   const rows = terms.length
-    ? await rankByOverlap(prisma, {
+    ? await rankByOverlap(run, {
         tenantId: scope.tenant_id,
         namespace: body.namespace,
         cueTerms: terms,
@@ -64,7 +65,7 @@ export async function recallMemory(msg: MemoryRecallMessage, deps: RecallDeps): 
     pricing_version: deps.pricingVersion,
     occurred_at: new Date().toISOString(),
   };
-  await enqueue(prisma, Subjects.memory.usageRecorded, usageEvent, usageId);
+  await enqueue(run, Subjects.memory.usageRecorded, usageEvent, usageId);
   deps.onCommitted?.();
 
   const context = renderContext(related);

@@ -9,10 +9,11 @@ import {
   type UsageRecordedEvent,
   type WriteResponse,
 } from '@tm/contracts';
+import { prismaRunner, type SqlRunner } from '@tm/kit';
 import type { Prisma } from '../data-access/generated/client.js';
 import { completeEntry, findEntry } from '../data-access/idempotency-ledger.js';
 import { insertRelations, markSuperseded } from '../data-access/memory-repository.js';
-import { type Db, getPrisma } from '../data-access/prisma-client.js';
+import { type Db, getPrisma, getSql } from '../data-access/prisma-client.js';
 import { claimAndRetain, isDuplicateEventRefusal } from '../data-access/retain-statement.js';
 import { fingerprintWrite } from './fingerprint.js';
 import { billableUsage, noUsage, provenance } from './runtime-blocks.js';
@@ -25,6 +26,7 @@ const SURPRISE = {
 
 export interface WriteDeps {
   prisma?: ReturnType<typeof getPrisma>;
+  sql?: SqlRunner;
   pricingVersion: string;
   /** Called after commit so the outbox relay publishes without waiting for its next tick. */
   onCommitted?: () => void;
@@ -48,11 +50,12 @@ export async function writeMemory(msg: MemoryWriteMessage, deps: WriteDeps): Pro
 
   const fingerprint = fingerprintWrite(body, eventId);
   const prisma = deps.prisma ?? getPrisma();
-  const retain = (db: Db) => retainOnce(db, msg, eventId, fingerprint, deps.pricingVersion);
+  const retain = (db: Db, run: SqlRunner) =>
+    retainOnce(db, run, msg, eventId, fingerprint, deps.pricingVersion);
   // A plain write is one self-contained statement; supersession needs a transaction around more.
   const result = await (body.event.supersedes?.length
-    ? prisma.$transaction(retain, { maxWait: 5_000, timeout: 10_000 })
-    : retain(prisma)
+    ? prisma.$transaction((tx) => retain(tx, prismaRunner(tx)), { maxWait: 5_000, timeout: 10_000 })
+    : retain(prisma, deps.sql ?? getSql())
   ).catch(translateWriteError);
   if (result.idempotency_outcome === 'Accepted') deps.onCommitted?.();
   return result;
@@ -60,6 +63,7 @@ export async function writeMemory(msg: MemoryWriteMessage, deps: WriteDeps): Pro
 
 async function retainOnce(
   db: Db,
+  run: SqlRunner,
   msg: MemoryWriteMessage,
   eventId: string,
   fingerprint: string,
@@ -72,7 +76,7 @@ async function retainOnce(
   const occurredAt = new Date(body.event.occurred_at);
   const response = acceptedResponse(msg, eventId, memoryId, pricingVersion);
 
-  const outcome = await claimAndRetain(db, {
+  const outcome = await claimAndRetain(run, {
     record: {
       id: memoryId,
       tenantId: scope.tenant_id,
