@@ -1,22 +1,15 @@
 import pg from 'pg';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { type Api, createApi } from './support/api.js';
+import { describe, expect, it } from 'vitest';
+import type { Api } from './support/api.js';
 import { createTenant, recallBody, uniqueKey, uniqueNamespace, writeBody } from './support/factories.js';
-import { type Stack, startStack } from './support/stack.js';
+import { useStack } from './support/stack.js';
 
-let stack: Stack;
-let api: Api;
-
-beforeAll(async () => {
-  stack = await startStack();
-  api = await createApi(stack.url);
-});
-afterAll(() => stack.stop());
+const t = useStack();
 
 const NEUTRAL = /^Authentication required: send an API key .* or a session token$/;
 
 async function revoke(keyId: string) {
-  const client = new pg.Client({ connectionString: stack.env.gatewayDbUrl });
+  const client = new pg.Client({ connectionString: t.stack.env.gatewayDbUrl });
   await client.connect();
   await client.query('UPDATE api_key SET revoked_at = now() WHERE id = $1', [keyId]);
   await client.end();
@@ -47,7 +40,7 @@ describe('API-key authentication on the data plane', () => {
     it.each(badCredentials)(
       `when ${route} is called with %s, then 401 with the neutral message`,
       async (_label, headers) => {
-        const res = await send(api, headers);
+        const res = await send(t.api, headers);
         expect(res).toMatchObject({
           status: 401,
           body: { retryable: false, details: { code: 'authentication_required' } },
@@ -60,7 +53,7 @@ describe('API-key authentication on the data plane', () => {
 
   it('when the key comes as X-API-Key, then it authenticates like Bearer', async () => {
     const tenant = await createTenant();
-    const res = await api.post('/api/v1/memory/recall', {
+    const res = await t.api.post('/api/v1/memory/recall', {
       headers: { 'X-API-Key': tenant.api_key },
       body: recallBody(uniqueNamespace(), 'anything'),
     });
@@ -69,10 +62,10 @@ describe('API-key authentication on the data plane', () => {
 
   it('when a key is revoked, then its very next request is 401', async () => {
     const tenant = await createTenant();
-    const before = await api.recall(tenant.api_key, recallBody(uniqueNamespace(), 'x'));
+    const before = await t.api.recall(tenant.api_key, recallBody(uniqueNamespace(), 'x'));
 
     await revoke(tenant.key_id);
-    const after = await api.recall(tenant.api_key, recallBody(uniqueNamespace(), 'x'));
+    const after = await t.api.recall(tenant.api_key, recallBody(uniqueNamespace(), 'x'));
 
     expect(before.status).toBe(200);
     expect(after).toMatchObject({ status: 401, body: { details: { code: 'authentication_required' } } });
@@ -80,7 +73,7 @@ describe('API-key authentication on the data plane', () => {
 
   it('when the key has no storage connection, then 403 and nothing is written', async () => {
     const tenant = await createTenant({ storage: false });
-    const res = await api.write(tenant.api_key, writeBody(uniqueNamespace(), 'no storage'), uniqueKey());
+    const res = await t.api.write(tenant.api_key, writeBody(uniqueNamespace(), 'no storage'), uniqueKey());
     expect(res).toMatchObject({
       status: 403,
       body: { retryable: false, details: { code: 'storage_not_attached' } },
@@ -91,9 +84,9 @@ describe('API-key authentication on the data plane', () => {
     const owner = await createTenant();
     const other = await createTenant();
     const namespace = uniqueNamespace();
-    await api.write(owner.api_key, writeBody(namespace, 'owner only text'), uniqueKey());
+    await t.api.write(owner.api_key, writeBody(namespace, 'owner only text'), uniqueKey());
 
-    const res = await api.recall(other.api_key, {
+    const res = await t.api.recall(other.api_key, {
       ...recallBody(namespace, 'owner only text'),
       tenant_id: owner.tenant_id,
     });

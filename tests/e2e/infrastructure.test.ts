@@ -1,19 +1,11 @@
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { type Api, createApi } from './support/api.js';
-import { type Stack, startStack } from './support/stack.js';
+import { describe, expect, it } from 'vitest';
+import { useStack } from './support/stack.js';
 
-let stack: Stack;
-let api: Api;
-
-beforeAll(async () => {
-  stack = await startStack();
-  api = await createApi(stack.url);
-});
-afterAll(() => stack.stop());
+const t = useStack();
 
 describe('GET /api/v1/infrastructure/health', () => {
   it('when every service answers, then available is true with deployment and schema versions', async () => {
-    const res = await api.get('/api/v1/infrastructure/health');
+    const res = await t.api.get('/api/v1/infrastructure/health');
     expect(res).toMatchObject({
       status: 200,
       body: {
@@ -31,7 +23,7 @@ describe('GET /api/v1/infrastructure/health', () => {
 
 describe('GET /api/v1/infrastructure/capabilities', () => {
   it('then it lists the spec capability table, live operations, guarantees and production_ready false', async () => {
-    const res = await api.get('/api/v1/infrastructure/capabilities');
+    const res = await t.api.get('/api/v1/infrastructure/capabilities');
     expect(res.status).toBe(200);
     expect(res.body.production_ready).toBe(false);
     const statuses = Object.fromEntries(
@@ -59,8 +51,8 @@ describe('GET /api/v1/infrastructure/capabilities', () => {
 
 describe('GET /api/v1/openapi.json', () => {
   it('then it is an OpenAPI 3.1 document whose version is the schema version health reports', async () => {
-    const doc = await api.get('/api/v1/openapi.json');
-    const health = await api.get('/api/v1/infrastructure/health');
+    const doc = await t.api.get('/api/v1/openapi.json');
+    const health = await t.api.get('/api/v1/infrastructure/health');
     expect(doc.body.openapi).toBe('3.1.0');
     expect(doc.body.info.version).toBe(health.body.schema_version);
     expect(Object.keys(doc.body.paths)).toEqual(
@@ -74,7 +66,7 @@ describe('GET /api/v1/openapi.json', () => {
   });
 
   it('then a browsable reference page is served', async () => {
-    const res = await api.get('/api/v1/docs/');
+    const res = await t.api.get('/api/v1/docs/');
     expect(res.status).toBe(200);
     expect(res.type).toBe('text/html');
   });
@@ -82,14 +74,14 @@ describe('GET /api/v1/openapi.json', () => {
 
 describe('request ids and unknown routes', () => {
   it('when X-Request-Id is malformed, then a fresh id is generated and echoed', async () => {
-    const res = await api.get('/api/v1/infrastructure/health', {
+    const res = await t.api.get('/api/v1/infrastructure/health', {
       headers: { 'X-Request-Id': 'bad id with spaces\t' },
     });
     expect(res.headers['x-request-id']).toMatch(/^req_[0-9a-f-]{36}$/);
   });
 
   it('when a route does not exist, then 404 in the error envelope', async () => {
-    const res = await api.get('/api/v1/nothing-here');
+    const res = await t.api.get('/api/v1/nothing-here');
     expect(res).toMatchObject({
       status: 404,
       body: { error: expect.any(String), retryable: false, details: { code: 'not_found' } },

@@ -1,17 +1,9 @@
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { type Api, createApi } from './support/api.js';
+import { describe, expect, it } from 'vitest';
 import { createTenant, recallBody, uniqueKey, uniqueNamespace, writeBody } from './support/factories.js';
 import { recordsInNamespace } from './support/memory-db.js';
-import { type Stack, startStack } from './support/stack.js';
+import { useStack } from './support/stack.js';
 
-let stack: Stack;
-let api: Api;
-
-beforeAll(async () => {
-  stack = await startStack();
-  api = await createApi(stack.url);
-});
-afterAll(() => stack.stop());
+const t = useStack();
 
 describe('DELETE /api/v1/memory', () => {
   it('when a namespace is deleted, then exactly that namespace goes, with its relations and idempotency state', async () => {
@@ -20,16 +12,16 @@ describe('DELETE /api/v1/memory', () => {
     const target = uniqueNamespace('target');
     const sibling = uniqueNamespace('sibling');
     const key = uniqueKey();
-    await api.write(tenant.api_key, writeBody(target, 'first note', { event_id: 'n1' }), key);
-    await api.write(
+    await t.api.write(tenant.api_key, writeBody(target, 'first note', { event_id: 'n1' }), key);
+    await t.api.write(
       tenant.api_key,
       writeBody(target, 'second note', { event_id: 'n2', supersedes: ['n1'] }),
       uniqueKey(),
     );
-    await api.write(tenant.api_key, writeBody(sibling, 'sibling note'), uniqueKey());
-    await api.write(other.api_key, writeBody(target, 'other tenant note'), uniqueKey());
+    await t.api.write(tenant.api_key, writeBody(sibling, 'sibling note'), uniqueKey());
+    await t.api.write(other.api_key, writeBody(target, 'other tenant note'), uniqueKey());
 
-    const res = await api.deleteNamespace(tenant.api_key, target);
+    const res = await t.api.deleteNamespace(tenant.api_key, target);
 
     expect(res).toMatchObject({
       status: 200,
@@ -43,11 +35,11 @@ describe('DELETE /api/v1/memory', () => {
         removed: { supersession_relations: 1, idempotency_entries: 2 },
       },
     });
-    expect((await api.recall(tenant.api_key, recallBody(target, 'note'))).body.related).toEqual([]);
-    expect((await api.recall(tenant.api_key, recallBody(sibling, 'note'))).body.related).toHaveLength(1);
-    expect((await api.recall(other.api_key, recallBody(target, 'note'))).body.related).toHaveLength(1);
+    expect((await t.api.recall(tenant.api_key, recallBody(target, 'note'))).body.related).toEqual([]);
+    expect((await t.api.recall(tenant.api_key, recallBody(sibling, 'note'))).body.related).toHaveLength(1);
+    expect((await t.api.recall(other.api_key, recallBody(target, 'note'))).body.related).toHaveLength(1);
     // Idempotency state went with the namespace: the same key is a new write again.
-    const again = await api.write(tenant.api_key, writeBody(target, 'first note', { event_id: 'n1' }), key);
+    const again = await t.api.write(tenant.api_key, writeBody(target, 'first note', { event_id: 'n1' }), key);
     expect(again.body.idempotency_outcome).toBe('Accepted');
   });
 
@@ -55,9 +47,9 @@ describe('DELETE /api/v1/memory', () => {
     const owner = await createTenant();
     const intruder = await createTenant();
     const namespace = uniqueNamespace();
-    await api.write(owner.api_key, writeBody(namespace, 'owner data'), uniqueKey());
+    await t.api.write(owner.api_key, writeBody(namespace, 'owner data'), uniqueKey());
 
-    const res = await api.deleteNamespace(intruder.api_key, namespace);
+    const res = await t.api.deleteNamespace(intruder.api_key, namespace);
 
     expect(res).toMatchObject({ status: 200, body: { state: 'no_data', deleted: 0 } });
     expect(await recordsInNamespace(owner.tenant_id, namespace)).toBe(1);
@@ -66,9 +58,9 @@ describe('DELETE /api/v1/memory', () => {
   it('when the namespace is given in a JSON body, then it is used', async () => {
     const tenant = await createTenant();
     const namespace = uniqueNamespace();
-    await api.write(tenant.api_key, writeBody(namespace, 'body delete'), uniqueKey());
+    await t.api.write(tenant.api_key, writeBody(namespace, 'body delete'), uniqueKey());
 
-    const res = await api.delete('/api/v1/memory', { key: tenant.api_key, body: { namespace } });
+    const res = await t.api.delete('/api/v1/memory', { key: tenant.api_key, body: { namespace } });
 
     expect(res).toMatchObject({ status: 200, body: { deleted: 1, namespace } });
   });
@@ -84,9 +76,9 @@ describe('DELETE /api/v1/memory', () => {
   it.each(invalid)('when the request has %s, then 400 and nothing is deleted', async (_label, request) => {
     const tenant = await createTenant();
     const namespace = uniqueNamespace();
-    await api.write(tenant.api_key, writeBody(namespace, 'must survive'), uniqueKey());
+    await t.api.write(tenant.api_key, writeBody(namespace, 'must survive'), uniqueKey());
 
-    const res = await api.delete('/api/v1/memory', { key: tenant.api_key, ...request });
+    const res = await t.api.delete('/api/v1/memory', { key: tenant.api_key, ...request });
 
     expect(res).toMatchObject({
       status: 400,

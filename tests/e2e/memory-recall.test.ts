@@ -1,23 +1,15 @@
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { type Api, createApi } from './support/api.js';
+import { describe, expect, it } from 'vitest';
 import { createTenant, recallBody, uniqueKey, uniqueNamespace, writeBody } from './support/factories.js';
-import { type Stack, startStack } from './support/stack.js';
+import { useStack } from './support/stack.js';
 
-let stack: Stack;
-let api: Api;
-
-beforeAll(async () => {
-  stack = await startStack();
-  api = await createApi(stack.url);
-});
-afterAll(() => stack.stop());
+const t = useStack();
 
 const eventIds = (res: { body: { related: Array<{ event_id: string }> } }) =>
   res.body.related.map((r) => r.event_id);
 
 async function seed(key: string, namespace: string, events: Array<[string, string, string?]>) {
   for (const [eventId, text, occurredAt] of events) {
-    const res = await api.write(
+    const res = await t.api.write(
       key,
       writeBody(namespace, text, { event_id: eventId, occurred_at: occurredAt }),
       uniqueKey(),
@@ -35,7 +27,7 @@ describe('POST /api/v1/memory/recall', () => {
       ['tea', 'Alice prefers green tea in the morning'],
     ]);
 
-    const res = await api.recall(
+    const res = await t.api.recall(
       tenant.api_key,
       recallBody(namespace, 'What tea does Alice drink?', { top_k: 5 }),
     );
@@ -75,8 +67,8 @@ describe('POST /api/v1/memory/recall', () => {
       ['best', 'blue harbor lights at night', '2025-01-01T00:00:00Z'],
     ]);
 
-    const first = await api.recall(tenant.api_key, recallBody(namespace, 'blue harbor night'));
-    const second = await api.recall(tenant.api_key, recallBody(namespace, 'blue harbor night'));
+    const first = await t.api.recall(tenant.api_key, recallBody(namespace, 'blue harbor night'));
+    const second = await t.api.recall(tenant.api_key, recallBody(namespace, 'blue harbor night'));
 
     expect(eventIds(first)).toEqual(['best', 'a-new', 'c-new', 'b-old']);
     expect(second.body.related).toEqual(first.body.related);
@@ -91,7 +83,10 @@ describe('POST /api/v1/memory/recall', () => {
       ['three', 'apple banana cherry'],
     ]);
 
-    const res = await api.recall(tenant.api_key, recallBody(namespace, 'apple banana cherry', { top_k: 2 }));
+    const res = await t.api.recall(
+      tenant.api_key,
+      recallBody(namespace, 'apple banana cherry', { top_k: 2 }),
+    );
 
     expect(eventIds(res)).toEqual(['three', 'two']);
     expect(res.body.related.map((r: { score: number }) => r.score)).toEqual([1, 0.6667]);
@@ -106,8 +101,8 @@ describe('POST /api/v1/memory/recall', () => {
       ['content', 'tulips bloom in spring'],
     ]);
 
-    const content = await api.recall(tenant.api_key, recallBody(namespace, 'what do tulips do in spring?'));
-    const onlyFunctionWords = await api.recall(tenant.api_key, recallBody(namespace, 'Not to be!'));
+    const content = await t.api.recall(tenant.api_key, recallBody(namespace, 'what do tulips do in spring?'));
+    const onlyFunctionWords = await t.api.recall(tenant.api_key, recallBody(namespace, 'Not to be!'));
 
     expect(eventIds(content)).toEqual(['content']);
     expect(content.body.proximity).toMatchObject({ cue_terms: 2, top_score: 1 });
@@ -119,7 +114,7 @@ describe('POST /api/v1/memory/recall', () => {
     const namespace = uniqueNamespace();
     await seed(tenant.api_key, namespace, [['x', 'completely unrelated words']]);
 
-    const res = await api.recall(tenant.api_key, recallBody(namespace, 'zebra'));
+    const res = await t.api.recall(tenant.api_key, recallBody(namespace, 'zebra'));
 
     expect(res).toMatchObject({
       status: 200,
@@ -134,11 +129,11 @@ describe('POST /api/v1/memory/recall', () => {
     const namespace = uniqueNamespace();
     await seed(owner.api_key, namespace, [['secret', 'the vault code is hidden in the library']]);
 
-    const otherNamespace = await api.recall(
+    const otherNamespace = await t.api.recall(
       owner.api_key,
       recallBody(uniqueNamespace(), 'vault code library'),
     );
-    const otherTenant = await api.recall(other.api_key, recallBody(namespace, 'vault code library'));
+    const otherTenant = await t.api.recall(other.api_key, recallBody(namespace, 'vault code library'));
 
     expect(otherNamespace.body.related).toEqual([]);
     expect(otherTenant).toMatchObject({ status: 200, body: { state: 'no_data', related: [] } });
@@ -152,7 +147,7 @@ describe('POST /api/v1/memory/recall', () => {
         ['addr-1', 'Bob lives on Maple Street', '2026-01-01T00:00:00Z'],
       ]);
 
-      const update = await api.write(
+      const update = await t.api.write(
         tenant.api_key,
         writeBody(namespace, 'Bob lives on Oak Street now', {
           event_id: 'addr-2',
@@ -161,12 +156,12 @@ describe('POST /api/v1/memory/recall', () => {
         }),
         uniqueKey(),
       );
-      const now = await api.recall(tenant.api_key, recallBody(namespace, 'where does Bob live street'));
-      const before = await api.recall(
+      const now = await t.api.recall(tenant.api_key, recallBody(namespace, 'where does Bob live street'));
+      const before = await t.api.recall(
         tenant.api_key,
         recallBody(namespace, 'where does Bob live street', { as_of: '2026-02-01T00:00:00Z' }),
       );
-      const after = await api.recall(
+      const after = await t.api.recall(
         tenant.api_key,
         recallBody(namespace, 'where does Bob live street', { as_of: '2026-04-01T00:00:00+02:00' }),
       );
@@ -189,7 +184,7 @@ describe('POST /api/v1/memory/recall', () => {
         ['late', 'meeting notes beta', '2026-05-01T00:00:00Z'],
       ]);
 
-      const res = await api.recall(
+      const res = await t.api.recall(
         tenant.api_key,
         recallBody(namespace, 'meeting notes', { as_of: '2026-02-01T00:00:00Z' }),
       );
@@ -218,7 +213,7 @@ describe('POST /api/v1/memory/recall', () => {
     it.each(invalid)('when the body has %s, then 400 with field details', async (_label, make, path) => {
       const tenant = await createTenant();
 
-      const res = await api.recall(tenant.api_key, make(uniqueNamespace()));
+      const res = await t.api.recall(tenant.api_key, make(uniqueNamespace()));
 
       expect(res).toMatchObject({
         status: 400,

@@ -1,17 +1,9 @@
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { type Api, createApi } from './support/api.js';
+import { describe, expect, it } from 'vitest';
 import { createTenant, recallBody, uniqueKey, uniqueNamespace, writeBody } from './support/factories.js';
 import { outboxRowsForKey, recordsInNamespace, recordsWithEvent } from './support/memory-db.js';
-import { type Stack, startStack } from './support/stack.js';
+import { useStack } from './support/stack.js';
 
-let stack: Stack;
-let api: Api;
-
-beforeAll(async () => {
-  stack = await startStack();
-  api = await createApi(stack.url);
-});
-afterAll(() => stack.stop());
+const t = useStack();
 
 describe('POST /api/v1/memory/write', () => {
   it('when a consenting tenant writes, then the text is retained with the full v1 response', async () => {
@@ -19,7 +11,7 @@ describe('POST /api/v1/memory/write', () => {
     const namespace = uniqueNamespace();
     const key = uniqueKey();
 
-    const res = await api.write(
+    const res = await t.api.write(
       tenant.api_key,
       writeBody(namespace, 'Alice prefers green tea', {
         event_id: 'e-1',
@@ -63,7 +55,7 @@ describe('POST /api/v1/memory/write', () => {
         sandbox: true,
       },
     });
-    const recalled = await api.recall(tenant.api_key, recallBody(namespace, 'green tea'));
+    const recalled = await t.api.recall(tenant.api_key, recallBody(namespace, 'green tea'));
     expect(recalled.body.related[0]).toMatchObject({
       event_id: 'e-1',
       memory_id: res.body.memory_id,
@@ -76,13 +68,16 @@ describe('POST /api/v1/memory/write', () => {
     const namespace = uniqueNamespace();
     const key = uniqueKey();
 
-    const ok = await api.write(tenant.api_key, { ...writeBody(namespace, 'body key'), idempotency_key: key });
-    const mismatch = await api.write(
+    const ok = await t.api.write(tenant.api_key, {
+      ...writeBody(namespace, 'body key'),
+      idempotency_key: key,
+    });
+    const mismatch = await t.api.write(
       tenant.api_key,
       { ...writeBody(namespace, 'two keys'), idempotency_key: key },
       uniqueKey(),
     );
-    const missing = await api.write(tenant.api_key, writeBody(namespace, 'no key'));
+    const missing = await t.api.write(tenant.api_key, writeBody(namespace, 'no key'));
 
     expect(ok).toMatchObject({ status: 200, body: { idempotency_key: key } });
     expect(mismatch).toMatchObject({
@@ -102,14 +97,14 @@ describe('POST /api/v1/memory/write', () => {
     const key = uniqueKey();
     const body = writeBody(namespace, 'The invoice is due on Friday', { event_id: 'inv-1' });
 
-    const first = await api.write(tenant.api_key, body, key);
+    const first = await t.api.write(tenant.api_key, body, key);
     // Same logical write, properties in another order and the same instant spelled differently.
     const reordered = {
       event: { ...body.event, occurred_at: '2026-11-22T09:00:00.000+00:00' },
       namespace,
       contract_version: 'v1',
     };
-    const replay = await api.write(tenant.api_key, reordered, key);
+    const replay = await t.api.write(tenant.api_key, reordered, key);
 
     expect(replay.status).toBe(200);
     expect(replay.body).toMatchObject({
@@ -120,7 +115,7 @@ describe('POST /api/v1/memory/write', () => {
       original_request_id: first.body.request_id,
     });
     expect(replay.body.request_id).not.toBe(first.body.request_id);
-    await stack.memory.flushOutbox();
+    await t.stack.memory.flushOutbox();
     expect(await outboxRowsForKey(tenant.tenant_id, key)).toBe(1);
     expect(await recordsWithEvent(tenant.tenant_id, namespace, 'inv-1')).toBe(1);
   });
@@ -129,9 +124,9 @@ describe('POST /api/v1/memory/write', () => {
     const tenant = await createTenant();
     const namespace = uniqueNamespace();
     const key = uniqueKey();
-    await api.write(tenant.api_key, writeBody(namespace, 'original text', { event_id: 'x-1' }), key);
+    await t.api.write(tenant.api_key, writeBody(namespace, 'original text', { event_id: 'x-1' }), key);
 
-    const res = await api.write(
+    const res = await t.api.write(
       tenant.api_key,
       writeBody(namespace, 'changed text', { event_id: 'x-1' }),
       key,
@@ -142,7 +137,7 @@ describe('POST /api/v1/memory/write', () => {
       body: { retryable: false, details: { code: 'idempotency_conflict' } },
     });
     expect(typeof res.body.error).toBe('string');
-    const recalled = await api.recall(tenant.api_key, recallBody(namespace, 'changed original text'));
+    const recalled = await t.api.recall(tenant.api_key, recallBody(namespace, 'changed original text'));
     expect(recalled.body.related.map((r: { text: string }) => r.text)).toEqual(['original text']);
   });
 
@@ -153,7 +148,7 @@ describe('POST /api/v1/memory/write', () => {
     const body = writeBody(namespace, 'concurrent write', { event_id: 'burst-1' });
 
     const responses = await Promise.all(
-      Array.from({ length: 20 }, () => api.write(tenant.api_key, body, key)),
+      Array.from({ length: 20 }, () => t.api.write(tenant.api_key, body, key)),
     );
 
     const ok = responses.filter((r) => r.status === 200);
@@ -166,7 +161,7 @@ describe('POST /api/v1/memory/write', () => {
     }
     expect(ok.filter((r) => r.body.idempotency_outcome === 'Accepted')).toHaveLength(1);
     expect(new Set(ok.map((r) => r.body.memory_id)).size).toBe(1);
-    await stack.memory.flushOutbox();
+    await t.stack.memory.flushOutbox();
     expect(await recordsWithEvent(tenant.tenant_id, namespace, 'burst-1')).toBe(1);
     expect(await outboxRowsForKey(tenant.tenant_id, key)).toBe(1);
   });
@@ -174,17 +169,17 @@ describe('POST /api/v1/memory/write', () => {
   it('when the event id is already retained under another key, then 409 and the first write stands', async () => {
     const tenant = await createTenant();
     const namespace = uniqueNamespace();
-    await api.write(tenant.api_key, writeBody(namespace, 'first', { event_id: 'dup' }), uniqueKey());
+    await t.api.write(tenant.api_key, writeBody(namespace, 'first', { event_id: 'dup' }), uniqueKey());
 
     const secondKey = uniqueKey();
 
-    const res = await api.write(
+    const res = await t.api.write(
       tenant.api_key,
       writeBody(namespace, 'second', { event_id: 'dup' }),
       secondKey,
     );
     // The refused write left no claim behind: its key is free for a corrected event.
-    const corrected = await api.write(
+    const corrected = await t.api.write(
       tenant.api_key,
       writeBody(namespace, 'second', { event_id: 'dup-2' }),
       secondKey,
@@ -203,7 +198,7 @@ describe('POST /api/v1/memory/write', () => {
     const namespace = uniqueNamespace();
     const key = uniqueKey();
 
-    const res = await api.write(tenant.api_key, writeBody(namespace, 'private thought'), key);
+    const res = await t.api.write(tenant.api_key, writeBody(namespace, 'private thought'), key);
 
     expect(res).toMatchObject({
       status: 200,
@@ -266,7 +261,7 @@ describe('POST /api/v1/memory/write', () => {
         const tenant = await createTenant();
         const namespace = uniqueNamespace();
 
-        const res = await api.write(tenant.api_key, make(namespace), uniqueKey());
+        const res = await t.api.write(tenant.api_key, make(namespace), uniqueKey());
 
         expect(res).toMatchObject({
           status: 400,
@@ -280,7 +275,7 @@ describe('POST /api/v1/memory/write', () => {
 
     it('when the body is malformed JSON, then 400 malformed_json', async () => {
       const tenant = await createTenant();
-      const res = await api.post('/api/v1/memory/write', {
+      const res = await t.api.post('/api/v1/memory/write', {
         key: tenant.api_key,
         raw: { data: '{"contract_version":', contentType: 'application/json' },
       });
@@ -289,7 +284,7 @@ describe('POST /api/v1/memory/write', () => {
 
     it('when the body is not JSON, then 415', async () => {
       const tenant = await createTenant();
-      const res = await api.post('/api/v1/memory/write', {
+      const res = await t.api.post('/api/v1/memory/write', {
         key: tenant.api_key,
         raw: { data: 'namespace=a', contentType: 'application/x-www-form-urlencoded' },
       });
@@ -298,7 +293,7 @@ describe('POST /api/v1/memory/write', () => {
 
     it('when the body is larger than the limit, then 413', async () => {
       const tenant = await createTenant();
-      const res = await api.write(
+      const res = await t.api.write(
         tenant.api_key,
         writeBody(uniqueNamespace(), 'x'.repeat(300 * 1024)),
         uniqueKey(),

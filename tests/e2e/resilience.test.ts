@@ -2,19 +2,12 @@ import { connect } from '@nats-io/transport-node';
 import { Subjects } from '@tm/contracts';
 import { GatewayConfigSchema, startGateway } from '@tm/gateway';
 import { MemoryConfigSchema, startMemoryService } from '@tm/memory';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { type Api, createApi } from './support/api.js';
+import { describe, expect, it } from 'vitest';
+import { createApi } from './support/api.js';
 import { createTenant, recallBody, uniqueKey, uniqueNamespace, writeBody } from './support/factories.js';
-import { type Stack, startStack, testLogger } from './support/stack.js';
+import { testLogger, useStack } from './support/stack.js';
 
-let stack: Stack;
-let api: Api;
-
-beforeAll(async () => {
-  stack = await startStack({ breakerResetMs: 300, requestTimeoutMs: 500 });
-  api = await createApi(stack.url);
-});
-afterAll(() => stack.stop());
+const t = useStack({ breakerResetMs: 300, requestTimeoutMs: 500 });
 
 /** Poll until `check` passes or the deadline passes; the deadline bounds the test, it is not asserted. */
 async function eventually<T>(
@@ -37,26 +30,26 @@ describe('when the memory service is down', () => {
     const key = uniqueKey();
     const body = writeBody(namespace, 'written across an outage');
 
-    await stack.stopMemory();
-    const during = await api.write(tenant.api_key, body, key);
-    for (let i = 0; i < 3; i++) await api.recall(tenant.api_key, recallBody(namespace, 'outage'));
+    await t.stack.stopMemory();
+    const during = await t.api.write(tenant.api_key, body, key);
+    for (let i = 0; i < 3; i++) await t.api.recall(tenant.api_key, recallBody(namespace, 'outage'));
 
     expect(during).toMatchObject({
       status: 503,
       body: { retryable: true, details: { code: 'service_unavailable' } },
     });
     expect(Number(during.headers['retry-after'])).toBeGreaterThan(0);
-    expect(stack.gateway.memory.breaker.opened).toBe(true);
-    const health = await api.get('/api/v1/infrastructure/health');
+    expect(t.stack.gateway.memory.breaker.opened).toBe(true);
+    const health = await t.api.get('/api/v1/infrastructure/health');
     expect(health.body).toMatchObject({
       status: 'degraded',
       available: false,
       services: { memory: { available: false } },
     });
 
-    await stack.startMemory();
+    await t.stack.startMemory();
     const retried = await eventually(
-      () => api.write(tenant.api_key, body, key),
+      () => t.api.write(tenant.api_key, body, key),
       (r) => r.status === 200,
     );
 
@@ -64,8 +57,8 @@ describe('when the memory service is down', () => {
       status: 200,
       body: { state: 'retained', idempotency_outcome: 'Accepted' },
     });
-    expect(stack.gateway.memory.breaker.closed).toBe(true);
-    const recalled = await api.recall(tenant.api_key, recallBody(namespace, 'outage'));
+    expect(t.stack.gateway.memory.breaker.closed).toBe(true);
+    const recalled = await t.api.recall(tenant.api_key, recallBody(namespace, 'outage'));
     expect(recalled.body.related).toHaveLength(1);
   });
 });
@@ -74,12 +67,12 @@ describe('when the memory service does not answer in time', () => {
   it('then the gateway answers 504 retryable within its deadline instead of hanging', async () => {
     const tenant = await createTenant();
     // A responder that takes the request and never answers: a hung instance.
-    const hung = await connect({ servers: stack.env.natsUrl });
+    const hung = await connect({ servers: t.stack.env.natsUrl });
     hung.subscribe(Subjects.memory.recall, { queue: 'memory', callback: () => {} });
-    await stack.stopMemory();
+    await t.stack.stopMemory();
     await hung.flush();
     try {
-      const res = await api.recall(tenant.api_key, recallBody(uniqueNamespace(), 'slow'));
+      const res = await t.api.recall(tenant.api_key, recallBody(uniqueNamespace(), 'slow'));
       expect(res).toMatchObject({
         status: 504,
         body: { retryable: true, details: { code: 'upstream_timeout' } },
@@ -87,7 +80,7 @@ describe('when the memory service does not answer in time', () => {
       expect(res.headers['retry-after']).toBeDefined();
     } finally {
       await hung.close();
-      await stack.startMemory();
+      await t.stack.startMemory();
     }
   });
 });
@@ -97,10 +90,14 @@ describe('when PostgreSQL is unreachable', () => {
     const tenant = await createTenant();
     const namespace = uniqueNamespace();
     const key = uniqueKey();
-    await stack.stopMemory();
+    await t.stack.stopMemory();
     const unreachable = await startStackMemoryWithDatabase('postgresql://postgres@127.0.0.1:1/tm_memory');
     try {
-      const res = await api.write(tenant.api_key, writeBody(namespace, 'written while storage is down'), key);
+      const res = await t.api.write(
+        tenant.api_key,
+        writeBody(namespace, 'written while storage is down'),
+        key,
+      );
       expect(res).toMatchObject({
         status: 503,
         body: { retryable: true, details: { code: 'storage_unavailable' } },
@@ -108,9 +105,9 @@ describe('when PostgreSQL is unreachable', () => {
       expect(res.headers['retry-after']).toBeDefined();
     } finally {
       await unreachable.stop();
-      await stack.startMemory();
+      await t.stack.startMemory();
     }
-    const retried = await api.write(
+    const retried = await t.api.write(
       tenant.api_key,
       writeBody(namespace, 'written while storage is down'),
       key,
@@ -125,7 +122,7 @@ describe('when PostgreSQL is unreachable', () => {
         GATEWAY_PORT: '0',
         GATEWAY_HOST: '127.0.0.1',
         GATEWAY_DATABASE_URL: 'postgresql://postgres@127.0.0.1:1/tm_gateway',
-        NATS_URL: stack.env.natsUrl,
+        NATS_URL: t.stack.env.natsUrl,
       }),
       testLogger(),
     );
@@ -145,6 +142,6 @@ describe('when PostgreSQL is unreachable', () => {
 });
 
 async function startStackMemoryWithDatabase(url: string) {
-  const config = MemoryConfigSchema.parse({ MEMORY_DATABASE_URL: url, NATS_URL: stack.env.natsUrl });
+  const config = MemoryConfigSchema.parse({ MEMORY_DATABASE_URL: url, NATS_URL: t.stack.env.natsUrl });
   return startMemoryService(config, testLogger());
 }

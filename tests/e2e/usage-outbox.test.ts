@@ -2,23 +2,15 @@ import { jetstream, jetstreamManager } from '@nats-io/jetstream';
 import { connect } from '@nats-io/transport-node';
 import { Streams, UsageRecordedEvent } from '@tm/contracts';
 import pg from 'pg';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { type Api, createApi } from './support/api.js';
+import { describe, expect, it } from 'vitest';
 import { createTenant, recallBody, uniqueKey, uniqueNamespace, writeBody } from './support/factories.js';
-import { type Stack, startStack } from './support/stack.js';
+import { useStack } from './support/stack.js';
 
-let stack: Stack;
-let api: Api;
-
-beforeAll(async () => {
-  stack = await startStack();
-  api = await createApi(stack.url);
-});
-afterAll(() => stack.stop());
+const t = useStack();
 
 /** Every usage record in the stream for one tenant, read with an ordered consumer from the start. */
 async function usageInStream(tenantId: string) {
-  const nc = await connect({ servers: stack.env.natsUrl });
+  const nc = await connect({ servers: t.stack.env.natsUrl });
   try {
     const jsm = await jetstreamManager(nc);
     const { state } = await jsm.streams.info(Streams.memoryUsage.name);
@@ -49,12 +41,12 @@ describe('usage records from the memory outbox', () => {
     const keys = [uniqueKey(), uniqueKey(), uniqueKey()];
     for (const [i, key] of keys.entries()) {
       const body = writeBody(namespace, `usage note ${i}`, { event_id: `u-${i}` });
-      await api.write(tenant.api_key, body, key);
-      await api.write(tenant.api_key, body, key); // replay: billed once
+      await t.api.write(tenant.api_key, body, key);
+      await t.api.write(tenant.api_key, body, key); // replay: billed once
     }
-    await api.recall(tenant.api_key, recallBody(namespace, 'usage note'));
+    await t.api.recall(tenant.api_key, recallBody(namespace, 'usage note'));
 
-    await stack.memory.flushOutbox();
+    await t.stack.memory.flushOutbox();
     const records = await usageInStream(tenant.tenant_id);
 
     expect(
@@ -73,17 +65,17 @@ describe('usage records from the memory outbox', () => {
   it('when the relay re-sends rows it had published but not marked (a crash in between), then the stream keeps one copy', async () => {
     const tenant = await createTenant();
     const namespace = uniqueNamespace();
-    await api.write(tenant.api_key, writeBody(namespace, 'crash window'), uniqueKey());
-    await stack.memory.flushOutbox();
+    await t.api.write(tenant.api_key, writeBody(namespace, 'crash window'), uniqueKey());
+    await t.stack.memory.flushOutbox();
     const before = await usageInStream(tenant.tenant_id);
 
-    const db = new pg.Client({ connectionString: stack.env.memoryDbUrl });
+    const db = new pg.Client({ connectionString: t.stack.env.memoryDbUrl });
     await db.connect();
     await db.query(`UPDATE outbox_message SET published_at = NULL WHERE payload->>'tenant_id' = $1`, [
       tenant.tenant_id,
     ]);
     await db.end();
-    await stack.memory.flushOutbox();
+    await t.stack.memory.flushOutbox();
     const after = await usageInStream(tenant.tenant_id);
 
     expect(before).toHaveLength(1);

@@ -1,7 +1,8 @@
 import { type Gateway, GatewayConfigSchema, startGateway } from '@tm/gateway';
 import { createLogger } from '@tm/kit';
 import { MemoryConfigSchema, type MemoryService, startMemoryService } from '@tm/memory';
-import { inject } from 'vitest';
+import { afterAll, beforeAll, inject } from 'vitest';
+import { type Api, createApi } from './api.js';
 
 export const testLogger = () => createLogger({ name: 'test', level: process.env.TEST_LOG_LEVEL ?? 'silent' });
 
@@ -51,3 +52,17 @@ export async function startStack(options: { breakerResetMs?: number; requestTime
   };
 }
 export type Stack = Awaited<ReturnType<typeof startStack>>;
+
+/**
+ * Start the stack before this file's tests and stop it after. The returned object's fields are set
+ * once `beforeAll` has run, so tests read them as `t.api`, `t.stack`.
+ */
+export function useStack(options: Parameters<typeof startStack>[0] = {}) {
+  const t = {} as { stack: Stack; api: Api };
+  beforeAll(async () => {
+    t.stack = await startStack(options);
+    t.api = await createApi(t.stack.url);
+  });
+  afterAll(() => t.stack?.stop());
+  return t;
+}
