@@ -39,7 +39,7 @@ export async function requestReply<I extends z.ZodType, O extends z.ZodType>(
   return parsed.data;
 }
 
-export function transportError(err: unknown, service: string): AppError {
+function transportError(err: unknown, service: string): AppError {
   const noResponders =
     err instanceof errors.NoRespondersError || (err instanceof errors.RequestError && err.isNoResponders());
   if (noResponders) {

@@ -53,4 +53,3 @@ export function createBreaker(options: BreakerOptions) {
     },
   };
 }
-export type Breaker = ReturnType<typeof createBreaker>;
