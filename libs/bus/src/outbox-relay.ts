@@ -14,6 +14,8 @@ export interface OutboxRelayOptions {
   logger: Logger;
   intervalMs?: number;
   batchSize?: number;
+  /** How long a nudge waits for more commits before the pass runs. */
+  nudgeDelayMs?: number;
 }
 
 export interface OutboxRelay {
@@ -32,21 +34,19 @@ export interface OutboxRelay {
 export function startOutboxRelay(options: OutboxRelayOptions): OutboxRelay {
   const intervalMs = options.intervalMs ?? 500;
   const batchSize = options.batchSize ?? 200;
+  const nudgeDelayMs = options.nudgeDelayMs ?? 20;
   let running: Promise<number> | undefined;
   let again = false;
   let stopped = false;
 
   const pass = async (): Promise<number> => {
     const rows = await options.fetchPending(batchSize);
-    const done: string[] = [];
-    try {
-      for (const row of rows) {
-        await options.publish(row);
-        done.push(row.id);
-      }
-    } finally {
-      if (done.length) await options.markPublished(done);
-    }
+    // Publish the batch concurrently; mark what the bus acknowledged, retry the rest next pass.
+    const results = await Promise.allSettled(rows.map((row) => options.publish(row)));
+    const done = rows.filter((_, i) => results[i]?.status === 'fulfilled').map((row) => row.id);
+    if (done.length) await options.markPublished(done);
+    const failed = results.find((r) => r.status === 'rejected');
+    if (failed) throw (failed as PromiseRejectedResult).reason;
     return rows.length;
   };
 
@@ -74,8 +74,18 @@ export function startOutboxRelay(options: OutboxRelayOptions): OutboxRelay {
   timer.unref();
   run();
 
+  // Commits nudge the relay; gathering the nudges of a short window into one pass keeps a busy
+  // service from running a fetch-publish-mark cycle per write.
+  let nudged: NodeJS.Timeout | undefined;
+  const nudge = () => {
+    nudged ??= setTimeout(() => {
+      nudged = undefined;
+      run();
+    }, nudgeDelayMs);
+  };
+
   return {
-    nudge: run,
+    nudge,
     flush: async () => {
       for (;;) {
         if (running) await running;
@@ -86,6 +96,7 @@ export function startOutboxRelay(options: OutboxRelayOptions): OutboxRelay {
     stop: async () => {
       stopped = true;
       clearInterval(timer);
+      clearTimeout(nudged);
       if (running) await running;
     },
   };
