@@ -39,7 +39,7 @@ export interface WriteDeps {
  * usage outbox row and the ledger entry commit together or not at all.
  */
 export async function writeMemory(msg: MemoryWriteMessage, deps: WriteDeps): Promise<WriteResponse> {
-  const { scope, request_id: requestId, idempotency_key: key, body } = msg;
+  const { scope, idempotency_key: key, body } = msg;
   const eventId = body.event.event_id ?? key;
   if (body.event.supersedes?.includes(eventId)) {
     throw new AppError(ErrorCode.ValidationFailed, 'An event cannot supersede itself', {
