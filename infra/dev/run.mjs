@@ -27,6 +27,12 @@ if (!Object.hasOwn(COMMANDS, command ?? '')) {
 }
 const installed = installIfStale();
 generatePrismaClients(installed);
+if (command === 'test') {
+  // The tests run TypeScript without compiling it; type errors and lint must fail the run too.
+  say('type-checking (tsc) and linting (biome)...');
+  runQuietly(binary(root, 'tsc'), ['-p', 'tsconfig.json'], root);
+  runQuietly(binary(root, 'biome'), ['check', '.'], root);
+}
 const [file, ...args] = COMMANDS[command];
 run(file, [...args, ...extraArgs]);
 
