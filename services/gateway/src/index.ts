@@ -1,4 +1,3 @@
 export { type Gateway, startGateway } from './app.js';
 export { type GatewayConfig, GatewayConfigSchema, loadGatewayConfig } from './config.js';
-export { closePrisma, initPrisma } from './data-access/prisma-client.js';
 export { bootstrapTenant } from './domain/bootstrap-tenant.js';
