@@ -74,6 +74,23 @@ describe('POST /api/v1/memory/recall', () => {
     expect(second.body.related).toEqual(first.body.related);
   });
 
+  it('when top_k cuts through records tied on score and event time, then the lowest event ids are kept', async () => {
+    const tenant = await createTenant();
+    const namespace = uniqueNamespace();
+    const at = '2026-03-01T00:00:00Z';
+    await seed(tenant.api_key, namespace, [
+      ['zulu', 'quiet harbor', at],
+      ['bravo', 'quiet harbor', at],
+      ['yankee', 'quiet harbor', at],
+      ['alpha', 'quiet harbor', at],
+      ['older', 'quiet harbor', '2026-02-01T00:00:00Z'],
+    ]);
+
+    const res = await t.api.recall(tenant.api_key, recallBody(namespace, 'quiet harbor', { top_k: 2 }));
+
+    expect(eventIds(res)).toEqual(['alpha', 'bravo']);
+  });
+
   it('when top_k is smaller than the matches, then only the top_k best come back', async () => {
     const tenant = await createTenant();
     const namespace = uniqueNamespace();

@@ -14,7 +14,7 @@ import { resolveApiKey } from './api-key.js';
 import { startBaseline } from './baseline.js';
 import { type BenchOptions, readBenchOptions } from './bench-options.js';
 import { checkStack, deleteNamespace, recallRequests, writeRequests } from './memory-api.js';
-import { analyzeMemoryTables } from './memory-statistics.js';
+import { vacuumMemoryTables } from './memory-statistics.js';
 import { type ScenarioRow, scenarioTable, type TargetRow, targetTable } from './report.js';
 import { type LoadRequest, type LoadResult, runLoad } from './run-load.js';
 import { seedNamespace } from './seed.js';
@@ -136,7 +136,7 @@ async function main() {
           ` with ${options.seedConnections} connections${seeded.failed ? ` (${seeded.failed} writes not retained, topped up)` : ''}.`,
       );
       size = next;
-      await analyzeMemoryTables();
+      await vacuumMemoryTables();
       const single = await measure(recall(namespaces.large), baseUrl, 1, options);
       describe(`recall @${next}, 1 connection`, single);
       const loaded = await measure(recall(namespaces.large), baseUrl, options.connections, options);

@@ -48,15 +48,16 @@ describe('memory migrations', () => {
     await expect(prisma.supersessionRelation.findFirst()).resolves.toBeNull();
     await expect(prisma.idempotencyEntry.findFirst()).resolves.toBeNull();
     await expect(prisma.outboxMessage.findFirst()).resolves.toBeNull();
+    await expect(prisma.memoryTerm.findFirst()).resolves.toBeNull();
     await expect(
       rankByOverlap(getSql(), { tenantId: 't', namespace: 'n', cueTerms: ['a'], asOf: null, limit: 1 }),
     ).resolves.toEqual([]);
   });
 
-  it('then recall is served by the scoped GIN index', async () => {
+  it('then recall counts overlap on the postings primary key, scoped first and ordered by term', async () => {
     const prisma = getPrisma();
     const rows = await prisma.$queryRaw<Array<{ indexdef: string }>>`
-      SELECT indexdef FROM pg_indexes WHERE tablename = 'memory_record' AND indexname = 'memory_record_scope_terms_gin'`;
-    expect(rows[0]?.indexdef).toContain('USING gin (tenant_id, namespace, terms)');
+      SELECT indexdef FROM pg_indexes WHERE tablename = 'memory_term' AND indexname = 'memory_term_pkey'`;
+    expect(rows[0]?.indexdef).toContain('(scope_key, term, occurred_at, memory_id)');
   });
 });

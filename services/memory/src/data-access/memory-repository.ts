@@ -47,38 +47,59 @@ export interface RankedRow {
 }
 
 /**
- * Where recall ranks: overlap between the cue's terms and each record's terms, computed in
- * PostgreSQL. `terms && cue` is answered by the (tenant_id, namespace, terms) GIN index, so only
- * records sharing at least one term are scored, each by one containment test per cue term.
- * Ties break on newer event time, then event id. Superseded records are hidden unless `asOf`
- * predates the superseding event.
+ * Where recall ranks: overlap between the cue's distinct terms and each record's, computed in
+ * PostgreSQL from the postings table (memory_term). The cue's posting lists are read index-only and
+ * counted per record, so a namespace's records are never scanned and only the winners are fetched.
+ *
+ * - hits: records sharing a term with the cue, with how many they share; superseded records are
+ *   hidden unless `asOf` predates the superseding event (a partial index lists them).
+ * - cut: the k-th best (matched, occurred_at); everything at or above it may still tie on both.
+ * - top: those candidates (k plus any ties), fetched and ordered fully: score, newer event time,
+ *   then event id. The tenant and namespace are checked again on the records themselves.
  */
+const RANK_BY_OVERLAP = `
+  WITH hits AS MATERIALIZED (
+    SELECT t.memory_id, count(*)::int AS matched, t.occurred_at
+      FROM memory_term t
+     WHERE t.scope_key = memory_scope_key($1, $2)
+       AND t.term = ANY($3::text[])
+       AND ($4::timestamptz IS NULL OR t.occurred_at <= $4::timestamptz)
+       AND t.memory_id NOT IN (
+             SELECT id FROM memory_record
+              WHERE tenant_id = $1 AND namespace = $2 AND superseded_at IS NOT NULL
+                AND ($4::timestamptz IS NULL OR superseded_at <= $4::timestamptz))
+     GROUP BY t.memory_id, t.occurred_at
+  ), cut AS (
+    SELECT matched, occurred_at FROM hits ORDER BY matched DESC, occurred_at DESC OFFSET $5 - 1 LIMIT 1
+  ), top AS (
+    SELECT h.* FROM hits h
+     WHERE NOT EXISTS (SELECT 1 FROM cut)
+        OR (h.matched, h.occurred_at) >= (SELECT matched, occurred_at FROM cut)
+     ORDER BY h.matched DESC, h.occurred_at DESC
+     FETCH FIRST $5 ROWS WITH TIES
+  )
+  SELECT r.id::text AS id, r.event_id, r.occurred_at, r.text, r.source, h.matched
+    FROM top h JOIN memory_record r ON r.id = h.memory_id
+   WHERE r.tenant_id = $1 AND r.namespace = $2
+   ORDER BY h.matched DESC, r.occurred_at DESC, r.event_id ASC
+   LIMIT $5`;
+
+/** `cueTerms` must be distinct (tokenize's are): each shared term counts once. */
 export async function rankByOverlap(
   run: SqlRunner,
   q: { tenantId: string; namespace: string; cueTerms: string[]; asOf: Date | null; limit: number },
 ): Promise<RankedRow[]> {
-  const fixed = [q.tenantId, q.namespace, q.cueTerms, q.asOf, q.limit];
-  const matched = q.cueTerms
-    .map((_, i) => `(r.terms @> ARRAY[$${fixed.length + 1 + i}::text])::int`)
-    .join(' + ');
-  return run<RankedRow>(
-    `SELECT r.id::text AS id, r.event_id, r.occurred_at, r.text, r.source, (${matched}) AS matched
-       FROM memory_record r
-      WHERE r.tenant_id = $1
-        AND r.namespace = $2
-        AND r.terms && $3::text[]
-        AND ($4::timestamptz IS NULL OR r.occurred_at <= $4::timestamptz)
-        AND (r.superseded_at IS NULL OR ($4::timestamptz IS NOT NULL AND r.superseded_at > $4::timestamptz))
-      ORDER BY matched DESC, r.occurred_at DESC, r.event_id ASC
-      LIMIT $5`,
-    [...fixed, ...q.cueTerms],
-  );
+  return run<RankedRow>(RANK_BY_OVERLAP, [q.tenantId, q.namespace, q.cueTerms, q.asOf, q.limit]);
 }
 
-/** Remove one namespace's records and relations; the caller's transaction also clears idempotency. */
+/**
+ * Remove one namespace's records, postings and relations; the caller's transaction also clears
+ * idempotency.
+ */
 export async function deleteNamespaceData(db: Db, scope: { tenantId: string; namespace: string }) {
   const where = { tenantId: scope.tenantId, namespace: scope.namespace };
   const relations = await db.supersessionRelation.deleteMany({ where });
+  await db.$executeRaw`DELETE FROM memory_term WHERE scope_key = memory_scope_key(${scope.tenantId}, ${scope.namespace})`;
   const records = await db.memoryRecord.deleteMany({ where });
   return { records: records.count, relations: relations.count };
 }

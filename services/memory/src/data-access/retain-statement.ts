@@ -17,8 +17,8 @@ export const DUPLICATE_EVENT_MARKER = 'tm_duplicate_event';
 
 /**
  * The hot path of a write, in one statement (one round trip, atomic on its own): claim the
- * idempotency key, insert the record only if the claim succeeded, enqueue the usage row only if the
- * record went in.
+ * idempotency key, insert the record and its recall postings only if the claim succeeded, enqueue the
+ * usage row only if the record went in.
  *
  * - returns `claimed: false`: the key is taken. A concurrent claim of the same key blocks on the
  *   unique index until the holder's transaction ends, so the caller then reads a committed entry.
@@ -32,11 +32,16 @@ const CLAIM_AND_RETAIN = `
     ON CONFLICT (tenant_id, key) DO NOTHING
     RETURNING 1
   ), rec AS (
-    INSERT INTO memory_record (id, tenant_id, user_id, namespace, event_id, occurred_at, text, terms, source, request_id)
-    SELECT $7::uuid, $1, $8, $3, $9, $10::timestamptz, $11, $12::text[], $13::jsonb, $5
+    INSERT INTO memory_record (id, tenant_id, user_id, namespace, event_id, occurred_at, text, source, request_id)
+    SELECT $7::uuid, $1, $8, $3, $9, $10::timestamptz, $11, $13::jsonb, $5
      WHERE EXISTS (SELECT 1 FROM claim)
     ON CONFLICT (tenant_id, namespace, event_id) DO NOTHING
     RETURNING 1
+  ), postings AS (
+    INSERT INTO memory_term (scope_key, term, occurred_at, memory_id)
+    SELECT memory_scope_key($1, $3), term, $10::timestamptz, $7::uuid
+      FROM unnest($12::text[]) AS term
+     WHERE EXISTS (SELECT 1 FROM rec)
   ), usage AS (
     INSERT INTO outbox_message (id, subject, payload)
     SELECT $14::uuid, $15, $16::jsonb

@@ -1,4 +1,4 @@
-/** Longer tokens are cut: a GIN index entry has a size limit, and no real word is this long. */
+/** Longer tokens are cut: an index entry has a size limit, and no real word is this long. */
 export const MAX_TERM_LENGTH = 64;
 
 /**
