@@ -109,6 +109,26 @@ describe('POST /api/v1/memory/recall', () => {
     expect(res.body.related.map((r: { score: number }) => r.score)).toEqual([1, 0.6667]);
   });
 
+  it('when a long cue (more terms than the full-match shortcut takes) is recalled, then overlap still ranks exactly', async () => {
+    const tenant = await createTenant();
+    const namespace = uniqueNamespace();
+    await seed(tenant.api_key, namespace, [
+      ['two', 'red orange'],
+      ['four', 'red orange yellow green'],
+      ['none', 'purple'],
+      ['three', 'blue indigo violet'],
+    ]);
+
+    const res = await t.api.recall(
+      tenant.api_key,
+      recallBody(namespace, 'red orange yellow green blue indigo violet white black grey'),
+    );
+
+    expect(res.body.proximity.cue_terms).toBe(10);
+    expect(eventIds(res)).toEqual(['four', 'three', 'two']);
+    expect(res.body.related.map((r: { matched_terms: number }) => r.matched_terms)).toEqual([4, 3, 2]);
+  });
+
   it('when the cue has content words, then function words neither match nor count; a cue of only function words still matches', async () => {
     const tenant = await createTenant();
     const namespace = uniqueNamespace();
@@ -191,6 +211,30 @@ describe('POST /api/v1/memory/recall', () => {
       expect(eventIds(before)).toEqual(['addr-1']);
       expect(before.body.ranking.as_of).toBe('2026-02-01T00:00:00.000Z');
       expect(eventIds(after)).toEqual(['addr-2']);
+    });
+
+    it('when the newest record holding every cue term is superseded, then the next full match takes its place', async () => {
+      const tenant = await createTenant();
+      const namespace = uniqueNamespace();
+      await seed(tenant.api_key, namespace, [
+        ['plan-1', 'launch plan draft', '2026-01-01T00:00:00Z'],
+        ['plan-2', 'launch plan final', '2026-02-01T00:00:00Z'],
+        ['other', 'launch party', '2026-04-01T00:00:00Z'],
+      ]);
+      await t.api.write(
+        tenant.api_key,
+        writeBody(namespace, 'budget approved', {
+          event_id: 'memo',
+          occurred_at: '2026-03-01T00:00:00Z',
+          supersedes: ['plan-2'],
+        }),
+        uniqueKey(),
+      );
+
+      const res = await t.api.recall(tenant.api_key, recallBody(namespace, 'launch plan', { top_k: 1 }));
+
+      expect(eventIds(res)).toEqual(['plan-1']);
+      expect(res.body.related[0].score).toBe(1);
     });
 
     it('when as_of is before an event, then that event is not recalled', async () => {

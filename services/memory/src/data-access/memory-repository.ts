@@ -48,26 +48,56 @@ export interface RankedRow {
 
 /**
  * Where recall ranks: overlap between the cue's distinct terms and each record's, computed in
- * PostgreSQL from the postings table (memory_term). The cue's posting lists are read index-only and
- * counted per record, so a namespace's records are never scanned and only the winners are fetched.
+ * PostgreSQL from the postings table (memory_term, keyed scope, term, occurred_at, memory_id). All of a
+ * record's postings carry its event time, so every posting list is ordered newest first.
  *
- * - hits: records sharing a term with the cue, with how many they share; superseded records are
- *   hidden unless `asOf` predates the superseding event (a partial index lists them).
- * - cut: the k-th best (matched, occurred_at); everything at or above it may still tie on both.
- * - top: those candidates (k plus any ties), fetched and ordered fully: score, newer event time,
- *   then event id. The tenant and namespace are checked again on the records themselves.
+ * - full: records holding every cue term, newest first. PostgreSQL answers it by merging the cue's
+ *   posting lists backwards in event-time order and stops after k, so a cue of common words costs a
+ *   few hundred postings instead of their whole lists. Tried only for short cues (a join per term).
+ * - hits: only when `full` found fewer than k: every record sharing a term, counted per record by an
+ *   index-only scan of the cue's posting lists.
+ * - Both hide superseded records unless `asOf` predates the superseding event (a partial index lists
+ *   them) and records after `asOf`.
+ * - cut: the k-th best (matched, occurred_at); top: everything at or above it (k plus ties on both),
+ *   the only records fetched, ordered fully: score, newer event time, then event id. Tenant and
+ *   namespace are checked again on the records themselves.
  */
-const RANK_BY_OVERLAP = `
-  WITH hits AS MATERIALIZED (
-    SELECT t.memory_id, count(*)::int AS matched, t.occurred_at
-      FROM memory_term t
-     WHERE t.scope_key = memory_scope_key($1, $2)
-       AND t.term = ANY($3::text[])
-       AND ($4::timestamptz IS NULL OR t.occurred_at <= $4::timestamptz)
-       AND t.memory_id NOT IN (
+export const FULL_MATCH_MAX_TERMS = 8;
+
+const postingsOf = (alias: string) => `
+      ${alias}.scope_key = memory_scope_key($1, $2)
+       AND ($4::timestamptz IS NULL OR ${alias}.occurred_at <= $4::timestamptz)
+       AND ${alias}.memory_id NOT IN (
              SELECT id FROM memory_record
               WHERE tenant_id = $1 AND namespace = $2 AND superseded_at IS NOT NULL
-                AND ($4::timestamptz IS NULL OR superseded_at <= $4::timestamptz))
+                AND ($4::timestamptz IS NULL OR superseded_at <= $4::timestamptz))`;
+
+/** Parameters: $1 tenant, $2 namespace, $3 cue terms, $4 as_of, $5 k, then each cue term alone. */
+function rankStatement(termCount: number): string {
+  const fullMatch = termCount <= FULL_MATCH_MAX_TERMS;
+  const holdsTerm = (i: number) => `
+       AND EXISTS (SELECT 1 FROM memory_term o
+                    WHERE o.scope_key = t.scope_key AND o.term = $${6 + i}
+                      AND o.occurred_at = t.occurred_at AND o.memory_id = t.memory_id)`;
+  const full = fullMatch
+    ? `
+    SELECT t.memory_id, ${termCount} AS matched, t.occurred_at
+      FROM memory_term t
+     WHERE t.term = $6 AND ${postingsOf('t')}${Array.from({ length: termCount - 1 }, (_, i) => holdsTerm(i + 1)).join('')}
+     ORDER BY t.occurred_at DESC
+     FETCH FIRST $5 ROWS WITH TIES`
+    : 'SELECT NULL::uuid AS memory_id, 0 AS matched, NULL::timestamptz AS occurred_at WHERE false';
+  return `
+  WITH full_match AS MATERIALIZED (${full}
+  ), enough AS (
+    SELECT count(*) >= $5 AS yes FROM full_match
+  ), hits AS MATERIALIZED (
+    SELECT memory_id, matched, occurred_at FROM full_match WHERE (SELECT yes FROM enough)
+    UNION ALL
+    SELECT t.memory_id, count(*)::int AS matched, t.occurred_at
+      FROM memory_term t
+     WHERE NOT (SELECT yes FROM enough)
+       AND t.term = ANY($3::text[]) AND ${postingsOf('t')}
      GROUP BY t.memory_id, t.occurred_at
   ), cut AS (
     SELECT matched, occurred_at FROM hits ORDER BY matched DESC, occurred_at DESC OFFSET $5 - 1 LIMIT 1
@@ -83,13 +113,16 @@ const RANK_BY_OVERLAP = `
    WHERE r.tenant_id = $1 AND r.namespace = $2
    ORDER BY h.matched DESC, r.occurred_at DESC, r.event_id ASC
    LIMIT $5`;
+}
 
 /** `cueTerms` must be distinct (tokenize's are): each shared term counts once. */
 export async function rankByOverlap(
   run: SqlRunner,
   q: { tenantId: string; namespace: string; cueTerms: string[]; asOf: Date | null; limit: number },
 ): Promise<RankedRow[]> {
-  return run<RankedRow>(RANK_BY_OVERLAP, [q.tenantId, q.namespace, q.cueTerms, q.asOf, q.limit]);
+  const n = q.cueTerms.length;
+  const single = n <= FULL_MATCH_MAX_TERMS ? q.cueTerms : [];
+  return run<RankedRow>(rankStatement(n), [q.tenantId, q.namespace, q.cueTerms, q.asOf, q.limit, ...single]);
 }
 
 /**
