@@ -45,6 +45,8 @@ export function createLogger(options: {
       base: { service: options.name },
       timestamp: pino.stdTimeFunctions.isoTime,
     },
-    options.destination,
+    // Asynchronous stdout: a busy service's lines are gathered into one write while the previous
+    // write is in flight instead of a syscall per line; pino flushes what is left on exit.
+    options.destination ?? pino.destination({ dest: 1, sync: false }),
   );
 }
