@@ -1,4 +1,4 @@
-import type { SqlRunner } from '@tm/kit';
+import { prepared, type SqlRunner } from '@tm/kit';
 import type { Prisma } from './generated/client.js';
 import type { NewRecord } from './memory-repository.js';
 
@@ -25,7 +25,9 @@ export const DUPLICATE_EVENT_MARKER = 'tm_duplicate_event';
  * - fails with DUPLICATE_EVENT_MARKER in the error: the key was free but the event id already exists in the
  *   namespace; the whole statement, claim included, is rolled back.
  */
-const CLAIM_AND_RETAIN = `
+const CLAIM_AND_RETAIN = prepared(
+  'memory_claim_and_retain',
+  `
   WITH claim AS (
     INSERT INTO idempotency_entry (tenant_id, key, namespace, fingerprint, request_id, response)
     VALUES ($1, $2, $3, $4, $5, $6::jsonb)
@@ -50,7 +52,8 @@ const CLAIM_AND_RETAIN = `
   )
   SELECT (SELECT count(*) FROM claim)::int AS claimed,
          CASE WHEN EXISTS (SELECT 1 FROM claim) AND NOT EXISTS (SELECT 1 FROM rec)
-              THEN (SELECT $17::text FROM claim)::int END AS refused`;
+              THEN (SELECT $17::text FROM claim)::int END AS refused`,
+);
 
 export async function claimAndRetain(run: SqlRunner, input: RetainInput): Promise<{ claimed: boolean }> {
   const { record: r, idempotency: i, usage: u } = input;
