@@ -1,4 +1,4 @@
-import pg from 'pg';
+import { revokeApiKey } from '@tm/gateway';
 import { describe, expect, it } from 'vitest';
 import type { Api } from './support/api.js';
 import { createTenant, recallBody, uniqueKey, uniqueNamespace, writeBody } from './support/factories.js';
@@ -8,12 +8,8 @@ const t = useStack();
 
 const NEUTRAL = /^Authentication required: send an API key .* or a session token$/;
 
-async function revoke(keyId: string) {
-  const client = new pg.Client({ connectionString: t.stack.env.gatewayDbUrl });
-  await client.connect();
-  await client.query('UPDATE api_key SET revoked_at = now() WHERE id = $1', [keyId]);
-  await client.end();
-}
+const revoke = (tenant: { tenant_id: string; key_id: string }) =>
+  revokeApiKey({ tenantId: tenant.tenant_id, keyId: tenant.key_id }, { nc: t.stack.gateway.nc });
 
 describe('API-key authentication on the data plane', () => {
   const routes: Array<[string, (api: Api, headers: Record<string, string>) => ReturnType<Api['get']>]> = [
@@ -64,7 +60,7 @@ describe('API-key authentication on the data plane', () => {
     const tenant = await createTenant();
     const before = await t.api.recall(tenant.api_key, recallBody(uniqueNamespace(), 'x'));
 
-    await revoke(tenant.key_id);
+    await revoke(tenant);
     const after = await t.api.recall(tenant.api_key, recallBody(uniqueNamespace(), 'x'));
 
     expect(before.status).toBe(200);

@@ -3,6 +3,7 @@ import './zod-setup.js';
 export * from './capabilities.js';
 export * from './envelope.js';
 export * from './errors.js';
+export * from './identity.js';
 export * from './infrastructure.js';
 export * from './limits.js';
 export * from './memory.js';

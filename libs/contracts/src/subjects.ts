@@ -8,6 +8,10 @@ export const Subjects = {
     /** JetStream: usage records relayed from the memory outbox; billing consumes them. */
     usageRecorded: 'memory.v1.usage.recorded',
   },
+  gateway: {
+    /** Core NATS, every instance (no queue group): drop cached verifications of one tenant, then reply. */
+    identityChanged: 'gateway.v1.identity.changed',
+  },
 } as const;
 
 export const Streams = {

@@ -5,13 +5,16 @@ import type { Logger } from '@tm/kit';
 import { createMemoryClient, type MemoryClient } from './clients/memory-client.js';
 import type { GatewayConfig } from './config.js';
 import { closePrisma, getPrisma, initPrisma } from './data-access/prisma-client.js';
+import { createVerifiedKeyCache, type VerifiedKeyCache } from './domain/verified-key-cache.js';
 import { createHttpApp, startServer, stopServer } from './entry-points/http/server.js';
+import { listenForIdentityChanges } from './entry-points/nats/identity-changes.js';
 
 export interface Gateway {
   server: Server;
   url: string;
   nc: NatsConnection;
   memory: MemoryClient;
+  keys: VerifiedKeyCache;
   stop: () => Promise<void>;
 }
 
@@ -23,8 +26,14 @@ export async function startGateway(config: GatewayConfig, logger: Logger): Promi
     breakerResetMs: config.BREAKER_RESET_MS,
     logger,
   });
+  const keys = createVerifiedKeyCache({
+    maxEntries: config.KEY_CACHE_SIZE,
+    ttlMs: config.KEY_CACHE_TTL_MS,
+  });
+  listenForIdentityChanges(nc, keys, logger);
   const app = createHttpApp({
     memory,
+    keys,
     logger,
     deployment: { version: config.DEPLOYMENT_VERSION, environment: config.DEPLOYMENT_ENVIRONMENT },
     probes: {
@@ -41,6 +50,7 @@ export async function startGateway(config: GatewayConfig, logger: Logger): Promi
     url: `http://127.0.0.1:${port}`,
     nc,
     memory,
+    keys,
     stop: async () => {
       await stopServer(server);
       memory.breaker.shutdown();

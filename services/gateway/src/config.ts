@@ -12,6 +12,10 @@ export const GatewayConfigSchema = z.object({
   GATEWAY_REQUEST_TIMEOUT_MS: env.positiveInt(5_000),
   /** How long an open breaker refuses calls before trying the service again. */
   BREAKER_RESET_MS: env.positiveInt(5_000),
+  /** Verified API keys kept per instance; changes reach every instance by broadcast, not by expiry. */
+  KEY_CACHE_SIZE: env.positiveInt(10_000),
+  /** Upper bound on how long a change made straight in the database (not broadcast) goes unseen. */
+  KEY_CACHE_TTL_MS: env.positiveInt(60_000),
   DEPLOYMENT_VERSION: env.text('dev'),
   DEPLOYMENT_ENVIRONMENT: env.text('development'),
 });

@@ -19,19 +19,19 @@ export async function startStack(options: { breakerResetMs?: number; requestTime
     OUTBOX_RELAY_INTERVAL_MS: '100',
   });
   let memory: MemoryService | undefined = await startMemoryService(memoryConfig, logger);
-  const gateway: Gateway = await startGateway(
-    GatewayConfigSchema.parse({
-      GATEWAY_PORT: '0',
-      GATEWAY_HOST: '127.0.0.1',
-      GATEWAY_DATABASE_URL: env.gatewayDbUrl,
-      NATS_URL: env.natsUrl,
-      BREAKER_RESET_MS: String(options.breakerResetMs ?? 500),
-      GATEWAY_REQUEST_TIMEOUT_MS: String(options.requestTimeoutMs ?? 3_000),
-    }),
-    logger,
-  );
+  const gatewayConfig = GatewayConfigSchema.parse({
+    GATEWAY_PORT: '0',
+    GATEWAY_HOST: '127.0.0.1',
+    GATEWAY_DATABASE_URL: env.gatewayDbUrl,
+    NATS_URL: env.natsUrl,
+    BREAKER_RESET_MS: String(options.breakerResetMs ?? 500),
+    GATEWAY_REQUEST_TIMEOUT_MS: String(options.requestTimeoutMs ?? 3_000),
+  });
+  const gateway: Gateway = await startGateway(gatewayConfig, logger);
   return {
     gateway,
+    /** Another gateway instance on the same bus and database, as a deployment would scale it. */
+    startGatewayInstance: () => startGateway(gatewayConfig, logger),
     url: gateway.url,
     env,
     get memory() {

@@ -1,22 +1,54 @@
 import { parseArgs } from 'node:util';
-import { ConfigError } from '@tm/kit';
+import { connectBus } from '@tm/bus';
+import { ConfigError, createLogger } from '@tm/kit';
 import { loadGatewayConfig } from '../config.js';
 import { closePrisma, initPrisma } from '../data-access/prisma-client.js';
 import { bootstrapTenant } from '../domain/bootstrap-tenant.js';
+import { revokeApiKey } from '../domain/revoke-api-key.js';
 
 const USAGE = `Usage: pnpm admin bootstrap [--name NAME] [--email EMAIL] [--json]
+       pnpm admin revoke-key --tenant TENANT_ID --key KEY_ID
 
   bootstrap   Create a tenant with an owner, a managed storage connection, granted
-              private-memory consent and an API key. The key is printed once.`;
+              private-memory consent and an API key. The key is printed once.
+  revoke-key  Revoke an API key; running gateways refuse it from their next request.`;
 
 async function main(argv: string[]) {
   const [command, ...rest] = argv;
-  if (command !== 'bootstrap') {
+  if (command === 'bootstrap') return bootstrap(rest);
+  if (command === 'revoke-key') return revokeKey(rest);
+  console.error(USAGE);
+  return 2;
+}
+
+async function revokeKey(args: string[]) {
+  const { values } = parseArgs({ args, options: { tenant: { type: 'string' }, key: { type: 'string' } } });
+  if (!values.tenant || !values.key) {
     console.error(USAGE);
     return 2;
   }
+  const config = loadGatewayConfig();
+  initPrisma(config.GATEWAY_DATABASE_URL, 1);
+  const nc = await connectBus({
+    servers: config.NATS_URL,
+    name: 'gateway-admin',
+    logger: createLogger({ name: 'admin', level: 'warn' }),
+  });
+  try {
+    const revoked = await revokeApiKey({ tenantId: values.tenant, keyId: values.key }, { nc });
+    console.log(
+      revoked ? `Key ${values.key} revoked.` : `No active key ${values.key} in tenant ${values.tenant}.`,
+    );
+    return revoked ? 0 : 1;
+  } finally {
+    await nc.drain();
+    await closePrisma();
+  }
+}
+
+async function bootstrap(args: string[]) {
   const { values } = parseArgs({
-    args: rest,
+    args,
     options: {
       name: { type: 'string', default: 'dev-tenant' },
       email: { type: 'string' },

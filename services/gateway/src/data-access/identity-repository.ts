@@ -1,4 +1,4 @@
-import type { SqlRunner } from '@tm/kit';
+import { prepared, type SqlRunner } from '@tm/kit';
 import type { Prisma } from './generated/client.js';
 import type { Db } from './prisma-client.js';
 
@@ -13,10 +13,9 @@ export interface KeyRecord {
   consent: 'granted' | 'revoked' | null;
 }
 
-/** Everything authentication needs about a key, in one indexed lookup by hash (one round trip). */
-export async function findKeyByHash(run: SqlRunner, secretHash: string): Promise<KeyRecord | undefined> {
-  const rows = await run<KeyRecord>(
-    `
+const FIND_KEY_BY_HASH = prepared(
+  'auth_find_key_by_hash',
+  `
     SELECT k.id::text AS "id", k.tenant_id::text AS "tenantId", k.user_id::text AS "userId", k.revoked_at AS "revokedAt",
            s.id::text AS "storageId", s.kind::text AS "storageKind", s.status::text AS "storageStatus",
            c.state::text AS "consent"
@@ -24,9 +23,23 @@ export async function findKeyByHash(run: SqlRunner, secretHash: string): Promise
       LEFT JOIN storage_connection s ON s.id = k.storage_connection_id
       LEFT JOIN consent c ON c.tenant_id = k.tenant_id AND c.user_id = k.user_id AND c.purpose = 'private_memory'
      WHERE k.secret_hash = $1`,
-    [secretHash],
-  );
+);
+
+/** Everything authentication needs about a key, in one indexed lookup by hash (one round trip). */
+export async function findKeyByHash(run: SqlRunner, secretHash: string): Promise<KeyRecord | undefined> {
+  const rows = await run<KeyRecord>(FIND_KEY_BY_HASH, [secretHash]);
   return rows[0];
+}
+
+/** Revoke one key of one tenant; false when the tenant has no such unrevoked key. */
+export async function revokeKey(run: SqlRunner, tenantId: string, keyId: string): Promise<boolean> {
+  const rows = await run<{ id: string }>(
+    `UPDATE api_key SET revoked_at = now()
+      WHERE tenant_id = $1::uuid AND id = $2::uuid AND revoked_at IS NULL
+      RETURNING id::text AS id`,
+    [tenantId, keyId],
+  );
+  return rows.length > 0;
 }
 
 export async function createTenantGraph(

@@ -1,7 +1,9 @@
 import { AppError, ErrorCode, type Scope } from '@tm/contracts';
+import type { SqlRunner } from '@tm/kit';
 import { findKeyByHash } from '../data-access/identity-repository.js';
 import { getSql } from '../data-access/prisma-client.js';
 import { API_KEY_PATTERN, hashApiKey } from './api-key-secret.js';
+import type { VerifiedKeyCache } from './verified-key-cache.js';
 
 /** Neutral on purpose: the same words for a missing, malformed, unknown or revoked key. */
 export const AUTHENTICATION_REQUIRED =
@@ -15,9 +17,18 @@ export function authenticationRequired(): AppError {
  * Verify a presented key and derive the caller's scope from it: tenant, user, key, the attached
  * storage connection and the user's private-memory consent. Nothing here comes from the request.
  */
-export async function authenticateApiKey(presented: string, run = getSql()): Promise<Scope> {
+export async function authenticateApiKey(
+  presented: string,
+  deps: { cache?: VerifiedKeyCache; run?: SqlRunner } = {},
+): Promise<Scope> {
   if (!API_KEY_PATTERN.test(presented)) throw authenticationRequired();
-  const key = await findKeyByHash(run, hashApiKey(presented));
+  const secretHash = hashApiKey(presented);
+  let key = deps.cache?.get(secretHash);
+  if (!key) {
+    const generation = deps.cache?.generation ?? 0;
+    key = await findKeyByHash(deps.run ?? getSql(), secretHash);
+    if (key) deps.cache?.set(secretHash, key, generation);
+  }
   if (!key || key.revokedAt) throw authenticationRequired();
 
   if (!key.storageId || key.storageStatus !== 'active') {

@@ -4,6 +4,7 @@ import express from 'express';
 import { pinoHttp } from 'pino-http';
 import type { MemoryClient } from '../../clients/memory-client.js';
 import type { HealthProbes } from '../../domain/check-health.js';
+import type { VerifiedKeyCache } from '../../domain/verified-key-cache.js';
 import { errorHandler, notFound } from './middleware/error-handler.js';
 import { requestContext } from './middleware/request-context.js';
 import { infrastructureRoutes } from './routes/infrastructure-routes.js';
@@ -12,6 +13,7 @@ import { openApiRoutes } from './routes/openapi-routes.js';
 
 export interface HttpDeps {
   memory: MemoryClient;
+  keys: VerifiedKeyCache;
   probes: HealthProbes;
   deployment: { version: string; environment: string };
   logger: Logger;
@@ -34,7 +36,7 @@ export function createHttpApp(deps: HttpDeps) {
       customLogLevel: (_req, res, err) => (err || res.statusCode >= 500 ? 'error' : 'info'),
     }),
   );
-  app.use('/api/v1/memory', memoryRoutes(deps.memory));
+  app.use('/api/v1/memory', memoryRoutes(deps.memory, deps.keys));
   app.use('/api/v1/infrastructure', infrastructureRoutes(deps));
   app.use('/api/v1', openApiRoutes());
   app.use(notFound);

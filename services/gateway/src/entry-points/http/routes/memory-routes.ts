@@ -2,13 +2,14 @@ import { AppError, DeleteRequest, ErrorCode, parseOrThrow, RecallRequest, WriteR
 import { Router } from 'express';
 import type { MemoryClient } from '../../../clients/memory-client.js';
 import { resolveIdempotencyKey } from '../../../domain/idempotency-key.js';
+import type { VerifiedKeyCache } from '../../../domain/verified-key-cache.js';
 import { authenticate, scopeOf } from '../middleware/authenticate.js';
 import { jsonBody } from '../middleware/json-body.js';
 
 /** The v1 data plane: validate, call the memory service once, answer with what it said. */
-export function memoryRoutes(memory: MemoryClient): Router {
+export function memoryRoutes(memory: MemoryClient, keys: VerifiedKeyCache): Router {
   const router = Router();
-  router.use(authenticate, jsonBody);
+  router.use(authenticate(keys), jsonBody);
 
   router.post('/write', async (req, res) => {
     const body = parseOrThrow(WriteRequest, req.body, 'write request');
