@@ -33,8 +33,10 @@ export interface OutboxRelay {
  */
 export function startOutboxRelay(options: OutboxRelayOptions): OutboxRelay {
   const intervalMs = options.intervalMs ?? 500;
-  const batchSize = options.batchSize ?? 200;
-  const nudgeDelayMs = options.nudgeDelayMs ?? 20;
+  const batchSize = options.batchSize ?? 500;
+  // Measured at 32 concurrent writes: a 20 ms window made a pass (fetch, publish, mark) of a dozen rows
+  // each and cost about a third of the write path's CPU; 200 ms gathers a hundred or more per pass.
+  const nudgeDelayMs = options.nudgeDelayMs ?? 200;
   let running: Promise<number> | undefined;
   let again = false;
   let stopped = false;
