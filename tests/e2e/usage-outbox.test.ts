@@ -81,4 +81,30 @@ describe('usage records from the memory outbox', () => {
     expect(before).toHaveLength(1);
     expect(after).toEqual(before);
   });
+
+  it('when a relay batch worth of pending rows cannot be published, then the rows behind them still reach the stream', async () => {
+    const tenant = await createTenant();
+    const db = new pg.Client({ connectionString: t.stack.env.memoryDbUrl });
+    await db.connect();
+    // No stream listens on this subject, so JetStream refuses these on every attempt; they are older
+    // than the write's row and more than one relay pass takes.
+    await db.query(
+      `INSERT INTO outbox_message (id, subject, payload, created_at)
+       SELECT gen_random_uuid(), 'memory.v1.unrouted', '{}', now() - interval '1 hour'
+         FROM generate_series(1, 600)`,
+    );
+
+    await t.api.write(tenant.api_key, writeBody(uniqueNamespace(), 'behind a stuck row'), uniqueKey());
+    await t.stack.memory.flushOutbox();
+    const records = await usageInStream(tenant.tenant_id);
+    const stuck = await db.query(
+      `SELECT attempts FROM outbox_message WHERE subject = 'memory.v1.unrouted' AND published_at IS NULL`,
+    );
+    await db.query(`DELETE FROM outbox_message WHERE subject = 'memory.v1.unrouted'`);
+    await db.end();
+
+    expect(records.map((r) => r.operation)).toEqual(['memory.write']);
+    expect(stuck.rows).toHaveLength(600);
+    expect(stuck.rows.every((r) => r.attempts > 0)).toBe(true);
+  });
 });

@@ -7,8 +7,11 @@ export interface OutboxRow {
 }
 
 export interface OutboxRelayOptions {
+  /** Rows that failed fewer times first, then oldest first. */
   fetchPending: (limit: number) => Promise<OutboxRow[]>;
   markPublished: (ids: string[]) => Promise<void>;
+  /** Count a failed attempt, so a row that keeps failing queues behind the others instead of blocking them. */
+  markFailed: (ids: string[]) => Promise<void>;
   /** Must be idempotent per row id (JetStream Nats-Msg-Id dedupe). */
   publish: (row: OutboxRow) => Promise<void>;
   logger: Logger;
@@ -41,15 +44,20 @@ export function startOutboxRelay(options: OutboxRelayOptions): OutboxRelay {
   let again = false;
   let stopped = false;
 
+  /** One fetch-publish-mark cycle; returns how many rows it published. */
   const pass = async (): Promise<number> => {
     const rows = await options.fetchPending(batchSize);
     // Publish the batch concurrently; mark what the bus acknowledged, retry the rest next pass.
     const results = await Promise.allSettled(rows.map((row) => options.publish(row)));
     const done = rows.filter((_, i) => results[i]?.status === 'fulfilled').map((row) => row.id);
     if (done.length) await options.markPublished(done);
-    const failed = results.find((r) => r.status === 'rejected');
-    if (failed) throw (failed as PromiseRejectedResult).reason;
-    return rows.length;
+    const failed = rows.filter((_, i) => results[i]?.status === 'rejected').map((row) => row.id);
+    if (failed.length) {
+      await options.markFailed(failed);
+      const { reason } = results.find((r) => r.status === 'rejected') as PromiseRejectedResult;
+      options.logger.warn({ err: reason, failed: failed.length }, 'outbox rows not published; will retry');
+    }
+    return done.length;
   };
 
   const run = () => {
@@ -88,11 +96,11 @@ export function startOutboxRelay(options: OutboxRelayOptions): OutboxRelay {
 
   return {
     nudge,
+    /** Publish until a pass publishes nothing more (rows the bus keeps refusing stay pending). */
     flush: async () => {
       for (;;) {
         if (running) await running;
-        const n = await pass();
-        if (n === 0) return;
+        if ((await pass()) === 0) return;
       }
     },
     stop: async () => {

@@ -3,7 +3,7 @@ import { connectBus, ensureStream, jetStreamClient, publishDurable, startOutboxR
 import { Streams } from '@tm/contracts';
 import type { Logger } from '@tm/kit';
 import type { MemoryConfig } from './config.js';
-import { fetchPending, markPublished, purgePublished } from './data-access/outbox-repository.js';
+import { fetchPending, markFailed, markPublished, purgePublished } from './data-access/outbox-repository.js';
 import { closePrisma, getPrisma, getSql, initPrisma } from './data-access/prisma-client.js';
 import { serveMemoryEndpoints } from './entry-points/nats/memory-endpoints.js';
 
@@ -28,6 +28,7 @@ export async function startMemoryService(
   const relay = startOutboxRelay({
     fetchPending: (limit) => fetchPending(getSql(), limit),
     markPublished: (ids) => markPublished(getSql(), ids),
+    markFailed: (ids) => markFailed(getSql(), ids),
     publish: async (row) => {
       await publishDurable(js, row.subject, row.payload, row.id);
     },
