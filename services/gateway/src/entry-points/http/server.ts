@@ -1,10 +1,10 @@
 import type { Server } from 'node:http';
 import type { Logger } from '@tm/kit';
 import express from 'express';
-import { pinoHttp } from 'pino-http';
 import type { MemoryClient } from '../../clients/memory-client.js';
 import type { HealthProbes } from '../../domain/check-health.js';
 import type { VerifiedKeyCache } from '../../domain/verified-key-cache.js';
+import { accessLog } from './middleware/access-log.js';
 import { errorHandler, notFound } from './middleware/error-handler.js';
 import { requestContext } from './middleware/request-context.js';
 import { infrastructureRoutes } from './routes/infrastructure-routes.js';
@@ -24,18 +24,7 @@ export function createHttpApp(deps: HttpDeps) {
   app.disable('x-powered-by');
   app.set('trust proxy', false);
   app.use(requestContext);
-  app.use(
-    pinoHttp({
-      logger: deps.logger,
-      genReqId: (req) => (req as express.Request).requestId,
-      // Method, path and status only: headers carry credentials, query strings and bodies carry text.
-      serializers: {
-        req: (req) => ({ id: req.id, method: req.method, path: String(req.url).split('?')[0] }),
-        res: (res) => ({ status: res.statusCode }),
-      },
-      customLogLevel: (_req, res, err) => (err || res.statusCode >= 500 ? 'error' : 'info'),
-    }),
-  );
+  app.use(accessLog(deps.logger));
   app.use('/api/v1/memory', memoryRoutes(deps.memory, deps.keys));
   app.use('/api/v1/infrastructure', infrastructureRoutes(deps));
   app.use('/api/v1', openApiRoutes());
