@@ -1,7 +1,8 @@
 import { describe, expect, it } from 'vitest';
 import { createTenant, recallBody, uniqueKey, uniqueNamespace, writeBody } from './support/factories.js';
-import { outboxRowsForKey, recordsInNamespace, recordsWithEvent } from './support/memory-db.js';
+import { recordsInNamespace, recordsWithEvent } from './support/memory-db.js';
 import { useStack } from './support/stack.js';
+import { usageRecordsForKey } from './support/usage-stream.js';
 
 const t = useStack();
 
@@ -116,7 +117,7 @@ describe('POST /api/v1/memory/write', () => {
     });
     expect(replay.body.request_id).not.toBe(first.body.request_id);
     await t.stack.memory.flushOutbox();
-    expect(await outboxRowsForKey(tenant.tenant_id, key)).toBe(1);
+    expect(await usageRecordsForKey(tenant.tenant_id, key)).toBe(1);
     expect(await recordsWithEvent(tenant.tenant_id, namespace, 'inv-1')).toBe(1);
   });
 
@@ -163,7 +164,7 @@ describe('POST /api/v1/memory/write', () => {
     expect(new Set(ok.map((r) => r.body.memory_id)).size).toBe(1);
     await t.stack.memory.flushOutbox();
     expect(await recordsWithEvent(tenant.tenant_id, namespace, 'burst-1')).toBe(1);
-    expect(await outboxRowsForKey(tenant.tenant_id, key)).toBe(1);
+    expect(await usageRecordsForKey(tenant.tenant_id, key)).toBe(1);
   });
 
   it('when the event id is already retained under another key, then 409 and the first write stands', async () => {
@@ -209,8 +210,9 @@ describe('POST /api/v1/memory/write', () => {
         usage: { billing_state: 'no_data', operation_units: 0 },
       },
     });
+    await t.stack.memory.flushOutbox();
     expect(await recordsInNamespace(tenant.tenant_id, namespace)).toBe(0);
-    expect(await outboxRowsForKey(tenant.tenant_id, key)).toBe(0);
+    expect(await usageRecordsForKey(tenant.tenant_id, key)).toBe(0);
   });
 
   describe('validation', () => {

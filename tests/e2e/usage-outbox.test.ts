@@ -1,38 +1,10 @@
-import { jetstream, jetstreamManager } from '@nats-io/jetstream';
-import { connect } from '@nats-io/transport-node';
-import { Streams, UsageRecordedEvent } from '@tm/contracts';
 import pg from 'pg';
 import { describe, expect, it } from 'vitest';
 import { createTenant, recallBody, uniqueKey, uniqueNamespace, writeBody } from './support/factories.js';
 import { useStack } from './support/stack.js';
+import { usageInStream } from './support/usage-stream.js';
 
 const t = useStack();
-
-/** Every usage record in the stream for one tenant, read with an ordered consumer from the start. */
-async function usageInStream(tenantId: string) {
-  const nc = await connect({ servers: t.stack.env.natsUrl });
-  try {
-    const jsm = await jetstreamManager(nc);
-    const { state } = await jsm.streams.info(Streams.memoryUsage.name);
-    // The whole stream (it holds only usage records); filter_subjects needs a newer server than 2.9.
-    const consumer = await jetstream(nc).consumers.get(Streams.memoryUsage.name);
-    const records: UsageRecordedEvent[] = [];
-    for (let seen = 0; seen < state.messages; ) {
-      const batch = await consumer.fetch({ max_messages: 500, expires: 2_000 });
-      let got = 0;
-      for await (const m of batch) {
-        got++;
-        const record = UsageRecordedEvent.parse(m.json());
-        if (record.tenant_id === tenantId) records.push(record);
-      }
-      if (got === 0) break;
-      seen += got;
-    }
-    return records;
-  } finally {
-    await nc.close();
-  }
-}
 
 describe('usage records from the memory outbox', () => {
   it('when writes are replayed and recalls made, then JetStream holds one usage record per billable operation', async () => {
@@ -62,24 +34,32 @@ describe('usage records from the memory outbox', () => {
     expect(JSON.stringify(records)).not.toContain('usage note');
   });
 
-  it('when the relay re-sends rows it had published but not marked (a crash in between), then the stream keeps one copy', async () => {
+  it('when the relay re-sends a row it had published but not removed (a crash in between), then the stream keeps one copy', async () => {
     const tenant = await createTenant();
     const namespace = uniqueNamespace();
     await t.api.write(tenant.api_key, writeBody(namespace, 'crash window'), uniqueKey());
     await t.stack.memory.flushOutbox();
     const before = await usageInStream(tenant.tenant_id);
 
+    // The row as it was before the relay removed it: same id (the stream's msg id), same payload.
     const db = new pg.Client({ connectionString: t.stack.env.memoryDbUrl });
     await db.connect();
-    await db.query(`UPDATE outbox_message SET published_at = NULL WHERE payload->>'tenant_id' = $1`, [
-      tenant.tenant_id,
+    const [record] = before;
+    await db.query('INSERT INTO outbox_message (id, subject, payload) VALUES ($1, $2, $3)', [
+      record?.usage_id,
+      'memory.v1.usage.recorded',
+      JSON.stringify(record),
+    ]);
+    await t.stack.memory.flushOutbox();
+    const left = await db.query('SELECT count(*)::int AS n FROM outbox_message WHERE id = $1', [
+      record?.usage_id,
     ]);
     await db.end();
-    await t.stack.memory.flushOutbox();
     const after = await usageInStream(tenant.tenant_id);
 
     expect(before).toHaveLength(1);
     expect(after).toEqual(before);
+    expect(left.rows[0].n).toBe(0);
   });
 
   it('when a relay batch worth of pending rows cannot be published, then the rows behind them still reach the stream', async () => {
@@ -97,9 +77,7 @@ describe('usage records from the memory outbox', () => {
     await t.api.write(tenant.api_key, writeBody(uniqueNamespace(), 'behind a stuck row'), uniqueKey());
     await t.stack.memory.flushOutbox();
     const records = await usageInStream(tenant.tenant_id);
-    const stuck = await db.query(
-      `SELECT attempts FROM outbox_message WHERE subject = 'memory.v1.unrouted' AND published_at IS NULL`,
-    );
+    const stuck = await db.query(`SELECT attempts FROM outbox_message WHERE subject = 'memory.v1.unrouted'`);
     await db.query(`DELETE FROM outbox_message WHERE subject = 'memory.v1.unrouted'`);
     await db.end();
 

@@ -1,6 +1,5 @@
 import { type JetStreamClient, jetstream, jetstreamManager } from '@nats-io/jetstream';
 import type { NatsConnection } from '@nats-io/transport-node';
-import { encodeJson } from './codec.js';
 
 /** Create the stream if missing, or bring its subjects up to date; safe to call from every instance. */
 export async function ensureStream(
@@ -26,7 +25,7 @@ export function jetStreamClient(nc: NatsConnection): JetStreamClient {
   return jetstream(nc);
 }
 
-/** Publish durably; `msgId` makes a re-publish of the same record a no-op in the stream. */
-export async function publishDurable(js: JetStreamClient, subject: string, payload: unknown, msgId: string) {
-  return js.publish(subject, encodeJson(payload), { msgID: msgId, timeout: 5_000 });
+/** Publish JSON text durably; `msgId` makes a re-publish of the same record a no-op in the stream. */
+export async function publishDurable(js: JetStreamClient, subject: string, json: string, msgId: string) {
+  return js.publish(subject, json, { msgID: msgId, timeout: 5_000 });
 }

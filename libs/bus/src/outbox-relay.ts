@@ -3,13 +3,15 @@ import type { Logger } from 'pino';
 export interface OutboxRow {
   id: string;
   subject: string;
-  payload: unknown;
+  /** JSON text, published byte for byte. */
+  payload: string;
 }
 
 export interface OutboxRelayOptions {
   /** Rows that failed fewer times first, then oldest first. */
   fetchPending: (limit: number) => Promise<OutboxRow[]>;
-  markPublished: (ids: string[]) => Promise<void>;
+  /** Called only with rows the bus has acknowledged. */
+  removePublished: (ids: string[]) => Promise<void>;
   /** Count a failed attempt, so a row that keeps failing queues behind the others instead of blocking them. */
   markFailed: (ids: string[]) => Promise<void>;
   /** Must be idempotent per row id (JetStream Nats-Msg-Id dedupe). */
@@ -30,27 +32,27 @@ export interface OutboxRelay {
 }
 
 /**
- * Relay rows committed to an outbox table to the bus. A row is marked only after the bus acknowledged
+ * Relay rows committed to an outbox table to the bus. A row is removed only after the bus acknowledged
  * it, so a crash between commit and publish re-sends it on the next pass; the stream's msg-id dedupe
  * and idempotent consumers make that re-send harmless. Several instances may run: same dedupe.
  */
 export function startOutboxRelay(options: OutboxRelayOptions): OutboxRelay {
   const intervalMs = options.intervalMs ?? 500;
   const batchSize = options.batchSize ?? 500;
-  // Measured at 32 concurrent writes: a 20 ms window made a pass (fetch, publish, mark) of a dozen rows
+  // Measured at 32 concurrent writes: a 20 ms window made a pass (fetch, publish, remove) of a dozen rows
   // each and cost about a third of the write path's CPU; 200 ms gathers a hundred or more per pass.
   const nudgeDelayMs = options.nudgeDelayMs ?? 200;
   let running: Promise<number> | undefined;
   let again = false;
   let stopped = false;
 
-  /** One fetch-publish-mark cycle; returns how many rows it published. */
+  /** One fetch-publish-remove cycle; returns how many rows it published. */
   const pass = async (): Promise<number> => {
     const rows = await options.fetchPending(batchSize);
-    // Publish the batch concurrently; mark what the bus acknowledged, retry the rest next pass.
+    // Publish the batch concurrently; remove what the bus acknowledged, retry the rest next pass.
     const results = await Promise.allSettled(rows.map((row) => options.publish(row)));
     const done = rows.filter((_, i) => results[i]?.status === 'fulfilled').map((row) => row.id);
-    if (done.length) await options.markPublished(done);
+    if (done.length) await options.removePublished(done);
     const failed = rows.filter((_, i) => results[i]?.status === 'rejected').map((row) => row.id);
     if (failed.length) {
       await options.markFailed(failed);
@@ -85,7 +87,7 @@ export function startOutboxRelay(options: OutboxRelayOptions): OutboxRelay {
   run();
 
   // Commits nudge the relay; gathering the nudges of a short window into one pass keeps a busy
-  // service from running a fetch-publish-mark cycle per write.
+  // service from running a fetch-publish-remove cycle per write.
   let nudged: NodeJS.Timeout | undefined;
   const nudge = () => {
     nudged ??= setTimeout(() => {

@@ -3,7 +3,7 @@ import { connectBus, ensureStream, jetStreamClient, publishDurable, startOutboxR
 import { Streams } from '@tm/contracts';
 import type { Logger } from '@tm/kit';
 import type { MemoryConfig } from './config.js';
-import { fetchPending, markFailed, markPublished, purgePublished } from './data-access/outbox-repository.js';
+import { fetchPending, markFailed, removePublished } from './data-access/outbox-repository.js';
 import { closePrisma, getPrisma, getSql, initPrisma } from './data-access/prisma-client.js';
 import { serveMemoryEndpoints } from './entry-points/nats/memory-endpoints.js';
 
@@ -27,7 +27,7 @@ export async function startMemoryService(
 
   const relay = startOutboxRelay({
     fetchPending: (limit) => fetchPending(getSql(), limit),
-    markPublished: (ids) => markPublished(getSql(), ids),
+    removePublished: (ids) => removePublished(getSql(), ids),
     markFailed: (ids) => markFailed(getSql(), ids),
     publish: async (row) => {
       await publishDurable(js, row.subject, row.payload, row.id);
@@ -35,13 +35,6 @@ export async function startMemoryService(
     intervalMs: config.OUTBOX_RELAY_INTERVAL_MS,
     logger,
   });
-  const retentionMs = config.OUTBOX_RETENTION_HOURS * 3_600_000;
-  const purge = setInterval(() => {
-    purgePublished(getPrisma(), new Date(Date.now() - retentionMs)).catch((err) =>
-      logger.warn({ err }, 'outbox purge failed; will retry'),
-    );
-  }, 60_000);
-  purge.unref();
   const subscriptions = serveMemoryEndpoints(
     nc,
     { pricingVersion: config.PRICING_VERSION, onCommitted: relay.nudge, version },
@@ -53,7 +46,6 @@ export async function startMemoryService(
     nc,
     flushOutbox: relay.flush,
     stop: async () => {
-      clearInterval(purge);
       await Promise.all(subscriptions.map((s) => s.drain()));
       await relay.stop();
       await nc.drain();

@@ -9,8 +9,6 @@ export const MemoryConfigSchema = z.object({
   /** Sandbox price list version reported in usage blocks until billing owns prices. */
   PRICING_VERSION: env.text('sandbox-2026-11'),
   OUTBOX_RELAY_INTERVAL_MS: env.positiveInt(500),
-  /** Hours a published outbox row is kept before it is purged. */
-  OUTBOX_RETENTION_HOURS: env.positiveInt(24),
 });
 export type MemoryConfig = z.output<typeof MemoryConfigSchema>;
 

@@ -3,7 +3,7 @@ import { inject } from 'vitest';
 
 /**
  * Read-only peeks at the memory service's database, for what the API cannot show:
- * how many rows a burst of writes left behind (records, outbox usage rows).
+ * how many records a burst of writes left behind.
  */
 export async function memoryDbCount(sql: string, params: unknown[]): Promise<number> {
   const client = new pg.Client({ connectionString: inject('stack').memoryDbUrl });
@@ -20,12 +20,6 @@ export const recordsWithEvent = (tenantId: string, namespace: string, eventId: s
   memoryDbCount(
     'SELECT count(*) AS n FROM memory_record WHERE tenant_id = $1 AND namespace = $2 AND event_id = $3',
     [tenantId, namespace, eventId],
-  );
-
-export const outboxRowsForKey = (tenantId: string, idempotencyKey: string) =>
-  memoryDbCount(
-    `SELECT count(*) AS n FROM outbox_message WHERE payload->>'tenant_id' = $1 AND payload->>'idempotency_key' = $2`,
-    [tenantId, idempotencyKey],
   );
 
 export const recordsInNamespace = (tenantId: string, namespace: string) =>

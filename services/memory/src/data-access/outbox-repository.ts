@@ -1,7 +1,6 @@
 import { randomUUID } from 'node:crypto';
 import type { OutboxRow } from '@tm/bus';
 import { prepared, type SqlRunner } from '@tm/kit';
-import type { Db } from './prisma-client.js';
 
 const ENQUEUE = prepared(
   'outbox_enqueue',
@@ -9,12 +8,12 @@ const ENQUEUE = prepared(
 );
 const FETCH_PENDING = prepared(
   'outbox_fetch_pending',
-  `SELECT id::text AS id, subject, payload FROM outbox_message
-    WHERE published_at IS NULL ORDER BY attempts, created_at LIMIT $1`,
+  `SELECT id::text AS id, subject, payload::text AS payload FROM outbox_message
+    ORDER BY attempts, created_at LIMIT $1`,
 );
-const MARK_PUBLISHED = prepared(
-  'outbox_mark_published',
-  'UPDATE outbox_message SET published_at = now(), attempts = attempts + 1 WHERE id = ANY($1::uuid[])',
+const REMOVE_PUBLISHED = prepared(
+  'outbox_remove_published',
+  'DELETE FROM outbox_message WHERE id = ANY($1::uuid[])',
 );
 const MARK_FAILED = prepared(
   'outbox_mark_failed',
@@ -28,23 +27,19 @@ export async function enqueue(run: SqlRunner, subject: string, payload: unknown,
 }
 
 /**
- * Unpublished rows through the partial index on pending rows: fewest failed attempts first, then oldest,
- * so a row that cannot be published (a bus refusal) never holds back the ones behind it.
+ * Rows waiting to be published, fewest failed attempts first, then oldest, so a row that cannot be
+ * published (a bus refusal) never holds back the ones behind it. The payload comes back as the JSON
+ * text it was stored as and is published as it is.
  */
 export function fetchPending(run: SqlRunner, limit: number): Promise<OutboxRow[]> {
   return run<OutboxRow>(FETCH_PENDING, [limit]);
 }
 
-export async function markPublished(run: SqlRunner, ids: string[]) {
-  await run(MARK_PUBLISHED, [ids]);
+/** A row leaves once JetStream has acknowledged it: from then on the stream (and billing) hold it. */
+export async function removePublished(run: SqlRunner, ids: string[]) {
+  await run(REMOVE_PUBLISHED, [ids]);
 }
 
 export async function markFailed(run: SqlRunner, ids: string[]) {
   await run(MARK_FAILED, [ids]);
-}
-
-/** Published rows are kept for a while (diagnosis), then dropped: JetStream and billing hold them. */
-export async function purgePublished(db: Db, olderThan: Date) {
-  const { count } = await db.outboxMessage.deleteMany({ where: { publishedAt: { lt: olderThan } } });
-  return count;
 }
