@@ -51,53 +51,84 @@ export interface RankedRow {
  * PostgreSQL from the postings table (memory_term, keyed scope, term, occurred_at, memory_id). All of a
  * record's postings carry its event time, so every posting list is ordered newest first.
  *
- * - full: records holding every cue term, newest first. PostgreSQL answers it by merging the cue's
- *   posting lists backwards in event-time order and stops after k, so a cue of common words costs a
- *   few hundred postings instead of their whole lists. Tried only for short cues (a join per term).
- * - hits: only when `full` found fewer than k: every record sharing a term, counted per record by an
- *   index-only scan of the cue's posting lists.
- * - Both hide superseded records unless `asOf` predates the superseding event (a partial index lists
- *   them) and records after `asOf`.
+ * - full_match: records holding every cue term, newest first, k of them. The rarest cue term's list
+ *   (counted up to DRIVER_PEEK) is walked newest first and each posting is probed in the other lists
+ *   by primary key, stopping at k: a cue of common words costs a few hundred postings, not their lists.
+ *   The walk covers at most the driver's FULL_MATCH_WALK newest postings: k full matches found there
+ *   are the answer (any other is older); fewer, and the cue is counted instead.
+ *   Cues whose lists hold fewer than WALK_ABOVE_POSTINGS postings in all skip the walk.
+ * - hits: only when full_match found fewer than k: every record sharing a term, counted per record
+ *   from one index descent per cue term (index-only).
+ * - Both hide records after `asOf`, and superseded records unless `asOf` predates the superseding
+ *   event (a partial index lists them).
  * - cut: the k-th best (matched, occurred_at); top: everything at or above it (k plus ties on both),
  *   the only records fetched, ordered fully: score, newer event time, then event id. Tenant and
  *   namespace are checked again on the records themselves.
+ *
+ * Every lookup is pinned to an index descent (LATERAL … OFFSET 0, correlated probes), so the plan does
+ * not hinge on statistics: a namespace that is new, or grew since the last ANALYZE, looks empty to the
+ * planner, which then chose whole-namespace scans and rescans.
  */
-export const FULL_MATCH_MAX_TERMS = 8;
+const DRIVER_PEEK = 5_000;
+/** How many of the driver's newest postings the full-match walk probes before it gives up and counts. */
+const FULL_MATCH_WALK = 2_000;
+/** Below this many postings in all (peeked), counting is cheaper than walking: the walk is skipped. */
+const WALK_ABOVE_POSTINGS = 5_000;
 
-const postingsOf = (alias: string) => `
-      ${alias}.scope_key = memory_scope_key($1, $2)
-       AND ($4::timestamptz IS NULL OR ${alias}.occurred_at <= $4::timestamptz)
-       AND ${alias}.memory_id NOT IN (
-             SELECT id FROM memory_record
-              WHERE tenant_id = $1 AND namespace = $2 AND superseded_at IS NOT NULL
-                AND ($4::timestamptz IS NULL OR superseded_at <= $4::timestamptz))`;
-
-/** Parameters: $1 tenant, $2 namespace, $3 cue terms, $4 as_of, $5 k, then each cue term alone. */
-function rankStatement(termCount: number): string {
-  const fullMatch = termCount <= FULL_MATCH_MAX_TERMS;
-  const holdsTerm = (i: number) => `
-       AND EXISTS (SELECT 1 FROM memory_term o
-                    WHERE o.scope_key = t.scope_key AND o.term = $${6 + i}
-                      AND o.occurred_at = t.occurred_at AND o.memory_id = t.memory_id)`;
-  const full = fullMatch
-    ? `
-    SELECT t.memory_id, ${termCount} AS matched, t.occurred_at
-      FROM memory_term t
-     WHERE t.term = $6 AND ${postingsOf('t')}${Array.from({ length: termCount - 1 }, (_, i) => holdsTerm(i + 1)).join('')}
-     ORDER BY t.occurred_at DESC
-     FETCH FIRST $5 ROWS WITH TIES`
-    : 'SELECT NULL::uuid AS memory_id, 0 AS matched, NULL::timestamptz AS occurred_at WHERE false';
-  return `
-  WITH full_match AS MATERIALIZED (${full}
+const RANK_BY_OVERLAP = `
+  WITH hidden AS MATERIALIZED (
+    SELECT id FROM memory_record
+     WHERE tenant_id = $1 AND namespace = $2 AND superseded_at IS NOT NULL
+       AND ($4::timestamptz IS NULL OR superseded_at <= $4::timestamptz)
+  ), peeks AS MATERIALIZED (
+    SELECT q.term, (SELECT count(*) FROM (
+                      SELECT 1 FROM memory_term c
+                       WHERE c.scope_key = memory_scope_key($1, $2) AND c.term = q.term
+                       LIMIT ${DRIVER_PEEK}) AS peek) AS postings
+      FROM unnest($3::text[]) AS q(term)
+  ), driver AS (
+    SELECT term FROM peeks
+     WHERE (SELECT sum(postings) FROM peeks) >= ${WALK_ABOVE_POSTINGS}
+     ORDER BY postings LIMIT 1
+  ), walk_from AS (
+    -- The oldest event time the walk reaches: the driver's ${FULL_MATCH_WALK}th newest posting (all
+    -- postings at that time included, so ties are never cut), or the whole list if shorter.
+    SELECT coalesce((
+      SELECT t.occurred_at FROM memory_term t
+       WHERE t.scope_key = memory_scope_key($1, $2) AND t.term = d.term
+         AND ($4::timestamptz IS NULL OR t.occurred_at <= $4::timestamptz)
+       ORDER BY t.occurred_at DESC OFFSET ${FULL_MATCH_WALK - 1} LIMIT 1), '-infinity') AS at
+      FROM driver d
+  ), full_match AS MATERIALIZED (
+    SELECT t.memory_id, cardinality($3::text[]) AS matched, t.occurred_at
+      FROM driver d
+     CROSS JOIN LATERAL (
+       SELECT t.memory_id, t.occurred_at FROM memory_term t
+        WHERE t.scope_key = memory_scope_key($1, $2) AND t.term = d.term
+          AND ($4::timestamptz IS NULL OR t.occurred_at <= $4::timestamptz)
+          AND t.occurred_at >= (SELECT at FROM walk_from)
+          AND t.memory_id NOT IN (SELECT id FROM hidden)
+          AND (SELECT count(*) FROM unnest($3::text[]) AS p(term)
+                WHERE EXISTS (SELECT 1 FROM memory_term o
+                               WHERE o.scope_key = t.scope_key AND o.term = p.term
+                                 AND o.occurred_at = t.occurred_at AND o.memory_id = t.memory_id
+                              OFFSET 0)) = cardinality($3::text[])
+        ORDER BY t.occurred_at DESC
+        FETCH FIRST $5 ROWS WITH TIES) AS t
   ), enough AS (
     SELECT count(*) >= $5 AS yes FROM full_match
   ), hits AS MATERIALIZED (
     SELECT memory_id, matched, occurred_at FROM full_match WHERE (SELECT yes FROM enough)
     UNION ALL
     SELECT t.memory_id, count(*)::int AS matched, t.occurred_at
-      FROM memory_term t
+      FROM unnest($3::text[]) AS q(term)
+     CROSS JOIN LATERAL (
+       SELECT t.memory_id, t.occurred_at FROM memory_term t
+        WHERE t.scope_key = memory_scope_key($1, $2) AND t.term = q.term
+          AND ($4::timestamptz IS NULL OR t.occurred_at <= $4::timestamptz)
+       OFFSET 0) AS t
      WHERE NOT (SELECT yes FROM enough)
-       AND t.term = ANY($3::text[]) AND ${postingsOf('t')}
+       AND t.memory_id NOT IN (SELECT id FROM hidden)
      GROUP BY t.memory_id, t.occurred_at
   ), cut AS (
     SELECT matched, occurred_at FROM hits ORDER BY matched DESC, occurred_at DESC OFFSET $5 - 1 LIMIT 1
@@ -109,20 +140,19 @@ function rankStatement(termCount: number): string {
      FETCH FIRST $5 ROWS WITH TIES
   )
   SELECT r.id::text AS id, r.event_id, r.occurred_at, r.text, r.source, h.matched
-    FROM top h JOIN memory_record r ON r.id = h.memory_id
+    FROM top h
+   CROSS JOIN LATERAL (
+     SELECT * FROM memory_record r WHERE r.id = h.memory_id OFFSET 0) AS r
    WHERE r.tenant_id = $1 AND r.namespace = $2
    ORDER BY h.matched DESC, r.occurred_at DESC, r.event_id ASC
    LIMIT $5`;
-}
 
 /** `cueTerms` must be distinct (tokenize's are): each shared term counts once. */
 export async function rankByOverlap(
   run: SqlRunner,
   q: { tenantId: string; namespace: string; cueTerms: string[]; asOf: Date | null; limit: number },
 ): Promise<RankedRow[]> {
-  const n = q.cueTerms.length;
-  const single = n <= FULL_MATCH_MAX_TERMS ? q.cueTerms : [];
-  return run<RankedRow>(rankStatement(n), [q.tenantId, q.namespace, q.cueTerms, q.asOf, q.limit, ...single]);
+  return run<RankedRow>(RANK_BY_OVERLAP, [q.tenantId, q.namespace, q.cueTerms, q.asOf, q.limit]);
 }
 
 /**
