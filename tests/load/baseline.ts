@@ -1,7 +1,7 @@
 import type { ChildProcess } from 'node:child_process';
 import { once } from 'node:events';
 import { createInterface } from 'node:readline';
-import { createBaselineDatabase, dropBaselineDatabase } from './baseline-database.js';
+import { createBaselineDatabase } from './baseline-database.js';
 import { spawnTypeScript } from './ts-process.js';
 
 export interface BaselineServer {
@@ -59,5 +59,4 @@ async function stopBaseline(child: ChildProcess): Promise<void> {
     await exited;
     clearTimeout(timer);
   }
-  await dropBaselineDatabase();
 }

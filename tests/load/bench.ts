@@ -12,6 +12,7 @@ import { randomBytes } from 'node:crypto';
 import { availableParallelism, loadavg } from 'node:os';
 import { resolveApiKey } from './api-key.js';
 import { startBaseline } from './baseline.js';
+import { dropBaselineDatabase } from './baseline-database.js';
 import { type BenchOptions, readBenchOptions } from './bench-options.js';
 import { checkStack, deleteNamespace, recallRequests, writeRequests } from './memory-api.js';
 import { vacuumMemoryTables } from './memory-statistics.js';
@@ -151,6 +152,9 @@ async function main() {
       recallAt.set(next, { single, loaded });
     }
   } finally {
+    // Dropped only now: DROP DATABASE forces a checkpoint, and one between the baseline and the write
+    // scenario made every write after it pay full-page images in the WAL that the baseline never paid.
+    await dropBaselineDatabase();
     if (options.keep) {
       const line = `Kept namespaces ${Object.values(namespaces).join(', ')} (--keep); delete them with DELETE /api/v1/memory?namespace=….`;
       log(`${line} They belong to the key ${source === 'BENCH_API_KEY' ? 'in BENCH_API_KEY' : apiKey}.`);
