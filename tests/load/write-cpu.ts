@@ -1,0 +1,83 @@
+/**
+ * Where a write's CPU goes: run the write scenario against a running stack (`pnpm start`) and divide
+ * each process's CPU time (user + system, from /proc, Linux only) by the writes it served.
+ *
+ *   node --import tsx tests/load/write-cpu.ts [seconds=10] [connections=32]
+ *
+ * Throughput on these shared VMs swings by a fifth between runs; CPU per request moves much less, so
+ * it is the number to compare when changing the write path. Uses BENCH_API_KEY or a fresh tenant.
+ */
+import { execFileSync } from 'node:child_process';
+import { randomBytes } from 'node:crypto';
+import { readFileSync } from 'node:fs';
+import { resolveApiKey } from './api-key.js';
+import { deleteNamespace, writeRequests } from './memory-api.js';
+import { runLoad } from './run-load.js';
+import { TextCorpus } from './text-corpus.js';
+
+const CLOCK_TICKS_PER_SECOND = 100;
+const PROCESSES: Record<string, string[]> = {
+  gateway: ['-f', 'services/gateway/src/start.ts'],
+  memory: ['-f', 'services/memory/src/start.ts'],
+  postgres: ['-x', 'postgres'],
+  'nats-server': ['-x', 'nats-server'],
+};
+
+function pids(pattern: string[]): number[] {
+  try {
+    return execFileSync('pgrep', pattern, { encoding: 'utf8' }).trim().split('\n').map(Number);
+  } catch {
+    return [];
+  }
+}
+
+/** CPU ticks (user + system, children included) of every process matching each pattern. */
+function cpuTicks(): Record<string, number> {
+  const ticks: Record<string, number> = {};
+  for (const [name, pattern] of Object.entries(PROCESSES)) {
+    ticks[name] = 0;
+    for (const pid of pids(pattern)) {
+      try {
+        // The command name may contain spaces; the fields after its closing parenthesis do not.
+        const fields = readFileSync(`/proc/${pid}/stat`, 'utf8').split(') ')[1]?.split(' ') ?? [];
+        const [utime, stime, cutime, cstime] = [11, 12, 13, 14].map((i) => Number(fields[i]));
+        ticks[name] += (utime ?? 0) + (stime ?? 0) + (cutime ?? 0) + (cstime ?? 0);
+      } catch {
+        // The process ended between pgrep and the read.
+      }
+    }
+  }
+  return ticks;
+}
+
+const seconds = Number(process.argv[2] ?? 10);
+const connections = Number(process.argv[3] ?? 32);
+const baseUrl = (process.env.BENCH_URL || 'http://127.0.0.1:8080').replace(/\/+$/, '');
+const { apiKey } = await resolveApiKey();
+const corpus = new TextCorpus();
+const run = `cpu-${randomBytes(3).toString('hex')}`;
+const load = () =>
+  runLoad(writeRequests(apiKey, run, corpus, `${run}-${Date.now()}`), {
+    baseUrl,
+    connections,
+    duration: seconds,
+  });
+
+await runLoad(writeRequests(apiKey, run, corpus, `${run}-warm`), { baseUrl, connections, duration: 3 });
+const before = cpuTicks();
+const result = await load();
+const after = cpuTicks();
+
+console.log(
+  `${result.ok} writes in ${result.seconds.toFixed(1)} s: ${result.rps.toFixed(0)} writes/s, p50 ${result.p50.toFixed(1)} ms, p95 ${result.p95.toFixed(1)} ms`,
+);
+let total = 0;
+for (const name of Object.keys(PROCESSES)) {
+  const us = (((after[name] ?? 0) - (before[name] ?? 0)) / CLOCK_TICKS_PER_SECOND / result.ok) * 1e6;
+  total += us;
+  console.log(`${name.padEnd(12)} ${us.toFixed(0).padStart(6)} us CPU per write`);
+}
+console.log(
+  `${'total'.padEnd(12)} ${total.toFixed(0).padStart(6)} us CPU per write (the load client not counted)`,
+);
+await deleteNamespace(baseUrl, apiKey, run);
