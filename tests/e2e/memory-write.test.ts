@@ -2,7 +2,7 @@ import { describe, expect, it } from 'vitest';
 import { createTenant, recallBody, uniqueKey, uniqueNamespace, writeBody } from './support/factories.js';
 import { recordsInNamespace, recordsWithEvent } from './support/memory-db.js';
 import { useStack } from './support/stack.js';
-import { usageRecordsForKey } from './support/usage-stream.js';
+import { usageInStream, usageRecordsForKey } from './support/usage-stream.js';
 
 const t = useStack();
 
@@ -165,6 +165,49 @@ describe('POST /api/v1/memory/write', () => {
     await t.stack.memory.flushOutbox();
     expect(await recordsWithEvent(tenant.tenant_id, namespace, 'burst-1')).toBe(1);
     expect(await usageRecordsForKey(tenant.tenant_id, key)).toBe(1);
+  });
+
+  it('when many different writes arrive at once, one reusing an event id, then each other is retained once and the reuse is refused', async () => {
+    const tenant = await createTenant();
+    const namespace = uniqueNamespace();
+    const writes = Array.from({ length: 24 }, (_, i) => ({
+      key: uniqueKey(),
+      body: writeBody(namespace, `parallel note ${i}`, { event_id: `p-${i}` }),
+    }));
+    const reuse = { key: uniqueKey(), body: writeBody(namespace, 'reused id', { event_id: 'p-3' }) };
+
+    const responses = await Promise.all(
+      [...writes, reuse].map((w) => t.api.write(tenant.api_key, w.body, w.key)),
+    );
+    const replays = await Promise.all(writes.map((w) => t.api.write(tenant.api_key, w.body, w.key)));
+
+    const byEvent = new Map<string, Array<{ status: number; body: { details?: { code?: string } } }>>();
+    for (const [i, w] of [...writes, reuse].entries()) {
+      const id = w.body.event.event_id;
+      byEvent.set(id, [...(byEvent.get(id) ?? []), responses[i] as never]);
+    }
+    const p3 = byEvent.get('p-3') ?? [];
+    // Whichever of the two writes of p-3 came first stands; the other is a duplicate event.
+    expect(p3.map((r) => r.status).sort()).toEqual([200, 409]);
+    expect(p3.find((r) => r.status === 409)?.body.details?.code).toBe('duplicate_event');
+    for (const [i, w] of writes.entries()) {
+      if (w.body.event.event_id === 'p-3') continue;
+      expect(responses[i]).toMatchObject({ status: 200, body: { idempotency_outcome: 'Accepted' } });
+      expect(replays[i]?.body).toMatchObject({
+        idempotency_outcome: 'Replayed',
+        memory_id: responses[i]?.body.memory_id,
+      });
+    }
+    expect(await recordsInNamespace(tenant.tenant_id, namespace)).toBe(24);
+    await t.stack.memory.flushOutbox();
+    const usage = await usageInStream(tenant.tenant_id);
+    expect(usage.map((u) => u.idempotency_key).sort()).toEqual(
+      writes
+        .filter((w) => responses[writes.indexOf(w)]?.status === 200)
+        .map((w) => w.key)
+        .concat(responses[24]?.status === 200 ? [reuse.key] : [])
+        .sort(),
+    );
   });
 
   it('when the event id is already retained under another key, then 409 and the first write stands', async () => {
