@@ -22,6 +22,8 @@ export interface HttpDeps {
 export function createHttpApp(deps: HttpDeps) {
   const app = express();
   app.disable('x-powered-by');
+  // Answers are per-request state, never served from a cache: hashing each body for an ETag is waste.
+  app.set('etag', false);
   app.set('trust proxy', false);
   app.use(requestContext);
   app.use(accessLog(deps.logger));
