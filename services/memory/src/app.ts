@@ -4,7 +4,7 @@ import { Streams } from '@tm/contracts';
 import type { Logger } from '@tm/kit';
 import type { MemoryConfig } from './config.js';
 import { fetchPending, markFailed, removePublished } from './data-access/outbox-repository.js';
-import { closePrisma, getPrisma, getSql, initPrisma } from './data-access/prisma-client.js';
+import { closePrisma, getSql, initPrisma } from './data-access/prisma-client.js';
 import { serveMemoryEndpoints } from './entry-points/nats/memory-endpoints.js';
 
 export interface MemoryService {
