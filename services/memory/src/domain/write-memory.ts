@@ -9,12 +9,16 @@ import {
   type UsageRecordedEvent,
   type WriteResponse,
 } from '@tm/contracts';
-import { prismaRunner, type SqlRunner } from '@tm/kit';
+import { prismaRunner } from '@tm/kit';
 import type { Prisma } from '../data-access/generated/client.js';
 import { completeEntry, findEntry } from '../data-access/idempotency-ledger.js';
 import { insertRelations, markSuperseded } from '../data-access/memory-repository.js';
-import { type Db, getPrisma, getSql } from '../data-access/prisma-client.js';
-import { claimAndRetain, isDuplicateEventRefusal } from '../data-access/retain-statement.js';
+import { type Db, getPrisma, retainBatched } from '../data-access/prisma-client.js';
+import {
+  claimAndRetain,
+  isDuplicateEventRefusal,
+  type RetainInput,
+} from '../data-access/retain-statement.js';
 import { fingerprintWrite } from './fingerprint.js';
 import { billableUsage, noUsage, provenance } from './runtime-blocks.js';
 import { tokenize } from './tokenize.js';
@@ -24,9 +28,12 @@ const SURPRISE = {
   reason: 'No activation, threshold, embedding size or confidence is provided',
 } as const;
 
+type Retain = (input: RetainInput) => Promise<{ claimed: boolean }>;
+
 export interface WriteDeps {
   prisma?: ReturnType<typeof getPrisma>;
-  sql?: SqlRunner;
+  /** Claim the key and retain the record (default: batched with concurrent writes). */
+  retain?: Retain;
   pricingVersion: string;
   /** Called after commit so the outbox relay publishes without waiting for its next tick. */
   onCommitted?: () => void;
@@ -50,12 +57,16 @@ export async function writeMemory(msg: MemoryWriteMessage, deps: WriteDeps): Pro
 
   const fingerprint = fingerprintWrite(body, eventId);
   const prisma = deps.prisma ?? getPrisma();
-  const retain = (db: Db, run: SqlRunner) =>
-    retainOnce(db, run, msg, eventId, fingerprint, deps.pricingVersion);
-  // A plain write is one self-contained statement; supersession needs a transaction around more.
+  const retain = (db: Db, claim: Retain) =>
+    retainOnce(db, claim, msg, eventId, fingerprint, deps.pricingVersion);
+  // A plain write is one self-contained statement (shared with concurrent writes); supersession needs
+  // a transaction of its own around more.
   const result = await (body.event.supersedes?.length
-    ? prisma.$transaction((tx) => retain(tx, prismaRunner(tx)), { maxWait: 5_000, timeout: 10_000 })
-    : retain(prisma, deps.sql ?? getSql())
+    ? prisma.$transaction((tx) => retain(tx, (input) => claimAndRetain(prismaRunner(tx), input)), {
+        maxWait: 5_000,
+        timeout: 10_000,
+      })
+    : retain(prisma, deps.retain ?? retainBatched)
   ).catch(translateWriteError);
   if (result.idempotency_outcome === 'Accepted') deps.onCommitted?.();
   return result;
@@ -63,7 +74,7 @@ export async function writeMemory(msg: MemoryWriteMessage, deps: WriteDeps): Pro
 
 async function retainOnce(
   db: Db,
-  run: SqlRunner,
+  claim: Retain,
   msg: MemoryWriteMessage,
   eventId: string,
   fingerprint: string,
@@ -76,7 +87,7 @@ async function retainOnce(
   const occurredAt = new Date(body.event.occurred_at);
   const response = acceptedResponse(msg, eventId, memoryId, pricingVersion);
 
-  const outcome = await claimAndRetain(run, {
+  const outcome = await claim({
     record: {
       id: memoryId,
       tenantId: scope.tenant_id,
