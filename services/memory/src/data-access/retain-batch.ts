@@ -1,6 +1,11 @@
 import { prepared, type SqlRunner } from '@tm/kit';
 import type pg from 'pg';
-import { claimAndRetain, DUPLICATE_EVENT_MARKER, type RetainInput } from './retain-statement.js';
+import {
+  claimAndRetain,
+  DUPLICATE_EVENT_MARKER,
+  type RetainInput,
+  retainValues,
+} from './retain-statement.js';
 
 /** Writes that arrive in the same turn of the event loop share one statement, up to this many. */
 const MAX_BATCH = 64;
@@ -62,27 +67,9 @@ interface Pending {
 function columns(batch: Pending[]): unknown[][] {
   const cols: unknown[][] = Array.from({ length: 17 }, () => []);
   for (const { input } of batch) {
-    const { record: r, idempotency: i, usage: u } = input;
-    const row = [
-      r.tenantId,
-      i.key,
-      r.namespace,
-      i.fingerprint,
-      r.requestId,
-      JSON.stringify(i.response),
-      r.id,
-      r.userId,
-      r.eventId,
-      r.occurredAt,
-      r.text,
-      r.source === null ? null : JSON.stringify(r.source),
-      u.id,
-      u.subject,
-      JSON.stringify(u.payload),
-    ];
-    for (const [c, value] of row.entries()) cols[c]?.push(value);
-    for (const term of r.terms) {
-      cols[15]?.push(r.id);
+    for (const [c, value] of retainValues(input).entries()) cols[c]?.push(value);
+    for (const term of input.record.terms) {
+      cols[15]?.push(input.record.id);
       cols[16]?.push(term);
     }
   }

@@ -35,18 +35,18 @@ const CLAIM_AND_RETAIN = prepared(
     RETURNING 1
   ), rec AS (
     INSERT INTO memory_record (id, tenant_id, user_id, namespace, event_id, occurred_at, text, source, request_id)
-    SELECT $7::uuid, $1, $8, $3, $9, $10::timestamptz, $11, $13::jsonb, $5
+    SELECT $7::uuid, $1, $8, $3, $9, $10::timestamptz, $11, $12::jsonb, $5
      WHERE EXISTS (SELECT 1 FROM claim)
     ON CONFLICT (tenant_id, namespace, event_id) DO NOTHING
     RETURNING 1
   ), postings AS (
     INSERT INTO memory_term (scope_key, term, occurred_at, memory_id)
     SELECT memory_scope_key($1, $3), term, $10::timestamptz, $7::uuid
-      FROM unnest($12::text[]) AS term
+      FROM unnest($16::text[]) AS term
      WHERE EXISTS (SELECT 1 FROM rec)
   ), usage AS (
     INSERT INTO outbox_message (id, subject, payload)
-    SELECT $14::uuid, $15, $16::jsonb
+    SELECT $13::uuid, $14, $15::jsonb
      WHERE EXISTS (SELECT 1 FROM rec)
     RETURNING 1
   )
@@ -55,9 +55,13 @@ const CLAIM_AND_RETAIN = prepared(
               THEN (SELECT $17::text FROM claim)::int END AS refused`,
 );
 
-export async function claimAndRetain(run: SqlRunner, input: RetainInput): Promise<{ claimed: boolean }> {
+/**
+ * One write's values in the order both the single and the batched statement take them ($1-$15);
+ * its terms ($16) go separately.
+ */
+export function retainValues(input: RetainInput): unknown[] {
   const { record: r, idempotency: i, usage: u } = input;
-  const [row] = await run<{ claimed: number }>(CLAIM_AND_RETAIN, [
+  return [
     r.tenantId,
     i.key,
     r.namespace,
@@ -69,11 +73,17 @@ export async function claimAndRetain(run: SqlRunner, input: RetainInput): Promis
     r.eventId,
     r.occurredAt,
     r.text,
-    r.terms,
     r.source === null ? null : JSON.stringify(r.source),
     u.id,
     u.subject,
     JSON.stringify(u.payload),
+  ];
+}
+
+export async function claimAndRetain(run: SqlRunner, input: RetainInput): Promise<{ claimed: boolean }> {
+  const [row] = await run<{ claimed: number }>(CLAIM_AND_RETAIN, [
+    ...retainValues(input),
+    input.record.terms,
     DUPLICATE_EVENT_MARKER,
   ]);
   return { claimed: row?.claimed === 1 };
