@@ -1,0 +1,131 @@
+import { randomUUID } from 'node:crypto';
+import { poolRunner } from '@tm/kit';
+import pg from 'pg';
+import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
+import { type RankedRow, rankByOverlap } from '../src/data-access/memory-repository.js';
+
+/**
+ * rankByOverlap against plain counting done here in JavaScript, on a namespace large enough for its
+ * shortcuts to run: the full-match walk (cue lists of 5,000+ postings), the walk's 2,000-posting window
+ * with event-time ties at its edge, the fall-back to counting, as_of and superseded records.
+ */
+const tenantId = `rank-${randomUUID()}`;
+const namespace = 'ranked';
+const RECORDS = 3_000;
+// Term and the share of records that hold it: c* common, m* middling, r* rare.
+const TERMS: Array<[string, number]> = [
+  ['c0', 0.9],
+  ['c1', 0.8],
+  ['c2', 0.7],
+  ['m0', 0.1],
+  ['m1', 0.1],
+  ['r0', 0.01],
+  ['r1', 0.01],
+];
+
+interface Stored {
+  id: string;
+  event_id: string;
+  occurred_at: Date;
+  superseded_at: Date | null;
+  terms: string[];
+}
+
+let pool: pg.Pool;
+let stored: Stored[];
+
+beforeAll(async () => {
+  pool = new pg.Pool({ connectionString: inject('stack').memoryDbUrl, max: 2 });
+  // Event times repeat every 700 records, so ranks tie on time and break on event id.
+  await pool.query(
+    `INSERT INTO memory_record (id, tenant_id, user_id, namespace, event_id, occurred_at, text, request_id)
+     SELECT gen_random_uuid(), $1, 'u', $2, 'e' || lpad(i::text, 5, '0'),
+            timestamptz '2026-01-01T00:00:00Z' + (i % 700) * interval '1 minute', 'text', 'r'
+       FROM generate_series(1, $3::int) AS i`,
+    [tenantId, namespace, RECORDS],
+  );
+  await pool.query(
+    `INSERT INTO memory_term (scope_key, term, occurred_at, memory_id)
+     SELECT memory_scope_key(r.tenant_id, r.namespace), v.term, r.occurred_at, r.id
+       FROM memory_record r CROSS JOIN unnest($3::text[], $4::float8[]) AS v(term, share)
+      WHERE r.tenant_id = $1 AND r.namespace = $2 AND random() < v.share`,
+    [tenantId, namespace, TERMS.map((t) => t[0]), TERMS.map((t) => t[1])],
+  );
+  // Every tenth record was superseded half an hour after it happened.
+  await pool.query(
+    `UPDATE memory_record SET superseded_at = occurred_at + interval '30 minutes'
+      WHERE tenant_id = $1 AND namespace = $2 AND event_id LIKE '%7'`,
+    [tenantId, namespace],
+  );
+  stored = (
+    await pool.query<Stored>(
+      `SELECT r.id::text AS id, r.event_id, r.occurred_at, r.superseded_at,
+              coalesce(array_agg(t.term) FILTER (WHERE t.term IS NOT NULL), '{}') AS terms
+         FROM memory_record r
+         LEFT JOIN memory_term t ON t.scope_key = memory_scope_key(r.tenant_id, r.namespace) AND t.memory_id = r.id
+        WHERE r.tenant_id = $1 AND r.namespace = $2
+        GROUP BY r.id`,
+      [tenantId, namespace],
+    )
+  ).rows;
+});
+
+afterAll(async () => {
+  await pool.query('DELETE FROM memory_term WHERE scope_key = memory_scope_key($1, $2)', [
+    tenantId,
+    namespace,
+  ]);
+  await pool.query('DELETE FROM memory_record WHERE tenant_id = $1', [tenantId]);
+  await pool.end();
+});
+
+/** The definition: count shared terms per visible record, order by count, newer event, event id. */
+function reference(cue: string[], asOf: Date | null, limit: number) {
+  return stored
+    .filter((r) => !asOf || r.occurred_at <= asOf)
+    .filter((r) => !r.superseded_at || (asOf !== null && r.superseded_at > asOf))
+    .map((r) => ({ r, matched: cue.filter((t) => r.terms.includes(t)).length }))
+    .filter((x) => x.matched > 0)
+    .sort(
+      (a, b) =>
+        b.matched - a.matched ||
+        b.r.occurred_at.getTime() - a.r.occurred_at.getTime() ||
+        (a.r.event_id < b.r.event_id ? -1 : 1),
+    )
+    .slice(0, limit)
+    .map((x) => `${x.r.event_id}:${x.matched}`);
+}
+
+const ranked = (rows: RankedRow[]) => rows.map((r) => `${r.event_id}:${r.matched}`);
+
+describe('rankByOverlap on a namespace with thousands of postings per term', () => {
+  const cues = [
+    ['c0', 'c1', 'c2'], // every term common: full matches found by the walk, past its window
+    ['c0', 'c1', 'c2', 'm0'], // walk from a middling term
+    ['c0', 'c1', 'r0'], // too few full matches: falls back to counting
+    ['c0', 'm0', 'm1', 'r1'],
+    ['m1', 'r0'], // small lists: counted directly
+  ];
+  const asOfs = [null, new Date('2026-01-01T05:00:00Z'), new Date('2026-01-01T11:30:00Z')];
+
+  it('when cues, cut-offs and top_k vary, then the ranking is exactly that of plain counting', async () => {
+    expect(stored).toHaveLength(RECORDS);
+    expect(stored.filter((r) => r.terms.includes('c2')).length).toBeGreaterThan(2_000);
+    for (const cue of cues) {
+      for (const asOf of asOfs) {
+        for (const limit of [1, 7, 50]) {
+          const rows = await rankByOverlap(poolRunner(pool), {
+            tenantId,
+            namespace,
+            cueTerms: cue,
+            asOf,
+            limit,
+          });
+          expect(ranked(rows), `${cue.join(' ')} as_of ${asOf?.toISOString()} top ${limit}`).toEqual(
+            reference(cue, asOf, limit),
+          );
+        }
+      }
+    }
+  });
+});
