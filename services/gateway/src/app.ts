@@ -5,7 +5,7 @@ import type { Logger } from '@tm/kit';
 import { createMemoryClient, type MemoryClient } from './clients/memory-client.js';
 import type { GatewayConfig } from './config.js';
 import { closePrisma, getPrisma, initPrisma } from './data-access/prisma-client.js';
-import { createVerifiedKeyCache, type VerifiedKeyCache } from './domain/verified-key-cache.js';
+import { createVerifiedKeyCache } from './domain/verified-key-cache.js';
 import { createHttpApp, startServer, stopServer } from './entry-points/http/server.js';
 import { listenForIdentityChanges } from './entry-points/nats/identity-changes.js';
 
@@ -14,7 +14,6 @@ export interface Gateway {
   url: string;
   nc: NatsConnection;
   memory: MemoryClient;
-  keys: VerifiedKeyCache;
   stop: () => Promise<void>;
 }
 
@@ -50,7 +49,6 @@ export async function startGateway(config: GatewayConfig, logger: Logger): Promi
     url: `http://127.0.0.1:${port}`,
     nc,
     memory,
-    keys,
     stop: async () => {
       await stopServer(server);
       memory.breaker.shutdown();

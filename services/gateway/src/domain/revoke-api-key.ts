@@ -1,4 +1,5 @@
 import type { NatsConnection } from '@tm/bus';
+import type { SqlRunner } from '@tm/kit';
 import { announceIdentityChange } from '../clients/identity-broadcast.js';
 import { revokeKey } from '../data-access/identity-repository.js';
 import { getSql } from '../data-access/prisma-client.js';
@@ -10,7 +11,7 @@ import { getSql } from '../data-access/prisma-client.js';
  */
 export async function revokeApiKey(
   target: { tenantId: string; keyId: string },
-  deps: { nc: NatsConnection; run?: ReturnType<typeof getSql> },
+  deps: { nc: NatsConnection; run?: SqlRunner },
 ): Promise<boolean> {
   const revoked = await revokeKey(deps.run ?? getSql(), target.tenantId, target.keyId);
   await announceIdentityChange(deps.nc, target.tenantId);

@@ -20,6 +20,10 @@ export function createVerifiedKeyCache(options: VerifiedKeyCacheOptions) {
   let listening = true;
   // Bumped by every invalidation: a lookup that started before one may have read the old state.
   let generation = 0;
+  const clear = () => {
+    generation++;
+    entries.clear();
+  };
 
   return {
     get(secretHash: string): KeyRecord | undefined {
@@ -44,15 +48,11 @@ export function createVerifiedKeyCache(options: VerifiedKeyCacheOptions) {
       generation++;
       for (const [hash, { key }] of entries) if (key.tenantId === tenantId) entries.delete(hash);
     },
-    clear(): void {
-      generation++;
-      entries.clear();
-    },
+    clear,
     /** Bus down: invalidations could be missed, so forget everything and cache nothing until it is back. */
     stopListening(): void {
       listening = false;
-      generation++;
-      entries.clear();
+      clear();
     },
     startListening(): void {
       listening = true;

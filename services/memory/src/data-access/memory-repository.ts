@@ -109,10 +109,11 @@ const RANK_BY_OVERLAP = `
           AND t.occurred_at >= (SELECT at FROM walk_from)
           AND t.memory_id NOT IN (SELECT id FROM hidden)
           AND (SELECT count(*) FROM unnest($3::text[]) AS p(term)
-                WHERE EXISTS (SELECT 1 FROM memory_term o
+                WHERE p.term <> d.term
+                  AND EXISTS (SELECT 1 FROM memory_term o
                                WHERE o.scope_key = t.scope_key AND o.term = p.term
                                  AND o.occurred_at = t.occurred_at AND o.memory_id = t.memory_id
-                              OFFSET 0)) = cardinality($3::text[])
+                              OFFSET 0)) = cardinality($3::text[]) - 1
         ORDER BY t.occurred_at DESC
         FETCH FIRST $5 ROWS WITH TIES) AS t
   ), enough AS (

@@ -32,8 +32,6 @@ type Retain = (input: RetainInput) => Promise<{ claimed: boolean }>;
 
 export interface WriteDeps {
   prisma?: ReturnType<typeof getPrisma>;
-  /** Claim the key and retain the record (default: batched with concurrent writes). */
-  retain?: Retain;
   pricingVersion: string;
   /** Called after commit so the outbox relay publishes without waiting for its next tick. */
   onCommitted?: () => void;
@@ -66,7 +64,7 @@ export async function writeMemory(msg: MemoryWriteMessage, deps: WriteDeps): Pro
         maxWait: 5_000,
         timeout: 10_000,
       })
-    : retain(prisma, deps.retain ?? retainBatched)
+    : retain(prisma, retainBatched)
   ).catch(translateWriteError);
   if (result.idempotency_outcome === 'Accepted') deps.onCommitted?.();
   return result;
