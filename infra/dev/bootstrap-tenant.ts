@@ -1,10 +1,11 @@
+import { randomBytes } from 'node:crypto';
 import { existsSync } from 'node:fs';
 import { chmod, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { runCommand } from './run-command.js';
 
 export interface BootstrapFiles {
-  /** Everything the admin command printed: tenant, owner, key id, the key itself. */
+  /** Everything the admin command printed: tenant, owner login, key id, the key itself. */
   jsonFile: string;
   /** The API key alone, for `$(cat …)`. */
   keyFile: string;
@@ -22,7 +23,17 @@ export async function bootstrapTenantOnce(
   const files = { jsonFile: join(dataDir, 'bootstrap.json'), keyFile: join(dataDir, 'bootstrap-key.txt') };
   if (existsSync(files.jsonFile)) return { ...files, created: false };
 
-  const admin = ['--import', 'tsx', 'services/gateway/src/admin/cli.ts', 'bootstrap', '--json'];
+  // The owner's address only has to be unique; the password is generated and kept with the key.
+  const email = `owner-${randomBytes(4).toString('hex')}@example.test`;
+  const admin = [
+    '--import',
+    'tsx',
+    'services/gateway/src/admin/cli.ts',
+    'bootstrap',
+    '--json',
+    '--email',
+    email,
+  ];
   const stdout = await runCommand(process.execPath, admin, {
     cwd: root,
     env,

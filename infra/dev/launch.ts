@@ -9,6 +9,7 @@ import { bootstrapTenantOnce } from './bootstrap-tenant.js';
 import { readDevSettings } from './dev-settings.js';
 import { acceptsConnections, startEmbeddedPostgres } from './embedded-postgres.js';
 import { ensureDatabase } from './ensure-database.js';
+import { devGatewaySecret } from './gateway-secret.js';
 import { migrateService } from './migrate-service.js';
 import { findNatsServer, NATS_INSTALL_HINT, startNatsServer } from './nats-server.js';
 import { printLine } from './prefixed-output.js';
@@ -87,6 +88,7 @@ async function ensureNats(): Promise<void> {
 
 async function main(): Promise<void> {
   await mkdir(dataDir, { recursive: true });
+  childEnv.GATEWAY_SECRET_KEY = await devGatewaySecret(dataDir, process.env);
   await ensurePostgres();
   await ensureNats();
 
@@ -134,6 +136,7 @@ async function main(): Promise<void> {
   say(`  API              ${base}/api/v1`);
   say(`  API reference    ${base}/api/v1/docs`);
   say(`  API key          ${shown(bootstrap.keyFile)}  (send as: Authorization: Bearer <key>)`);
+  say(`  Owner login      owner_email / owner_password in ${shown(bootstrap.jsonFile)}`);
   say('Ctrl+C stops everything');
 }
 

@@ -1,6 +1,7 @@
 import './zod-setup.js';
 
 export * from './capabilities.js';
+export * from './control.js';
 export * from './envelope.js';
 export * from './errors.js';
 export * from './identity.js';

@@ -1,6 +1,5 @@
 import { z } from 'zod';
-import { createDocument, type ZodOpenApiOperationObject, type ZodOpenApiResponsesObject } from 'zod-openapi';
-import { ErrorEnvelope } from './envelope.js';
+import { createDocument, type ZodOpenApiOperationObject } from 'zod-openapi';
 import { CapabilitiesResponse, HealthResponse } from './infrastructure.js';
 import {
   DeleteReceipt,
@@ -11,28 +10,9 @@ import {
   WriteRequest,
   WriteResponse,
 } from './memory.js';
+import { controlPaths } from './openapi-control.js';
+import { errors, json } from './openapi-shared.js';
 import { SCHEMA_VERSION } from './runtime.js';
-
-const json = (schema: z.ZodType) => ({ content: { 'application/json': { schema } } });
-
-const errors = (...statuses: number[]): ZodOpenApiResponsesObject =>
-  Object.fromEntries(
-    statuses.map((s) => [String(s), { description: errorMeaning[s] ?? 'Error', ...json(ErrorEnvelope) }]),
-  );
-
-const errorMeaning: Record<number, string> = {
-  400: 'Malformed or invalid request; correct it, do not retry unchanged',
-  401: 'Authentication required: send an API key or session token',
-  403: 'Valid credential denied by policy, role, consent, storage or capability',
-  404: 'Resource or route unavailable to the caller',
-  409: 'Idempotency conflict, duplicate event, or the same key still in flight (retryable)',
-  413: 'Body larger than the limit',
-  415: 'Body is not application/json',
-  429: 'Rate or usage limit; honour Retry-After',
-  500: 'Internal failure',
-  503: 'A service or its storage is unavailable; retryable, honour Retry-After',
-  504: 'A service did not answer within the deadline; retryable with the same idempotency key',
-};
 
 const requestIdHeader = z.string().max(128).optional().meta({
   description: 'Client-chosen correlation id (visible ASCII, up to 128); echoed, else generated',
@@ -94,9 +74,16 @@ export function buildOpenApiDocument() {
       securitySchemes: {
         bearerAuth: { type: 'http', scheme: 'bearer', description: 'Authorization: Bearer <API_KEY>' },
         apiKeyHeader: { type: 'apiKey', in: 'header', name: 'X-API-Key' },
+        sessionAuth: {
+          type: 'http',
+          scheme: 'bearer',
+          bearerFormat: 'JWT',
+          description: 'Authorization: Bearer <SESSION_TOKEN> from POST /api/v1/control/sessions',
+        },
       },
     },
     paths: {
+      ...controlPaths,
       '/api/v1/memory/write': { post: writeOp },
       '/api/v1/memory/recall': { post: recallOp },
       '/api/v1/memory': { delete: deleteOp },

@@ -4,7 +4,10 @@ import { connectBus, type NatsConnection } from '@tm/bus';
 import type { Logger } from '@tm/kit';
 import { createMemoryClient, type MemoryClient } from './clients/memory-client.js';
 import type { GatewayConfig } from './config.js';
-import { closePrisma, getPrisma, initPrisma } from './data-access/prisma-client.js';
+import { closePrisma, getPool, getPrisma, initPrisma } from './data-access/prisma-client.js';
+import { deriveGatewaySecrets } from './domain/gateway-secrets.js';
+import { createKeyUsage } from './domain/key-usage.js';
+import { createRateLimits } from './domain/rate-limits.js';
 import { createVerifiedKeyCache } from './domain/verified-key-cache.js';
 import { createHttpApp, startServer, stopServer } from './entry-points/http/server.js';
 import { listenForIdentityChanges } from './entry-points/nats/identity-changes.js';
@@ -30,9 +33,30 @@ export async function startGateway(config: GatewayConfig, logger: Logger): Promi
     ttlMs: config.KEY_CACHE_TTL_MS,
   });
   listenForIdentityChanges(nc, keys, logger);
+  const secrets = deriveGatewaySecrets(config.GATEWAY_SECRET_KEY);
+  if (!secrets.persistent) {
+    logger.warn('GATEWAY_SECRET_KEY is not set: sessions last only as long as this process');
+  }
+  const rateLimits = createRateLimits(getPool(), {
+    windowSeconds: config.RATE_LIMIT_WINDOW_SECONDS,
+    perKey: config.RATE_LIMIT_PER_KEY,
+    perTenant: config.RATE_LIMIT_PER_TENANT,
+    loginAttemptsPer15Minutes: config.LOGIN_ATTEMPTS_PER_15_MINUTES,
+  });
   const app = createHttpApp({
     memory,
-    keys,
+    auth: {
+      keys,
+      keyUsage: createKeyUsage(logger),
+      sessionSigningKey: secrets.sessionSigningKey,
+      rateLimits,
+    },
+    control: {
+      nc,
+      sessions: { signingKey: secrets.sessionSigningKey, ttlMinutes: config.SESSION_TTL_MINUTES },
+      storageSecretKey: secrets.storageSecretKey,
+      rateLimits,
+    },
     logger,
     deployment: { version: config.DEPLOYMENT_VERSION, environment: config.DEPLOYMENT_ENVIRONMENT },
     probes: {

@@ -1,24 +1,46 @@
 import { env, loadConfig } from '@tm/kit';
 import { z } from 'zod';
 
-export const GatewayConfigSchema = z.object({
-  GATEWAY_PORT: env.port(8080),
-  GATEWAY_HOST: env.text('0.0.0.0'),
-  GATEWAY_DATABASE_URL: env.databaseUrl('tm_gateway'),
-  GATEWAY_DB_POOL_SIZE: env.positiveInt(10),
-  NATS_URL: env.natsUrl(),
-  LOG_LEVEL: env.logLevel(),
-  /** Deadline for one call to a downstream service; past it the caller gets a retryable 504. */
-  GATEWAY_REQUEST_TIMEOUT_MS: env.positiveInt(5_000),
-  /** How long an open breaker refuses calls before trying the service again. */
-  BREAKER_RESET_MS: env.positiveInt(5_000),
-  /** Verified API keys kept per instance; changes reach every instance by broadcast, not by expiry. */
-  KEY_CACHE_SIZE: env.positiveInt(10_000),
-  /** Upper bound on how long a change made straight in the database (not broadcast) goes unseen. */
-  KEY_CACHE_TTL_MS: env.positiveInt(60_000),
-  DEPLOYMENT_VERSION: env.text('dev'),
-  DEPLOYMENT_ENVIRONMENT: env.text('development'),
-});
+export const GatewayConfigSchema = z
+  .object({
+    GATEWAY_PORT: env.port(8080),
+    GATEWAY_HOST: env.text('0.0.0.0'),
+    GATEWAY_DATABASE_URL: env.databaseUrl('tm_gateway'),
+    GATEWAY_DB_POOL_SIZE: env.positiveInt(10),
+    NATS_URL: env.natsUrl(),
+    LOG_LEVEL: env.logLevel(),
+    /** Deadline for one call to a downstream service; past it the caller gets a retryable 504. */
+    GATEWAY_REQUEST_TIMEOUT_MS: env.positiveInt(5_000),
+    /** How long an open breaker refuses calls before trying the service again. */
+    BREAKER_RESET_MS: env.positiveInt(5_000),
+    /** Verified API keys kept per instance; changes reach every instance by broadcast, not by expiry. */
+    KEY_CACHE_SIZE: env.positiveInt(10_000),
+    /** Upper bound on how long a change made straight in the database (not broadcast) goes unseen. */
+    KEY_CACHE_TTL_MS: env.positiveInt(60_000),
+    DEPLOYMENT_VERSION: env.text('dev'),
+    DEPLOYMENT_ENVIRONMENT: env.text('development'),
+    /**
+     * Signs session tokens and encrypts storage-connection secrets (sub-keys derived with HKDF). Every
+     * instance of a deployment needs the same value. Required in production; elsewhere a missing one
+     * is replaced by a random key per process (sessions then end with the process).
+     */
+    GATEWAY_SECRET_KEY: z
+      .string()
+      .min(32, 'GATEWAY_SECRET_KEY must be at least 32 characters (e.g. openssl rand -base64 48)')
+      .optional(),
+    /** How long a session token stays valid after login. */
+    SESSION_TTL_MINUTES: env.positiveInt(720),
+    /** Shared rate limits (every instance counts in PostgreSQL): requests per window, per key and per tenant. */
+    RATE_LIMIT_WINDOW_SECONDS: env.positiveInt(1),
+    RATE_LIMIT_PER_KEY: env.positiveInt(2_000),
+    RATE_LIMIT_PER_TENANT: env.positiveInt(5_000),
+    /** Failed logins allowed per email address in 15 minutes before logins for it are refused (429). */
+    LOGIN_ATTEMPTS_PER_15_MINUTES: env.positiveInt(10),
+  })
+  .refine((c) => c.DEPLOYMENT_ENVIRONMENT !== 'production' || c.GATEWAY_SECRET_KEY !== undefined, {
+    path: ['GATEWAY_SECRET_KEY'],
+    message: 'GATEWAY_SECRET_KEY is required when DEPLOYMENT_ENVIRONMENT is production',
+  });
 export type GatewayConfig = z.output<typeof GatewayConfigSchema>;
 
 export const loadGatewayConfig = (source: NodeJS.ProcessEnv = process.env) =>

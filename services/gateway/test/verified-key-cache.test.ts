@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import type { KeyRecord } from '../src/data-access/identity-repository.js';
+import type { KeyRecord } from '../src/data-access/api-key-repository.js';
 import { createVerifiedKeyCache } from '../src/domain/verified-key-cache.js';
 
 const key = (id: string, tenantId = 'tenant-a'): KeyRecord => ({
@@ -7,6 +7,8 @@ const key = (id: string, tenantId = 'tenant-a'): KeyRecord => ({
   tenantId,
   userId: 'user',
   revokedAt: null,
+  permissions: ['memory:write'],
+  userActive: true,
   storageId: 'storage',
   storageKind: 'managed',
   storageStatus: 'active',

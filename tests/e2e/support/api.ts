@@ -2,6 +2,7 @@ import request from 'supertest';
 import { ContractValidator } from './contract.js';
 
 export interface CallOptions {
+  /** Sent as `Authorization: Bearer …`: an API key or a session token. */
   key?: string;
   body?: unknown;
   headers?: Record<string, string>;
@@ -18,7 +19,11 @@ export async function createApi(baseUrl: string) {
   const docResponse = await request(baseUrl).get('/api/v1/openapi.json');
   const contract = new ContractValidator(docResponse.body);
 
-  async function call(method: 'get' | 'post' | 'delete' | 'put', path: string, options: CallOptions = {}) {
+  async function call(
+    method: 'get' | 'post' | 'delete' | 'put' | 'patch',
+    path: string,
+    options: CallOptions = {},
+  ) {
     let req = request(baseUrl)[method](path);
     if (options.key) req = req.set('Authorization', `Bearer ${options.key}`);
     for (const [name, value] of Object.entries(options.headers ?? {})) req = req.set(name, value);
@@ -27,7 +32,7 @@ export async function createApi(baseUrl: string) {
     else if (options.body !== undefined) req = req.send(options.body as object);
     const res = await req;
     if (res.type === 'application/json') {
-      if (contract.isDocumented(path)) contract.expectResponse(method, path, res.status, res.body);
+      if (contract.documentedPath(path)) contract.expectResponse(method, path, res.status, res.body);
       else contract.expectErrorEnvelope(res.body);
     }
     return res;
@@ -38,6 +43,8 @@ export async function createApi(baseUrl: string) {
     get: (path: string, o?: CallOptions) => call('get', path, o),
     post: (path: string, o?: CallOptions) => call('post', path, o),
     delete: (path: string, o?: CallOptions) => call('delete', path, o),
+    put: (path: string, o?: CallOptions) => call('put', path, o),
+    patch: (path: string, o?: CallOptions) => call('patch', path, o),
     write: (key: string, body: unknown, idempotencyKey?: string, headers: Record<string, string> = {}) =>
       call('post', '/api/v1/memory/write', {
         key,

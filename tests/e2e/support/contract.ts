@@ -30,8 +30,13 @@ export class ContractValidator {
     expect(validate(body), `not an error envelope: ${this.ajv.errorsText(validate.errors)}`).toBe(true);
   }
 
-  isDocumented(path: string) {
-    return path in this.doc.paths;
+  /** The document's path template a concrete path falls under (`/x/{id}` for `/x/42`), if any. */
+  documentedPath(path: string): string | undefined {
+    const bare = path.split('?')[0] ?? path;
+    if (bare in this.doc.paths) return bare;
+    return Object.keys(this.doc.paths).find((template) =>
+      new RegExp(`^${template.replace(/\{[^}]+\}/g, '[^/]+')}$`).test(bare),
+    );
   }
 
   private compile(id: string, ref: string): ValidateFunction {
@@ -43,7 +48,8 @@ export class ContractValidator {
     return validate;
   }
 
-  expectResponse(method: string, path: string, status: number, body: unknown) {
+  expectResponse(method: string, concretePath: string, status: number, body: unknown) {
+    const path = this.documentedPath(concretePath) ?? concretePath;
     const operation = this.doc.paths[path]?.[method.toLowerCase()];
     expect(operation, `${method} ${path} is not in the OpenAPI document`).toBeDefined();
     expect(

@@ -1,3 +1,4 @@
+import { randomBytes } from 'node:crypto';
 import { type Gateway, GatewayConfigSchema, startGateway } from '@tm/gateway';
 import { createLogger } from '@tm/kit';
 import { MemoryConfigSchema, type MemoryService, startMemoryService } from '@tm/memory';
@@ -10,7 +11,14 @@ export const testLogger = () => createLogger({ name: 'test', level: process.env.
  * The real stack in this process: memory service and gateway, talking over the run's private
  * nats-server, each on its own private database. Tests reach it only through HTTP.
  */
-export async function startStack(options: { breakerResetMs?: number; requestTimeoutMs?: number } = {}) {
+export interface StackOptions {
+  breakerResetMs?: number;
+  requestTimeoutMs?: number;
+  /** Gateway settings to override, by variable name (e.g. RATE_LIMIT_PER_KEY). */
+  gatewayEnv?: Record<string, string>;
+}
+
+export async function startStack(options: StackOptions = {}) {
   const env = inject('stack');
   const logger = testLogger();
   const memoryConfig = MemoryConfigSchema.parse({
@@ -26,6 +34,9 @@ export async function startStack(options: { breakerResetMs?: number; requestTime
     NATS_URL: env.natsUrl,
     BREAKER_RESET_MS: String(options.breakerResetMs ?? 500),
     GATEWAY_REQUEST_TIMEOUT_MS: String(options.requestTimeoutMs ?? 3_000),
+    // Shared by the instances of this stack, as in a deployment: a session from one works on another.
+    GATEWAY_SECRET_KEY: randomBytes(32).toString('base64url'),
+    ...options.gatewayEnv,
   });
   const gateway: Gateway = await startGateway(gatewayConfig, logger);
   return {
@@ -57,7 +68,7 @@ export type Stack = Awaited<ReturnType<typeof startStack>>;
  * Start the stack before this file's tests and stop it after. The returned object's fields are set
  * once `beforeAll` has run, so tests read them as `t.api`, `t.stack`.
  */
-export function useStack(options: Parameters<typeof startStack>[0] = {}) {
+export function useStack(options: StackOptions = {}) {
   const t = {} as { stack: Stack; api: Api };
   beforeAll(async () => {
     t.stack = await startStack(options);

@@ -1,3 +1,4 @@
+import { randomBytes } from 'node:crypto';
 import { parseArgs } from 'node:util';
 import { connectBus } from '@tm/bus';
 import { ConfigError, createLogger } from '@tm/kit';
@@ -10,7 +11,9 @@ const USAGE = `Usage: pnpm admin bootstrap [--name NAME] [--email EMAIL] [--json
        pnpm admin revoke-key --tenant TENANT_ID --key KEY_ID
 
   bootstrap   Create a tenant with an owner, a managed storage connection, granted
-              private-memory consent and an API key. The key is printed once.
+              private-memory consent and an API key. With --email the owner can log in
+              (POST /api/v1/control/sessions) with a generated password. The key and the
+              password are printed once.
   revoke-key  Revoke an API key; running gateways refuse it from their next request.`;
 
 async function main(argv: string[]) {
@@ -58,14 +61,17 @@ async function bootstrap(args: string[]) {
   const config = loadGatewayConfig();
   initPrisma(config.GATEWAY_DATABASE_URL, 1);
   try {
-    const created = await bootstrapTenant({ name: values.name, email: values.email });
+    const password = values.email ? randomBytes(18).toString('base64url') : undefined;
+    const created = await bootstrapTenant({ name: values.name, email: values.email, password });
+    const result = password ? { ...created, owner_password: password } : created;
     if (values.json) {
-      console.log(JSON.stringify(created));
+      console.log(JSON.stringify(result));
     } else {
       console.log(
         `Tenant ${created.tenant_id} created with a managed storage connection and granted consent.`,
       );
       console.log(`API key (shown once, store it now):\n\n  ${created.api_key}\n`);
+      if (password) console.log(`Owner login (shown once): ${created.owner_email} / ${password}\n`);
     }
     return 0;
   } finally {

@@ -13,3 +13,5 @@ export const getPrisma = holder.get;
 export const closePrisma = holder.close;
 /** Direct statements on the same pool, for the hot paths. */
 export const getSql = () => poolRunner(holder.pool());
+/** The pool itself, for libraries that take a pg pool (the shared rate-limit counters). */
+export const getPool = () => holder.pool();

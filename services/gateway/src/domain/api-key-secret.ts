@@ -15,7 +15,12 @@ function randomToken(length: number): string {
  * secret is random and long, unlike a password.
  */
 export function generateApiKey() {
-  const prefix = `tmk_${randomToken(8)}`;
+  return generateSecretToken('tmk');
+}
+
+/** The same shape for other bearer secrets: operator tokens are `tmo_<prefix>_<secret>`. */
+export function generateSecretToken(kind: 'tmk' | 'tmo') {
+  const prefix = `${kind}_${randomToken(8)}`;
   const key = `${prefix}_${randomToken(40)}`;
   return { key, prefix, secretHash: hashApiKey(key) };
 }
@@ -25,3 +30,4 @@ export function hashApiKey(key: string): string {
 }
 
 export const API_KEY_PATTERN = /^tmk_[A-Za-z0-9]{8}_[A-Za-z0-9]{40}$/;
+export const OPERATOR_TOKEN_PATTERN = /^tmo_[A-Za-z0-9]{8}_[A-Za-z0-9]{40}$/;

@@ -1,11 +1,12 @@
-import { AppError, ErrorCode, type Scope } from '@tm/contracts';
+import { AppError, ErrorCode, type KeyPermission, type Scope } from '@tm/contracts';
 import type { SqlRunner } from '@tm/kit';
-import { findKeyByHash } from '../data-access/identity-repository.js';
+import { findKeyByHash, type KeyRecord } from '../data-access/api-key-repository.js';
 import { getSql } from '../data-access/prisma-client.js';
 import { API_KEY_PATTERN, hashApiKey } from './api-key-secret.js';
+import type { KeyUsage } from './key-usage.js';
 import type { VerifiedKeyCache } from './verified-key-cache.js';
 
-/** Neutral on purpose: the same words for a missing, malformed, unknown or revoked key. */
+/** Neutral on purpose: the same words for a missing, malformed, unknown, expired or revoked credential. */
 export const AUTHENTICATION_REQUIRED =
   'Authentication required: send an API key (Authorization: Bearer <API_KEY> or X-API-Key) or a session token';
 
@@ -13,14 +14,11 @@ export function authenticationRequired(): AppError {
   return new AppError(ErrorCode.AuthenticationRequired, AUTHENTICATION_REQUIRED);
 }
 
-/**
- * Verify a presented key and derive the caller's scope from it: tenant, user, key, the attached
- * storage connection and the user's private-memory consent. Nothing here comes from the request.
- */
-export async function authenticateApiKey(
+/** The key's record if the presented key is a live one (exists, unrevoked, its user active). */
+export async function verifyApiKey(
   presented: string,
   deps: { cache?: VerifiedKeyCache; run?: SqlRunner } = {},
-): Promise<Scope> {
+): Promise<KeyRecord> {
   if (!API_KEY_PATTERN.test(presented)) throw authenticationRequired();
   const secretHash = hashApiKey(presented);
   let key = deps.cache?.get(secretHash);
@@ -29,8 +27,24 @@ export async function authenticateApiKey(
     key = await findKeyByHash(deps.run ?? getSql(), secretHash);
     if (key) deps.cache?.set(secretHash, key, generation);
   }
-  if (!key || key.revokedAt) throw authenticationRequired();
+  if (!key || key.revokedAt || !key.userActive) throw authenticationRequired();
+  return key;
+}
 
+/**
+ * Verify a presented key for one operation and derive the caller's scope from it: tenant, user, key,
+ * the attached storage connection and the user's private-memory consent. Nothing here comes from the
+ * request. In the spec's order: the credential (401), then the key's permission and its storage (403).
+ */
+export async function authenticateApiKey(
+  presented: string,
+  permission: KeyPermission,
+  deps: { cache?: VerifiedKeyCache; run?: SqlRunner; usage?: KeyUsage } = {},
+): Promise<Scope> {
+  const key = await verifyApiKey(presented, deps);
+  if (!key.permissions.includes(permission)) {
+    throw new AppError(ErrorCode.PermissionDenied, `This API key does not have the ${permission} permission`);
+  }
   if (!key.storageId || key.storageStatus !== 'active') {
     throw new AppError(
       ErrorCode.StorageNotAttached,
@@ -43,6 +57,7 @@ export async function authenticateApiKey(
       'The storage connection attached to this key is customer-owned, which is control-plane only: memory requests are not dispatched to it',
     );
   }
+  deps.usage?.noteUsed(key.id);
   return {
     tenant_id: key.tenantId,
     user_id: key.userId,

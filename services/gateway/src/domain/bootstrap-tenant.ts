@@ -1,11 +1,14 @@
 import { randomUUID } from 'node:crypto';
-import { createTenantGraph } from '../data-access/identity-repository.js';
 import { getPrisma } from '../data-access/prisma-client.js';
+import { createTenantGraph } from '../data-access/tenant-repository.js';
 import { generateApiKey } from './api-key-secret.js';
+import { hashPassword } from './password-hash.js';
 
 export interface BootstrapOptions {
   name: string;
+  /** The owner's login; without it the owner cannot sign in (keys only). */
   email?: string;
+  password?: string;
   /** Grant private-memory consent for the owner (default true). */
   consent?: boolean;
   /** Attach a managed storage connection to the key (default true). */
@@ -23,10 +26,12 @@ export async function bootstrapTenant(options: BootstrapOptions, prisma = getPri
   const keyId = randomUUID();
   const secret = generateApiKey();
   const withStorage = options.storage ?? true;
+  const email = options.email?.trim().toLowerCase() ?? null;
+  const passwordHash = options.password ? await hashPassword(options.password) : null;
   await prisma.$transaction((tx) =>
     createTenantGraph(tx, {
       tenant: { id: tenantId, name: options.name },
-      user: { id: userId, tenantId, email: options.email ?? null, role: 'owner' },
+      user: { id: userId, tenantId, email, passwordHash, role: 'owner' },
       storage: withStorage ? { id: storageId, tenantId, name: 'managed-default', kind: 'managed' } : null,
       consent: (options.consent ?? true) ? { tenantId, userId, state: 'granted' } : null,
       key: {
@@ -43,6 +48,7 @@ export async function bootstrapTenant(options: BootstrapOptions, prisma = getPri
   return {
     tenant_id: tenantId,
     user_id: userId,
+    owner_email: email,
     storage_connection_id: withStorage ? storageId : null,
     key_id: keyId,
     key_prefix: secret.prefix,

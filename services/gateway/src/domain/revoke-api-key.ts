@@ -1,7 +1,7 @@
 import type { NatsConnection } from '@tm/bus';
 import type { SqlRunner } from '@tm/kit';
 import { announceIdentityChange } from '../clients/identity-broadcast.js';
-import { revokeKey } from '../data-access/identity-repository.js';
+import { revokeKey } from '../data-access/api-key-repository.js';
 import { getSql } from '../data-access/prisma-client.js';
 
 /**

@@ -3,17 +3,20 @@ import type { Logger } from '@tm/kit';
 import express from 'express';
 import type { MemoryClient } from '../../clients/memory-client.js';
 import type { HealthProbes } from '../../domain/check-health.js';
-import type { VerifiedKeyCache } from '../../domain/verified-key-cache.js';
 import { accessLog } from './middleware/access-log.js';
+import type { AuthDeps } from './middleware/authenticate.js';
 import { errorHandler, notFound } from './middleware/error-handler.js';
 import { requestContext } from './middleware/request-context.js';
+import type { ControlDeps } from './routes/control/control-routes.js';
+import { controlRoutes } from './routes/control/control-routes.js';
 import { infrastructureRoutes } from './routes/infrastructure-routes.js';
 import { memoryRoutes } from './routes/memory-routes.js';
 import { openApiRoutes } from './routes/openapi-routes.js';
 
 export interface HttpDeps {
   memory: MemoryClient;
-  keys: VerifiedKeyCache;
+  auth: AuthDeps;
+  control: ControlDeps;
   probes: HealthProbes;
   deployment: { version: string; environment: string };
   logger: Logger;
@@ -27,7 +30,8 @@ export function createHttpApp(deps: HttpDeps) {
   app.set('trust proxy', false);
   app.use(requestContext);
   app.use(accessLog(deps.logger));
-  app.use('/api/v1/memory', memoryRoutes(deps.memory, deps.keys));
+  app.use('/api/v1/memory', memoryRoutes(deps.memory, deps.auth));
+  app.use('/api/v1/control', controlRoutes(deps.auth, deps.control));
   app.use('/api/v1/infrastructure', infrastructureRoutes(deps));
   app.use('/api/v1', openApiRoutes());
   app.use(notFound);

@@ -1,30 +1,95 @@
-import type { Scope } from '@tm/contracts';
+import { AppError, ErrorCode, type KeyPermission, type Scope } from '@tm/contracts';
 import type { Request, RequestHandler } from 'express';
-import { authenticateApiKey, authenticationRequired } from '../../../domain/authenticate-api-key.js';
+import {
+  authenticateApiKey,
+  authenticationRequired,
+  verifyApiKey,
+} from '../../../domain/authenticate-api-key.js';
+import type { Account } from '../../../domain/authenticate-session.js';
+import { authenticateSession } from '../../../domain/authenticate-session.js';
+import type { KeyUsage } from '../../../domain/key-usage.js';
+import type { RateLimits } from '../../../domain/rate-limits.js';
 import type { VerifiedKeyCache } from '../../../domain/verified-key-cache.js';
 
-/** The key from `Authorization: Bearer <key>` or `X-API-Key: <key>`; never logged. */
-export function presentedApiKey(req: Request): string | undefined {
-  const authorization = req.get('authorization');
-  if (authorization) {
-    const match = /^Bearer\s+(\S+)\s*$/i.exec(authorization);
-    return match?.[1];
-  }
-  return req.get('x-api-key')?.trim() || undefined;
+export interface AuthDeps {
+  keys: VerifiedKeyCache;
+  keyUsage: KeyUsage;
+  sessionSigningKey: Uint8Array;
+  rateLimits: RateLimits;
 }
 
-/** Verify the API key and attach the scope it grants; 401/403 otherwise. */
-export function authenticate(cache: VerifiedKeyCache): RequestHandler {
+type Presented = { kind: 'api_key' | 'session'; value: string };
+
+/**
+ * The credential a request carries: `Authorization: Bearer <API_KEY or SESSION_TOKEN>` (keys start
+ * with `tmk_`) or `X-API-Key: <API_KEY>`. Never logged.
+ */
+export function presentedCredential(req: Request): Presented | undefined {
+  const authorization = req.get('authorization');
+  if (authorization) {
+    const token = /^Bearer\s+(\S+)\s*$/i.exec(authorization)?.[1];
+    if (!token) return undefined;
+    return { kind: token.startsWith('tmk_') ? 'api_key' : 'session', value: token };
+  }
+  const key = req.get('x-api-key')?.trim();
+  return key ? { kind: 'api_key', value: key } : undefined;
+}
+
+/**
+ * Data plane: an API key with `permission`, an active managed storage connection, within its rate
+ * limits. A valid browser session is refused with 403 (the spec's rule 1); anything unverifiable is 401.
+ */
+export function requireApiKey(deps: AuthDeps, permission: KeyPermission): RequestHandler {
   return async (req, _res, next) => {
-    const key = presentedApiKey(req);
-    if (!key) throw authenticationRequired();
-    req.scope = await authenticateApiKey(key, { cache });
+    const presented = presentedCredential(req);
+    if (!presented) throw authenticationRequired();
+    if (presented.kind === 'session') {
+      await authenticateSession(presented.value, { signingKey: deps.sessionSigningKey });
+      throw new AppError(
+        ErrorCode.CredentialNotAccepted,
+        'Memory operations need an API key; a browser session cannot be used here',
+      );
+    }
+    const scope = await authenticateApiKey(presented.value, permission, {
+      cache: deps.keys,
+      usage: deps.keyUsage,
+    });
+    await deps.rateLimits.consume(`k:${scope.key_id}`, scope.tenant_id);
+    req.scope = scope;
     next();
   };
 }
 
-/** The verified scope of an authenticated route; a route mounted without `authenticate` fails closed. */
+/**
+ * Control plane: a browser session (an account credential). A valid API key is refused with 403: keys
+ * act on memory, people manage the account.
+ */
+export function requireSession(deps: AuthDeps): RequestHandler {
+  return async (req, _res, next) => {
+    const presented = presentedCredential(req);
+    if (!presented) throw authenticationRequired();
+    if (presented.kind === 'api_key') {
+      await verifyApiKey(presented.value, { cache: deps.keys });
+      throw new AppError(
+        ErrorCode.CredentialNotAccepted,
+        'Control-plane routes need a session token (POST /api/v1/control/sessions); an API key cannot be used here',
+      );
+    }
+    const account = await authenticateSession(presented.value, { signingKey: deps.sessionSigningKey });
+    await deps.rateLimits.consume(`u:${account.userId}`, account.tenantId);
+    req.account = account;
+    next();
+  };
+}
+
+/** The verified scope of a data-plane route; a route mounted without `requireApiKey` fails closed. */
 export function scopeOf(req: Request): Scope {
   if (!req.scope) throw authenticationRequired();
   return req.scope;
+}
+
+/** The signed-in account of a control-plane route; fails closed like `scopeOf`. */
+export function accountOf(req: Request): Account {
+  if (!req.account) throw authenticationRequired();
+  return req.account;
 }

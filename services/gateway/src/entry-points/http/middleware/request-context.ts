@@ -1,6 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import type { Scope } from '@tm/contracts';
 import type { RequestHandler } from 'express';
+import type { Account } from '../../../domain/authenticate-session.js';
 
 declare global {
   namespace Express {
@@ -9,6 +10,8 @@ declare global {
       requestId: string;
       /** Set by authentication; the only source of tenant and user scope. */
       scope?: Scope;
+      /** Set by session authentication on control-plane routes. */
+      account?: Account;
     }
   }
 }

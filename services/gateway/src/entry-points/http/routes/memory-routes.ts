@@ -2,16 +2,14 @@ import { AppError, DeleteRequest, ErrorCode, parseOrThrow, RecallRequest, WriteR
 import { Router } from 'express';
 import type { MemoryClient } from '../../../clients/memory-client.js';
 import { resolveIdempotencyKey } from '../../../domain/idempotency-key.js';
-import type { VerifiedKeyCache } from '../../../domain/verified-key-cache.js';
-import { authenticate, scopeOf } from '../middleware/authenticate.js';
+import { type AuthDeps, requireApiKey, scopeOf } from '../middleware/authenticate.js';
 import { jsonBody } from '../middleware/json-body.js';
 
 /** The v1 data plane: validate, call the memory service once, answer with what it said. */
-export function memoryRoutes(memory: MemoryClient, keys: VerifiedKeyCache): Router {
+export function memoryRoutes(memory: MemoryClient, auth: AuthDeps): Router {
   const router = Router();
-  router.use(authenticate(keys), jsonBody);
 
-  router.post('/write', async (req, res) => {
+  router.post('/write', requireApiKey(auth, 'memory:write'), ...jsonBody, async (req, res) => {
     const body = parseOrThrow(WriteRequest, req.body, 'write request');
     const idempotencyKey = resolveIdempotencyKey(req.get('idempotency-key'), body.idempotency_key);
     res.json(
@@ -24,12 +22,12 @@ export function memoryRoutes(memory: MemoryClient, keys: VerifiedKeyCache): Rout
     );
   });
 
-  router.post('/recall', async (req, res) => {
+  router.post('/recall', requireApiKey(auth, 'memory:recall'), ...jsonBody, async (req, res) => {
     const body = parseOrThrow(RecallRequest, req.body, 'recall request');
     res.json(await memory.recall({ scope: scopeOf(req), request_id: req.requestId, body }));
   });
 
-  router.delete('/', async (req, res) => {
+  router.delete('/', requireApiKey(auth, 'memory:delete'), ...jsonBody, async (req, res) => {
     const { namespace } = parseOrThrow(
       DeleteRequest,
       { namespace: deleteNamespaceOf(req.query.namespace, req.body) },

@@ -1,5 +1,4 @@
 import { prepared, type SqlRunner } from '@tm/kit';
-import type { Prisma } from './generated/client.js';
 import type { Db } from './prisma-client.js';
 
 export interface KeyRecord {
@@ -7,6 +6,8 @@ export interface KeyRecord {
   tenantId: string;
   userId: string;
   revokedAt: Date | null;
+  permissions: string[];
+  userActive: boolean;
   storageId: string | null;
   storageKind: 'managed' | 'customer_owned' | null;
   storageStatus: 'active' | 'disabled' | null;
@@ -17,9 +18,11 @@ const FIND_KEY_BY_HASH = prepared(
   'auth_find_key_by_hash',
   `
     SELECT k.id::text AS "id", k.tenant_id::text AS "tenantId", k.user_id::text AS "userId", k.revoked_at AS "revokedAt",
+           k.permissions AS "permissions", u.status = 'active' AS "userActive",
            s.id::text AS "storageId", s.kind::text AS "storageKind", s.status::text AS "storageStatus",
            c.state::text AS "consent"
       FROM api_key k
+      JOIN app_user u ON u.id = k.user_id
       LEFT JOIN storage_connection s ON s.id = k.storage_connection_id
       LEFT JOIN consent c ON c.tenant_id = k.tenant_id AND c.user_id = k.user_id AND c.purpose = 'private_memory'
      WHERE k.secret_hash = $1`,
@@ -42,19 +45,20 @@ export async function revokeKey(run: SqlRunner, tenantId: string, keyId: string)
   return rows.length > 0;
 }
 
-export async function createTenantGraph(
-  db: Db,
-  data: {
-    tenant: Prisma.TenantCreateManyInput;
-    user: Prisma.UserCreateManyInput;
-    storage: Prisma.StorageConnectionCreateManyInput | null;
-    consent: Prisma.ConsentCreateManyInput | null;
-    key: Prisma.ApiKeyCreateManyInput;
-  },
-) {
-  await db.tenant.create({ data: data.tenant });
-  await db.user.create({ data: data.user });
-  if (data.storage) await db.storageConnection.create({ data: data.storage });
-  if (data.consent) await db.consent.create({ data: data.consent });
-  await db.apiKey.create({ data: data.key });
+/** A tenant's keys, newest first. */
+export const listKeys = (db: Db, tenantId: string) =>
+  db.apiKey.findMany({ where: { tenantId }, orderBy: [{ createdAt: 'desc' }, { id: 'desc' }] });
+
+export const findKey = (db: Db, tenantId: string, keyId: string) =>
+  db.apiKey.findFirst({ where: { tenantId, id: keyId } });
+
+const TOUCH_KEY = prepared(
+  'auth_touch_key',
+  `UPDATE api_key SET last_used_at = now()
+    WHERE id = $1::uuid AND (last_used_at IS NULL OR last_used_at < now() - interval '1 minute')`,
+);
+
+/** Note a key's use; the condition keeps it to one row write per key and minute across instances. */
+export async function touchKey(run: SqlRunner, keyId: string): Promise<void> {
+  await run(TOUCH_KEY, [keyId]);
 }

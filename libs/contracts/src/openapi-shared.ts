@@ -1,0 +1,24 @@
+import type { z } from 'zod';
+import type { ZodOpenApiResponsesObject } from 'zod-openapi';
+import { ErrorEnvelope } from './envelope.js';
+
+export const json = (schema: z.ZodType) => ({ content: { 'application/json': { schema } } });
+
+export const errors = (...statuses: number[]): ZodOpenApiResponsesObject =>
+  Object.fromEntries(
+    statuses.map((s) => [String(s), { description: errorMeaning[s] ?? 'Error', ...json(ErrorEnvelope) }]),
+  );
+
+const errorMeaning: Record<number, string> = {
+  400: 'Malformed or invalid request; correct it, do not retry unchanged',
+  401: 'Authentication required: send an API key or session token',
+  403: 'Valid credential denied by policy, role, consent, storage or capability',
+  404: 'Resource or route unavailable to the caller',
+  409: 'Conflict: idempotency mismatch, duplicate event or resource, or the same key still in flight (retryable)',
+  413: 'Body larger than the limit',
+  415: 'Body is not application/json',
+  429: 'Rate or usage limit; honour Retry-After',
+  500: 'Internal failure',
+  503: 'A service or its storage is unavailable; retryable, honour Retry-After',
+  504: 'A service did not answer within the deadline; retryable with the same idempotency key',
+};

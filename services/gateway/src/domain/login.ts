@@ -1,0 +1,53 @@
+import { randomUUID } from 'node:crypto';
+import { AppError, ErrorCode, type SessionCreated } from '@tm/contracts';
+import { getPrisma } from '../data-access/prisma-client.js';
+import { createSession } from '../data-access/session-repository.js';
+import { findUserByEmail } from '../data-access/user-repository.js';
+import { userView } from './control-views.js';
+import { burnPasswordCheck, verifyPassword } from './password-hash.js';
+import type { RateLimits } from './rate-limits.js';
+import { signSessionToken } from './session-token.js';
+
+export interface SessionSettings {
+  signingKey: Uint8Array;
+  ttlMinutes: number;
+}
+
+/** The same answer for an unknown address, a wrong password and a disabled user. */
+const invalidLogin = () =>
+  new AppError(ErrorCode.AuthenticationRequired, 'Authentication required: email or password is incorrect');
+
+/** Check an email and password and open a session; the token is returned once. */
+export async function login(
+  credentials: { email: string; password: string },
+  deps: { sessions: SessionSettings; rateLimits: RateLimits; db?: ReturnType<typeof getPrisma> },
+): Promise<SessionCreated> {
+  const db = deps.db ?? getPrisma();
+  const { email, password } = credentials;
+  await deps.rateLimits.assertLoginAllowed(email);
+  const user = await findUserByEmail(db, email);
+  const valid =
+    user?.passwordHash && user.status === 'active'
+      ? await verifyPassword(password, user.passwordHash)
+      : await burnPasswordCheck(password);
+  if (!user || !valid) {
+    await deps.rateLimits.recordFailedLogin(email);
+    throw invalidLogin();
+  }
+  await deps.rateLimits.clearFailedLogins(email);
+
+  const session = {
+    id: randomUUID(),
+    tenantId: user.tenantId,
+    userId: user.id,
+    expiresAt: new Date(Date.now() + deps.sessions.ttlMinutes * 60_000),
+  };
+  await createSession(db, session);
+  return {
+    token: await signSessionToken(deps.sessions.signingKey, session),
+    token_type: 'Bearer',
+    expires_at: session.expiresAt.toISOString(),
+    user: userView(user),
+    tenant: { id: user.tenant.id, name: user.tenant.name },
+  };
+}

@@ -1,0 +1,45 @@
+import { type AccountView, AppError, ErrorCode } from '@tm/contracts';
+import { getPrisma } from '../data-access/prisma-client.js';
+import { revokeSession, revokeUserSessions } from '../data-access/session-repository.js';
+import { findUser, updateUser } from '../data-access/user-repository.js';
+import type { Account } from './authenticate-session.js';
+import { getConsent } from './manage-consent.js';
+import { hashPassword, verifyPassword } from './password-hash.js';
+import { ROLE_PERMISSIONS } from './role-permissions.js';
+
+export async function getAccount(account: Account, db = getPrisma()): Promise<AccountView> {
+  return {
+    tenant: { id: account.tenantId, name: account.tenantName },
+    user: {
+      id: account.userId,
+      email: account.email,
+      role: account.role,
+      status: 'active',
+      created_at: account.userCreatedAt.toISOString(),
+    },
+    consent: await getConsent(account, db),
+    permissions: [...ROLE_PERMISSIONS[account.role]],
+    session: { expires_at: account.expiresAt.toISOString() },
+  };
+}
+
+export async function logout(account: Account, db = getPrisma()): Promise<void> {
+  await revokeSession(db, account.sessionId);
+}
+
+/** Change one's own password; every other session of the user ends (this one stays). */
+export async function changePassword(
+  account: Account,
+  passwords: { current_password: string; new_password: string },
+  db = getPrisma(),
+): Promise<void> {
+  const user = await findUser(db, account.tenantId, account.userId);
+  if (!user?.passwordHash || !(await verifyPassword(passwords.current_password, user.passwordHash))) {
+    throw new AppError(ErrorCode.PermissionDenied, 'The current password is incorrect');
+  }
+  const passwordHash = await hashPassword(passwords.new_password);
+  await db.$transaction(async (tx) => {
+    await updateUser(tx, account.tenantId, account.userId, { passwordHash });
+    await revokeUserSessions(tx, account.userId, account.sessionId);
+  });
+}

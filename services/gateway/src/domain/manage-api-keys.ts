@@ -1,0 +1,167 @@
+import { randomUUID } from 'node:crypto';
+import type { NatsConnection } from '@tm/bus';
+import {
+  type ApiKeyCreated,
+  type ApiKeyCreateRequest,
+  type ApiKeyView,
+  AppError,
+  ErrorCode,
+  KEY_PERMISSIONS,
+  type KeyPermission,
+} from '@tm/contracts';
+import { announceIdentityChange } from '../clients/identity-broadcast.js';
+import { findKey, listKeys } from '../data-access/api-key-repository.js';
+import { type Db, getPrisma } from '../data-access/prisma-client.js';
+import {
+  findDefaultStorageConnection,
+  findStorageConnection,
+} from '../data-access/storage-connection-repository.js';
+import { generateApiKey } from './api-key-secret.js';
+import type { Account } from './authenticate-session.js';
+import { apiKeyView } from './control-views.js';
+import { requireRole } from './role-permissions.js';
+
+interface Deps {
+  nc: NatsConnection;
+  db?: ReturnType<typeof getPrisma>;
+}
+
+const keyNotFound = () => new AppError(ErrorCode.NotFound, 'No such API key');
+const storageNotFound = () => new AppError(ErrorCode.NotFound, 'No such storage connection');
+
+/** Owners and admins manage every key of the tenant; developers only the keys they act for. */
+async function manageableKey(db: Db, account: Account, keyId: string) {
+  requireRole(account.role, 'keys:manage');
+  const key = await findKey(db, account.tenantId, keyId);
+  if (!key) throw keyNotFound();
+  if (account.role === 'developer' && key.userId !== account.userId) {
+    throw new AppError(ErrorCode.PermissionDenied, 'Developers can manage only their own API keys');
+  }
+  return key;
+}
+
+async function storageConnectionFor(db: Db, tenantId: string, requested: string | null | undefined) {
+  if (requested === null) return null;
+  if (requested === undefined) return (await findDefaultStorageConnection(db, tenantId))?.id ?? null;
+  if (!(await findStorageConnection(db, tenantId, requested))) throw storageNotFound();
+  return requested;
+}
+
+export async function listApiKeys(account: Account, db = getPrisma()) {
+  requireRole(account.role, 'keys:read');
+  return { data: (await listKeys(db, account.tenantId)).map(apiKeyView) };
+}
+
+export async function getApiKey(account: Account, keyId: string, db = getPrisma()): Promise<ApiKeyView> {
+  requireRole(account.role, 'keys:read');
+  const key = await findKey(db, account.tenantId, keyId);
+  if (!key) throw keyNotFound();
+  return apiKeyView(key);
+}
+
+/**
+ * A new key acting for the signed-in user (a rotation keeps the old key's user); the full key is in
+ * this answer only.
+ */
+export async function createApiKey(
+  account: Account,
+  input: ApiKeyCreateRequest,
+  deps: Deps,
+  rotation?: { fromId: string; userId: string },
+): Promise<ApiKeyCreated> {
+  requireRole(account.role, 'keys:manage');
+  const db = deps.db ?? getPrisma();
+  const secret = generateApiKey();
+  const row = await db.apiKey.create({
+    data: {
+      id: randomUUID(),
+      tenantId: account.tenantId,
+      userId: rotation?.userId ?? account.userId,
+      storageConnectionId: await storageConnectionFor(db, account.tenantId, input.storage_connection_id),
+      name: input.name,
+      prefix: secret.prefix,
+      secretHash: secret.secretHash,
+      permissions: input.permissions ?? [...KEY_PERMISSIONS],
+      rotatedFromId: rotation?.fromId ?? null,
+    },
+  });
+  return { ...apiKeyView(row), key: secret.key };
+}
+
+/** Apply a change to one key, then make every gateway instance forget what it had verified. */
+async function changeKey(
+  account: Account,
+  keyId: string,
+  data: { name?: string; permissions?: KeyPermission[]; storageConnectionId?: string | null },
+  deps: Deps,
+): Promise<ApiKeyView> {
+  const db = deps.db ?? getPrisma();
+  await manageableKey(db, account, keyId);
+  const row = await db.apiKey.update({ where: { id: keyId }, data });
+  await announceIdentityChange(deps.nc, account.tenantId);
+  return apiKeyView(row);
+}
+
+export const updateApiKey = (
+  account: Account,
+  keyId: string,
+  change: { name?: string; permissions?: KeyPermission[] },
+  deps: Deps,
+) => changeKey(account, keyId, change, deps);
+
+export async function attachStorageConnection(
+  account: Account,
+  keyId: string,
+  storageConnectionId: string,
+  deps: Deps,
+): Promise<ApiKeyView> {
+  const db = deps.db ?? getPrisma();
+  if (!(await findStorageConnection(db, account.tenantId, storageConnectionId))) throw storageNotFound();
+  return changeKey(account, keyId, { storageConnectionId }, deps);
+}
+
+export const detachStorageConnection = (account: Account, keyId: string, deps: Deps) =>
+  changeKey(account, keyId, { storageConnectionId: null }, deps);
+
+/**
+ * Revoke for good (idempotent: revoking a revoked key answers its current state). The change is
+ * committed and every gateway instance has dropped the tenant's verified keys before this returns.
+ */
+export async function revokeTenantApiKey(account: Account, keyId: string, deps: Deps): Promise<ApiKeyView> {
+  const db = deps.db ?? getPrisma();
+  const key = await manageableKey(db, account, keyId);
+  if (key.revokedAt) return apiKeyView(key);
+  const row = await db.apiKey.update({ where: { id: keyId }, data: { revokedAt: new Date() } });
+  await announceIdentityChange(deps.nc, account.tenantId);
+  return apiKeyView(row);
+}
+
+/**
+ * Replace a key: a new one with the same name, permissions and storage connection, and the old one
+ * revoked, in one transaction. A revoked key cannot be rotated (409): its replacement may exist already.
+ */
+export async function rotateApiKey(account: Account, keyId: string, deps: Deps): Promise<ApiKeyCreated> {
+  const db = deps.db ?? getPrisma();
+  const created = await db.$transaction(async (tx) => {
+    const old = await manageableKey(tx, account, keyId);
+    const revoked = await tx.apiKey.updateMany({
+      where: { id: keyId, revokedAt: null },
+      data: { revokedAt: new Date() },
+    });
+    if (revoked.count === 0) {
+      throw new AppError(ErrorCode.AlreadyExists, 'This API key is revoked; create a new key instead');
+    }
+    return createApiKey(
+      account,
+      {
+        name: old.name,
+        permissions: old.permissions as KeyPermission[],
+        storage_connection_id: old.storageConnectionId,
+      },
+      { ...deps, db: tx as ReturnType<typeof getPrisma> },
+      { fromId: old.id, userId: old.userId },
+    );
+  });
+  await announceIdentityChange(deps.nc, account.tenantId);
+  return created;
+}

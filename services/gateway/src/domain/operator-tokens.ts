@@ -1,0 +1,78 @@
+import { randomUUID } from 'node:crypto';
+import { AppError, ErrorCode, type OperatorTokenView } from '@tm/contracts';
+import { getPrisma } from '../data-access/prisma-client.js';
+import { generateSecretToken, hashApiKey, OPERATOR_TOKEN_PATTERN } from './api-key-secret.js';
+import type { Account } from './authenticate-session.js';
+import { operatorTokenView } from './control-views.js';
+import { requireRole } from './role-permissions.js';
+
+/**
+ * The operator capability: a separate, expiring secret an owner issues for privileged diagnostics
+ * (the smoke test). It is presented in `X-Operator-Token` next to an API key and only adds a
+ * capability: consent, authorization, billing and production policy still apply.
+ */
+
+const notFound = () => new AppError(ErrorCode.NotFound, 'No such operator token');
+
+export async function issueOperatorToken(
+  account: Account,
+  input: { name: string; ttl_hours: number },
+  db = getPrisma(),
+): Promise<OperatorTokenView & { token: string }> {
+  requireRole(account.role, 'operator-tokens:manage');
+  const secret = generateSecretToken('tmo');
+  const row = await db.operatorToken.create({
+    data: {
+      id: randomUUID(),
+      tenantId: account.tenantId,
+      createdByUserId: account.userId,
+      name: input.name,
+      prefix: secret.prefix,
+      secretHash: secret.secretHash,
+      expiresAt: new Date(Date.now() + input.ttl_hours * 3_600_000),
+    },
+  });
+  return { ...operatorTokenView(row), token: secret.key };
+}
+
+export async function listOperatorTokens(account: Account, db = getPrisma()) {
+  requireRole(account.role, 'operator-tokens:manage');
+  const rows = await db.operatorToken.findMany({
+    where: { tenantId: account.tenantId },
+    orderBy: [{ createdAt: 'desc' }, { id: 'desc' }],
+  });
+  return { data: rows.map((r) => operatorTokenView(r)) };
+}
+
+/** Idempotent: revoking a revoked token answers its current state. */
+export async function revokeOperatorToken(account: Account, id: string, db = getPrisma()) {
+  requireRole(account.role, 'operator-tokens:manage');
+  await db.operatorToken.updateMany({
+    where: { tenantId: account.tenantId, id, revokedAt: null },
+    data: { revokedAt: new Date() },
+  });
+  const row = await db.operatorToken.findFirst({ where: { tenantId: account.tenantId, id } });
+  if (!row) throw notFound();
+  return operatorTokenView(row);
+}
+
+/**
+ * True only for a live token of the same tenant as the caller's credential. A missing or wrong token
+ * is a 403 (the caller is authenticated; the capability is what is missing).
+ */
+export async function requireOperatorCapability(
+  tenantId: string,
+  presented: string | undefined,
+  db = getPrisma(),
+): Promise<void> {
+  const refuse = () =>
+    new AppError(
+      ErrorCode.OperatorCapabilityRequired,
+      'This diagnostic needs a valid operator token (X-Operator-Token) for your tenant',
+    );
+  if (!presented || !OPERATOR_TOKEN_PATTERN.test(presented)) throw refuse();
+  const row = await db.operatorToken.findFirst({
+    where: { secretHash: hashApiKey(presented), tenantId, revokedAt: null, expiresAt: { gt: new Date() } },
+  });
+  if (!row) throw refuse();
+}

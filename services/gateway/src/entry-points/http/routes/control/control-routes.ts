@@ -1,0 +1,49 @@
+import type { NatsConnection } from '@tm/bus';
+import { AppError, ErrorCode } from '@tm/contracts';
+import { type Request, Router } from 'express';
+import type { SessionSettings } from '../../../../domain/login.js';
+import type { RateLimits } from '../../../../domain/rate-limits.js';
+import { type AuthDeps, requireSession } from '../../middleware/authenticate.js';
+import { jsonBody } from '../../middleware/json-body.js';
+import { accountRoutes } from './account-routes.js';
+import { apiKeyRoutes } from './api-key-routes.js';
+import { consentRoutes } from './consent-routes.js';
+import { operatorTokenRoutes } from './operator-token-routes.js';
+import { sessionRoutes } from './session-routes.js';
+import { storageConnectionRoutes } from './storage-connection-routes.js';
+import { userRoutes } from './user-routes.js';
+
+export interface ControlDeps {
+  nc: NatsConnection;
+  sessions: SessionSettings;
+  storageSecretKey: Buffer;
+  rateLimits: RateLimits;
+}
+
+/**
+ * /api/v1/control: the tenant manages itself with a browser session. Login is the one route without
+ * a credential; everything else needs a live session, then the role the action asks for.
+ */
+export function controlRoutes(auth: AuthDeps, deps: ControlDeps): Router {
+  const router = Router();
+  router.use(sessionRoutes(auth, deps));
+  const signedIn = Router();
+  signedIn.use(requireSession(auth), jsonBody);
+  signedIn.use(accountRoutes());
+  signedIn.use('/users', userRoutes(deps));
+  signedIn.use('/api-keys', apiKeyRoutes(deps));
+  signedIn.use('/storage-connections', storageConnectionRoutes(deps));
+  signedIn.use('/consent', consentRoutes(deps));
+  signedIn.use('/operator-tokens', operatorTokenRoutes());
+  router.use(signedIn);
+  return router;
+}
+
+const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
+
+/** A resource id from the path; anything that cannot be an id is simply not found. */
+export function idParam(req: Request, what: string): string {
+  const id = req.params.id;
+  if (typeof id !== 'string' || !UUID.test(id)) throw new AppError(ErrorCode.NotFound, `No such ${what}`);
+  return id.toLowerCase();
+}

@@ -1,0 +1,28 @@
+import { OperatorTokenCreateRequest, parseOrThrow } from '@tm/contracts';
+import { Router } from 'express';
+import {
+  issueOperatorToken,
+  listOperatorTokens,
+  revokeOperatorToken,
+} from '../../../../domain/operator-tokens.js';
+import { accountOf } from '../../middleware/authenticate.js';
+import { idParam } from './control-routes.js';
+
+export function operatorTokenRoutes(): Router {
+  const router = Router();
+
+  router.get('/', async (req, res) => {
+    res.json(await listOperatorTokens(accountOf(req)));
+  });
+
+  router.post('/', async (req, res) => {
+    const input = parseOrThrow(OperatorTokenCreateRequest, req.body ?? {}, 'operator token');
+    res.status(201).json(await issueOperatorToken(accountOf(req), input));
+  });
+
+  router.post('/:id/revoke', async (req, res) => {
+    res.json(await revokeOperatorToken(accountOf(req), idParam(req, 'operator token')));
+  });
+
+  return router;
+}

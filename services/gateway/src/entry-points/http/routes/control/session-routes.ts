@@ -1,0 +1,25 @@
+import { LoginRequest, parseOrThrow } from '@tm/contracts';
+import { Router } from 'express';
+import { login } from '../../../../domain/login.js';
+import { logout } from '../../../../domain/manage-account.js';
+import { type AuthDeps, accountOf, requireSession } from '../../middleware/authenticate.js';
+import { jsonBody } from '../../middleware/json-body.js';
+import type { ControlDeps } from './control-routes.js';
+
+export function sessionRoutes(auth: AuthDeps, deps: ControlDeps): Router {
+  const router = Router();
+
+  /** Log in: email and password for a session token (shown once). */
+  router.post('/sessions', ...jsonBody, async (req, res) => {
+    const credentials = parseOrThrow(LoginRequest, req.body, 'login request');
+    res.status(201).json(await login(credentials, deps));
+  });
+
+  /** Log out: the token stops working at once. */
+  router.delete('/sessions/current', requireSession(auth), async (req, res) => {
+    await logout(accountOf(req));
+    res.status(204).end();
+  });
+
+  return router;
+}

@@ -1,0 +1,34 @@
+import { parseOrThrow, UserCreateRequest, UserUpdateRequest } from '@tm/contracts';
+import { Router } from 'express';
+import {
+  createTenantUser,
+  getTenantUser,
+  listTenantUsers,
+  updateTenantUser,
+} from '../../../../domain/manage-users.js';
+import { accountOf } from '../../middleware/authenticate.js';
+import { type ControlDeps, idParam } from './control-routes.js';
+
+export function userRoutes(deps: ControlDeps): Router {
+  const router = Router();
+
+  router.get('/', async (req, res) => {
+    res.json(await listTenantUsers(accountOf(req)));
+  });
+
+  router.post('/', async (req, res) => {
+    const input = parseOrThrow(UserCreateRequest, req.body, 'user');
+    res.status(201).json(await createTenantUser(accountOf(req), input));
+  });
+
+  router.get('/:id', async (req, res) => {
+    res.json(await getTenantUser(accountOf(req), idParam(req, 'user')));
+  });
+
+  router.patch('/:id', async (req, res) => {
+    const change = parseOrThrow(UserUpdateRequest, req.body, 'user change');
+    res.json(await updateTenantUser(accountOf(req), idParam(req, 'user'), change, deps));
+  });
+
+  return router;
+}
