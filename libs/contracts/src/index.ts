@@ -9,6 +9,7 @@ export * from './infrastructure.js';
 export * from './limits.js';
 export * from './memory.js';
 export * from './openapi.js';
+export * from './request-record.js';
 export * from './runtime.js';
 export * from './scope.js';
 export * from './subjects.js';

@@ -11,11 +11,14 @@ export const Subjects = {
   gateway: {
     /** Core NATS, every instance (no queue group): drop cached verifications of one tenant, then reply. */
     identityChanged: 'gateway.v1.identity.changed',
+    /** JetStream: one redacted RequestRecord per recorded request (telemetry consumes them). */
+    requestRecorded: 'gateway.v1.request.recorded',
   },
 } as const;
 
 export const Streams = {
   memoryUsage: { name: 'MEMORY_USAGE', subjects: ['memory.v1.usage.>'] },
+  gatewayRequests: { name: 'GATEWAY_REQUESTS', subjects: ['gateway.v1.request.>'] },
 } as const;
 
 /** Queue groups are named after the service so N instances share one subject's load. */

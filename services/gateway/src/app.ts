@@ -3,6 +3,7 @@ import type { AddressInfo } from 'node:net';
 import { connectBus, type NatsConnection } from '@tm/bus';
 import type { Logger } from '@tm/kit';
 import { createMemoryClient, type MemoryClient } from './clients/memory-client.js';
+import { createRequestRecorder, type RequestRecorder } from './clients/request-recorder.js';
 import type { GatewayConfig } from './config.js';
 import { closePrisma, getPool, getPrisma, initPrisma } from './data-access/prisma-client.js';
 import { deriveGatewaySecrets } from './domain/gateway-secrets.js';
@@ -17,6 +18,7 @@ export interface Gateway {
   url: string;
   nc: NatsConnection;
   memory: MemoryClient;
+  requestRecorder: RequestRecorder;
   stop: () => Promise<void>;
 }
 
@@ -43,8 +45,12 @@ export async function startGateway(config: GatewayConfig, logger: Logger): Promi
     perTenant: config.RATE_LIMIT_PER_TENANT,
     loginAttemptsPer15Minutes: config.LOGIN_ATTEMPTS_PER_15_MINUTES,
   });
+  const requestRecorder = createRequestRecorder(nc, logger, {
+    maxBuffered: config.REQUEST_RECORD_BUFFER,
+  });
   const app = createHttpApp({
     memory,
+    requestRecorder,
     auth: {
       keys,
       keyUsage: createKeyUsage(logger),
@@ -73,8 +79,10 @@ export async function startGateway(config: GatewayConfig, logger: Logger): Promi
     url: `http://127.0.0.1:${port}`,
     nc,
     memory,
+    requestRecorder,
     stop: async () => {
       await stopServer(server);
+      await requestRecorder.stop();
       memory.breaker.shutdown();
       await nc.drain();
       await closePrisma();

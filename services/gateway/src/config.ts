@@ -34,6 +34,8 @@ export const GatewayConfigSchema = z
     RATE_LIMIT_WINDOW_SECONDS: env.positiveInt(1),
     RATE_LIMIT_PER_KEY: env.positiveInt(2_000),
     RATE_LIMIT_PER_TENANT: env.positiveInt(5_000),
+    /** Request records held in memory while NATS is unreachable; beyond it the oldest are dropped (counted). */
+    REQUEST_RECORD_BUFFER: env.positiveInt(10_000),
     /** Failed logins allowed per email address in 15 minutes before logins for it are refused (429). */
     LOGIN_ATTEMPTS_PER_15_MINUTES: env.positiveInt(10),
   })

@@ -2,10 +2,12 @@ import type { Server } from 'node:http';
 import type { Logger } from '@tm/kit';
 import express from 'express';
 import type { MemoryClient } from '../../clients/memory-client.js';
+import type { RequestRecorder } from '../../clients/request-recorder.js';
 import type { HealthProbes } from '../../domain/check-health.js';
 import { accessLog } from './middleware/access-log.js';
 import type { AuthDeps } from './middleware/authenticate.js';
 import { errorHandler, notFound } from './middleware/error-handler.js';
+import { recordBlocked } from './middleware/record-blocked.js';
 import { requestContext } from './middleware/request-context.js';
 import type { ControlDeps } from './routes/control/control-routes.js';
 import { controlRoutes } from './routes/control/control-routes.js';
@@ -16,6 +18,7 @@ import { openApiRoutes } from './routes/openapi-routes.js';
 export interface HttpDeps {
   memory: MemoryClient;
   auth: AuthDeps;
+  requestRecorder: RequestRecorder;
   control: ControlDeps;
   probes: HealthProbes;
   deployment: { version: string; environment: string };
@@ -30,6 +33,7 @@ export function createHttpApp(deps: HttpDeps) {
   app.set('trust proxy', false);
   app.use(requestContext);
   app.use(accessLog(deps.logger));
+  app.use(recordBlocked(deps.requestRecorder));
   app.use('/api/v1/memory', memoryRoutes(deps.memory, deps.auth));
   app.use('/api/v1/control', controlRoutes(deps.auth, deps.control));
   app.use('/api/v1/infrastructure', infrastructureRoutes(deps));

@@ -44,7 +44,7 @@ export function requireApiKey(deps: AuthDeps, permission: KeyPermission): Reques
     const presented = presentedCredential(req);
     if (!presented) throw authenticationRequired();
     if (presented.kind === 'session') {
-      await authenticateSession(presented.value, { signingKey: deps.sessionSigningKey });
+      req.account = await authenticateSession(presented.value, { signingKey: deps.sessionSigningKey });
       throw new AppError(
         ErrorCode.CredentialNotAccepted,
         'Memory operations need an API key; a browser session cannot be used here',
@@ -54,8 +54,8 @@ export function requireApiKey(deps: AuthDeps, permission: KeyPermission): Reques
       cache: deps.keys,
       usage: deps.keyUsage,
     });
+    req.scope = scope; // set before the rate limit, so a refused request is still attributed
     await deps.rateLimits.consume(`k:${scope.key_id}`, scope.tenant_id);
-    req.scope = scope;
     next();
   };
 }
@@ -76,8 +76,8 @@ export function requireSession(deps: AuthDeps): RequestHandler {
       );
     }
     const account = await authenticateSession(presented.value, { signingKey: deps.sessionSigningKey });
-    await deps.rateLimits.consume(`u:${account.userId}`, account.tenantId);
     req.account = account;
+    await deps.rateLimits.consume(`u:${account.userId}`, account.tenantId);
     next();
   };
 }

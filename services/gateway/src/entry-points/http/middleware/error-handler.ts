@@ -46,6 +46,7 @@ export function errorHandler(logger: Logger): ErrorRequestHandler {
         'request failed',
       );
     }
+    res.locals.errorCode = appError.code; // for the request record
     if (appError.retryAfter !== undefined) res.setHeader('Retry-After', String(appError.retryAfter));
     const body: ErrorEnvelope = {
       error: appError.message,
