@@ -24,3 +24,10 @@ export const updateUser = (
 
 export const countActiveOwners = (db: Db, tenantId: string) =>
   db.user.count({ where: { tenantId, role: 'owner', status: 'active' } });
+
+/**
+ * Hold the tenant's row until the transaction ends, so changes to its users happen one at a time:
+ * two owners disabling each other at once would otherwise each still count the other as active.
+ */
+export const lockTenantUsers = (db: Db, tenantId: string) =>
+  db.$queryRaw`SELECT id FROM tenant WHERE id = ${tenantId}::uuid FOR UPDATE`;

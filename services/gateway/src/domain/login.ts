@@ -24,16 +24,13 @@ export async function login(
 ): Promise<SessionCreated> {
   const db = deps.db ?? getPrisma();
   const { email, password } = credentials;
-  await deps.rateLimits.assertLoginAllowed(email);
+  await deps.rateLimits.takeLoginAttempt(email);
   const user = await findUserByEmail(db, email);
   const valid =
     user?.passwordHash && user.status === 'active'
       ? await verifyPassword(password, user.passwordHash)
       : await burnPasswordCheck(password);
-  if (!user || !valid) {
-    await deps.rateLimits.recordFailedLogin(email);
-    throw invalidLogin();
-  }
+  if (!user || !valid) throw invalidLogin();
   await deps.rateLimits.clearFailedLogins(email);
 
   const session = {

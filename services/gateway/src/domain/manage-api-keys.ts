@@ -131,8 +131,11 @@ export async function revokeTenantApiKey(account: Account, keyId: string, deps: 
   const db = deps.db ?? getPrisma();
   const key = await manageableKey(db, account, keyId);
   if (key.revokedAt) return apiKeyView(key);
-  const row = await db.apiKey.update({ where: { id: keyId }, data: { revokedAt: new Date() } });
+  // Only the first revocation sets the time: a concurrent one must not move revoked_at.
+  await db.apiKey.updateMany({ where: { id: keyId, revokedAt: null }, data: { revokedAt: new Date() } });
   await announceIdentityChange(deps.nc, account.tenantId);
+  const row = await findKey(db, account.tenantId, keyId);
+  if (!row) throw keyNotFound();
   return apiKeyView(row);
 }
 

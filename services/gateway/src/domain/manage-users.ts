@@ -9,6 +9,7 @@ import {
   createUser,
   findUser,
   listUsers,
+  lockTenantUsers,
   updateUser,
 } from '../data-access/user-repository.js';
 import type { Account } from './authenticate-session.js';
@@ -76,6 +77,7 @@ export async function updateTenantUser(
   const db = deps.db ?? getPrisma();
   requireRole(account.role, 'users:manage');
   const updated = await db.$transaction(async (tx) => {
+    await lockTenantUsers(tx, account.tenantId);
     const user = await findUser(tx, account.tenantId, userId);
     if (!user) throw userNotFound();
     requireRoleOver(account, user.role);

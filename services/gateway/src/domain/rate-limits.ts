@@ -40,15 +40,18 @@ export function createRateLimits(pool: pg.Pool, settings: RateLimitSettings) {
       if (limits.length < refused.length) throw refused.find((r) => !(r instanceof RateLimiterRes));
       throw rateLimited(Math.max(...limits.map((r) => r.msBeforeNext)), 'Rate limit exceeded');
     },
-    /** Before checking a password: refuse while this address has used up its failed attempts. */
-    async assertLoginAllowed(email: string): Promise<void> {
-      const res = await logins.get(email);
-      if (res && res.consumedPoints >= settings.loginAttemptsPer15Minutes) {
-        throw rateLimited(res.msBeforeNext, 'Too many failed logins for this account; try again later');
+    /**
+     * Before checking a password: count the attempt, and refuse once this address has used up its
+     * attempts. Counted up front in one atomic step, so attempts sent all at once cannot each pass a
+     * check before any failure is recorded. A successful login gives the attempts back.
+     */
+    async takeLoginAttempt(email: string): Promise<void> {
+      try {
+        await logins.consume(email);
+      } catch (err) {
+        if (!(err instanceof RateLimiterRes)) throw err;
+        throw rateLimited(err.msBeforeNext, 'Too many failed logins for this account; try again later');
       }
-    },
-    async recordFailedLogin(email: string): Promise<void> {
-      await logins.penalty(email, 1);
     },
     async clearFailedLogins(email: string): Promise<void> {
       await logins.delete(email);
