@@ -1,5 +1,6 @@
 import request from 'supertest';
 import { ContractValidator } from './contract.js';
+import { recordSecrets, secretsInBody, secretsInHeaders } from './log-capture.js';
 
 export interface CallOptions {
   /** Sent as `Authorization: Bearer …`: an API key or a session token. */
@@ -31,6 +32,13 @@ export async function createApi(baseUrl: string) {
     if (options.raw) req = req.set('Content-Type', options.raw.contentType).send(options.raw.data);
     else if (options.body !== undefined) req = req.send(options.body as object);
     const res = await req;
+    // Every credential this call carried, for the run's log leak check (credential-leak-check.ts).
+    recordSecrets([
+      options.key,
+      ...secretsInHeaders(options.headers),
+      ...secretsInBody(options.body),
+      ...secretsInBody(res.body),
+    ]);
     if (res.type === 'application/json') {
       if (contract.documentedPath(path)) contract.expectResponse(method, path, res.status, res.body);
       else contract.expectErrorEnvelope(res.body);
@@ -51,6 +59,12 @@ export async function createApi(baseUrl: string) {
         body,
         headers: idempotencyKey ? { 'Idempotency-Key': idempotencyKey, ...headers } : headers,
       }),
+    /** Log in and return the session token. */
+    login: async (email: string, password: string) => {
+      const res = await call('post', '/api/v1/control/sessions', { body: { email, password } });
+      if (res.status !== 201) throw new Error(`login failed: ${res.status} ${JSON.stringify(res.body)}`);
+      return res.body.token as string;
+    },
     recall: (key: string, body: unknown) => call('post', '/api/v1/memory/recall', { key, body }),
     deleteNamespace: (key: string, namespace: string) =>
       call('delete', '/api/v1/memory', { key, query: { namespace } }),

@@ -1,11 +1,18 @@
 import { randomUUID } from 'node:crypto';
 import { bootstrapTenant } from '@tm/gateway';
+import { recordSecrets } from './log-capture.js';
 
 const suffix = () => randomUUID().slice(0, 8);
 
-/** A fresh tenant with its own key; each test makes its own so tests never share state. */
-export function createTenant(options: { consent?: boolean; storage?: boolean } = {}) {
-  return bootstrapTenant({ name: `test-${suffix()}`, ...options });
+/**
+ * A fresh tenant with its own key and an owner who can log in; each test makes its own so tests never
+ * share state.
+ */
+export async function createTenant(options: { consent?: boolean; storage?: boolean } = {}) {
+  const owner = { email: `owner-${suffix()}@example.test`, password: `pw-${randomUUID()}` };
+  const tenant = await bootstrapTenant({ name: `test-${suffix()}`, ...owner, ...options });
+  recordSecrets([tenant.api_key, owner.password]); // for the run's log leak check
+  return { ...tenant, owner };
 }
 
 export const uniqueNamespace = (label = 'ns') => `${label}-${suffix()}`;

@@ -1,5 +1,6 @@
 import { randomBytes } from 'node:crypto';
 import type { TestProject } from 'vitest/node';
+import { assertNoCredentialsLogged, type LogCapture, openLogCapture } from './credential-leak-check.js';
 import { createDatabase, databaseUrl, dropDatabase, migrate } from './private-databases.js';
 import { startPrivateNats } from './private-nats.js';
 
@@ -12,17 +13,20 @@ export interface StackEnv {
 declare module 'vitest' {
   export interface ProvidedContext {
     stack: StackEnv;
+    logCapture: LogCapture;
   }
 }
 
 /**
  * One private nats-server and one freshly migrated database per service for this run, so the
  * suite can run twice in a row, or beside a running dev stack, without either seeing the other.
+ * After the last file, the run fails if any log line holds a credential (credential-leak-check.ts).
  */
 export default async function setup(project: TestProject) {
   const runId = `${Date.now().toString(36)}_${randomBytes(3).toString('hex')}`;
   const names = { memory: `tmt_${runId}_memory`, gateway: `tmt_${runId}_gateway` };
   const nats = await startPrivateNats();
+  const logCapture = await openLogCapture();
   const created: string[] = [];
   const teardown = async () => {
     await nats.stop();
@@ -46,5 +50,10 @@ export default async function setup(project: TestProject) {
     memoryDbUrl: databaseUrl(names.memory),
     gatewayDbUrl: databaseUrl(names.gateway),
   });
-  return teardown;
+  project.provide('logCapture', logCapture);
+  return async () => {
+    await teardown();
+    // A throw here fails the whole `vitest run` (exit code 1, printed after the summary).
+    await assertNoCredentialsLogged(logCapture);
+  };
 }

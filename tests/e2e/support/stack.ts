@@ -4,8 +4,13 @@ import { createLogger } from '@tm/kit';
 import { MemoryConfigSchema, type MemoryService, startMemoryService } from '@tm/memory';
 import { afterAll, beforeAll, inject } from 'vitest';
 import { type Api, createApi } from './api.js';
+import { logDestination, recordSecrets } from './log-capture.js';
 
-export const testLogger = () => createLogger({ name: 'test', level: process.env.TEST_LOG_LEVEL ?? 'silent' });
+/**
+ * Every stack logs at the finest level into the run's one log file, which the global teardown
+ * searches for credentials (credential-leak-check.ts); the file is kept when that check fails.
+ */
+export const testLogger = () => createLogger({ name: 'test', level: 'trace', destination: logDestination() });
 
 /**
  * The real stack in this process: memory service and gateway, talking over the run's private
@@ -27,6 +32,8 @@ export async function startStack(options: StackOptions = {}) {
     OUTBOX_RELAY_INTERVAL_MS: '100',
   });
   let memory: MemoryService | undefined = await startMemoryService(memoryConfig, logger);
+  const secretKey = randomBytes(32).toString('base64url');
+  recordSecrets([secretKey]); // it must never be logged either
   const gatewayConfig = GatewayConfigSchema.parse({
     GATEWAY_PORT: '0',
     GATEWAY_HOST: '127.0.0.1',
@@ -35,7 +42,7 @@ export async function startStack(options: StackOptions = {}) {
     BREAKER_RESET_MS: String(options.breakerResetMs ?? 500),
     GATEWAY_REQUEST_TIMEOUT_MS: String(options.requestTimeoutMs ?? 3_000),
     // Shared by the instances of this stack, as in a deployment: a session from one works on another.
-    GATEWAY_SECRET_KEY: randomBytes(32).toString('base64url'),
+    GATEWAY_SECRET_KEY: secretKey,
     ...options.gatewayEnv,
   });
   const gateway: Gateway = await startGateway(gatewayConfig, logger);
@@ -45,6 +52,8 @@ export async function startStack(options: StackOptions = {}) {
     startGatewayInstance: () => startGateway(gatewayConfig, logger),
     url: gateway.url,
     env,
+    /** The gateway's GATEWAY_SECRET_KEY, for tests that forge or expire tokens. */
+    secretKey,
     get memory() {
       if (!memory) throw new Error('memory service is stopped');
       return memory;

@@ -1,0 +1,538 @@
+import { randomUUID } from 'node:crypto';
+import type { Gateway } from '@tm/gateway';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { type Api, createApi } from './support/api.js';
+import { createTenant, recallBody, uniqueKey, uniqueNamespace, writeBody } from './support/factories.js';
+import { useStack } from './support/stack.js';
+
+const t = useStack();
+
+// A second gateway instance on the same database and bus: changes made through one must hold on the other.
+let second: Gateway;
+let secondApi: Api;
+beforeAll(async () => {
+  second = await t.stack.startGatewayInstance();
+  secondApi = await createApi(second.url);
+});
+afterAll(() => second?.stop());
+
+const KEYS = '/api/v1/control/api-keys';
+const ALL_PERMISSIONS = ['memory:write', 'memory:recall', 'memory:delete', 'telemetry:read'];
+const timestamp = expect.stringMatching(/^\d{4}-\d\d-\d\dT/);
+
+type Tenant = Awaited<ReturnType<typeof createTenant>>;
+
+/** A tenant and its owner's session token. */
+async function tenantWithSession(): Promise<Tenant & { session: string }> {
+  const tenant = await createTenant();
+  return { ...tenant, session: await t.api.login(tenant.owner.email, tenant.owner.password) };
+}
+
+async function createKey(session: string, body: Record<string, unknown>) {
+  const res = await t.api.post(KEYS, { key: session, body });
+  if (res.status !== 201) throw new Error(`key not created: ${res.status} ${JSON.stringify(res.body)}`);
+  return res.body as { id: string; key: string; prefix: string };
+}
+
+const write = (api: Api, key: string, namespace = uniqueNamespace(), text = 'a note') =>
+  api.write(key, writeBody(namespace, text), uniqueKey());
+const recall = (api: Api, key: string, namespace = uniqueNamespace(), cue = 'anything') =>
+  api.recall(key, recallBody(namespace, cue));
+
+/** A key's view without last_used_at, which a key's earlier use may still be writing in the background. */
+const settled = ({ last_used_at: _lastUsed, ...view }: Record<string, unknown>) => view;
+
+/** Read until `done` holds: for state written off the request's path (last_used_at). */
+async function eventually<T>(read: () => Promise<T>, done: (value: T) => boolean): Promise<T> {
+  let value = await read();
+  for (let attempt = 0; attempt < 100 && !done(value); attempt++) {
+    await new Promise((resolve) => setTimeout(resolve, 50));
+    value = await read();
+  }
+  return value;
+}
+
+describe('POST /api/v1/control/api-keys', () => {
+  it('when an owner creates a key with only a name, then 201 with the full key once, all permissions and the managed storage, and the key works', async () => {
+    const tenant = await tenantWithSession();
+    const namespace = uniqueNamespace();
+
+    const res = await t.api.post(KEYS, { key: tenant.session, body: { name: 'ingest worker' } });
+
+    expect(res).toMatchObject({
+      status: 201,
+      body: {
+        id: expect.any(String),
+        name: 'ingest worker',
+        prefix: expect.stringMatching(/^tmk_[A-Za-z0-9]{8}$/),
+        masked_key: expect.any(String),
+        status: 'active',
+        permissions: ALL_PERMISSIONS,
+        storage_connection_id: tenant.storage_connection_id,
+        user_id: tenant.user_id,
+        rotated_from_id: null,
+        created_at: timestamp,
+        last_used_at: null,
+        revoked_at: null,
+        key: expect.stringMatching(/^tmk_[A-Za-z0-9]{8}_[A-Za-z0-9]{40}$/),
+      },
+    });
+    expect(res.body.key.startsWith(`${res.body.prefix}_`)).toBe(true);
+    const written = await write(t.api, res.body.key, namespace, 'The new key stores this note');
+    const recalled = await recall(t.api, res.body.key, namespace, 'new key note');
+    expect(written).toMatchObject({ status: 200, body: { state: 'retained' } });
+    expect(recalled.status).toBe(200);
+    expect(recalled.body.related.map((r: { text: string }) => r.text)).toEqual([
+      'The new key stores this note',
+    ]);
+  });
+
+  it('when a key is created with only memory:recall, then write and delete are 403 and recall is 200', async () => {
+    const tenant = await tenantWithSession();
+    const namespace = uniqueNamespace();
+    await write(t.api, tenant.api_key, namespace, 'Stored by the bootstrap key');
+
+    const created = await t.api.post(KEYS, {
+      key: tenant.session,
+      body: { name: 'reader', permissions: ['memory:recall'] },
+    });
+    const reader = created.body.key as string;
+    const writeRes = await write(t.api, reader, namespace, 'Reader tries to write');
+    const deleteRes = await t.api.deleteNamespace(reader, namespace);
+    const recallRes = await recall(t.api, reader, namespace, 'bootstrap key writes');
+
+    expect(created).toMatchObject({ status: 201, body: { permissions: ['memory:recall'] } });
+    expect(writeRes).toMatchObject({
+      status: 403,
+      body: { retryable: false, details: { code: 'permission_denied' } },
+    });
+    expect(writeRes.body.error).toContain('memory:write');
+    expect(deleteRes).toMatchObject({ status: 403, body: { details: { code: 'permission_denied' } } });
+    expect(deleteRes.body.error).toContain('memory:delete');
+    expect(recallRes.status).toBe(200);
+    // The refused delete removed nothing; the refused write stored nothing.
+    expect(recallRes.body.related.map((r: { text: string }) => r.text)).toEqual([
+      'Stored by the bootstrap key',
+    ]);
+  });
+
+  const invalid: Array<[string, Record<string, unknown>, string]> = [
+    ['an unknown permission', { name: 'k', permissions: ['memory:admin'] }, 'permissions.0'],
+    ['no permissions', { name: 'k', permissions: [] }, 'permissions'],
+    ['an empty name', { name: '' }, 'name'],
+    ['a blank name', { name: '   ' }, 'name'],
+    ['an unknown field', { name: 'k', scope: 'everything' }, '(body)'],
+    [
+      'a storage id that is not an id',
+      { name: 'k', storage_connection_id: 'managed-default' },
+      'storage_connection_id',
+    ],
+  ];
+
+  it.each(invalid)(
+    'when the body has %s, then 400 with field details and no key is created',
+    async (_label, body, path) => {
+      const tenant = await tenantWithSession();
+
+      const res = await t.api.post(KEYS, { key: tenant.session, body });
+
+      expect(res).toMatchObject({
+        status: 400,
+        body: { retryable: false, details: { code: 'validation_failed', fields: expect.any(Array) } },
+      });
+      expect(res.body.details.fields.map((f: { path: string }) => f.path)).toContain(path);
+      const list = await t.api.get(KEYS, { key: tenant.session });
+      expect(list.body.data.map((k: { id: string }) => k.id)).toEqual([tenant.key_id]);
+    },
+  );
+
+  it("when the storage connection is another tenant's, then 404 and no key is created", async () => {
+    const tenant = await tenantWithSession();
+    const other = await createTenant();
+
+    const res = await t.api.post(KEYS, {
+      key: tenant.session,
+      body: { name: 'borrowed storage', storage_connection_id: other.storage_connection_id },
+    });
+
+    expect(res).toMatchObject({ status: 404, body: { details: { code: 'not_found' } } });
+    const list = await t.api.get(KEYS, { key: tenant.session });
+    expect(list.body.data.map((k: { id: string }) => k.id)).toEqual([tenant.key_id]);
+  });
+});
+
+describe('GET /api/v1/control/api-keys', () => {
+  it('when keys are listed or read by id, then they are masked and the secret appears nowhere', async () => {
+    const tenant = await tenantWithSession();
+    const { key, ...view } = await createKey(tenant.session, { name: 'masked' });
+    const secretPart = key.slice(view.prefix.length + 1);
+
+    const list = await t.api.get(KEYS, { key: tenant.session });
+    const one = await t.api.get(`${KEYS}/${view.id}`, { key: tenant.session });
+
+    expect(list).toMatchObject({ status: 200, body: { data: expect.any(Array) } });
+    expect(list.body.data.map((k: { id: string }) => k.id).sort()).toEqual([tenant.key_id, view.id].sort());
+    const listed = list.body.data.find((k: { id: string }) => k.id === view.id);
+    expect(listed).toEqual(view);
+    expect(one).toMatchObject({ status: 200, body: view });
+    for (const shown of [listed, one.body]) {
+      expect(shown).not.toHaveProperty('key');
+      expect(shown.masked_key.startsWith(view.prefix)).toBe(true);
+      expect(shown.masked_key).not.toContain(secretPart);
+    }
+    for (const json of [JSON.stringify(list.body), JSON.stringify(one.body)]) {
+      expect(json).not.toContain(key);
+      expect(json).not.toContain(secretPart);
+      expect(json).not.toContain(tenant.api_key);
+    }
+  });
+
+  it("when the id is another tenant's key or not an id, then 404", async () => {
+    const tenant = await tenantWithSession();
+    const other = await createTenant();
+
+    const foreign = await t.api.get(`${KEYS}/${other.key_id}`, { key: tenant.session });
+    const unknown = await t.api.get(`${KEYS}/${randomUUID()}`, { key: tenant.session });
+
+    expect(foreign).toMatchObject({ status: 404, body: { details: { code: 'not_found' } } });
+    expect(unknown).toMatchObject({ status: 404, body: { details: { code: 'not_found' } } });
+  });
+
+  it('when a new key is used, then last_used_at goes from null to a time', async () => {
+    const tenant = await tenantWithSession();
+    const created = await createKey(tenant.session, { name: 'tracked' });
+    const before = await t.api.get(`${KEYS}/${created.id}`, { key: tenant.session });
+
+    const used = await recall(t.api, created.key);
+    // Written off the request's path, so read until it lands.
+    const after = await eventually(
+      () => t.api.get(`${KEYS}/${created.id}`, { key: tenant.session }),
+      (res) => res.body.last_used_at !== null,
+    );
+
+    expect(before).toMatchObject({ status: 200, body: { last_used_at: null } });
+    expect(used.status).toBe(200);
+    expect(after).toMatchObject({ status: 200, body: { id: created.id, last_used_at: timestamp } });
+  });
+});
+
+describe('POST /api/v1/control/api-keys/{id}/revoke', () => {
+  it('when a key both instances have used is revoked through one, then the other refuses its very next request, and revoking again changes nothing', async () => {
+    const tenant = await tenantWithSession();
+    const created = await createKey(tenant.session, { name: 'to revoke' });
+    const warm = [await recall(t.api, created.key), await recall(secondApi, created.key)];
+
+    const revoked = await t.api.post(`${KEYS}/${created.id}/revoke`, { key: tenant.session });
+    const onSecond = await recall(secondApi, created.key);
+    const onFirst = await write(t.api, created.key);
+    const again = await secondApi.post(`${KEYS}/${created.id}/revoke`, { key: tenant.session });
+
+    expect(warm.map((r) => r.status)).toEqual([200, 200]);
+    expect(revoked).toMatchObject({
+      status: 200,
+      body: { id: created.id, status: 'revoked', revoked_at: timestamp, name: 'to revoke' },
+    });
+    expect(revoked.body).not.toHaveProperty('key');
+    for (const res of [onSecond, onFirst]) {
+      expect(res).toMatchObject({ status: 401, body: { details: { code: 'authentication_required' } } });
+    }
+    expect(again).toMatchObject({ status: 200, body: settled(revoked.body) });
+    const state = await t.api.get(`${KEYS}/${created.id}`, { key: tenant.session });
+    expect(settled(state.body)).toEqual(settled(revoked.body));
+    // Only that key: the tenant's other key still works on both instances.
+    expect((await recall(secondApi, tenant.api_key)).status).toBe(200);
+    expect((await recall(t.api, tenant.api_key)).status).toBe(200);
+  });
+
+  it('when the same key is revoked concurrently through both instances, then every answer carries the one revoked_at', async () => {
+    const tenant = await tenantWithSession();
+    const created = await createKey(tenant.session, { name: 'revoked twice at once' });
+
+    const answers = await Promise.all(
+      [t.api, secondApi, t.api, secondApi].map((api) =>
+        api.post(`${KEYS}/${created.id}/revoke`, { key: tenant.session }),
+      ),
+    );
+
+    const state = await t.api.get(`${KEYS}/${created.id}`, { key: tenant.session });
+    expect(state.body).toMatchObject({ status: 'revoked', revoked_at: timestamp });
+    for (const res of answers) {
+      expect(res).toMatchObject({
+        status: 200,
+        body: { id: created.id, status: 'revoked', revoked_at: state.body.revoked_at },
+      });
+    }
+    expect((await recall(secondApi, created.key)).status).toBe(401);
+  });
+
+  it("when another tenant's key is named, then 404 and the key keeps working", async () => {
+    const tenant = await tenantWithSession();
+    const other = await createTenant();
+
+    const res = await t.api.post(`${KEYS}/${other.key_id}/revoke`, { key: tenant.session });
+
+    expect(res).toMatchObject({ status: 404, body: { details: { code: 'not_found' } } });
+    expect((await recall(secondApi, other.api_key)).status).toBe(200);
+  });
+});
+
+describe('POST /api/v1/control/api-keys/{id}/rotate', () => {
+  it('when a key is rotated, then a new key with the same settings works, the old one is refused on both instances, and it cannot be rotated again', async () => {
+    const tenant = await tenantWithSession();
+    const namespace = uniqueNamespace();
+    const old = await createKey(tenant.session, {
+      name: 'rotating',
+      permissions: ['memory:write', 'memory:recall'],
+    });
+    const warm = [await recall(t.api, old.key), await recall(secondApi, old.key)];
+
+    const rotated = await t.api.post(`${KEYS}/${old.id}/rotate`, { key: tenant.session });
+    const oldOnFirst = await recall(t.api, old.key);
+    const oldOnSecond = await recall(secondApi, old.key);
+    const newWrite = await write(secondApi, rotated.body.key, namespace, 'Written with the rotated key');
+    const newRecall = await recall(t.api, rotated.body.key, namespace, 'rotated key');
+    const rotateAgain = await t.api.post(`${KEYS}/${old.id}/rotate`, { key: tenant.session });
+
+    expect(warm.map((r) => r.status)).toEqual([200, 200]);
+    expect(rotated).toMatchObject({
+      status: 201,
+      body: {
+        id: expect.any(String),
+        name: 'rotating',
+        status: 'active',
+        permissions: ['memory:write', 'memory:recall'],
+        storage_connection_id: tenant.storage_connection_id,
+        user_id: tenant.user_id,
+        rotated_from_id: old.id,
+        last_used_at: null,
+        revoked_at: null,
+        key: expect.stringMatching(/^tmk_/),
+      },
+    });
+    expect(rotated.body.id).not.toBe(old.id);
+    expect(rotated.body.key).not.toBe(old.key);
+    expect(rotated.body.key.startsWith(`${rotated.body.prefix}_`)).toBe(true);
+    for (const res of [oldOnFirst, oldOnSecond]) {
+      expect(res).toMatchObject({ status: 401, body: { details: { code: 'authentication_required' } } });
+    }
+    expect(newWrite).toMatchObject({ status: 200, body: { state: 'retained' } });
+    expect(newRecall.body.related.map((r: { text: string }) => r.text)).toEqual([
+      'Written with the rotated key',
+    ]);
+    expect(rotateAgain).toMatchObject({
+      status: 409,
+      body: { retryable: false, details: { code: 'already_exists' } },
+    });
+    const oldState = await t.api.get(`${KEYS}/${old.id}`, { key: tenant.session });
+    expect(oldState.body).toMatchObject({ status: 'revoked', revoked_at: timestamp });
+    const list = await t.api.get(KEYS, { key: tenant.session });
+    expect(list.body.data.map((k: { id: string }) => k.id).sort()).toEqual(
+      [tenant.key_id, old.id, rotated.body.id].sort(),
+    );
+  });
+});
+
+describe('PATCH /api/v1/control/api-keys/{id}', () => {
+  it('when memory:write is added to a recall-only key, then it can write at once on both instances', async () => {
+    const tenant = await tenantWithSession();
+    const namespace = uniqueNamespace();
+    const reader = await createKey(tenant.session, { name: 'reader', permissions: ['memory:recall'] });
+    // Both instances have verified the key with its old permissions.
+    const refused = [
+      await write(t.api, reader.key, namespace),
+      await write(secondApi, reader.key, namespace),
+    ];
+
+    const patched = await t.api.patch(`${KEYS}/${reader.id}`, {
+      key: tenant.session,
+      body: { permissions: ['memory:recall', 'memory:write'] },
+    });
+    const onSecond = await write(secondApi, reader.key, namespace, 'Second instance accepts the write');
+    const onFirst = await write(t.api, reader.key, namespace, 'First instance accepts the write');
+
+    for (const res of refused) {
+      expect(res).toMatchObject({ status: 403, body: { details: { code: 'permission_denied' } } });
+    }
+    expect(patched).toMatchObject({
+      status: 200,
+      body: {
+        id: reader.id,
+        name: 'reader',
+        status: 'active',
+        permissions: ['memory:recall', 'memory:write'],
+      },
+    });
+    expect(onSecond).toMatchObject({ status: 200, body: { state: 'retained' } });
+    expect(onFirst).toMatchObject({ status: 200, body: { state: 'retained' } });
+    const state = await t.api.get(`${KEYS}/${reader.id}`, { key: tenant.session });
+    expect(settled(state.body)).toEqual(settled(patched.body));
+  });
+
+  it('when the body changes nothing or names an unknown permission, then 400 and the key is unchanged', async () => {
+    const tenant = await tenantWithSession();
+    const before = await t.api.get(`${KEYS}/${tenant.key_id}`, { key: tenant.session });
+
+    const empty = await t.api.patch(`${KEYS}/${tenant.key_id}`, { key: tenant.session, body: {} });
+    const unknown = await t.api.patch(`${KEYS}/${tenant.key_id}`, {
+      key: tenant.session,
+      body: { permissions: ['memory:everything'] },
+    });
+
+    expect(empty).toMatchObject({ status: 400, body: { details: { code: 'validation_failed' } } });
+    expect(unknown).toMatchObject({
+      status: 400,
+      body: { details: { code: 'validation_failed', fields: [{ path: 'permissions.0' }] } },
+    });
+    const after = await t.api.get(`${KEYS}/${tenant.key_id}`, { key: tenant.session });
+    expect(after.body).toEqual(before.body);
+  });
+});
+
+describe('DELETE /api/v1/control/api-keys/{id}/storage-connection', () => {
+  it('when the storage is detached, then memory requests are 403 storage_not_attached; when attached again, then they work', async () => {
+    const tenant = await tenantWithSession();
+    const namespace = uniqueNamespace();
+    const warm = [await recall(t.api, tenant.api_key), await recall(secondApi, tenant.api_key)];
+
+    const detached = await t.api.delete(`${KEYS}/${tenant.key_id}/storage-connection`, {
+      key: tenant.session,
+    });
+    const refusedWrite = await write(secondApi, tenant.api_key, namespace, 'Written while detached');
+    const refusedRecall = await recall(t.api, tenant.api_key, namespace);
+    const attached = await t.api.put(`${KEYS}/${tenant.key_id}/storage-connection`, {
+      key: tenant.session,
+      body: { storage_connection_id: tenant.storage_connection_id },
+    });
+    const written = await write(secondApi, tenant.api_key, namespace, 'Written after attaching again');
+    const recalled = await recall(t.api, tenant.api_key, namespace, 'written attaching detached');
+
+    expect(warm.map((r) => r.status)).toEqual([200, 200]);
+    expect(detached).toMatchObject({
+      status: 200,
+      body: { id: tenant.key_id, status: 'active', storage_connection_id: null },
+    });
+    for (const res of [refusedWrite, refusedRecall]) {
+      expect(res).toMatchObject({
+        status: 403,
+        body: { retryable: false, details: { code: 'storage_not_attached' } },
+      });
+    }
+    expect(attached).toMatchObject({
+      status: 200,
+      body: { id: tenant.key_id, storage_connection_id: tenant.storage_connection_id },
+    });
+    expect(written).toMatchObject({ status: 200, body: { state: 'retained' } });
+    expect(recalled.body.related.map((r: { text: string }) => r.text)).toEqual([
+      'Written after attaching again',
+    ]);
+    const state = await t.api.get(`${KEYS}/${tenant.key_id}`, { key: tenant.session });
+    expect(settled(state.body)).toEqual(settled(attached.body));
+  });
+
+  it("when another tenant's storage connection is attached, then 404 and the key keeps its own", async () => {
+    const tenant = await tenantWithSession();
+    const other = await createTenant();
+
+    const res = await t.api.put(`${KEYS}/${tenant.key_id}/storage-connection`, {
+      key: tenant.session,
+      body: { storage_connection_id: other.storage_connection_id },
+    });
+
+    expect(res).toMatchObject({ status: 404, body: { details: { code: 'not_found' } } });
+    const state = await t.api.get(`${KEYS}/${tenant.key_id}`, { key: tenant.session });
+    expect(state.body.storage_connection_id).toBe(tenant.storage_connection_id);
+    expect((await recall(t.api, tenant.api_key)).status).toBe(200);
+  });
+});
+
+describe('POST /api/v1/control/operator-tokens', () => {
+  const TOKENS = '/api/v1/control/operator-tokens';
+
+  it('when an owner issues a token, then 201 with a tmo_ token for about 24 hours, listed without the token', async () => {
+    const tenant = await tenantWithSession();
+
+    const res = await t.api.post(TOKENS, { key: tenant.session, body: { name: 'smoke test' } });
+    const list = await t.api.get(TOKENS, { key: tenant.session });
+
+    expect(res).toMatchObject({
+      status: 201,
+      body: {
+        id: expect.any(String),
+        name: 'smoke test',
+        prefix: expect.stringMatching(/^tmo_/),
+        status: 'active',
+        created_at: timestamp,
+        expires_at: timestamp,
+        revoked_at: null,
+        token: expect.stringMatching(/^tmo_[A-Za-z0-9]{8}_[A-Za-z0-9]{40}$/),
+      },
+    });
+    const { token, ...view } = res.body;
+    expect(token.startsWith(`${view.prefix}_`)).toBe(true);
+    const lifetimeHours = (Date.parse(view.expires_at) - Date.parse(view.created_at)) / 3_600_000;
+    expect(lifetimeHours).toBeGreaterThan(23.9);
+    expect(lifetimeHours).toBeLessThan(24.1);
+    expect(list).toMatchObject({ status: 200, body: { data: [view] } });
+    expect(list.body.data[0]).not.toHaveProperty('token');
+    expect(JSON.stringify(list.body)).not.toContain(token);
+  });
+
+  it('when a developer issues, lists or revokes tokens, then 403 and nothing changes', async () => {
+    const tenant = await tenantWithSession();
+    const issued = await t.api.post(TOKENS, { key: tenant.session, body: { name: 'owner token' } });
+    const developer = {
+      email: `dev-${randomUUID().slice(0, 8)}@example.test`,
+      password: `pw-${randomUUID()}`,
+    };
+    const added = await t.api.post('/api/v1/control/users', {
+      key: tenant.session,
+      body: { ...developer, role: 'developer' },
+    });
+    const devSession = await t.api.login(developer.email, developer.password);
+
+    const issue = await t.api.post(TOKENS, { key: devSession, body: { name: 'dev token' } });
+    const list = await t.api.get(TOKENS, { key: devSession });
+    const revoke = await t.api.post(`${TOKENS}/${issued.body.id}/revoke`, { key: devSession });
+
+    expect(added).toMatchObject({ status: 201, body: { role: 'developer', status: 'active' } });
+    for (const res of [issue, list, revoke]) {
+      expect(res).toMatchObject({
+        status: 403,
+        body: { retryable: false, details: { code: 'permission_denied' } },
+      });
+    }
+    const ownerList = await t.api.get(TOKENS, { key: tenant.session });
+    expect(ownerList.body.data).toMatchObject([
+      { id: issued.body.id, name: 'owner token', status: 'active' },
+    ]);
+  });
+
+  it('when a token is revoked, then it is listed as revoked, and revoking again answers the same', async () => {
+    const tenant = await tenantWithSession();
+    const issued = await t.api.post(TOKENS, { key: tenant.session, body: { name: 'short lived' } });
+
+    const revoked = await t.api.post(`${TOKENS}/${issued.body.id}/revoke`, { key: tenant.session });
+    const again = await t.api.post(`${TOKENS}/${issued.body.id}/revoke`, { key: tenant.session });
+
+    const { token: _token, ...view } = issued.body;
+    expect(revoked).toMatchObject({
+      status: 200,
+      body: { ...view, status: 'revoked', revoked_at: timestamp },
+    });
+    expect(again).toMatchObject({ status: 200, body: revoked.body });
+    const list = await t.api.get(TOKENS, { key: tenant.session });
+    expect(list.body.data).toEqual([revoked.body]);
+  });
+
+  it("when another tenant's token is revoked, then 404 and it stays active", async () => {
+    const tenant = await tenantWithSession();
+    const other = await tenantWithSession();
+    const issued = await t.api.post(TOKENS, { key: other.session, body: { name: 'theirs' } });
+
+    const res = await t.api.post(`${TOKENS}/${issued.body.id}/revoke`, { key: tenant.session });
+
+    expect(res).toMatchObject({ status: 404, body: { details: { code: 'not_found' } } });
+    const theirs = await t.api.get(TOKENS, { key: other.session });
+    expect(theirs.body.data).toMatchObject([{ id: issued.body.id, status: 'active' }]);
+  });
+});
