@@ -5,7 +5,7 @@ import type { Logger } from '@tm/kit';
 import { createMemoryClient, type MemoryClient } from './clients/memory-client.js';
 import { createRequestRecorder, type RequestRecorder } from './clients/request-recorder.js';
 import type { GatewayConfig } from './config.js';
-import { closePrisma, getPool, getPrisma, initPrisma } from './data-access/prisma-client.js';
+import { closePrisma, getPrisma, getSql, initPrisma } from './data-access/prisma-client.js';
 import { deriveGatewaySecrets } from './domain/gateway-secrets.js';
 import { createKeyUsage } from './domain/key-usage.js';
 import { createRateLimits } from './domain/rate-limits.js';
@@ -39,12 +39,16 @@ export async function startGateway(config: GatewayConfig, logger: Logger): Promi
   if (!secrets.persistent) {
     logger.warn('GATEWAY_SECRET_KEY is not set: sessions last only as long as this process');
   }
-  const rateLimits = createRateLimits(getPool(), {
-    windowSeconds: config.RATE_LIMIT_WINDOW_SECONDS,
-    perKey: config.RATE_LIMIT_PER_KEY,
-    perTenant: config.RATE_LIMIT_PER_TENANT,
-    loginAttemptsPer15Minutes: config.LOGIN_ATTEMPTS_PER_15_MINUTES,
-  });
+  const rateLimits = createRateLimits(
+    getSql(),
+    {
+      windowSeconds: config.RATE_LIMIT_WINDOW_SECONDS,
+      perKey: config.RATE_LIMIT_PER_KEY,
+      perTenant: config.RATE_LIMIT_PER_TENANT,
+      loginAttemptsPer15Minutes: config.LOGIN_ATTEMPTS_PER_15_MINUTES,
+    },
+    logger,
+  );
   const requestRecorder = createRequestRecorder(nc, logger, {
     maxBuffered: config.REQUEST_RECORD_BUFFER,
   });
@@ -83,6 +87,7 @@ export async function startGateway(config: GatewayConfig, logger: Logger): Promi
     stop: async () => {
       await stopServer(server);
       await requestRecorder.stop();
+      rateLimits.stop();
       memory.breaker.shutdown();
       await nc.drain();
       await closePrisma();

@@ -13,5 +13,3 @@ export const getPrisma = holder.get;
 export const closePrisma = holder.close;
 /** Direct statements on the same pool, for the hot paths. */
 export const getSql = () => poolRunner(holder.pool());
-/** The pool itself, for libraries that take a pg pool (the shared rate-limit counters). */
-export const getPool = () => holder.pool();
