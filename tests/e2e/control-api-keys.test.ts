@@ -1,20 +1,13 @@
 import { randomUUID } from 'node:crypto';
-import type { Gateway } from '@tm/gateway';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { type Api, createApi } from './support/api.js';
+import { describe, expect, it } from 'vitest';
+import type { Api } from './support/api.js';
 import { createTenant, recallBody, uniqueKey, uniqueNamespace, writeBody } from './support/factories.js';
-import { useStack } from './support/stack.js';
+import { useSecondGateway, useStack } from './support/stack.js';
 
 const t = useStack();
 
 // A second gateway instance on the same database and bus: changes made through one must hold on the other.
-let second: Gateway;
-let secondApi: Api;
-beforeAll(async () => {
-  second = await t.stack.startGatewayInstance();
-  secondApi = await createApi(second.url);
-});
-afterAll(() => second?.stop());
+const second = useSecondGateway(t);
 
 const KEYS = '/api/v1/control/api-keys';
 const ALL_PERMISSIONS = ['memory:write', 'memory:recall', 'memory:delete', 'telemetry:read'];
@@ -220,12 +213,12 @@ describe('POST /api/v1/control/api-keys/{id}/revoke', () => {
   it('when a key both instances have used is revoked through one, then the other refuses its very next request, and revoking again changes nothing', async () => {
     const tenant = await tenantWithSession();
     const created = await createKey(tenant.session, { name: 'to revoke' });
-    const warm = [await recall(t.api, created.key), await recall(secondApi, created.key)];
+    const warm = [await recall(t.api, created.key), await recall(second.api, created.key)];
 
     const revoked = await t.api.post(`${KEYS}/${created.id}/revoke`, { key: tenant.session });
-    const onSecond = await recall(secondApi, created.key);
+    const onSecond = await recall(second.api, created.key);
     const onFirst = await write(t.api, created.key);
-    const again = await secondApi.post(`${KEYS}/${created.id}/revoke`, { key: tenant.session });
+    const again = await second.api.post(`${KEYS}/${created.id}/revoke`, { key: tenant.session });
 
     expect(warm.map((r) => r.status)).toEqual([200, 200]);
     expect(revoked).toMatchObject({
@@ -240,7 +233,7 @@ describe('POST /api/v1/control/api-keys/{id}/revoke', () => {
     const state = await t.api.get(`${KEYS}/${created.id}`, { key: tenant.session });
     expect(settled(state.body)).toEqual(settled(revoked.body));
     // Only that key: the tenant's other key still works on both instances.
-    expect((await recall(secondApi, tenant.api_key)).status).toBe(200);
+    expect((await recall(second.api, tenant.api_key)).status).toBe(200);
     expect((await recall(t.api, tenant.api_key)).status).toBe(200);
   });
 
@@ -249,7 +242,7 @@ describe('POST /api/v1/control/api-keys/{id}/revoke', () => {
     const created = await createKey(tenant.session, { name: 'revoked twice at once' });
 
     const answers = await Promise.all(
-      [t.api, secondApi, t.api, secondApi].map((api) =>
+      [t.api, second.api, t.api, second.api].map((api) =>
         api.post(`${KEYS}/${created.id}/revoke`, { key: tenant.session }),
       ),
     );
@@ -262,7 +255,7 @@ describe('POST /api/v1/control/api-keys/{id}/revoke', () => {
         body: { id: created.id, status: 'revoked', revoked_at: state.body.revoked_at },
       });
     }
-    expect((await recall(secondApi, created.key)).status).toBe(401);
+    expect((await recall(second.api, created.key)).status).toBe(401);
   });
 
   it("when another tenant's key is named, then 404 and the key keeps working", async () => {
@@ -272,7 +265,7 @@ describe('POST /api/v1/control/api-keys/{id}/revoke', () => {
     const res = await t.api.post(`${KEYS}/${other.key_id}/revoke`, { key: tenant.session });
 
     expect(res).toMatchObject({ status: 404, body: { details: { code: 'not_found' } } });
-    expect((await recall(secondApi, other.api_key)).status).toBe(200);
+    expect((await recall(second.api, other.api_key)).status).toBe(200);
   });
 });
 
@@ -284,12 +277,12 @@ describe('POST /api/v1/control/api-keys/{id}/rotate', () => {
       name: 'rotating',
       permissions: ['memory:write', 'memory:recall'],
     });
-    const warm = [await recall(t.api, old.key), await recall(secondApi, old.key)];
+    const warm = [await recall(t.api, old.key), await recall(second.api, old.key)];
 
     const rotated = await t.api.post(`${KEYS}/${old.id}/rotate`, { key: tenant.session });
     const oldOnFirst = await recall(t.api, old.key);
-    const oldOnSecond = await recall(secondApi, old.key);
-    const newWrite = await write(secondApi, rotated.body.key, namespace, 'Written with the rotated key');
+    const oldOnSecond = await recall(second.api, old.key);
+    const newWrite = await write(second.api, rotated.body.key, namespace, 'Written with the rotated key');
     const newRecall = await recall(t.api, rotated.body.key, namespace, 'rotated key');
     const rotateAgain = await t.api.post(`${KEYS}/${old.id}/rotate`, { key: tenant.session });
 
@@ -340,14 +333,14 @@ describe('PATCH /api/v1/control/api-keys/{id}', () => {
     // Both instances have verified the key with its old permissions.
     const refused = [
       await write(t.api, reader.key, namespace),
-      await write(secondApi, reader.key, namespace),
+      await write(second.api, reader.key, namespace),
     ];
 
     const patched = await t.api.patch(`${KEYS}/${reader.id}`, {
       key: tenant.session,
       body: { permissions: ['memory:recall', 'memory:write'] },
     });
-    const onSecond = await write(secondApi, reader.key, namespace, 'Second instance accepts the write');
+    const onSecond = await write(second.api, reader.key, namespace, 'Second instance accepts the write');
     const onFirst = await write(t.api, reader.key, namespace, 'First instance accepts the write');
 
     for (const res of refused) {
@@ -392,18 +385,18 @@ describe('DELETE /api/v1/control/api-keys/{id}/storage-connection', () => {
   it('when the storage is detached, then memory requests are 403 storage_not_attached; when attached again, then they work', async () => {
     const tenant = await tenantWithSession();
     const namespace = uniqueNamespace();
-    const warm = [await recall(t.api, tenant.api_key), await recall(secondApi, tenant.api_key)];
+    const warm = [await recall(t.api, tenant.api_key), await recall(second.api, tenant.api_key)];
 
     const detached = await t.api.delete(`${KEYS}/${tenant.key_id}/storage-connection`, {
       key: tenant.session,
     });
-    const refusedWrite = await write(secondApi, tenant.api_key, namespace, 'Written while detached');
+    const refusedWrite = await write(second.api, tenant.api_key, namespace, 'Written while detached');
     const refusedRecall = await recall(t.api, tenant.api_key, namespace);
     const attached = await t.api.put(`${KEYS}/${tenant.key_id}/storage-connection`, {
       key: tenant.session,
       body: { storage_connection_id: tenant.storage_connection_id },
     });
-    const written = await write(secondApi, tenant.api_key, namespace, 'Written after attaching again');
+    const written = await write(second.api, tenant.api_key, namespace, 'Written after attaching again');
     const recalled = await recall(t.api, tenant.api_key, namespace, 'written attaching detached');
 
     expect(warm.map((r) => r.status)).toEqual([200, 200]);

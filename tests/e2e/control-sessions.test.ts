@@ -1,10 +1,10 @@
 import { createHmac, randomBytes, randomUUID } from 'node:crypto';
 import type { Role } from '@tm/contracts';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { deriveGatewaySecrets } from '../../services/gateway/src/domain/gateway-secrets.js';
-import { type Api, createApi } from './support/api.js';
+import type { Api } from './support/api.js';
 import { createTenant, recallBody, uniqueKey, uniqueNamespace, writeBody } from './support/factories.js';
-import { useStack } from './support/stack.js';
+import { useSecondGateway, useStack } from './support/stack.js';
 
 // Low enough to reach in a test; every test uses its own addresses, so no other test comes near it.
 const LOGIN_ATTEMPTS = 5;
@@ -788,15 +788,8 @@ describe('POST /api/v1/control/account/password', () => {
   });
 });
 
-// Last in the file: stopping the second instance closes the database client the instances share.
 describe('PATCH /api/v1/control/users/{id} with status disabled', () => {
-  let second: Awaited<ReturnType<typeof t.stack.startGatewayInstance>>;
-  let secondApi: Api;
-  beforeAll(async () => {
-    second = await t.stack.startGatewayInstance();
-    secondApi = await createApi(second.url);
-  });
-  afterAll(() => second?.stop());
+  const second = useSecondGateway(t);
 
   it('when the owner disables a user, then their session and their API key get 401 on every instance and they cannot log in', async () => {
     const tenant = await createTenant();
@@ -806,9 +799,9 @@ describe('PATCH /api/v1/control/users/{id} with status disabled', () => {
     const created = await t.api.post(API_KEYS, { key: token, body: { name: 'dev key' } });
     const warm = [
       await recallWith(created.body.key),
-      await recallWith(created.body.key, secondApi),
+      await recallWith(created.body.key, second.api),
       await account(token),
-      await account(token, secondApi),
+      await account(token, second.api),
     ];
 
     const res = await t.api.patch(`${USERS}/${developer.id}`, {
@@ -822,9 +815,9 @@ describe('PATCH /api/v1/control/users/{id} with status disabled', () => {
       body: { id: developer.id, email: developer.email, role: 'developer', status: 'disabled' },
     });
     expect(await account(token)).toMatchObject(UNAUTHENTICATED);
-    expect(await account(token, secondApi)).toMatchObject(UNAUTHENTICATED);
+    expect(await account(token, second.api)).toMatchObject(UNAUTHENTICATED);
     expect(await recallWith(created.body.key)).toMatchObject(UNAUTHENTICATED);
-    expect(await recallWith(created.body.key, secondApi)).toMatchObject(UNAUTHENTICATED);
+    expect(await recallWith(created.body.key, second.api)).toMatchObject(UNAUTHENTICATED);
     const relogin = await login(developer.email, developer.password);
     expect(relogin).toMatchObject(UNAUTHENTICATED);
     expect(relogin.body).not.toHaveProperty('token');
@@ -832,6 +825,6 @@ describe('PATCH /api/v1/control/users/{id} with status disabled', () => {
       status: 200,
       body: { status: 'disabled' },
     });
-    expect((await recallWith(tenant.api_key, secondApi)).status).toBe(200);
+    expect((await recallWith(tenant.api_key, second.api)).status).toBe(200);
   });
 });

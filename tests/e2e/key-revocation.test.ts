@@ -1,19 +1,13 @@
 import { revokeApiKey } from '@tm/gateway';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { type Api, createApi } from './support/api.js';
+import { describe, expect, it } from 'vitest';
+import type { Api } from './support/api.js';
 import { createTenant, recallBody, uniqueNamespace } from './support/factories.js';
-import { useStack } from './support/stack.js';
+import { useSecondGateway, useStack } from './support/stack.js';
 
 const t = useStack();
 
 describe('API-key revocation across gateway instances', () => {
-  let second: Awaited<ReturnType<typeof t.stack.startGatewayInstance>>;
-  let secondApi: Api;
-  beforeAll(async () => {
-    second = await t.stack.startGatewayInstance();
-    secondApi = await createApi(second.url);
-  });
-  afterAll(() => second?.stop());
+  const second = useSecondGateway(t);
 
   it('when a key both instances have verified is revoked through one, then the other refuses its next request', async () => {
     const tenant = await createTenant();
@@ -21,14 +15,14 @@ describe('API-key revocation across gateway instances', () => {
     const recall = (api: Api, key: string) => api.recall(key, recallBody(uniqueNamespace(), 'x'));
     const warm = [
       await recall(t.api, tenant.api_key),
-      await recall(secondApi, tenant.api_key),
-      await recall(secondApi, other.api_key),
+      await recall(second.api, tenant.api_key),
+      await recall(second.api, other.api_key),
     ];
 
     await revokeApiKey({ tenantId: tenant.tenant_id, keyId: tenant.key_id }, { nc: t.stack.gateway.nc });
     const onFirst = await recall(t.api, tenant.api_key);
-    const onSecond = await recall(secondApi, tenant.api_key);
-    const otherTenant = await recall(secondApi, other.api_key);
+    const onSecond = await recall(second.api, tenant.api_key);
+    const otherTenant = await recall(second.api, other.api_key);
 
     expect(warm.map((r) => r.status)).toEqual([200, 200, 200]);
     for (const res of [onFirst, onSecond]) {
@@ -45,7 +39,7 @@ describe('API-key revocation across gateway instances', () => {
       { tenantId: intruder.tenant_id, keyId: owner.key_id },
       { nc: t.stack.gateway.nc },
     );
-    const res = await secondApi.recall(owner.api_key, recallBody(uniqueNamespace(), 'x'));
+    const res = await second.api.recall(owner.api_key, recallBody(uniqueNamespace(), 'x'));
 
     expect(revoked).toBe(false);
     expect(res.status).toBe(200);

@@ -1,7 +1,7 @@
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { type Api, createApi } from './support/api.js';
+import { describe, expect, it } from 'vitest';
+import type { Api } from './support/api.js';
 import { createTenant, recallBody, uniqueKey, uniqueNamespace, writeBody } from './support/factories.js';
-import { useStack } from './support/stack.js';
+import { useSecondGateway, useStack } from './support/stack.js';
 
 const PER_KEY = 5;
 const PER_TENANT = 8;
@@ -134,20 +134,14 @@ describe('shared rate limits', () => {
   });
 
   describe('across two gateway instances', () => {
-    let secondApi: Api;
-    let second: Awaited<ReturnType<typeof t.stack.startGatewayInstance>>;
-    beforeAll(async () => {
-      second = await t.stack.startGatewayInstance();
-      secondApi = await createApi(second.url);
-    });
-    afterAll(() => second?.stop());
+    const second = useSecondGateway(t);
 
     it("when one key's requests alternate between instances, then they count together against one limit", async () => {
       const tenant = await createTenant();
-      const instances = [t.api, secondApi];
+      const instances = [t.api, second.api];
 
       const allowed = await oneAfterAnother(PER_KEY, (i) => recall(instances[i % 2] as Api, tenant.api_key));
-      const refused = [await recall(secondApi, tenant.api_key), await recall(t.api, tenant.api_key)];
+      const refused = [await recall(second.api, tenant.api_key), await recall(t.api, tenant.api_key)];
 
       expect(allowed.map((r) => r.status)).toEqual(Array(PER_KEY).fill(200));
       for (const res of refused) expectRateLimited(res);

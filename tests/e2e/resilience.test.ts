@@ -115,8 +115,10 @@ describe('when PostgreSQL is unreachable', () => {
     expect(retried).toMatchObject({ status: 200, body: { idempotency_outcome: 'Accepted' } });
   });
 
+  // Last in the file: a process holds one gateway database, so the stack's gateway makes way.
   it('then a gateway without its database answers a retryable 503, not a 500', async () => {
     const tenant = await createTenant();
+    await t.stack.stopGateway();
     const gateway = await startGateway(
       GatewayConfigSchema.parse({
         GATEWAY_PORT: '0',

@@ -4,24 +4,32 @@ import { createPgPool } from './database.js';
 /**
  * One connection pool and one Prisma client on it per process, created on start from validated
  * config and closed on shutdown. Each service passes the factory for its own generated client.
+ * Instances started in one process (tests run two gateways) share it: each `init` is matched by a
+ * `close`, and the last close ends the pool.
  */
 export function prismaHolder<C extends { $disconnect(): Promise<void> }>(create: (pool: pg.Pool) => C) {
-  let state: { pool: pg.Pool; client: C } | undefined;
+  let state: { url: string; pool: pg.Pool; client: C; users: number } | undefined;
   const current = () => {
     if (!state) throw new Error('database used before init');
     return state;
   };
   return {
     init(url: string, poolSize: number): C {
+      if (state) {
+        if (state.url !== url) throw new Error('database already initialised with another URL');
+        state.users++;
+        return state.client;
+      }
       const pool = createPgPool(url, { poolSize });
       // An idle client losing its connection must not crash the process; the next query reports it.
       pool.on('error', () => {});
-      state = { pool, client: create(pool) };
+      state = { url, pool, client: create(pool), users: 1 };
       return state.client;
     },
     get: (): C => current().client,
     pool: (): pg.Pool => current().pool,
     async close(): Promise<void> {
+      if (state && --state.users > 0) return;
       const closing = state;
       state = undefined;
       await closing?.client.$disconnect();

@@ -45,9 +45,12 @@ export async function startStack(options: StackOptions = {}) {
     GATEWAY_SECRET_KEY: secretKey,
     ...options.gatewayEnv,
   });
-  const gateway: Gateway = await startGateway(gatewayConfig, logger);
+  let gateway: Gateway | undefined = await startGateway(gatewayConfig, logger);
   return {
-    gateway,
+    get gateway() {
+      if (!gateway) throw new Error('gateway is stopped');
+      return gateway;
+    },
     /** Another gateway instance on the same bus and database, as a deployment would scale it. */
     startGatewayInstance: () => startGateway(gatewayConfig, logger),
     url: gateway.url,
@@ -65,8 +68,13 @@ export async function startStack(options: StackOptions = {}) {
     async startMemory() {
       memory ??= await startMemoryService(memoryConfig, logger);
     },
+    /** The process holds one gateway database; a test that needs a gateway on another stops this one. */
+    async stopGateway() {
+      await gateway?.stop();
+      gateway = undefined;
+    },
     async stop() {
-      await gateway.stop();
+      await gateway?.stop();
       await memory?.stop();
     },
   };
@@ -85,4 +93,18 @@ export function useStack(options: StackOptions = {}) {
   });
   afterAll(() => t.stack?.stop());
   return t;
+}
+
+/**
+ * A second gateway instance on the same bus and database, started before this describe's tests and
+ * stopped after them, as a deployment would scale the gateway. Fields are set once `beforeAll` has run.
+ */
+export function useSecondGateway(t: { stack: Stack }) {
+  const second = {} as { gateway: Gateway; api: Api };
+  beforeAll(async () => {
+    second.gateway = await t.stack.startGatewayInstance();
+    second.api = await createApi(second.gateway.url);
+  });
+  afterAll(() => second.gateway?.stop());
+  return second;
 }

@@ -9,7 +9,6 @@ export interface LiveSession {
   userId: string;
   email: string | null;
   role: Role;
-  userStatus: 'active' | 'disabled';
   userCreatedAt: Date;
 }
 
@@ -45,7 +44,6 @@ export async function findLiveSession(
     userId: row.userId,
     email: row.user.email,
     role: row.user.role,
-    userStatus: row.user.status,
     userCreatedAt: row.user.createdAt,
   };
 }

@@ -70,7 +70,7 @@ export function createRateLimits(
     for (const p of batch.values()) {
       const total = totals.get(p.key) ?? { points: p.waiters.length, expiresAtMs: now() + p.windowMs };
       const first = total.points - p.waiters.length + 1;
-      p.waiters.forEach((resolve, i) => resolve(first + i, total.expiresAtMs));
+      for (const [i, resolve] of p.waiters.entries()) resolve(first + i, total.expiresAtMs);
     }
   }
 
