@@ -1,5 +1,6 @@
 import './zod-setup.js';
 
+export * from './billing.js';
 export * from './capabilities.js';
 export * from './control.js';
 export * from './envelope.js';

@@ -1,6 +1,17 @@
 import { z } from 'zod';
 import type { ZodOpenApiOperationObject, ZodOpenApiPathsObject } from 'zod-openapi';
 import {
+  ChargeList,
+  ChargeListQuery,
+  ChargeView,
+  InvoiceCreateRequest,
+  InvoiceList,
+  InvoiceView,
+  UsageQuery,
+  UsageResponse,
+  VoidChargeRequest,
+} from './billing.js';
+import {
   AccountView,
   ApiKeyCreated,
   ApiKeyCreateRequest,
@@ -38,19 +49,35 @@ const op = (
   operationId: string,
   summary: string,
   ok: { status: '200' | '201' | '204'; schema?: z.ZodType; description: string },
-  options: { body?: z.ZodType; params?: ReturnType<typeof idPath>; statuses?: number[] } = {},
+  options: {
+    body?: z.ZodType;
+    params?: ReturnType<typeof idPath>;
+    query?: z.ZodObject;
+    statuses?: number[];
+  } = {},
 ): ZodOpenApiOperationObject => ({
   operationId,
   summary,
   tags: ['control'],
   security: session,
-  ...(options.params ? { requestParams: options.params } : {}),
+  ...(options.params || options.query
+    ? { requestParams: { ...options.params, ...(options.query ? { query: options.query } : {}) } }
+    : {}),
   ...(options.body ? { requestBody: { required: true, ...json(options.body) } } : {}),
   responses: {
     [ok.status]: ok.schema
       ? { description: ok.description, ...json(ok.schema) }
       : { description: ok.description },
-    ...errors(401, 403, 429, 500, 503, ...(options.body ? [400, 413, 415] : []), ...(options.statuses ?? [])),
+    ...errors(
+      401,
+      403,
+      429,
+      500,
+      503,
+      ...(options.body ? [400, 413, 415] : []),
+      ...(options.query ? [400] : []),
+      ...(options.statuses ?? []),
+    ),
   },
 });
 
@@ -248,6 +275,43 @@ export const controlPaths: ZodOpenApiPathsObject = {
       'Revoke an operator token (idempotent)',
       { status: '200', schema: OperatorTokenView, description: 'Revoked' },
       { params: idPath('operator token'), statuses: [404] },
+    ),
+  },
+  '/api/v1/control/usage': {
+    get: op(
+      'controlUsage',
+      "The tenant's usage over a lookback window, from the billing ledger",
+      { status: '200', schema: UsageResponse, description: 'Usage' },
+      { query: UsageQuery, statuses: [504] },
+    ),
+  },
+  '/api/v1/control/billing/charges': {
+    get: op(
+      'listCharges',
+      'Charge records, newest first, filtered by state, operation and time, paged (billing:read)',
+      { status: '200', schema: ChargeList, description: 'Charges' },
+      { query: ChargeListQuery, statuses: [504] },
+    ),
+  },
+  '/api/v1/control/billing/charges/{id}/void': {
+    post: op(
+      'voidCharge',
+      'Void a recorded or unbilled charge, keeping its history (billing:void; idempotent)',
+      { status: '200', schema: ChargeView, description: 'The void charge' },
+      { params: idPath('charge'), body: VoidChargeRequest, statuses: [404, 409, 504] },
+    ),
+  },
+  '/api/v1/control/billing/invoices': {
+    get: op('listInvoices', 'Invoices, newest period first (billing:read)', {
+      status: '200',
+      schema: InvoiceList,
+      description: 'Invoices',
+    }),
+    post: op(
+      'closeInvoicePeriod',
+      'Roll up a closed month: its recorded charges become invoiced (billing:invoice; idempotent per month)',
+      { status: '200', schema: InvoiceView, description: 'The invoice of that month' },
+      { body: InvoiceCreateRequest, statuses: [409, 504] },
     ),
   },
 };

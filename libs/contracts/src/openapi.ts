@@ -1,5 +1,6 @@
 import { z } from 'zod';
 import { createDocument, type ZodOpenApiOperationObject } from 'zod-openapi';
+import { UsageQuery, UsageResponse } from './billing.js';
 import { CapabilitiesResponse, HealthResponse } from './infrastructure.js';
 import {
   DeleteReceipt,
@@ -92,6 +93,22 @@ export function buildOpenApiDocument() {
           operationId: 'health',
           summary: 'Service and deployment readiness (public)',
           responses: { '200': { description: 'Health', ...json(HealthResponse) } },
+        },
+      },
+      '/api/v1/infrastructure/usage': {
+        get: {
+          operationId: 'usage',
+          summary:
+            'Usage over a lookback window, from the billing ledger (API key with telemetry:read, or a session)',
+          security: [...authed, { sessionAuth: [] }],
+          requestParams: { query: UsageQuery, header: z.object({ 'X-Request-Id': requestIdHeader }) },
+          responses: {
+            '200': {
+              description: 'Usage: state no_data when the window holds no record',
+              ...json(UsageResponse),
+            },
+            ...errors(400, 401, 403, 429, 500, 503, 504),
+          },
         },
       },
       '/api/v1/infrastructure/capabilities': {

@@ -8,6 +8,16 @@ export const Subjects = {
     /** JetStream: usage records relayed from the memory outbox; billing consumes them. */
     usageRecorded: 'memory.v1.usage.recorded',
   },
+  billing: {
+    usageSummary: 'billing.v1.usage.summary',
+    listCharges: 'billing.v1.charges.list',
+    voidCharge: 'billing.v1.charges.void',
+    closeInvoicePeriod: 'billing.v1.invoices.close',
+    listInvoices: 'billing.v1.invoices.list',
+    ping: 'billing.v1.ping',
+    /** JetStream: usage records billing could not process, with the reason (anomaly input). */
+    usageDeadLetter: 'billing.v1.usage.dead-letter',
+  },
   gateway: {
     /** Core NATS, every instance (no queue group): drop cached verifications of one tenant, then reply. */
     identityChanged: 'gateway.v1.identity.changed',
@@ -19,7 +29,11 @@ export const Subjects = {
 export const Streams = {
   memoryUsage: { name: 'MEMORY_USAGE', subjects: ['memory.v1.usage.>'] },
   gatewayRequests: { name: 'GATEWAY_REQUESTS', subjects: ['gateway.v1.request.>'] },
+  billingDeadLetters: { name: 'BILLING_DEAD_LETTERS', subjects: ['billing.v1.usage.dead-letter'] },
 } as const;
 
 /** Queue groups are named after the service so N instances share one subject's load. */
-export const QueueGroups = { memory: 'memory' } as const;
+export const QueueGroups = { memory: 'memory', billing: 'billing' } as const;
+
+/** Durable JetStream consumers, named after the service that owns them. */
+export const Consumers = { billingUsage: 'billing-usage' } as const;

@@ -2,6 +2,7 @@ import type { Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { connectBus, type NatsConnection } from '@tm/bus';
 import type { Logger } from '@tm/kit';
+import { createBillingClient } from './clients/billing-client.js';
 import { createMemoryClient, type MemoryClient } from './clients/memory-client.js';
 import { createRequestRecorder, type RequestRecorder } from './clients/request-recorder.js';
 import type { GatewayConfig } from './config.js';
@@ -26,6 +27,11 @@ export async function startGateway(config: GatewayConfig, logger: Logger): Promi
   initPrisma(config.GATEWAY_DATABASE_URL, config.GATEWAY_DB_POOL_SIZE);
   const nc = await connectBus({ servers: config.NATS_URL, name: 'gateway', logger });
   const memory = createMemoryClient(nc, {
+    timeoutMs: config.GATEWAY_REQUEST_TIMEOUT_MS,
+    breakerResetMs: config.BREAKER_RESET_MS,
+    logger,
+  });
+  const billing = createBillingClient(nc, {
     timeoutMs: config.GATEWAY_REQUEST_TIMEOUT_MS,
     breakerResetMs: config.BREAKER_RESET_MS,
     logger,
@@ -66,11 +72,13 @@ export async function startGateway(config: GatewayConfig, logger: Logger): Promi
       sessions: { signingKey: secrets.sessionSigningKey, ttlMinutes: config.SESSION_TTL_MINUTES },
       storageSecretKey: secrets.storageSecretKey,
       rateLimits,
+      billing,
     },
     logger,
     deployment: { version: config.DEPLOYMENT_VERSION, environment: config.DEPLOYMENT_ENVIRONMENT },
     probes: {
       memory: () => memory.ping(1_000),
+      billing: () => billing.ping(1_000),
       gateway_store: () => getPrisma().$queryRaw`SELECT 1`,
     },
   });
@@ -89,6 +97,7 @@ export async function startGateway(config: GatewayConfig, logger: Logger): Promi
       await requestRecorder.stop();
       rateLimits.stop();
       memory.breaker.shutdown();
+      billing.breaker.shutdown();
       await nc.drain();
       await closePrisma();
     },

@@ -8,6 +8,7 @@ export interface StackEnv {
   natsUrl: string;
   memoryDbUrl: string;
   gatewayDbUrl: string;
+  billingDbUrl: string;
 }
 
 declare module 'vitest' {
@@ -24,7 +25,11 @@ declare module 'vitest' {
  */
 export default async function setup(project: TestProject) {
   const runId = `${Date.now().toString(36)}_${randomBytes(3).toString('hex')}`;
-  const names = { memory: `tmt_${runId}_memory`, gateway: `tmt_${runId}_gateway` };
+  const names = {
+    memory: `tmt_${runId}_memory`,
+    billing: `tmt_${runId}_billing`,
+    gateway: `tmt_${runId}_gateway`,
+  };
   const nats = await startPrivateNats();
   const logCapture = await openLogCapture();
   const created: string[] = [];
@@ -35,11 +40,13 @@ export default async function setup(project: TestProject) {
   try {
     // In parallel: each `prisma migrate deploy` idles ~10 s on an engine timer before exiting.
     await Promise.all(
-      (Object.entries(names) as Array<['memory' | 'gateway', string]>).map(async ([service, name]) => {
-        await createDatabase(name);
-        created.push(name);
-        await migrate(service, databaseUrl(name));
-      }),
+      (Object.entries(names) as Array<['memory' | 'billing' | 'gateway', string]>).map(
+        async ([service, name]) => {
+          await createDatabase(name);
+          created.push(name);
+          await migrate(service, databaseUrl(name));
+        },
+      ),
     );
   } catch (err) {
     await teardown();
@@ -49,6 +56,7 @@ export default async function setup(project: TestProject) {
     natsUrl: nats.url,
     memoryDbUrl: databaseUrl(names.memory),
     gatewayDbUrl: databaseUrl(names.gateway),
+    billingDbUrl: databaseUrl(names.billing),
   });
   project.provide('logCapture', logCapture);
   return async () => {

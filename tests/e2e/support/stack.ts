@@ -1,4 +1,5 @@
 import { randomBytes } from 'node:crypto';
+import { BillingConfigSchema, type BillingService, startBillingService } from '@tm/billing';
 import { type Gateway, GatewayConfigSchema, startGateway } from '@tm/gateway';
 import { createLogger } from '@tm/kit';
 import { MemoryConfigSchema, type MemoryService, startMemoryService } from '@tm/memory';
@@ -13,7 +14,7 @@ import { logDestination, recordSecrets } from './log-capture.js';
 export const testLogger = () => createLogger({ name: 'test', level: 'trace', destination: logDestination() });
 
 /**
- * The real stack in this process: memory service and gateway, talking over the run's private
+ * The real stack in this process: memory and billing services and the gateway, talking over the run's private
  * nats-server, each on its own private database. Tests reach it only through HTTP.
  */
 export interface StackOptions {
@@ -32,6 +33,11 @@ export async function startStack(options: StackOptions = {}) {
     OUTBOX_RELAY_INTERVAL_MS: '100',
   });
   let memory: MemoryService | undefined = await startMemoryService(memoryConfig, logger);
+  const billingConfig = BillingConfigSchema.parse({
+    BILLING_DATABASE_URL: env.billingDbUrl,
+    NATS_URL: env.natsUrl,
+  });
+  let billing: BillingService | undefined = await startBillingService(billingConfig, logger);
   const secretKey = randomBytes(32).toString('base64url');
   recordSecrets([secretKey]); // it must never be logged either
   const gatewayConfig = GatewayConfigSchema.parse({
@@ -68,6 +74,13 @@ export async function startStack(options: StackOptions = {}) {
     async startMemory() {
       memory ??= await startMemoryService(memoryConfig, logger);
     },
+    async stopBilling() {
+      await billing?.stop();
+      billing = undefined;
+    },
+    async startBilling() {
+      billing ??= await startBillingService(billingConfig, logger);
+    },
     /** The process holds one gateway database; a test that needs a gateway on another stops this one. */
     async stopGateway() {
       await gateway?.stop();
@@ -75,6 +88,7 @@ export async function startStack(options: StackOptions = {}) {
     },
     async stop() {
       await gateway?.stop();
+      await billing?.stop();
       await memory?.stop();
     },
   };

@@ -31,6 +31,20 @@ export async function verifyApiKey(
   return key;
 }
 
+/** A live key that holds `permission`, for read-only routes that need no storage connection. */
+export async function authenticateKeyFor(
+  presented: string,
+  permission: KeyPermission,
+  deps: { cache?: VerifiedKeyCache; usage?: KeyUsage } = {},
+): Promise<KeyRecord> {
+  const key = await verifyApiKey(presented, deps);
+  if (!key.permissions.includes(permission)) {
+    throw new AppError(ErrorCode.PermissionDenied, `This API key does not have the ${permission} permission`);
+  }
+  deps.usage?.noteUsed(key.id);
+  return key;
+}
+
 /**
  * Verify a presented key for one operation and derive the caller's scope from it: tenant, user, key,
  * the attached storage connection and the user's private-memory consent. Nothing here comes from the

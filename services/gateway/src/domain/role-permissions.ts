@@ -16,6 +16,7 @@ export const ACTIONS = [
   'usage:read',
   'billing:read',
   'billing:void',
+  'billing:invoice',
 ] as const;
 export type Action = (typeof ACTIONS)[number];
 
@@ -30,7 +31,7 @@ const READ: Action[] = [
 
 export const ROLE_PERMISSIONS: Record<Role, readonly Action[]> = {
   owner: ACTIONS,
-  admin: [...READ, 'users:manage', 'keys:manage', 'storage:manage', 'billing:void'],
+  admin: [...READ, 'users:manage', 'keys:manage', 'storage:manage', 'billing:void', 'billing:invoice'],
   developer: [...READ, 'keys:manage'],
   viewer: READ,
 };

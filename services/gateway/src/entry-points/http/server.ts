@@ -36,7 +36,7 @@ export function createHttpApp(deps: HttpDeps) {
   app.use(recordBlocked(deps.requestRecorder));
   app.use('/api/v1/memory', memoryRoutes(deps.memory, deps.auth));
   app.use('/api/v1/control', controlRoutes(deps.auth, deps.control));
-  app.use('/api/v1/infrastructure', infrastructureRoutes(deps));
+  app.use('/api/v1/infrastructure', infrastructureRoutes({ ...deps, billing: deps.control.billing }));
   app.use('/api/v1', openApiRoutes());
   app.use(notFound);
   app.use(errorHandler(deps.logger));

@@ -2,6 +2,7 @@ import { AppError, ErrorCode, type KeyPermission, type Scope } from '@tm/contrac
 import type { Request, RequestHandler } from 'express';
 import {
   authenticateApiKey,
+  authenticateKeyFor,
   authenticationRequired,
   verifyApiKey,
 } from '../../../domain/authenticate-api-key.js';
@@ -9,6 +10,7 @@ import type { Account } from '../../../domain/authenticate-session.js';
 import { authenticateSession } from '../../../domain/authenticate-session.js';
 import type { KeyUsage } from '../../../domain/key-usage.js';
 import type { RateLimits } from '../../../domain/rate-limits.js';
+import { type Action, requireRole } from '../../../domain/role-permissions.js';
 import type { VerifiedKeyCache } from '../../../domain/verified-key-cache.js';
 
 export interface AuthDeps {
@@ -80,6 +82,38 @@ export function requireSession(deps: AuthDeps): RequestHandler {
     await deps.rateLimits.consume(`u:${account.userId}`, account.tenantId);
     next();
   };
+}
+
+/**
+ * Read-only infrastructure routes: an API key holding `permission`, or a browser session whose role
+ * allows `action` (the spec's rule 3). Either way the tenant comes from the credential.
+ */
+export function requireReader(deps: AuthDeps, permission: KeyPermission, action: Action): RequestHandler {
+  return async (req, _res, next) => {
+    const presented = presentedCredential(req);
+    if (!presented) throw authenticationRequired();
+    if (presented.kind === 'api_key') {
+      const key = await authenticateKeyFor(presented.value, permission, {
+        cache: deps.keys,
+        usage: deps.keyUsage,
+      });
+      req.reader = { tenantId: key.tenantId };
+      await deps.rateLimits.consume(`k:${key.id}`, key.tenantId);
+    } else {
+      const account = await authenticateSession(presented.value, { signingKey: deps.sessionSigningKey });
+      req.account = account;
+      requireRole(account.role, action);
+      req.reader = { tenantId: account.tenantId };
+      await deps.rateLimits.consume(`u:${account.userId}`, account.tenantId);
+    }
+    next();
+  };
+}
+
+/** The tenant a read-only route reports on; fails closed like `scopeOf`. */
+export function readerOf(req: Request): { tenantId: string } {
+  if (!req.reader) throw authenticationRequired();
+  return req.reader;
 }
 
 /** The verified scope of a data-plane route; a route mounted without `requireApiKey` fails closed. */

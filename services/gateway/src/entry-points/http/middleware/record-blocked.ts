@@ -25,7 +25,7 @@ export function recordBlocked(recorder: RequestRecorder): RequestHandler {
       recorder.record({
         version: 'v1',
         request_id: req.requestId,
-        tenant_id: req.scope?.tenant_id ?? req.account?.tenantId ?? null,
+        tenant_id: req.scope?.tenant_id ?? req.account?.tenantId ?? req.reader?.tenantId ?? null,
         method,
         route,
         operation: OPERATIONS[`${method} ${route}`] ?? null,

@@ -12,6 +12,8 @@ declare global {
       scope?: Scope;
       /** Set by session authentication on control-plane routes. */
       account?: Account;
+      /** Set on read-only infrastructure routes, from an API key or a session. */
+      reader?: { tenantId: string };
     }
   }
 }

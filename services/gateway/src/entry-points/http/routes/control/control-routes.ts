@@ -1,12 +1,14 @@
 import type { NatsConnection } from '@tm/bus';
 import { AppError, ErrorCode } from '@tm/contracts';
 import { type Request, Router } from 'express';
+import type { BillingClient } from '../../../../clients/billing-client.js';
 import type { SessionSettings } from '../../../../domain/login.js';
 import type { RateLimits } from '../../../../domain/rate-limits.js';
 import { type AuthDeps, requireSession } from '../../middleware/authenticate.js';
 import { jsonBody } from '../../middleware/json-body.js';
 import { accountRoutes } from './account-routes.js';
 import { apiKeyRoutes } from './api-key-routes.js';
+import { billingRoutes } from './billing-routes.js';
 import { consentRoutes } from './consent-routes.js';
 import { operatorTokenRoutes } from './operator-token-routes.js';
 import { sessionRoutes } from './session-routes.js';
@@ -18,6 +20,7 @@ export interface ControlDeps {
   sessions: SessionSettings;
   storageSecretKey: Buffer;
   rateLimits: RateLimits;
+  billing: BillingClient;
 }
 
 /**
@@ -35,6 +38,7 @@ export function controlRoutes(auth: AuthDeps, deps: ControlDeps): Router {
   signedIn.use('/storage-connections', storageConnectionRoutes(deps));
   signedIn.use('/consent', consentRoutes(deps));
   signedIn.use('/operator-tokens', operatorTokenRoutes());
+  signedIn.use(billingRoutes(deps.billing));
   router.use(signedIn);
   return router;
 }

@@ -1,0 +1,177 @@
+import { z } from 'zod';
+import { CONTRACT_VERSION } from './runtime.js';
+
+/**
+ * Billing: the ledger of usage records and charges (sandbox only). The billing service consumes
+ * memory's usage records from JetStream and answers the gateway over request/reply.
+ */
+
+export const CHARGE_STATES = ['recorded', 'invoiced', 'unbilled', 'void'] as const;
+export const ChargeState = z.enum(CHARGE_STATES);
+export type ChargeState = z.infer<typeof ChargeState>;
+
+export const BillableOperation = z.enum(['memory.write', 'memory.recall']);
+
+/** Lookback windows for usage, in minutes: one minute to thirty days. */
+export const USAGE_WINDOW_MINUTES = { min: 1, max: 43_200, default: 60 } as const;
+
+export const WindowMinutes = z.coerce
+  .number({ message: 'window_minutes must be a whole number of minutes' })
+  .int('window_minutes must be a whole number of minutes')
+  .min(USAGE_WINDOW_MINUTES.min, `window_minutes must be at least ${USAGE_WINDOW_MINUTES.min}`)
+  .max(USAGE_WINDOW_MINUTES.max, `window_minutes must be at most ${USAGE_WINDOW_MINUTES.max} (30 days)`);
+
+/** Query of the usage routes: `?window_minutes=` (default 60). */
+export const UsageQuery = z.strictObject({
+  window_minutes: WindowMinutes.default(USAGE_WINDOW_MINUTES.default),
+});
+
+// ---- bus messages ---------------------------------------------------------------------------------
+
+export const UsageSummaryMessage = z.object({
+  tenant_id: z.string().min(1),
+  request_id: z.string().min(1),
+  window_minutes: z.number().int().min(USAGE_WINDOW_MINUTES.min).max(USAGE_WINDOW_MINUTES.max),
+});
+export type UsageSummaryMessage = z.infer<typeof UsageSummaryMessage>;
+
+const Money = z.number().meta({ description: 'US dollars (sandbox; nothing is charged)' });
+
+export const OperationUsage = z.object({
+  operation: BillableOperation,
+  requests: z.number().int(),
+  units: z.number().int(),
+  recorded_charge_usd: Money,
+});
+
+/** GET /api/v1/infrastructure/usage */
+export const UsageResponse = z
+  .object({
+    contract_version: z.literal(CONTRACT_VERSION),
+    state: z.enum(['measured', 'no_data']).meta({ description: 'no_data: no usage record in the window' }),
+    window: z.object({ minutes: z.number().int(), from: z.iso.datetime(), to: z.iso.datetime() }),
+    request_volume: z.number().int().meta({ description: 'Billable operations recorded in the window' }),
+    operations: z.array(OperationUsage),
+    recorded_charge_usd: Money.meta({
+      description: 'Charges in state recorded or invoiced; void and unbilled excluded',
+    }),
+    void_charge_usd: Money,
+    pricing_version: z.string().meta({ description: 'The price list in force now' }),
+    sandbox: z.literal(true),
+    source_of_truth: z.object({
+      ledger: z.literal('billing'),
+      description: z.string(),
+      last_recorded_at: z.iso
+        .datetime()
+        .nullable()
+        .meta({ description: 'Newest usage record the ledger holds' }),
+    }),
+    request_id: z.string(),
+  })
+  .meta({ id: 'UsageResponse' });
+export type UsageResponse = z.infer<typeof UsageResponse>;
+
+export const ChargeView = z
+  .object({
+    id: z.string(),
+    state: ChargeState,
+    operation: BillableOperation,
+    units: z.number().int(),
+    amount_usd: Money,
+    pricing_version: z.string(),
+    request_id: z.string(),
+    idempotency_key: z.string().nullable(),
+    occurred_at: z.iso.datetime(),
+    recorded_at: z.iso.datetime(),
+    history: z.array(
+      z.object({
+        from: ChargeState.nullable(),
+        to: ChargeState,
+        at: z.iso.datetime(),
+        actor_user_id: z.string().nullable(),
+        reason: z.string().nullable(),
+      }),
+    ),
+  })
+  .meta({ id: 'Charge' });
+export type ChargeView = z.infer<typeof ChargeView>;
+
+export const CHARGE_PAGE = { default: 50, max: 200 } as const;
+
+export const ChargeListQuery = z.strictObject({
+  state: ChargeState.optional(),
+  operation: BillableOperation.optional(),
+  from: z.iso.datetime({ offset: true }).optional(),
+  to: z.iso.datetime({ offset: true }).optional(),
+  limit: z.coerce.number().int().min(1).max(CHARGE_PAGE.max).default(CHARGE_PAGE.default),
+  offset: z.coerce.number().int().min(0).max(1_000_000).default(0),
+});
+export type ChargeListQuery = z.infer<typeof ChargeListQuery>;
+
+export const ChargeListMessage = ChargeListQuery.extend({ tenant_id: z.string().min(1) });
+
+export const ChargeList = z
+  .object({
+    data: z.array(ChargeView),
+    paging: z.object({ limit: z.number().int(), offset: z.number().int(), total: z.number().int() }),
+  })
+  .meta({ id: 'ChargeList' });
+export type ChargeList = z.infer<typeof ChargeList>;
+
+export const VoidChargeRequest = z
+  .strictObject({ reason: z.string().trim().min(1).max(500) })
+  .meta({ id: 'VoidChargeRequest' });
+
+export const VoidChargeMessage = z.object({
+  tenant_id: z.string().min(1),
+  charge_id: z.string().min(1),
+  actor_user_id: z.string().min(1),
+  reason: z.string().min(1).max(500),
+});
+export type VoidChargeMessage = z.infer<typeof VoidChargeMessage>;
+
+/** Published when a usage record cannot be processed; nothing is dropped silently. */
+export const UsageDeadLetter = z.object({
+  stream_sequence: z.number().int(),
+  subject: z.string(),
+  reason: z.string(),
+  payload: z.string().meta({ description: 'The message as received (a usage record holds no memory text)' }),
+  dead_lettered_at: z.iso.datetime(),
+});
+export type UsageDeadLetter = z.infer<typeof UsageDeadLetter>;
+
+// ---- invoices -------------------------------------------------------------------------------------
+
+/** A calendar month in UTC, `YYYY-MM`. */
+export const InvoicePeriod = z
+  .string()
+  .regex(/^\d{4}-(0[1-9]|1[0-2])$/, 'period must be a calendar month, YYYY-MM (UTC)');
+
+export const InvoiceCreateRequest = z
+  .strictObject({ period: InvoicePeriod })
+  .meta({ id: 'InvoiceCreateRequest' });
+
+export const InvoiceView = z
+  .object({
+    id: z.string(),
+    period: z.string(),
+    period_start: z.iso.datetime(),
+    period_end: z.iso.datetime(),
+    charges: z.number().int().meta({ description: 'Charges rolled up (now invoiced)' }),
+    total_usd: Money,
+    created_by: z.string(),
+    created_at: z.iso.datetime(),
+  })
+  .meta({ id: 'Invoice' });
+export type InvoiceView = z.infer<typeof InvoiceView>;
+
+export const InvoiceList = z.object({ data: z.array(InvoiceView) }).meta({ id: 'InvoiceList' });
+
+export const CloseInvoicePeriodMessage = z.object({
+  tenant_id: z.string().min(1),
+  period: InvoicePeriod,
+  actor_user_id: z.string().min(1),
+});
+export type CloseInvoicePeriodMessage = z.infer<typeof CloseInvoicePeriodMessage>;
+
+export const ListInvoicesMessage = z.object({ tenant_id: z.string().min(1) });

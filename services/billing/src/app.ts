@@ -1,0 +1,42 @@
+import { connectBus, type NatsConnection } from '@tm/bus';
+import type { Logger } from '@tm/kit';
+import type { BillingConfig } from './config.js';
+import { closePrisma, initPrisma } from './data-access/prisma-client.js';
+import { createPriceList } from './domain/price-list.js';
+import { serveBillingEndpoints } from './entry-points/nats/billing-endpoints.js';
+import { startUsageConsumer } from './entry-points/nats/usage-consumer.js';
+
+export interface BillingService {
+  nc: NatsConnection;
+  /** Stop answering, finish the usage batch in hand, close the pool. */
+  stop: () => Promise<void>;
+}
+
+export async function startBillingService(
+  config: BillingConfig,
+  logger: Logger,
+  version = '1.0.0',
+): Promise<BillingService> {
+  initPrisma(config.BILLING_DATABASE_URL, config.BILLING_DB_POOL_SIZE);
+  const nc = await connectBus({ servers: config.NATS_URL, name: 'billing', logger });
+  const consumer = startUsageConsumer(nc, {
+    prices: createPriceList(),
+    batchSize: config.USAGE_BATCH_SIZE,
+    logger,
+  });
+  const subscriptions = serveBillingEndpoints(
+    nc,
+    { pricingVersion: config.PRICING_VERSION, version },
+    logger,
+  );
+  logger.info('billing service ready');
+  return {
+    nc,
+    stop: async () => {
+      await Promise.all(subscriptions.map((s) => s.drain()));
+      await consumer.stop();
+      await nc.drain();
+      await closePrisma();
+    },
+  };
+}

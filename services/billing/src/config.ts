@@ -1,0 +1,17 @@
+import { env, loadConfig } from '@tm/kit';
+import { z } from 'zod';
+
+export const BillingConfigSchema = z.object({
+  BILLING_DATABASE_URL: env.databaseUrl('tm_billing'),
+  BILLING_DB_POOL_SIZE: env.positiveInt(5),
+  NATS_URL: env.natsUrl(),
+  LOG_LEVEL: env.logLevel(),
+  /** Usage records taken from the stream per ledger transaction. */
+  USAGE_BATCH_SIZE: env.positiveInt(200),
+  /** The price list reported as "in force" (usage records carry their own version). */
+  PRICING_VERSION: env.text('sandbox-2026-11'),
+});
+export type BillingConfig = z.output<typeof BillingConfigSchema>;
+
+export const loadBillingConfig = (source: NodeJS.ProcessEnv = process.env) =>
+  loadConfig(BillingConfigSchema, source);

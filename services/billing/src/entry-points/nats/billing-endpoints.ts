@@ -1,0 +1,104 @@
+import { randomUUID } from 'node:crypto';
+import { type NatsConnection, type Subscription, serveEndpoint } from '@tm/bus';
+import {
+  AppError,
+  ChargeListMessage,
+  CloseInvoicePeriodMessage,
+  ErrorCode,
+  ListInvoicesMessage,
+  QueueGroups,
+  Subjects,
+  UsageSummaryMessage,
+  VoidChargeMessage,
+} from '@tm/contracts';
+import { isStorageUnavailable, type Logger } from '@tm/kit';
+import { z } from 'zod';
+import { closeInvoicePeriod, listInvoices } from '../../domain/close-invoice-period.js';
+import { listTenantCharges } from '../../domain/list-charges.js';
+import { summarizeUsage } from '../../domain/summarize-usage.js';
+import { voidCharge } from '../../domain/void-charge.js';
+
+const instance = randomUUID();
+
+const mapStorageError = (err: unknown) =>
+  isStorageUnavailable(err)
+    ? new AppError(ErrorCode.StorageUnavailable, 'Billing storage is unavailable; retry shortly', {
+        retryAfter: 2,
+        cause: err,
+      })
+    : undefined;
+
+export function serveBillingEndpoints(
+  nc: NatsConnection,
+  options: { pricingVersion: string; version: string },
+  logger: Logger,
+): Subscription[] {
+  const queue = QueueGroups.billing;
+  return [
+    serveEndpoint(
+      nc,
+      {
+        subject: Subjects.billing.usageSummary,
+        queue,
+        input: UsageSummaryMessage,
+        handler: (m) => summarizeUsage(m, { pricingVersion: options.pricingVersion }),
+        mapError: mapStorageError,
+      },
+      logger,
+    ),
+    serveEndpoint(
+      nc,
+      {
+        subject: Subjects.billing.listCharges,
+        queue,
+        input: ChargeListMessage,
+        handler: (m) => listTenantCharges(m),
+        mapError: mapStorageError,
+      },
+      logger,
+    ),
+    serveEndpoint(
+      nc,
+      {
+        subject: Subjects.billing.voidCharge,
+        queue,
+        input: VoidChargeMessage,
+        handler: (m) => voidCharge(m),
+        mapError: mapStorageError,
+      },
+      logger,
+    ),
+    serveEndpoint(
+      nc,
+      {
+        subject: Subjects.billing.closeInvoicePeriod,
+        queue,
+        input: CloseInvoicePeriodMessage,
+        handler: (m) => closeInvoicePeriod(m),
+        mapError: mapStorageError,
+      },
+      logger,
+    ),
+    serveEndpoint(
+      nc,
+      {
+        subject: Subjects.billing.listInvoices,
+        queue,
+        input: ListInvoicesMessage,
+        handler: (m) => listInvoices(m.tenant_id),
+        mapError: mapStorageError,
+      },
+      logger,
+    ),
+    serveEndpoint(
+      nc,
+      {
+        subject: Subjects.billing.ping,
+        queue,
+        input: z.unknown(),
+        handler: async () => ({ service: 'billing', instance, version: options.version }),
+      },
+      logger,
+    ),
+  ];
+}

@@ -1,0 +1,5 @@
+import { runMain } from '@tm/kit';
+import { startBillingService } from './app.js';
+import { loadBillingConfig } from './config.js';
+
+await runMain('billing', (logger) => startBillingService(loadBillingConfig(), logger));
