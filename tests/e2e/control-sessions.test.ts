@@ -30,6 +30,7 @@ const OWNER_PERMISSIONS = [
   'usage:read',
   'billing:read',
   'billing:void',
+  'billing:invoice',
 ];
 
 const UNAUTHENTICATED = {

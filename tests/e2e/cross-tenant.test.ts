@@ -9,6 +9,20 @@ const t = useStack();
 const CONTROL = '/api/v1/control';
 const LISTS = ['users', 'api-keys', 'storage-connections', 'operator-tokens'] as const;
 
+/**
+ * The charge billing records for the tenant's write: billing consumes usage off the request's path,
+ * so read until it is there (ten seconds at most).
+ */
+async function firstCharge(session: string) {
+  await t.stack.memory.flushOutbox();
+  for (let attempt = 0; attempt < 200; attempt++) {
+    const res = await t.api.get(`${CONTROL}/billing/charges`, { key: session });
+    if (res.status === 200 && res.body.data.length > 0) return res.body.data[0];
+    await new Promise((resolve) => setTimeout(resolve, 50));
+  }
+  throw new Error('no charge recorded for the write');
+}
+
 /** A tenant whose owner has made one of everything the control plane manages, and written memory. */
 async function tenantWithOneOfEverything(label: string) {
   const tenant = await createTenant();
@@ -39,6 +53,7 @@ async function tenantWithOneOfEverything(label: string) {
     uniqueKey(),
   );
   expect(written.status).toBe(200);
+  const charge = await firstCharge(session);
   const tenantName = (await t.api.get(`${CONTROL}/account`, { key: session })).body.tenant.name as string;
 
   return {
@@ -55,6 +70,7 @@ async function tenantWithOneOfEverything(label: string) {
       managedStorage: tenant.storage_connection_id as string,
       customerStorage: storage.id as string,
       operatorToken: operatorToken.id as string,
+      charge: charge.id as string,
     },
     /** Everything that identifies this tenant or its resources; none of it may reach another tenant. */
     identifying: [
@@ -77,8 +93,9 @@ type Tenant = Awaited<ReturnType<typeof tenantWithOneOfEverything>>;
 type Target = keyof Tenant['ids'];
 
 /**
- * What the owner sees of their tenant through the control plane: every list. A key's last use is
- * left out: it is refreshed in the background after the tenant's own requests.
+ * What the owner sees of their tenant through the control plane: every list, and the charge for its
+ * first write. A key's last use is left out: it is refreshed in the background after the tenant's own
+ * requests; so are charges after the first (the tenant's own recalls below add some).
  */
 async function stateOf(tenant: Tenant) {
   const lists = await Promise.all(
@@ -88,7 +105,15 @@ async function stateOf(tenant: Tenant) {
       return res.body.data.map(({ last_used_at: _, ...rest }: { last_used_at?: unknown }) => rest);
     }),
   );
-  return Object.fromEntries(LISTS.map((list, i) => [list, lists[i]]));
+  const charges = await t.api.get(`${CONTROL}/billing/charges`, {
+    key: tenant.session,
+    query: { limit: '200' },
+  });
+  expect(charges.status).toBe(200);
+  return Object.fromEntries([
+    ...LISTS.map((list, i) => [list, lists[i]]),
+    ['charge', charges.body.data.find((c: { id: string }) => c.id === tenant.ids.charge)],
+  ]);
 }
 
 function identifyingIn(tenant: Tenant, body: unknown): string[] {
@@ -136,6 +161,11 @@ const ROUTES: Array<{ route: string; targets: Target[]; body?: (b: Tenant) => ob
     body: () => ({ name: 'renamed by B', status: 'disabled' }),
   },
   { route: 'POST /api/v1/control/operator-tokens/{id}/revoke', targets: ['operatorToken'] },
+  {
+    route: 'POST /api/v1/control/billing/charges/{id}/void',
+    targets: ['charge'],
+    body: () => ({ reason: 'voided by B' }),
+  },
 ];
 const ATTACKS = ROUTES.flatMap(({ route, targets, body }) =>
   targets.map((target) => ({ route, target, body })),
@@ -256,6 +286,11 @@ describe("OWASP API1: one tenant's session aimed at another tenant's objects", (
     expect(account.status).toBe(200);
     const state = await stateOf(a);
     expect(state).toEqual(aBefore);
+    expect(state.charge).toMatchObject({
+      id: a.ids.charge,
+      state: 'recorded',
+      history: [{ to: 'recorded' }],
+    });
     expect(state['api-keys']).toHaveLength(2);
     expect(state['api-keys']).toEqual(
       expect.arrayContaining([

@@ -1,0 +1,166 @@
+import { randomUUID } from 'node:crypto';
+import { jetstream } from '@nats-io/jetstream';
+import { connect } from '@nats-io/transport-node';
+import { Subjects, type UsageRecordedEvent } from '@tm/contracts';
+import { describe, expect, inject, it } from 'vitest';
+import { createTenant, uniqueNamespace } from './support/factories.js';
+import { useStack } from './support/stack.js';
+
+const t = useStack();
+
+const INVOICES = '/api/v1/control/billing/invoices';
+const CHARGES = '/api/v1/control/billing/charges';
+type Tenant = Awaited<ReturnType<typeof createTenant>>;
+
+async function tenantWithSession(): Promise<Tenant & { session: string }> {
+  const tenant = await createTenant();
+  return { ...tenant, session: await t.api.login(tenant.owner.email, tenant.owner.password) };
+}
+
+/** Usage records of past months go straight into memory's usage stream (the API only makes current ones). */
+async function publishUsage(tenant: Tenant, occurredAt: string[], operation = 'memory.write') {
+  const nc = await connect({ servers: inject('stack').natsUrl });
+  try {
+    const js = jetstream(nc);
+    for (const at of occurredAt) {
+      const record: UsageRecordedEvent = {
+        usage_id: randomUUID(),
+        tenant_id: tenant.tenant_id,
+        user_id: tenant.user_id,
+        key_id: tenant.key_id,
+        request_id: `req-${randomUUID()}`,
+        operation: operation as UsageRecordedEvent['operation'],
+        namespace: uniqueNamespace(),
+        units: 1,
+        pricing_version: 'sandbox-2026-11',
+        occurred_at: at,
+      };
+      await js.publish(Subjects.memory.usageRecorded, JSON.stringify(record), { msgID: record.usage_id });
+    }
+  } finally {
+    await nc.close();
+  }
+}
+
+/** Every charge of the tenant, once billing has consumed `count` of them (bounded wait). */
+async function chargesOnceRecorded(session: string, count: number) {
+  for (let attempt = 0; attempt < 200; attempt++) {
+    const res = await t.api.get(CHARGES, { key: session, query: { limit: '200' } });
+    if (res.status === 200 && res.body.paging.total >= count)
+      return res.body.data as Array<{ id: string; state: string; occurred_at: string; history: unknown[] }>;
+    await new Promise((resolve) => setTimeout(resolve, 50));
+  }
+  throw new Error('charges did not arrive');
+}
+
+describe('POST /api/v1/control/billing/invoices', () => {
+  it("when a closed month is invoiced, then its recorded charges become invoiced under one invoice and other months' stay", async () => {
+    const tenant = await tenantWithSession();
+    await publishUsage(tenant, ['2026-09-03T10:00:00Z', '2026-09-30T23:59:59Z', '2026-09-15T12:00:00Z']);
+    await publishUsage(tenant, ['2026-10-01T00:00:00Z'], 'memory.recall');
+    const before = await chargesOnceRecorded(tenant.session, 4);
+    const september = before.filter((c) => c.occurred_at.startsWith('2026-09'));
+    const voided = september[0] as { id: string };
+    await t.api.post(`${CHARGES}/${voided.id}/void`, { key: tenant.session, body: { reason: 'test' } });
+
+    const res = await t.api.post(INVOICES, { key: tenant.session, body: { period: '2026-09' } });
+    const after = await chargesOnceRecorded(tenant.session, 4);
+
+    expect(res).toMatchObject({
+      status: 200,
+      body: {
+        period: '2026-09',
+        period_start: '2026-09-01T00:00:00.000Z',
+        period_end: '2026-10-01T00:00:00.000Z',
+        charges: 2,
+        total_usd: 0.0002,
+        created_by: tenant.user_id,
+      },
+    });
+    const states = Object.fromEntries(after.map((c) => [c.id, c.state]));
+    expect(states[voided.id]).toBe('void');
+    expect(after.filter((c) => c.state === 'invoiced').map((c) => c.occurred_at.slice(0, 7))).toEqual([
+      '2026-09',
+      '2026-09',
+    ]);
+    expect(after.find((c) => c.occurred_at.startsWith('2026-10'))?.state).toBe('recorded');
+    const invoiced = after.find((c) => c.state === 'invoiced');
+    expect(invoiced?.history).toEqual([
+      expect.objectContaining({ from: null, to: 'recorded' }),
+      expect.objectContaining({ from: 'recorded', to: 'invoiced', actor_user_id: tenant.user_id }),
+    ]);
+  });
+
+  it('when the same month is closed twice, at once, then both answers are the one invoice', async () => {
+    const tenant = await tenantWithSession();
+    await publishUsage(tenant, ['2026-08-10T10:00:00Z', '2026-08-11T10:00:00Z']);
+    await chargesOnceRecorded(tenant.session, 2);
+
+    const [a, b] = await Promise.all([
+      t.api.post(INVOICES, { key: tenant.session, body: { period: '2026-08' } }),
+      t.api.post(INVOICES, { key: tenant.session, body: { period: '2026-08' } }),
+    ]);
+    const again = await t.api.post(INVOICES, { key: tenant.session, body: { period: '2026-08' } });
+    const list = await t.api.get(INVOICES, { key: tenant.session });
+
+    expect([a.status, b.status, again.status]).toEqual([200, 200, 200]);
+    expect(b.body).toEqual(a.body);
+    expect(again.body).toEqual(a.body);
+    expect(a.body).toMatchObject({ charges: 2, total_usd: 0.0002 });
+    expect(list).toMatchObject({ status: 200, body: { data: [a.body] } });
+  });
+
+  it('when the month has not ended, or the period is malformed, then it is refused and nothing changes', async () => {
+    const tenant = await tenantWithSession();
+    const thisMonth = new Date().toISOString().slice(0, 7);
+
+    const open = await t.api.post(INVOICES, { key: tenant.session, body: { period: thisMonth } });
+    const malformed = await Promise.all(
+      ['2026-13', '2026-9', 'september', ''].map((period) =>
+        t.api.post(INVOICES, { key: tenant.session, body: { period } }),
+      ),
+    );
+    const list = await t.api.get(INVOICES, { key: tenant.session });
+
+    expect(open).toMatchObject({ status: 409, body: { details: { code: 'already_exists' } } });
+    for (const res of malformed) {
+      expect(res).toMatchObject({ status: 400, body: { details: { code: 'validation_failed' } } });
+    }
+    expect(list.body).toEqual({ data: [] });
+  });
+
+  it('when a viewer or developer closes a month, then 403; they may list invoices', async () => {
+    const tenant = await tenantWithSession();
+    const member = async (role: string) => {
+      const credentials = {
+        email: `${role}-${randomUUID().slice(0, 8)}@example.test`,
+        password: `pw-${randomUUID()}`,
+      };
+      await t.api.post('/api/v1/control/users', { key: tenant.session, body: { ...credentials, role } });
+      return t.api.login(credentials.email, credentials.password);
+    };
+
+    for (const role of ['viewer', 'developer']) {
+      const session = await member(role);
+      const close = await t.api.post(INVOICES, { key: session, body: { period: '2026-07' } });
+      const list = await t.api.get(INVOICES, { key: session });
+      expect(close).toMatchObject({ status: 403, body: { details: { code: 'permission_denied' } } });
+      expect(list.status).toBe(200);
+    }
+  });
+
+  it('when another tenant closes the same month, then only its own charges are invoiced', async () => {
+    const owner = await tenantWithSession();
+    const other = await tenantWithSession();
+    await publishUsage(owner, ['2026-06-10T10:00:00Z']);
+    await chargesOnceRecorded(owner.session, 1);
+
+    const res = await t.api.post(INVOICES, { key: other.session, body: { period: '2026-06' } });
+    const ownerCharges = await chargesOnceRecorded(owner.session, 1);
+    const ownerInvoices = await t.api.get(INVOICES, { key: owner.session });
+
+    expect(res).toMatchObject({ status: 200, body: { charges: 0, total_usd: 0 } });
+    expect(ownerCharges.map((c) => c.state)).toEqual(['recorded']);
+    expect(ownerInvoices.body).toEqual({ data: [] });
+  });
+});
