@@ -117,7 +117,8 @@ export function startUsageConsumer(
           ack_policy: AckPolicy.Explicit,
           deliver_policy: DeliverPolicy.All,
           filter_subject: Subjects.memory.usageRecorded,
-          ack_wait: 30 * 1_000_000_000, // nanoseconds
+          // Nanoseconds. Far above a batch's ledger time; what it delays is only a lost ack's redelivery.
+          ack_wait: 10 * 1_000_000_000,
           max_ack_pending: 10_000,
         });
         const consumer = await js.consumers.get(Streams.memoryUsage.name, Consumers.billingUsage);
@@ -127,9 +128,10 @@ export function startUsageConsumer(
           try {
             for await (const msg of batch) msgs.push(msg);
           } finally {
-            logger.info({ dbg: msgs.map((m) => [m.seq, m.info.deliveryCount]) }, 'DBG fetched');
+            // A fetch that fails part-way (missed heartbeats) still hands over what it received;
+            // left alone, those would wait out the ack timeout before redelivery.
+            if (msgs.length > 0) await handleBatch(msgs);
           }
-          if (msgs.length > 0) await handleBatch(msgs);
         }
       } catch (err) {
         if (stopped) break;
