@@ -19,6 +19,7 @@ const CLOCK_TICKS_PER_SECOND = 100;
 const PROCESSES: Record<string, string[]> = {
   gateway: ['-f', 'services/gateway/src/start.ts'],
   memory: ['-f', 'services/memory/src/start.ts'],
+  billing: ['-f', 'services/billing/src/start.ts'],
   postgres: ['-x', 'postgres'],
   'nats-server': ['-x', 'nats-server'],
 };

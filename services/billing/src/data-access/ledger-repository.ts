@@ -1,4 +1,5 @@
 import { randomUUID } from 'node:crypto';
+import { prepared, type SqlRunner } from '@tm/kit';
 import type { ChargeState } from './generated/client.js';
 import type { Db } from './prisma-client.js';
 
@@ -18,38 +19,64 @@ export interface NewUsage {
 }
 
 /**
- * Record usage and its charges in the caller's transaction. A usage id already in the ledger (a
- * redelivery, a relay re-send) is skipped with its charge, so each usage record is charged once.
- * Returns how many were new.
+ * Usage records, their charges and the charges' first events in one statement (atomic, one round
+ * trip; through Prisma the three inserts cost about a millisecond of CPU per record). A usage id
+ * already in the ledger is skipped with its charge.
  */
-export async function recordUsage(db: Db, usages: NewUsage[]): Promise<number> {
-  const inserted = await db.usageRecord.createManyAndReturn({
-    data: usages.map(({ amountMicroUsd: _a, chargeState: _s, ...u }) => u),
-    skipDuplicates: true,
-    select: { id: true },
-  });
-  const fresh = new Set(inserted.map((r) => r.id));
-  // delete, not has: a batch can hold the same usage id twice (a redelivery next to its original);
-  // it is charged once, not twice (which the unique usage_record_id would refuse, failing the batch).
-  const charges = usages
-    .filter((u) => fresh.delete(u.id))
-    .map((u) => ({
-      id: randomUUID(),
-      usageRecordId: u.id,
-      tenantId: u.tenantId,
-      operation: u.operation,
-      units: u.units,
-      amountMicroUsd: u.amountMicroUsd,
-      pricingVersion: u.pricingVersion,
-      state: u.chargeState,
-      occurredAt: u.occurredAt,
-    }));
-  if (charges.length === 0) return 0;
-  await db.charge.createMany({ data: charges });
-  await db.chargeEvent.createMany({
-    data: charges.map((c) => ({ id: randomUUID(), chargeId: c.id, fromState: null, toState: c.state })),
-  });
-  return charges.length;
+const RECORD_USAGE = prepared(
+  'billing_record_usage',
+  `WITH input AS (
+     SELECT * FROM unnest($1::text[], $2::text[], $3::text[], $4::text[], $5::text[], $6::text[], $7::int[],
+                          $8::text[], $9::text[], $10::timestamptz[], $11::bigint[], $12::"ChargeState"[],
+                          $13::uuid[], $14::uuid[])
+       AS t(id, tenant_id, user_id, key_id, request_id, operation, units, idempotency_key, pricing_version,
+            occurred_at, amount, state, charge_id, event_id)
+   ), usage AS (
+     INSERT INTO usage_record (id, tenant_id, user_id, key_id, request_id, operation, units, idempotency_key,
+                               pricing_version, occurred_at)
+     SELECT id, tenant_id, user_id, key_id, request_id, operation, units, idempotency_key, pricing_version, occurred_at
+       FROM input
+     ON CONFLICT (id) DO NOTHING
+     RETURNING id
+   ), charged AS (
+     INSERT INTO charge (id, usage_record_id, tenant_id, operation, units, amount_micro_usd, pricing_version, state,
+                         occurred_at)
+     SELECT i.charge_id, i.id, i.tenant_id, i.operation, i.units, i.amount, i.pricing_version, i.state, i.occurred_at
+       FROM input i JOIN usage u ON u.id = i.id
+     RETURNING id, state
+   )
+   INSERT INTO charge_event (id, charge_id, from_state, to_state)
+   SELECT i.event_id, c.id, NULL, c.state FROM charged c JOIN input i ON i.charge_id = c.id
+   RETURNING charge_id`,
+);
+
+/**
+ * Record usage and its charges. A usage id already in the ledger (a redelivery, a relay re-send) is
+ * skipped with its charge, so each usage record is charged once; so is an id the batch holds twice
+ * (a redelivery next to its original). Returns how many were new.
+ */
+export async function recordUsage(run: SqlRunner, usages: NewUsage[]): Promise<number> {
+  const seen = new Set<string>();
+  const batch = usages.filter((u) => !seen.has(u.id) && seen.add(u.id));
+  if (batch.length === 0) return 0;
+  const column = <T>(pick: (u: NewUsage) => T) => batch.map(pick);
+  const rows = await run(RECORD_USAGE, [
+    column((u) => u.id),
+    column((u) => u.tenantId),
+    column((u) => u.userId),
+    column((u) => u.keyId),
+    column((u) => u.requestId),
+    column((u) => u.operation),
+    column((u) => u.units),
+    column((u) => u.idempotencyKey),
+    column((u) => u.pricingVersion),
+    column((u) => u.occurredAt),
+    column((u) => u.amountMicroUsd.toString()),
+    column((u) => u.chargeState),
+    column(() => randomUUID()),
+    column(() => randomUUID()),
+  ]);
+  return rows.length;
 }
 
 export const loadPriceItems = (db: Db) => db.priceItem.findMany();

@@ -1,4 +1,4 @@
-import { createPgAdapter, prismaHolder } from '@tm/kit';
+import { createPgAdapter, poolRunner, prismaHolder } from '@tm/kit';
 import { type Prisma, PrismaClient } from './generated/client.js';
 
 export type Db = PrismaClient | Prisma.TransactionClient;
@@ -10,3 +10,5 @@ const holder = prismaHolder(
 export const initPrisma = holder.init;
 export const getPrisma = holder.get;
 export const closePrisma = holder.close;
+/** Direct statements on the same pool, for the usage consumer's hot path. */
+export const getSql = () => poolRunner(holder.pool());

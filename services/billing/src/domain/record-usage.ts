@@ -1,6 +1,6 @@
 import type { UsageRecordedEvent } from '@tm/contracts';
 import { type NewUsage, recordUsage } from '../data-access/ledger-repository.js';
-import { getPrisma } from '../data-access/prisma-client.js';
+import { getSql } from '../data-access/prisma-client.js';
 import type { PriceList } from './price-list.js';
 
 export interface Refused {
@@ -9,7 +9,7 @@ export interface Refused {
 }
 
 /**
- * Charge a batch of usage records in one transaction: each usage id once, at its own pricing
+ * Charge a batch of usage records in one statement: each usage id once, at its own pricing
  * version's price. A record whose version or operation has no price, or whose occurred_at is not a
  * time, is refused (the caller dead-letters it) rather than charged at a guess. A zero price makes
  * the charge `unbilled`.
@@ -17,7 +17,7 @@ export interface Refused {
 export async function recordUsageBatch(
   events: UsageRecordedEvent[],
   prices: PriceList,
-  db = getPrisma(),
+  run = getSql(),
 ): Promise<{ recorded: number; refused: Refused[] }> {
   const usages: NewUsage[] = [];
   const refused: Refused[] = [];
@@ -48,6 +48,6 @@ export async function recordUsageBatch(
       chargeState: amountMicroUsd === 0n ? 'unbilled' : 'recorded',
     });
   }
-  const recorded = usages.length > 0 ? await db.$transaction((tx) => recordUsage(tx, usages)) : 0;
+  const recorded = await recordUsage(run, usages);
   return { recorded, refused };
 }
