@@ -1,4 +1,5 @@
 import { PrismaPg } from '@prisma/adapter-pg';
+import { AppError, ErrorCode } from '@tm/contracts';
 import pg from 'pg';
 
 /** Connection fields from a postgresql:// URL (fields, because the adapter overrides `database` for shadows). */
@@ -62,3 +63,17 @@ export function isStorageUnavailable(err: unknown): boolean {
   }
   return false;
 }
+
+/**
+ * A service endpoint's error mapper: its database being unreachable is the caller's cue to retry (503),
+ * not an internal error. `what` names the storage in the message, e.g. "Memory storage".
+ */
+export const storageOutage =
+  (what: string) =>
+  (err: unknown): AppError | undefined =>
+    isStorageUnavailable(err)
+      ? new AppError(ErrorCode.StorageUnavailable, `${what} is unavailable; retry shortly`, {
+          retryAfter: 2,
+          cause: err,
+        })
+      : undefined;

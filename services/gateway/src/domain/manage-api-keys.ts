@@ -19,6 +19,7 @@ import {
 import { generateApiKey } from './api-key-secret.js';
 import type { Account } from './authenticate-session.js';
 import { apiKeyView } from './control-views.js';
+import { revokeApiKey } from './revoke-api-key.js';
 import { requireRole } from './role-permissions.js';
 
 interface Deps {
@@ -131,9 +132,8 @@ export async function revokeTenantApiKey(account: Account, keyId: string, deps: 
   const db = deps.db ?? getPrisma();
   const key = await manageableKey(db, account, keyId);
   if (key.revokedAt) return apiKeyView(key);
-  // Only the first revocation sets the time: a concurrent one must not move revoked_at.
-  await db.apiKey.updateMany({ where: { id: keyId, revokedAt: null }, data: { revokedAt: new Date() } });
-  await announceIdentityChange(deps.nc, account.tenantId);
+  // The admin command's revocation: only the first sets revoked_at, then every instance forgets the key.
+  await revokeApiKey({ tenantId: account.tenantId, keyId }, { nc: deps.nc });
   const row = await findKey(db, account.tenantId, keyId);
   if (!row) throw keyNotFound();
   return apiKeyView(row);

@@ -1,17 +1,15 @@
 import { randomUUID } from 'node:crypto';
 import { type NatsConnection, type Subscription, serveEndpoint } from '@tm/bus';
 import {
-  AppError,
   ChargeListMessage,
   CloseInvoicePeriodMessage,
-  ErrorCode,
   ListInvoicesMessage,
   QueueGroups,
   Subjects,
   UsageSummaryMessage,
   VoidChargeMessage,
 } from '@tm/contracts';
-import { isStorageUnavailable, type Logger } from '@tm/kit';
+import { type Logger, storageOutage } from '@tm/kit';
 import { z } from 'zod';
 import { closeInvoicePeriod, listInvoices } from '../../domain/close-invoice-period.js';
 import { listTenantCharges } from '../../domain/list-charges.js';
@@ -20,13 +18,7 @@ import { voidCharge } from '../../domain/void-charge.js';
 
 const instance = randomUUID();
 
-const mapStorageError = (err: unknown) =>
-  isStorageUnavailable(err)
-    ? new AppError(ErrorCode.StorageUnavailable, 'Billing storage is unavailable; retry shortly', {
-        retryAfter: 2,
-        cause: err,
-      })
-    : undefined;
+const mapStorageError = storageOutage('Billing storage');
 
 export function serveBillingEndpoints(
   nc: NatsConnection,

@@ -2,15 +2,13 @@ import { randomUUID } from 'node:crypto';
 import type { NatsConnection, Subscription } from '@tm/bus';
 import { serveEndpoint } from '@tm/bus';
 import {
-  AppError,
-  ErrorCode,
   MemoryDeleteMessage,
   MemoryRecallMessage,
   MemoryWriteMessage,
   QueueGroups,
   Subjects,
 } from '@tm/contracts';
-import { isStorageUnavailable, type Logger } from '@tm/kit';
+import { type Logger, storageOutage } from '@tm/kit';
 import { z } from 'zod';
 import { deleteNamespace } from '../../domain/delete-namespace.js';
 import { recallMemory } from '../../domain/recall-memory.js';
@@ -18,14 +16,7 @@ import { writeMemory } from '../../domain/write-memory.js';
 
 const instance = randomUUID();
 
-/** A database outage is the caller's cue to retry, not an internal error. */
-const mapStorageError = (err: unknown) =>
-  isStorageUnavailable(err)
-    ? new AppError(ErrorCode.StorageUnavailable, 'Memory storage is unavailable; retry shortly', {
-        retryAfter: 2,
-        cause: err,
-      })
-    : undefined;
+const mapStorageError = storageOutage('Memory storage');
 
 export function serveMemoryEndpoints(
   nc: NatsConnection,
