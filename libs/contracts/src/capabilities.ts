@@ -1,6 +1,8 @@
 import type { CapabilitiesResponse } from './infrastructure.js';
 import { LIMITS } from './limits.js';
+import { RESERVED_NAMESPACE_PREFIX } from './memory.js';
 import { CONTRACT_VERSION, RUNTIME, SCHEMA_VERSION } from './runtime.js';
+import { EVENTS_PAGE, EXPORT_NAMESPACES_MAX } from './telemetry.js';
 
 /** The capability manifest: the spec's table, the routes that are live, and what we promise. */
 export const CAPABILITIES: CapabilitiesResponse = {
@@ -81,6 +83,7 @@ export const CAPABILITIES: CapabilitiesResponse = {
     'deterministic_ranking: the same retained text and cue always rank in the same order (score desc, occurred_at desc, event_id asc)',
     'namespace_scoped_delete: a delete removes exactly one namespace, with its supersession relations and idempotency state',
     'usage_recorded_atomically: a usage record is committed in the same transaction as the memory change it measures',
+    'request_history: every answered request is recorded once, redacted (no text, cue, namespace name or credential); a namespace delete keeps its redacted history',
   ],
   limitations: [
     'Ranking is lexical overlap, not semantic; scores carry no model confidence',
@@ -98,5 +101,8 @@ export const CAPABILITIES: CapabilitiesResponse = {
     idempotency_key_max_length: LIMITS.idempotencyKeyMaxLength,
     supersedes_max: LIMITS.supersedesMax,
     body_max_bytes: LIMITS.bodyMaxBytes,
+    events_page: EVENTS_PAGE,
+    export_namespaces_max: EXPORT_NAMESPACES_MAX,
+    reserved_namespace_prefix: RESERVED_NAMESPACE_PREFIX,
   },
 };

@@ -14,4 +14,5 @@ export * from './request-record.js';
 export * from './runtime.js';
 export * from './scope.js';
 export * from './subjects.js';
+export * from './telemetry.js';
 export * from './validation.js';

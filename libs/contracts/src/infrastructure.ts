@@ -56,3 +56,54 @@ export const HealthResponse = z
   })
   .meta({ id: 'HealthResponse' });
 export type HealthResponse = z.infer<typeof HealthResponse>;
+
+/** GET /api/v1/infrastructure/status: health, monitoring and consent in one answer for the caller's tenant. */
+export const StatusResponse = HealthResponse.omit({ production_ready: true })
+  .extend({
+    production_ready: z.literal(false),
+    provider: z.string(),
+    model_version: z.string(),
+    monitoring: z.object({
+      state: z
+        .enum(['ok', 'anomalous', 'no_data', 'unavailable'])
+        .meta({ description: 'unavailable: the telemetry service did not answer' }),
+      anomalies: z.number().int().nullable().meta({ description: 'anomaly_count over the window' }),
+      anomaly_names: z.array(z.string()),
+      window_minutes: z.number().int(),
+      request_records: z.object({
+        queued: z.number().int().meta({ description: 'Waiting in this gateway instance to be published' }),
+        dropped: z
+          .number()
+          .int()
+          .meta({ description: 'Dropped by this gateway instance since it started (buffer full)' }),
+      }),
+    }),
+    consent: z.object({
+      state: z.enum(['granted', 'missing']),
+      scope: z.literal('private_memory'),
+    }),
+    request_id: z.string(),
+  })
+  .meta({ id: 'StatusResponse' });
+export type StatusResponse = z.infer<typeof StatusResponse>;
+
+export const SMOKE_TEST_STEPS = ['write', 'recall', 'delete'] as const;
+
+export const SmokeTestResponse = z
+  .object({
+    contract_version: z.literal(CONTRACT_VERSION),
+    request_id: z.string(),
+    outcome: z.enum(['passed', 'failed']),
+    namespace: z.string().meta({ description: 'The reserved namespace it ran in, emptied afterwards' }),
+    steps: z.array(
+      z.object({
+        step: z.enum(SMOKE_TEST_STEPS),
+        outcome: z.enum(['passed', 'failed', 'skipped']),
+        detail: z.string(),
+        latency_ms: z.number().nullable(),
+      }),
+    ),
+    metered: z.literal(true).meta({ description: 'Its write and recall are billed like any other' }),
+  })
+  .meta({ id: 'SmokeTestResponse' });
+export type SmokeTestResponse = z.infer<typeof SmokeTestResponse>;

@@ -21,6 +21,14 @@ export const Namespace = z
     example: 'support-bot',
   });
 
+/**
+ * Namespaces under this prefix belong to the smoke test; the public routes refuse them, so a smoke
+ * test can never touch a tenant's own data, nor a tenant's writes a smoke test's.
+ */
+export const RESERVED_NAMESPACE_PREFIX = 'tm-smoke-test/';
+
+export const isReservedNamespace = (namespace: string) => namespace.startsWith(RESERVED_NAMESPACE_PREFIX);
+
 export const IdempotencyKey = z
   .string()
   .min(1)

@@ -12,6 +12,7 @@ import {
   WriteResponse,
 } from './memory.js';
 import { controlPaths } from './openapi-control.js';
+import { infrastructurePaths } from './openapi-infrastructure.js';
 import { errors, json } from './openapi-shared.js';
 import { SCHEMA_VERSION } from './runtime.js';
 
@@ -85,6 +86,7 @@ export function buildOpenApiDocument() {
     },
     paths: {
       ...controlPaths,
+      ...infrastructurePaths,
       '/api/v1/memory/write': { post: writeOp },
       '/api/v1/memory/recall': { post: recallOp },
       '/api/v1/memory': { delete: deleteOp },

@@ -3,23 +3,59 @@ import { ErrorCode } from './errors.js';
 
 const errorCodes = Object.values(ErrorCode) as [ErrorCode, ...ErrorCode[]];
 
+/** accepted: 2xx/3xx. blocked: refused before any work (401, 403, 429). failed: every other 4xx/5xx. */
+export const RequestOutcome = z.enum(['accepted', 'failed', 'blocked']);
+export type RequestOutcome = z.infer<typeof RequestOutcome>;
+
+/**
+ * billable: a usage record was written. no_data: a metered operation that charged nothing (a replay,
+ * nothing retained). not_metered: a route that is never charged, or a request that failed first.
+ */
+export const RecordBillingState = z.enum(['billable', 'no_data', 'not_metered']);
+
 /**
  * One redacted record of an HTTP request, published by the gateway after it has answered. It names
- * the request, never its content: no memory text, cue, namespace, key, token or password.
- * `tenant_id` is null when no credential was verified (a 401).
+ * the request, never its content: no memory text, cue, namespace name, key, token or password.
+ * `tenant_id` is null when no credential identified a tenant (most 401s).
  */
 export const RequestRecord = z.object({
   version: z.literal('v1'),
-  request_id: z.string(),
+  /** Unique per HTTP request (the request id may repeat: a client keeps it on a retry). */
+  record_id: z.uuid(),
+  request_id: z.string().min(1).max(128),
   tenant_id: z.string().nullable(),
-  method: z.string(),
-  /** The route's template (ids replaced), e.g. /api/v1/control/api-keys/{id}. */
-  route: z.string(),
+  method: z.string().max(16),
+  /** The route's template (ids replaced), e.g. /api/v1/control/api-keys/{id}; `(unmatched)` for a 404 path. */
+  route: z.string().max(200),
   operation: z.string().nullable(),
   status: z.number().int(),
-  outcome: z.enum(['accepted', 'failed', 'blocked']),
+  outcome: RequestOutcome,
+  /** The answer's `state` (retained, not_retained, matched…) when it had one. */
+  state: z.string().max(40).nullable(),
   error_code: z.enum(errorCodes).nullable(),
   latency_ms: z.number().nonnegative(),
+  units: z.number().int().nonnegative(),
+  billing_state: RecordBillingState,
+  /**
+   * A digest of tenant and namespace for memory operations, so a namespace's history can be selected
+   * (export) and outlives its deletion without naming it.
+   */
+  namespace_ref: z.string().max(64).nullable(),
+  deployment_version: z.string().max(64),
   occurred_at: z.iso.datetime({ offset: true }),
 });
 export type RequestRecord = z.infer<typeof RequestRecord>;
+
+export const REQUEST_RECORD_BATCH_MAX = 500;
+
+/**
+ * What the gateway publishes: the records it had queued, and how many it dropped (buffer full while
+ * NATS was away) since its previous batch, so monitoring can count lost telemetry.
+ */
+export const RequestRecordBatch = z.object({
+  version: z.literal('v1'),
+  gateway_instance: z.string().min(1),
+  dropped: z.number().int().nonnegative(),
+  records: z.array(RequestRecord).max(REQUEST_RECORD_BATCH_MAX),
+});
+export type RequestRecordBatch = z.infer<typeof RequestRecordBatch>;

@@ -5,6 +5,8 @@ export const Subjects = {
     recall: 'memory.v1.recall',
     delete: 'memory.v1.delete',
     ping: 'memory.v1.ping',
+    /** One page of a tenant's records or supersession relations, for the streamed export. */
+    exportPage: 'memory.v1.export.page',
     /** JetStream: usage records relayed from the memory outbox; billing consumes them. */
     usageRecorded: 'memory.v1.usage.recorded',
   },
@@ -21,8 +23,15 @@ export const Subjects = {
   gateway: {
     /** Core NATS, every instance (no queue group): drop cached verifications of one tenant, then reply. */
     identityChanged: 'gateway.v1.identity.changed',
-    /** JetStream: one redacted RequestRecord per recorded request (telemetry consumes them). */
+    /** JetStream: a RequestRecordBatch of redacted request records (telemetry consumes them). */
     requestRecorded: 'gateway.v1.request.recorded',
+  },
+  telemetry: {
+    listEvents: 'telemetry.v1.events.list',
+    metrics: 'telemetry.v1.metrics',
+    anomalies: 'telemetry.v1.anomalies',
+    historyPage: 'telemetry.v1.history.page',
+    ping: 'telemetry.v1.ping',
   },
 } as const;
 
@@ -33,7 +42,11 @@ export const Streams = {
 } as const;
 
 /** Queue groups are named after the service so N instances share one subject's load. */
-export const QueueGroups = { memory: 'memory', billing: 'billing' } as const;
+export const QueueGroups = { memory: 'memory', billing: 'billing', telemetry: 'telemetry' } as const;
 
 /** Durable JetStream consumers, named after the service that owns them. */
-export const Consumers = { billingUsage: 'billing-usage' } as const;
+export const Consumers = {
+  billingUsage: 'billing-usage',
+  telemetryRequests: 'telemetry-requests',
+  telemetryDeadLetters: 'telemetry-dead-letters',
+} as const;

@@ -3,10 +3,14 @@ import { AppError, ErrorCode, type FieldIssue } from './errors.js';
 
 /** Zod issues as field-level details: a dotted path and a message, never the offending value. */
 export function fieldIssues(error: z.ZodError): FieldIssue[] {
-  return error.issues.map((issue) => ({
-    path: issue.path.length ? issue.path.map(String).join('.') : '(body)',
-    message: issue.message,
-  }));
+  return error.issues.flatMap((issue) => {
+    const at = issue.path.map(String);
+    // An unknown key is reported at its own path, so a client sees which field to drop.
+    if (issue.code === 'unrecognized_keys') {
+      return issue.keys.map((key) => ({ path: [...at, key].join('.'), message: 'is not a known field' }));
+    }
+    return [{ path: at.length ? at.join('.') : '(body)', message: issue.message }];
+  });
 }
 
 /** Parse or throw a 400 AppError carrying every field issue. */

@@ -1,5 +1,10 @@
-import { AckPolicy, DeliverPolicy, type JsMsg, jetstreamManager } from '@nats-io/jetstream';
-import { ensureStream, jetStreamClient, type NatsConnection, publishDurable } from '@tm/bus';
+import {
+  type JsMsg,
+  jetStreamClient,
+  type NatsConnection,
+  publishDurable,
+  runDurableConsumer,
+} from '@tm/bus';
 import { Consumers, Streams, Subjects, type UsageDeadLetter, UsageRecordedEvent } from '@tm/contracts';
 import { isStorageUnavailable, type Logger } from '@tm/kit';
 import type { PriceList } from '../../domain/price-list.js';
@@ -28,7 +33,6 @@ export function startUsageConsumer(
 ) {
   const { logger } = deps;
   const js = jetStreamClient(nc);
-  let stopped = false;
 
   async function deadLetter(msg: JsMsg, reason: string): Promise<void> {
     const letter: UsageDeadLetter = {
@@ -106,47 +110,14 @@ export function startUsageConsumer(
     }
   }
 
-  async function run(): Promise<void> {
-    while (!stopped) {
-      try {
-        await ensureStream(nc, Streams.memoryUsage);
-        await ensureStream(nc, Streams.billingDeadLetters);
-        const jsm = await jetstreamManager(nc);
-        await jsm.consumers.add(Streams.memoryUsage.name, {
-          durable_name: Consumers.billingUsage,
-          ack_policy: AckPolicy.Explicit,
-          deliver_policy: DeliverPolicy.All,
-          filter_subject: Subjects.memory.usageRecorded,
-          // Nanoseconds. Far above a batch's ledger time; what it delays is only a lost ack's redelivery.
-          ack_wait: 10 * 1_000_000_000,
-          max_ack_pending: 10_000,
-        });
-        const consumer = await js.consumers.get(Streams.memoryUsage.name, Consumers.billingUsage);
-        while (!stopped) {
-          const batch = await consumer.fetch({ max_messages: deps.batchSize, expires: 1_000 });
-          const msgs: JsMsg[] = [];
-          try {
-            for await (const msg of batch) msgs.push(msg);
-          } finally {
-            // A fetch that fails part-way (missed heartbeats) still hands over what it received;
-            // left alone, those would wait out the ack timeout before redelivery.
-            if (msgs.length > 0) await handleBatch(msgs);
-          }
-        }
-      } catch (err) {
-        if (stopped) break;
-        logger.warn({ err }, 'usage consumer interrupted; resuming');
-        await new Promise((resolve) => setTimeout(resolve, RETRY_MS));
-      }
-    }
-  }
-
-  const running = run();
-  return {
-    /** Finish the batch in hand (a fetch waits at most a second), then stop. */
-    async stop(): Promise<void> {
-      stopped = true;
-      await running;
-    },
-  };
+  return runDurableConsumer(nc, {
+    stream: Streams.memoryUsage,
+    alsoEnsure: [Streams.billingDeadLetters],
+    durable: Consumers.billingUsage,
+    filterSubject: Subjects.memory.usageRecorded,
+    batchSize: deps.batchSize,
+    handleBatch,
+    logger,
+    retryMs: RETRY_MS,
+  });
 }

@@ -1,0 +1,103 @@
+import { z } from 'zod';
+import type { ZodOpenApiPathsObject } from 'zod-openapi';
+import { ErrorEnvelope } from './envelope.js';
+import { SmokeTestResponse, StatusResponse } from './infrastructure.js';
+import { Namespace } from './memory.js';
+import { errors, json } from './openapi-shared.js';
+import {
+  AnomaliesResponse,
+  EventsPage,
+  EventsQuery,
+  ExportDocument,
+  MetricsResponse,
+  WindowQuery,
+} from './telemetry.js';
+
+const requestId = z.object({ 'X-Request-Id': z.string().max(128).optional() });
+const apiKey: Array<Record<string, string[]>> = [{ bearerAuth: [] }, { apiKeyHeader: [] }];
+const reader = [...apiKey, { sessionAuth: [] }];
+const readErrors = errors(400, 401, 403, 429, 500, 503, 504);
+
+const SmokeTestFailure = SmokeTestResponse.extend({
+  error: z.string(),
+  retryable: z.literal(true),
+  details: ErrorEnvelope.shape.details,
+}).meta({ id: 'SmokeTestFailure' });
+
+/** The telemetry routes of [P4]: history, metrics, anomalies, status, export and the smoke test. */
+export const infrastructurePaths: ZodOpenApiPathsObject = {
+  '/api/v1/infrastructure/events': {
+    get: {
+      operationId: 'events',
+      summary: 'Redacted request history, newest first (API key with telemetry:read, or a session)',
+      security: reader,
+      requestParams: { query: EventsQuery, header: requestId },
+      responses: { '200': { description: 'One page of the history', ...json(EventsPage) }, ...readErrors },
+    },
+  },
+  '/api/v1/infrastructure/metrics': {
+    get: {
+      operationId: 'metrics',
+      summary: 'Latency percentiles per operation, request quality, operation mix and deployment attribution',
+      security: reader,
+      requestParams: { query: WindowQuery, header: requestId },
+      responses: {
+        '200': { description: 'Metrics over the window', ...json(MetricsResponse) },
+        ...readErrors,
+      },
+    },
+  },
+  '/api/v1/infrastructure/anomalies': {
+    get: {
+      operationId: 'anomalies',
+      summary: 'Thresholded signals over the window, each with severity, observed value and threshold',
+      security: reader,
+      requestParams: { query: WindowQuery, header: requestId },
+      responses: {
+        '200': { description: 'anomaly_count 0: no threshold crossed', ...json(AnomaliesResponse) },
+        ...readErrors,
+      },
+    },
+  },
+  '/api/v1/infrastructure/status': {
+    get: {
+      operationId: 'status',
+      summary: 'Combined health, monitoring (anomalies, dropped telemetry) and consent state',
+      security: reader,
+      requestParams: { header: requestId },
+      responses: { '200': { description: 'Status', ...json(StatusResponse) }, ...readErrors },
+    },
+  },
+  '/api/v1/infrastructure/export': {
+    get: {
+      operationId: 'export',
+      summary: 'Streamed JSON snapshot: retained records, supersession relations and redacted history',
+      description:
+        'Select namespaces with `namespace` (repeat it, up to 100); without it every namespace of the tenant is exported. ' +
+        'API key with memory:recall, or a session whose role has export:read. `complete: false` with `error` marks an export cut short.',
+      security: reader,
+      requestParams: {
+        query: z.object({ namespace: z.union([Namespace, z.array(Namespace)]).optional() }),
+        header: requestId,
+      },
+      responses: { '200': { description: 'The export', ...json(ExportDocument) }, ...readErrors },
+    },
+  },
+  '/api/v1/infrastructure/smoke-test': {
+    post: {
+      operationId: 'smokeTest',
+      summary: 'Authorized diagnostic: write, recall and delete in a reserved namespace (metered)',
+      description:
+        'Needs an API key with memory:write and an active managed storage connection, the tenant’s operator token ' +
+        '(X-Operator-Token), the key user’s active consent, and a deployment policy that allows smoke tests.',
+      security: apiKey,
+      requestParams: { header: requestId.extend({ 'X-Operator-Token': z.string() }) },
+      responses: {
+        '200': { description: 'Every step passed', ...json(SmokeTestResponse) },
+        ...errors(401, 403, 429, 500),
+        '503': { description: 'A step failed (the report says which); retryable', ...json(SmokeTestFailure) },
+        '504': errors(504)['504'] as never,
+      },
+    },
+  },
+};

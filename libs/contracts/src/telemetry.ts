@@ -1,0 +1,266 @@
+import { z } from 'zod';
+import { USAGE_WINDOW_MINUTES, WindowMinutes } from './billing.js';
+import { RecordBillingState, RequestOutcome } from './request-record.js';
+import { CONTRACT_VERSION } from './runtime.js';
+
+/**
+ * Telemetry: the redacted request history the gateway publishes, and what is derived from it
+ * (events, metrics, anomalies, monitoring). The telemetry service answers over request/reply.
+ */
+
+export const EVENTS_PAGE = { default: 100, max: 500 } as const;
+
+/** `?limit=&offset=` of the events route. */
+export const EventsQuery = z.strictObject({
+  limit: z.coerce
+    .number({ message: 'limit must be a whole number' })
+    .int('limit must be a whole number')
+    .min(1, 'limit must be at least 1')
+    .max(EVENTS_PAGE.max, `limit must be at most ${EVENTS_PAGE.max}`)
+    .default(EVENTS_PAGE.default),
+  offset: z.coerce
+    .number({ message: 'offset must be a whole number' })
+    .int('offset must be a whole number')
+    .min(0, 'offset must be at least 0')
+    .max(10_000_000, 'offset must be at most 10000000')
+    .default(0),
+});
+
+/** `?window_minutes=` of metrics and anomalies (default 60, as for usage). */
+export const WindowQuery = z.strictObject({
+  window_minutes: WindowMinutes.default(USAGE_WINDOW_MINUTES.default),
+});
+
+/** One request as a tenant sees it in its history: what happened, never what was sent. */
+export const RequestEvent = z
+  .object({
+    request_id: z.string(),
+    occurred_at: z.iso.datetime(),
+    method: z.string(),
+    route: z.string(),
+    operation: z.string().nullable(),
+    status: z.number().int(),
+    outcome: RequestOutcome,
+    state: z.string().nullable(),
+    error_code: z.string().nullable(),
+    latency_ms: z.number(),
+    units: z.number().int(),
+    billing_state: RecordBillingState,
+    deployment_version: z.string(),
+  })
+  .meta({ id: 'RequestEvent' });
+export type RequestEvent = z.infer<typeof RequestEvent>;
+
+export const EventsPage = z
+  .object({
+    contract_version: z.literal(CONTRACT_VERSION),
+    data: z.array(RequestEvent).meta({ description: 'Newest first' }),
+    paging: z.object({
+      limit: z.number().int(),
+      offset: z.number().int(),
+      returned: z.number().int(),
+      total: z.number().int().meta({ description: 'Records in the history now' }),
+      has_more: z.boolean(),
+      next_offset: z.number().int().nullable(),
+    }),
+  })
+  .meta({ id: 'EventsPage' });
+export type EventsPage = z.infer<typeof EventsPage>;
+
+const Window = z.object({ minutes: z.number().int(), from: z.iso.datetime(), to: z.iso.datetime() });
+
+export const OperationLatency = z.object({
+  operation: z.string().meta({ description: 'memory.write etc., or "METHOD /route" for other routes' }),
+  requests: z.number().int(),
+  p50_ms: z.number(),
+  p95_ms: z.number(),
+  p99_ms: z.number(),
+  max_ms: z.number(),
+});
+
+/** Body of the metrics route (the telemetry service's part; the gateway adds the deployment block). */
+export const MetricsSummary = z.object({
+  state: z.enum(['measured', 'no_data']),
+  window: Window,
+  latency: z.array(OperationLatency).meta({ description: 'Continuous percentiles (linear interpolation)' }),
+  quality: z.object({
+    requests: z.number().int(),
+    accepted: z.number().int(),
+    errors: z.number().int().meta({ description: 'Failed requests: 4xx other than blocked, and 5xx' }),
+    server_errors: z.number().int(),
+    timeouts: z.number().int().meta({ description: 'upstream_timeout (504)' }),
+    blocked: z.number().int().meta({ description: '401, 403 and 429' }),
+    error_rate: z.number(),
+    timeout_rate: z.number(),
+    blocked_rate: z.number(),
+  }),
+  operation_mix: z.array(z.object({ operation: z.string(), requests: z.number().int(), share: z.number() })),
+  deployment_versions: z.array(z.object({ deployment_version: z.string(), requests: z.number().int() })),
+});
+export type MetricsSummary = z.infer<typeof MetricsSummary>;
+
+export const MetricsResponse = MetricsSummary.extend({
+  contract_version: z.literal(CONTRACT_VERSION),
+  deployment: z.object({
+    deployment_version: z.string(),
+    environment: z.string(),
+    execution_mode: z.literal('mock'),
+    provider: z.string(),
+    model_version: z.string(),
+  }),
+  request_id: z.string(),
+}).meta({ id: 'MetricsResponse' });
+
+export const ANOMALY_NAMES = [
+  'error_rate',
+  'p95_latency',
+  'blocked_rate',
+  'usage_dead_letters',
+  'dropped_request_records',
+] as const;
+export const AnomalyName = z.enum(ANOMALY_NAMES);
+export type AnomalyName = z.infer<typeof AnomalyName>;
+
+export const Threshold = z.object({
+  warning: z.number(),
+  critical: z.number(),
+  unit: z.enum(['ratio', 'ms', 'count']),
+  scope: z.enum(['tenant', 'deployment']),
+});
+export type Threshold = z.infer<typeof Threshold>;
+
+export const Anomaly = z.object({
+  name: AnomalyName,
+  severity: z.enum(['warning', 'critical']),
+  observed: z.number(),
+  threshold: z.number().meta({ description: 'The threshold crossed: warning or critical' }),
+  unit: Threshold.shape.unit,
+  scope: Threshold.shape.scope,
+  window_minutes: z.number().int(),
+  message: z.string(),
+});
+export type Anomaly = z.infer<typeof Anomaly>;
+
+export const AnomalyReport = z.object({
+  state: z.enum(['measured', 'no_data']),
+  window: Window,
+  anomaly_count: z.number().int(),
+  anomalies: z.array(Anomaly),
+  thresholds: z.record(AnomalyName, Threshold),
+  min_requests: z
+    .number()
+    .int()
+    .meta({ description: 'Rates and p95 are judged only over this many requests' }),
+});
+export type AnomalyReport = z.infer<typeof AnomalyReport>;
+
+export const AnomaliesResponse = AnomalyReport.extend({
+  contract_version: z.literal(CONTRACT_VERSION),
+  request_id: z.string(),
+}).meta({ id: 'AnomaliesResponse' });
+
+// ---- export --------------------------------------------------------------------------------------
+
+/** `?namespace=` (repeat it for several); absent means every namespace of the tenant. */
+export const EXPORT_NAMESPACES_MAX = 100;
+
+export const ExportRecord = z
+  .object({
+    memory_id: z.string(),
+    event_id: z.string(),
+    namespace: z.string(),
+    occurred_at: z.iso.datetime(),
+    retained_at: z.iso.datetime(),
+    text: z.string(),
+    source: z.record(z.string(), z.unknown()).nullable(),
+    status: z.enum(['current', 'superseded']),
+    superseded_at: z.iso.datetime().nullable(),
+  })
+  .meta({ id: 'ExportRecord' });
+export type ExportRecord = z.infer<typeof ExportRecord>;
+
+export const ExportRelation = z
+  .object({
+    namespace: z.string(),
+    superseding_event_id: z.string(),
+    superseding_memory_id: z.string(),
+    target_event_id: z.string(),
+    target_memory_id: z.string().nullable(),
+    status: z.enum(['superseded', 'unresolved']),
+    recorded_at: z.iso.datetime(),
+  })
+  .meta({ id: 'ExportRelation' });
+export type ExportRelation = z.infer<typeof ExportRelation>;
+
+/** The export's shape, for documentation: the gateway writes it as a stream, part by part. */
+export const ExportDocument = z
+  .object({
+    contract_version: z.literal(CONTRACT_VERSION),
+    request_id: z.string(),
+    exported_at: z.iso.datetime(),
+    selection: z.object({ namespaces: z.array(z.string()).nullable() }),
+    records: z.array(ExportRecord),
+    supersession_relations: z.array(ExportRelation),
+    history: z.array(RequestEvent),
+    counts: z.object({
+      records: z.number().int(),
+      supersession_relations: z.number().int(),
+      history: z.number().int(),
+    }),
+    complete: z.boolean().meta({ description: 'false when the export was cut short; see `error`' }),
+    error: z.string().optional(),
+  })
+  .meta({ id: 'ExportDocument' });
+
+export const EXPORT_PAGE_SIZE = 1_000;
+
+// ---- bus messages ---------------------------------------------------------------------------------
+
+export const EventsListMessage = z.object({
+  tenant_id: z.string().min(1),
+  limit: z.number().int().min(1).max(EVENTS_PAGE.max),
+  offset: z.number().int().min(0),
+});
+export type EventsListMessage = z.infer<typeof EventsListMessage>;
+
+export const EventsList = EventsPage.omit({ contract_version: true });
+export type EventsList = z.infer<typeof EventsList>;
+
+export const TelemetryWindowMessage = z.object({
+  tenant_id: z.string().min(1),
+  window_minutes: z.number().int().min(USAGE_WINDOW_MINUTES.min).max(USAGE_WINDOW_MINUTES.max),
+});
+export type TelemetryWindowMessage = z.infer<typeof TelemetryWindowMessage>;
+
+const HistoryCursor = z.object({ occurred_at: z.iso.datetime(), record_id: z.uuid() });
+
+export const HistoryPageMessage = z.object({
+  tenant_id: z.string().min(1),
+  /** Namespace digests to keep; null keeps the whole history. */
+  namespace_refs: z.array(z.string()).nullable(),
+  after: HistoryCursor.nullable(),
+  limit: z.number().int().min(1).max(EXPORT_PAGE_SIZE),
+});
+export type HistoryPageMessage = z.infer<typeof HistoryPageMessage>;
+
+export const HistoryPage = z.object({ data: z.array(RequestEvent), next: HistoryCursor.nullable() });
+export type HistoryPage = z.infer<typeof HistoryPage>;
+
+const ExportCursor = z.object({ namespace: z.string(), key: z.string() });
+
+export const MemoryExportPageMessage = z.object({
+  tenant_id: z.string().min(1),
+  request_id: z.string(),
+  namespaces: z.array(z.string()).nullable(),
+  part: z.enum(['records', 'supersession_relations']),
+  after: ExportCursor.nullable(),
+  limit: z.number().int().min(1).max(EXPORT_PAGE_SIZE),
+});
+export type MemoryExportPageMessage = z.infer<typeof MemoryExportPageMessage>;
+
+export const MemoryExportPage = z.object({
+  records: z.array(ExportRecord),
+  supersession_relations: z.array(ExportRelation),
+  next: ExportCursor.nullable(),
+});
+export type MemoryExportPage = z.infer<typeof MemoryExportPage>;
