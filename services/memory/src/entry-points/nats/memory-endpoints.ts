@@ -3,6 +3,7 @@ import type { NatsConnection, Subscription } from '@tm/bus';
 import { serveEndpoint } from '@tm/bus';
 import {
   MemoryDeleteMessage,
+  MemoryExportPageMessage,
   MemoryRecallMessage,
   MemoryWriteMessage,
   QueueGroups,
@@ -11,6 +12,7 @@ import {
 import { type Logger, storageOutage } from '@tm/kit';
 import { z } from 'zod';
 import { deleteNamespace } from '../../domain/delete-namespace.js';
+import { exportPage } from '../../domain/export-page.js';
 import { recallMemory } from '../../domain/recall-memory.js';
 import { writeMemory } from '../../domain/write-memory.js';
 
@@ -55,6 +57,17 @@ export function serveMemoryEndpoints(
         queue,
         input: MemoryDeleteMessage,
         handler: (m) => deleteNamespace(m),
+        mapError: mapStorageError,
+      },
+      logger,
+    ),
+    serveEndpoint(
+      nc,
+      {
+        subject: Subjects.memory.exportPage,
+        queue,
+        input: MemoryExportPageMessage,
+        handler: exportPage,
         mapError: mapStorageError,
       },
       logger,

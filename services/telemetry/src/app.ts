@@ -1,0 +1,40 @@
+import { connectBus, type NatsConnection } from '@tm/bus';
+import type { Logger } from '@tm/kit';
+import type { TelemetryConfig } from './config.js';
+import { closePrisma, initPrisma } from './data-access/prisma-client.js';
+import { startRetention } from './domain/prune-history.js';
+import { anomalyPolicy } from './domain/thresholds.js';
+import {
+  startDeadLetterConsumer,
+  startRequestRecordConsumer,
+} from './entry-points/nats/request-record-consumer.js';
+import { serveTelemetryEndpoints } from './entry-points/nats/telemetry-endpoints.js';
+
+export interface TelemetryService {
+  nc: NatsConnection;
+  /** Stop answering, finish the batches in hand, close the pool. */
+  stop: () => Promise<void>;
+}
+
+export async function startTelemetryService(
+  config: TelemetryConfig,
+  logger: Logger,
+  version = '1.0.0',
+): Promise<TelemetryService> {
+  initPrisma(config.TELEMETRY_DATABASE_URL, config.TELEMETRY_DB_POOL_SIZE);
+  const nc = await connectBus({ servers: config.NATS_URL, name: 'telemetry', logger });
+  const records = startRequestRecordConsumer(nc, { batchSize: config.RECORD_BATCH_SIZE, logger });
+  const deadLetters = startDeadLetterConsumer(nc, { logger });
+  const retention = startRetention(config.TELEMETRY_RETENTION_DAYS, logger);
+  const subscriptions = serveTelemetryEndpoints(nc, { policy: anomalyPolicy(config), version }, logger);
+  logger.info('telemetry service ready');
+  return {
+    nc,
+    stop: async () => {
+      await Promise.all(subscriptions.map((s) => s.drain()));
+      await Promise.all([records.stop(), deadLetters.stop(), retention.stop()]);
+      await nc.drain();
+      await closePrisma();
+    },
+  };
+}

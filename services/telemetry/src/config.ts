@@ -1,0 +1,50 @@
+import { env, loadConfig } from '@tm/kit';
+import { z } from 'zod';
+
+const ratio = (fallback: number) => z.coerce.number().min(0).max(1).default(fallback);
+const amount = (fallback: number) => z.coerce.number().min(0).default(fallback);
+
+/** An anomaly's two thresholds; critical must not be below warning. */
+const pairIsOrdered = (c: Record<string, number>, name: string) =>
+  (c[`ANOMALY_${name}_WARNING`] ?? 0) <= (c[`ANOMALY_${name}_CRITICAL`] ?? 0);
+const PAIRS = ['ERROR_RATE', 'P95_LATENCY_MS', 'BLOCKED_RATE', 'DEAD_LETTERS', 'DROPPED_RECORDS'];
+
+export const TelemetryConfigSchema = z
+  .object({
+    TELEMETRY_DATABASE_URL: env.databaseUrl('tm_telemetry'),
+    TELEMETRY_DB_POOL_SIZE: env.positiveInt(5),
+    NATS_URL: env.natsUrl(),
+    LOG_LEVEL: env.logLevel(),
+    /** JetStream messages (each a batch of records from one gateway) taken per transaction. */
+    RECORD_BATCH_SIZE: env.positiveInt(50),
+    /** Records older than this are pruned (hourly). */
+    TELEMETRY_RETENTION_DAYS: env.positiveInt(30),
+    // Anomaly thresholds, per deployment. Rates are fractions of the window's requests.
+    ANOMALY_ERROR_RATE_WARNING: ratio(0.05),
+    ANOMALY_ERROR_RATE_CRITICAL: ratio(0.25),
+    ANOMALY_P95_LATENCY_MS_WARNING: amount(1_000),
+    ANOMALY_P95_LATENCY_MS_CRITICAL: amount(5_000),
+    ANOMALY_BLOCKED_RATE_WARNING: ratio(0.25),
+    ANOMALY_BLOCKED_RATE_CRITICAL: ratio(0.5),
+    ANOMALY_DEAD_LETTERS_WARNING: amount(1),
+    ANOMALY_DEAD_LETTERS_CRITICAL: amount(25),
+    ANOMALY_DROPPED_RECORDS_WARNING: amount(1),
+    ANOMALY_DROPPED_RECORDS_CRITICAL: amount(1_000),
+    /** Rates and p95 are judged only over at least this many requests: two failures of three are noise. */
+    ANOMALY_MIN_REQUESTS: env.positiveInt(10),
+  })
+  .superRefine((c, ctx) => {
+    for (const name of PAIRS) {
+      if (!pairIsOrdered(c as unknown as Record<string, number>, name)) {
+        ctx.addIssue({
+          code: 'custom',
+          path: [`ANOMALY_${name}_CRITICAL`],
+          message: `must be at least ANOMALY_${name}_WARNING`,
+        });
+      }
+    }
+  });
+export type TelemetryConfig = z.output<typeof TelemetryConfigSchema>;
+
+export const loadTelemetryConfig = (source: NodeJS.ProcessEnv = process.env) =>
+  loadConfig(TelemetryConfigSchema, source);

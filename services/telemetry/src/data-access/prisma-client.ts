@@ -1,0 +1,14 @@
+import { createPgAdapter, poolRunner, prismaHolder } from '@tm/kit';
+import { type Prisma, PrismaClient } from './generated/client.js';
+
+export type Db = PrismaClient | Prisma.TransactionClient;
+
+const holder = prismaHolder(
+  (pool) => new PrismaClient({ adapter: createPgAdapter(pool), errorFormat: 'minimal' }),
+);
+
+export const initPrisma = holder.init;
+export const getPrisma = holder.get;
+export const closePrisma = holder.close;
+/** Direct statements on the same pool, for the usage consumer's hot path. */
+export const getSql = () => poolRunner(holder.pool());

@@ -1,0 +1,121 @@
+import type { RequestEvent, RequestRecord } from '@tm/contracts';
+import { prepared, type SqlRunner } from '@tm/kit';
+
+/** A batch of records in one statement; a record already stored (a redelivered batch) is skipped. */
+const INSERT_RECORDS = prepared(
+  'telemetry_insert_records',
+  `INSERT INTO request_record (record_id, request_id, tenant_id, method, route, operation, status, outcome, state,
+                               error_code, latency_ms, units, billing_state, namespace_ref, deployment_version,
+                               gateway_instance, occurred_at)
+   SELECT * FROM unnest($1::uuid[], $2::text[], $3::text[], $4::text[], $5::text[], $6::text[], $7::int[],
+                        $8::text[], $9::text[], $10::text[], $11::float8[], $12::int[], $13::text[], $14::text[],
+                        $15::text[], $16::text[], $17::timestamptz[])
+   ON CONFLICT (record_id) DO NOTHING`,
+);
+
+export async function insertRecords(
+  run: SqlRunner,
+  records: Array<{ record: RequestRecord; gatewayInstance: string }>,
+): Promise<void> {
+  const seen = new Set<string>();
+  const batch = records.filter((r) => !seen.has(r.record.record_id) && seen.add(r.record.record_id));
+  if (batch.length === 0) return;
+  const column = <T>(pick: (r: RequestRecord) => T) => batch.map((r) => pick(r.record));
+  await run(INSERT_RECORDS, [
+    column((r) => r.record_id),
+    column((r) => r.request_id),
+    column((r) => r.tenant_id),
+    column((r) => r.method),
+    column((r) => r.route),
+    column((r) => r.operation),
+    column((r) => r.status),
+    column((r) => r.outcome),
+    column((r) => r.state),
+    column((r) => r.error_code),
+    column((r) => r.latency_ms),
+    column((r) => r.units),
+    column((r) => r.billing_state),
+    column((r) => r.namespace_ref),
+    column((r) => r.deployment_version),
+    batch.map((r) => r.gatewayInstance),
+    column((r) => r.occurred_at),
+  ]);
+}
+
+export async function insertDropReport(
+  run: SqlRunner,
+  report: { messageId: string; gatewayInstance: string; dropped: number },
+): Promise<void> {
+  await run(
+    prepared(
+      'telemetry_insert_drop_report',
+      `INSERT INTO dropped_record_report (message_id, gateway_instance, dropped) VALUES ($1, $2, $3)
+       ON CONFLICT (message_id) DO NOTHING`,
+    ),
+    [report.messageId, report.gatewayInstance, report.dropped],
+  );
+}
+
+export async function insertDeadLetter(
+  run: SqlRunner,
+  letter: { streamSequence: number; reason: string; deadLetteredAt: string },
+): Promise<void> {
+  await run(
+    `INSERT INTO usage_dead_letter (stream_sequence, reason, dead_lettered_at) VALUES ($1, $2, $3)
+     ON CONFLICT (stream_sequence) DO NOTHING`,
+    [letter.streamSequence, letter.reason, letter.deadLetteredAt],
+  );
+}
+
+const EVENT_COLUMNS = `request_id, to_char(occurred_at AT TIME ZONE 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.MS"Z"') AS occurred_at,
+  method, route, operation, status, outcome, state, error_code, latency_ms, units, billing_state, deployment_version`;
+
+/**
+ * Reads of the history itself are left out of the listing (they stay in metrics and the export): a
+ * client paging through its history would otherwise push its own pages along with every read.
+ */
+const NOT_A_HISTORY_READ = `NOT (method = 'GET' AND route = '/api/v1/infrastructure/events')`;
+
+/** Newest first; ties on the same millisecond broken by record id, so pages never overlap. */
+export async function listEvents(
+  run: SqlRunner,
+  tenantId: string,
+  limit: number,
+  offset: number,
+): Promise<{ data: RequestEvent[]; total: number }> {
+  const [data, count] = await Promise.all([
+    run<RequestEvent>(
+      `SELECT ${EVENT_COLUMNS} FROM request_record WHERE tenant_id = $1 AND ${NOT_A_HISTORY_READ}
+        ORDER BY occurred_at DESC, record_id DESC LIMIT $2 OFFSET $3`,
+      [tenantId, limit, offset],
+    ),
+    run<{ total: number }>(
+      `SELECT count(*)::int AS total FROM request_record WHERE tenant_id = $1 AND ${NOT_A_HISTORY_READ}`,
+      [tenantId],
+    ),
+  ]);
+  return { data, total: count[0]?.total ?? 0 };
+}
+
+/**
+ * The export's history, oldest first by (occurred_at, record_id) keyset, optionally only the records
+ * of some namespaces (by digest).
+ */
+export async function historyPage(
+  run: SqlRunner,
+  q: {
+    tenantId: string;
+    namespaceRefs: string[] | null;
+    after: { occurredAt: string; recordId: string } | null;
+    limit: number;
+  },
+): Promise<Array<RequestEvent & { record_id: string }>> {
+  return run(
+    `SELECT ${EVENT_COLUMNS}, record_id::text FROM request_record
+      WHERE tenant_id = $1
+        AND ($2::text[] IS NULL OR namespace_ref = ANY($2))
+        AND ($3::timestamptz IS NULL OR (occurred_at, record_id) > ($3::timestamptz, $4::uuid))
+      ORDER BY occurred_at, record_id LIMIT $5`,
+    [q.tenantId, q.namespaceRefs, q.after?.occurredAt ?? null, q.after?.recordId ?? null, q.limit],
+  );
+}

@@ -1,0 +1,63 @@
+import type { Anomaly, AnomalyName, AnomalyReport, TelemetryWindowMessage } from '@tm/contracts';
+import { getSql } from '../data-access/prisma-client.js';
+import { deploymentSignals, windowAggregates } from '../data-access/window-aggregates.js';
+import type { AnomalyPolicy } from './thresholds.js';
+import { lookback, rate, roundMs } from './time-window.js';
+
+const DESCRIBE: Record<AnomalyName, string> = {
+  error_rate: 'Share of requests that failed (4xx other than blocked, and 5xx)',
+  p95_latency: '95th percentile of request latency',
+  blocked_rate: 'Share of requests refused (401, 403, 429)',
+  usage_dead_letters: 'Usage records billing could not charge (deployment-wide)',
+  dropped_request_records: 'Request records gateways dropped while the bus was away (deployment-wide)',
+};
+
+/**
+ * Each signal is compared with its thresholds: at or above critical is `critical`, at or above
+ * warning is `warning`, below is no anomaly. Rates and p95 wait for `minRequests` requests.
+ */
+export async function detectAnomalies(
+  m: TelemetryWindowMessage,
+  policy: AnomalyPolicy,
+): Promise<AnomalyReport> {
+  const window = lookback(m.window_minutes);
+  const run = getSql();
+  const [a, deployment] = await Promise.all([
+    windowAggregates(run, m.tenant_id, window.from, window.to),
+    deploymentSignals(run, window.from, window.to),
+  ]);
+  const q = a.quality;
+  const enough = q.requests >= policy.minRequests;
+  const observed: Record<AnomalyName, number | null> = {
+    error_rate: enough ? rate(q.errors, q.requests) : null,
+    p95_latency: enough && q.p95 !== null ? roundMs(q.p95) : null,
+    blocked_rate: enough ? rate(q.blocked, q.requests) : null,
+    usage_dead_letters: deployment.deadLetters,
+    dropped_request_records: deployment.dropped,
+  };
+  const anomalies: Anomaly[] = [];
+  for (const name of Object.keys(observed) as AnomalyName[]) {
+    const value = observed[name];
+    const t = policy.thresholds[name];
+    if (value === null || value < t.warning || (t.unit === 'count' && value === 0)) continue;
+    const severity = value >= t.critical ? 'critical' : 'warning';
+    anomalies.push({
+      name,
+      severity,
+      observed: value,
+      threshold: severity === 'critical' ? t.critical : t.warning,
+      unit: t.unit,
+      scope: t.scope,
+      window_minutes: m.window_minutes,
+      message: `${DESCRIBE[name]}: ${value} over the last ${m.window_minutes} min is at or above the ${severity} threshold`,
+    });
+  }
+  return {
+    state: q.requests === 0 ? 'no_data' : 'measured',
+    window: window.report,
+    anomaly_count: anomalies.length,
+    anomalies,
+    thresholds: policy.thresholds,
+    min_requests: policy.minRequests,
+  };
+}

@@ -1,0 +1,2 @@
+export { startTelemetryService, type TelemetryService } from './app.js';
+export { loadTelemetryConfig, type TelemetryConfig, TelemetryConfigSchema } from './config.js';
