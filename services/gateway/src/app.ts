@@ -5,11 +5,13 @@ import type { Logger } from '@tm/kit';
 import { createBillingClient } from './clients/billing-client.js';
 import { createMemoryClient, type MemoryClient } from './clients/memory-client.js';
 import { createRequestRecorder, type RequestRecorder } from './clients/request-recorder.js';
+import { createTelemetryClient } from './clients/telemetry-client.js';
 import type { GatewayConfig } from './config.js';
 import { closePrisma, getPrisma, getSql, initPrisma } from './data-access/prisma-client.js';
 import { deriveGatewaySecrets } from './domain/gateway-secrets.js';
 import { createKeyUsage } from './domain/key-usage.js';
 import { createRateLimits } from './domain/rate-limits.js';
+import { smokeTestPolicyOf } from './domain/run-smoke-test.js';
 import { createVerifiedKeyCache } from './domain/verified-key-cache.js';
 import { createHttpApp, startServer, stopServer } from './entry-points/http/server.js';
 import { listenForIdentityChanges } from './entry-points/nats/identity-changes.js';
@@ -32,6 +34,11 @@ export async function startGateway(config: GatewayConfig, logger: Logger): Promi
     logger,
   });
   const billing = createBillingClient(nc, {
+    timeoutMs: config.GATEWAY_REQUEST_TIMEOUT_MS,
+    breakerResetMs: config.BREAKER_RESET_MS,
+    logger,
+  });
+  const telemetry = createTelemetryClient(nc, {
     timeoutMs: config.GATEWAY_REQUEST_TIMEOUT_MS,
     breakerResetMs: config.BREAKER_RESET_MS,
     logger,
@@ -60,6 +67,8 @@ export async function startGateway(config: GatewayConfig, logger: Logger): Promi
   });
   const app = createHttpApp({
     memory,
+    telemetry,
+    smokeTestPolicy: smokeTestPolicyOf(config),
     requestRecorder,
     auth: {
       keys,
@@ -79,6 +88,7 @@ export async function startGateway(config: GatewayConfig, logger: Logger): Promi
     probes: {
       memory: () => memory.ping(1_000),
       billing: () => billing.ping(1_000),
+      telemetry: () => telemetry.ping(1_000),
       gateway_store: () => getPrisma().$queryRaw`SELECT 1`,
     },
   });
@@ -98,6 +108,7 @@ export async function startGateway(config: GatewayConfig, logger: Logger): Promi
       rateLimits.stop();
       memory.breaker.shutdown();
       billing.breaker.shutdown();
+      telemetry.breaker.shutdown();
       await nc.drain();
       await closePrisma();
     },

@@ -36,6 +36,11 @@ export const GatewayConfigSchema = z
     RATE_LIMIT_PER_TENANT: env.positiveInt(5_000),
     /** Request records held in memory while NATS is unreachable; beyond it the oldest are dropped (counted). */
     REQUEST_RECORD_BUFFER: env.positiveInt(10_000),
+    /**
+     * Whether operators may run the smoke test (POST /api/v1/infrastructure/smoke-test). Unset: enabled
+     * outside production, disabled in it.
+     */
+    SMOKE_TEST_POLICY: z.enum(['enabled', 'disabled']).optional(),
     /** Failed logins allowed per email address in 15 minutes before logins for it are refused (429). */
     LOGIN_ATTEMPTS_PER_15_MINUTES: env.positiveInt(10),
   })

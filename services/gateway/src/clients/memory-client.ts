@@ -2,6 +2,8 @@ import { type NatsConnection, requestReply } from '@tm/bus';
 import {
   DeleteReceipt,
   MemoryDeleteMessage,
+  MemoryExportPage,
+  MemoryExportPageMessage,
   MemoryRecallMessage,
   MemoryWriteMessage,
   PingReply,
@@ -52,6 +54,16 @@ export function createMemoryClient(
           nc,
           Subjects.memory.delete,
           { input: MemoryDeleteMessage, output: DeleteReceipt },
+          msg,
+          opts,
+        ),
+      ),
+    exportPage: (msg: z.input<typeof MemoryExportPageMessage>) =>
+      call(() =>
+        requestReply(
+          nc,
+          Subjects.memory.exportPage,
+          { input: MemoryExportPageMessage, output: MemoryExportPage },
           msg,
           opts,
         ),

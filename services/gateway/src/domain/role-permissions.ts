@@ -14,6 +14,8 @@ export const ACTIONS = [
   'storage:manage',
   'operator-tokens:manage',
   'usage:read',
+  'telemetry:read',
+  'export:read',
   'billing:read',
   'billing:void',
   'billing:invoice',
@@ -26,12 +28,21 @@ const READ: Action[] = [
   'keys:read',
   'storage:read',
   'usage:read',
+  'telemetry:read',
   'billing:read',
 ];
 
 export const ROLE_PERMISSIONS: Record<Role, readonly Action[]> = {
   owner: ACTIONS,
-  admin: [...READ, 'users:manage', 'keys:manage', 'storage:manage', 'billing:void', 'billing:invoice'],
+  admin: [
+    ...READ,
+    'export:read',
+    'users:manage',
+    'keys:manage',
+    'storage:manage',
+    'billing:void',
+    'billing:invoice',
+  ],
   developer: [...READ, 'keys:manage'],
   viewer: READ,
 };

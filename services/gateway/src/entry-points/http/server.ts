@@ -3,11 +3,13 @@ import type { Logger } from '@tm/kit';
 import express from 'express';
 import type { MemoryClient } from '../../clients/memory-client.js';
 import type { RequestRecorder } from '../../clients/request-recorder.js';
+import type { TelemetryClient } from '../../clients/telemetry-client.js';
 import type { HealthProbes } from '../../domain/check-health.js';
+import type { SmokeTestPolicy } from '../../domain/run-smoke-test.js';
 import { accessLog } from './middleware/access-log.js';
 import type { AuthDeps } from './middleware/authenticate.js';
 import { errorHandler, notFound } from './middleware/error-handler.js';
-import { recordBlocked } from './middleware/record-blocked.js';
+import { recordRequests } from './middleware/record-requests.js';
 import { requestContext } from './middleware/request-context.js';
 import type { ControlDeps } from './routes/control/control-routes.js';
 import { controlRoutes } from './routes/control/control-routes.js';
@@ -17,6 +19,8 @@ import { openApiRoutes } from './routes/openapi-routes.js';
 
 export interface HttpDeps {
   memory: MemoryClient;
+  telemetry: TelemetryClient;
+  smokeTestPolicy: SmokeTestPolicy;
   auth: AuthDeps;
   requestRecorder: RequestRecorder;
   control: ControlDeps;
@@ -33,7 +37,7 @@ export function createHttpApp(deps: HttpDeps) {
   app.set('trust proxy', false);
   app.use(requestContext);
   app.use(accessLog(deps.logger));
-  app.use(recordBlocked(deps.requestRecorder));
+  app.use(recordRequests(deps.requestRecorder, deps.deployment.version));
   app.use('/api/v1/memory', memoryRoutes(deps.memory, deps.auth));
   app.use('/api/v1/control', controlRoutes(deps.auth, deps.control));
   app.use('/api/v1/infrastructure', infrastructureRoutes({ ...deps, billing: deps.control.billing }));

@@ -97,13 +97,13 @@ export function requireReader(deps: AuthDeps, permission: KeyPermission, action:
         cache: deps.keys,
         usage: deps.keyUsage,
       });
-      req.reader = { tenantId: key.tenantId };
+      req.reader = { tenantId: key.tenantId, userId: key.userId };
       await deps.rateLimits.consume(`k:${key.id}`, key.tenantId);
     } else {
       const account = await authenticateSession(presented.value, { signingKey: deps.sessionSigningKey });
       req.account = account;
       requireRole(account.role, action);
-      req.reader = { tenantId: account.tenantId };
+      req.reader = { tenantId: account.tenantId, userId: account.userId };
       await deps.rateLimits.consume(`u:${account.userId}`, account.tenantId);
     }
     next();
@@ -111,7 +111,7 @@ export function requireReader(deps: AuthDeps, permission: KeyPermission, action:
 }
 
 /** The tenant a read-only route reports on; fails closed like `scopeOf`. */
-export function readerOf(req: Request): { tenantId: string } {
+export function readerOf(req: Request): { tenantId: string; userId: string } {
   if (!req.reader) throw authenticationRequired();
   return req.reader;
 }

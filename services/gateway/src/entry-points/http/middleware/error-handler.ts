@@ -23,7 +23,8 @@ function fromInfrastructure(err: unknown): AppError | undefined {
   });
 }
 
-export const notFound: RequestHandler = (req) => {
+export const notFound: RequestHandler = (req, res) => {
+  res.locals.unmatchedRoute = true; // the record names no path a caller typed
   throw new AppError(ErrorCode.NotFound, `No route ${req.method} ${req.path}`);
 };
 

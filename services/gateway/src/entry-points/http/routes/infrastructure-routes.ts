@@ -1,20 +1,44 @@
-import { CAPABILITIES, parseOrThrow, UsageQuery } from '@tm/contracts';
+import {
+  CAPABILITIES,
+  CONTRACT_VERSION,
+  EventsQuery,
+  parseOrThrow,
+  RUNTIME,
+  UsageQuery,
+  WindowQuery,
+} from '@tm/contracts';
 import { Router } from 'express';
 import type { BillingClient } from '../../../clients/billing-client.js';
+import type { MemoryClient } from '../../../clients/memory-client.js';
+import type { RequestRecorder } from '../../../clients/request-recorder.js';
+import type { TelemetryClient } from '../../../clients/telemetry-client.js';
 import { checkHealth, type HealthProbes } from '../../../domain/check-health.js';
+import { composeStatus } from '../../../domain/compose-status.js';
+import type { SmokeTestPolicy } from '../../../domain/run-smoke-test.js';
 import { type AuthDeps, readerOf, requireReader } from '../middleware/authenticate.js';
+import { exportRoute } from './export-route.js';
+import { smokeTestRoute } from './smoke-test-route.js';
 
-/**
- * Infrastructure routes. Health and capabilities hold no tenant data, so they need no credential
- * (load balancers call health); usage takes an API key or a session (read-only, the spec's rule 3).
- */
-export function infrastructureRoutes(deps: {
+export interface InfrastructureDeps {
   probes: HealthProbes;
   deployment: { version: string; environment: string };
   auth: AuthDeps;
   billing: BillingClient;
-}) {
+  memory: MemoryClient;
+  telemetry: TelemetryClient;
+  requestRecorder: RequestRecorder;
+  smokeTestPolicy: SmokeTestPolicy;
+}
+
+/**
+ * Infrastructure routes. Health and capabilities hold no tenant data, so they need no credential
+ * (load balancers call health). The tenant's telemetry, usage and status take an API key with
+ * `telemetry:read` or a session (read-only, the spec's rule 3); export and the smoke test are below.
+ */
+export function infrastructureRoutes(deps: InfrastructureDeps) {
   const router = Router();
+  const reader = requireReader(deps.auth, 'telemetry:read', 'telemetry:read');
+
   router.get('/usage', requireReader(deps.auth, 'telemetry:read', 'usage:read'), async (req, res) => {
     const { window_minutes } = parseOrThrow(UsageQuery, req.query, 'usage query');
     res.json(
@@ -25,11 +49,43 @@ export function infrastructureRoutes(deps: {
       }),
     );
   });
+  router.get('/events', reader, async (req, res) => {
+    const { limit, offset } = parseOrThrow(EventsQuery, req.query, 'events query');
+    const page = await deps.telemetry.events({ tenant_id: readerOf(req).tenantId, limit, offset });
+    res.json({ contract_version: CONTRACT_VERSION, ...page });
+  });
+  router.get('/metrics', reader, async (req, res) => {
+    const { window_minutes } = parseOrThrow(WindowQuery, req.query, 'metrics query');
+    const summary = await deps.telemetry.metrics({ tenant_id: readerOf(req).tenantId, window_minutes });
+    res.json({
+      contract_version: CONTRACT_VERSION,
+      ...summary,
+      deployment: {
+        deployment_version: deps.deployment.version,
+        environment: deps.deployment.environment,
+        execution_mode: RUNTIME.execution_mode,
+        provider: RUNTIME.provider,
+        model_version: RUNTIME.model_version,
+      },
+      request_id: req.requestId,
+    });
+  });
+  router.get('/anomalies', reader, async (req, res) => {
+    const { window_minutes } = parseOrThrow(WindowQuery, req.query, 'anomalies query');
+    const report = await deps.telemetry.anomalies({ tenant_id: readerOf(req).tenantId, window_minutes });
+    res.json({ contract_version: CONTRACT_VERSION, ...report, request_id: req.requestId });
+  });
+  router.get('/status', reader, async (req, res) => {
+    parseOrThrow(WindowQuery.pick({}), req.query, 'status query');
+    res.json(await composeStatus({ ...deps, recorder: deps.requestRecorder }, readerOf(req), req.requestId));
+  });
   router.get('/health', async (_req, res) => {
     res.json(await checkHealth(deps.probes, deps.deployment));
   });
   router.get('/capabilities', (_req, res) => {
     res.json(CAPABILITIES);
   });
+  router.use(exportRoute(deps));
+  router.use(smokeTestRoute(deps));
   return router;
 }

@@ -1,40 +1,107 @@
-import { AppError, DeleteRequest, ErrorCode, parseOrThrow, RecallRequest, WriteRequest } from '@tm/contracts';
-import { Router } from 'express';
+import {
+  AppError,
+  DeleteRequest,
+  ErrorCode,
+  isReservedNamespace,
+  parseOrThrow,
+  RESERVED_NAMESPACE_PREFIX,
+  RecallRequest,
+  type Usage,
+  WriteRequest,
+} from '@tm/contracts';
+import { type Request, type RequestHandler, Router } from 'express';
 import type { MemoryClient } from '../../../clients/memory-client.js';
 import { resolveIdempotencyKey } from '../../../domain/idempotency-key.js';
 import { type AuthDeps, requireApiKey, scopeOf } from '../middleware/authenticate.js';
 import { jsonBody } from '../middleware/json-body.js';
+import { noteForRecord } from '../middleware/record-requests.js';
+
+/** Names the operation for the request record before anything can refuse the request. */
+const operation =
+  (name: string): RequestHandler =>
+  (req, _res, next) => {
+    noteForRecord(req, { operation: name });
+    next();
+  };
+
+/** The smoke test's namespaces are not the public API's to use. */
+function refuseReserved(namespace: string): string {
+  if (isReservedNamespace(namespace)) {
+    throw new AppError(ErrorCode.ValidationFailed, 'This namespace is reserved', {
+      fields: [{ path: 'namespace', message: `must not start with ${RESERVED_NAMESPACE_PREFIX}` }],
+    });
+  }
+  return namespace;
+}
+
+/** The answer's state and metering, for the request record. */
+function noteResult(req: Request, result: { state: string; usage?: Usage }): void {
+  noteForRecord(req, {
+    state: result.state,
+    units: result.usage?.operation_units ?? 0,
+    billingState: result.usage
+      ? result.usage.billing_state === 'billable'
+        ? 'billable'
+        : 'no_data'
+      : 'not_metered',
+  });
+}
 
 /** The v1 data plane: validate, call the memory service once, answer with what it said. */
 export function memoryRoutes(memory: MemoryClient, auth: AuthDeps): Router {
   const router = Router();
 
-  router.post('/write', requireApiKey(auth, 'memory:write'), ...jsonBody, async (req, res) => {
-    const body = parseOrThrow(WriteRequest, req.body, 'write request');
-    const idempotencyKey = resolveIdempotencyKey(req.get('idempotency-key'), body.idempotency_key);
-    res.json(
-      await memory.write({
+  router.post(
+    '/write',
+    operation('memory.write'),
+    requireApiKey(auth, 'memory:write'),
+    ...jsonBody,
+    async (req, res) => {
+      const body = parseOrThrow(WriteRequest, req.body, 'write request');
+      noteForRecord(req, { namespace: refuseReserved(body.namespace) });
+      const idempotencyKey = resolveIdempotencyKey(req.get('idempotency-key'), body.idempotency_key);
+      const result = await memory.write({
         scope: scopeOf(req),
         request_id: req.requestId,
         idempotency_key: idempotencyKey,
         body,
-      }),
-    );
-  });
+      });
+      noteResult(req, result);
+      res.json(result);
+    },
+  );
 
-  router.post('/recall', requireApiKey(auth, 'memory:recall'), ...jsonBody, async (req, res) => {
-    const body = parseOrThrow(RecallRequest, req.body, 'recall request');
-    res.json(await memory.recall({ scope: scopeOf(req), request_id: req.requestId, body }));
-  });
+  router.post(
+    '/recall',
+    operation('memory.recall'),
+    requireApiKey(auth, 'memory:recall'),
+    ...jsonBody,
+    async (req, res) => {
+      const body = parseOrThrow(RecallRequest, req.body, 'recall request');
+      noteForRecord(req, { namespace: refuseReserved(body.namespace) });
+      const result = await memory.recall({ scope: scopeOf(req), request_id: req.requestId, body });
+      noteResult(req, result);
+      res.json(result);
+    },
+  );
 
-  router.delete('/', requireApiKey(auth, 'memory:delete'), ...jsonBody, async (req, res) => {
-    const { namespace } = parseOrThrow(
-      DeleteRequest,
-      { namespace: deleteNamespaceOf(req.query.namespace, req.body) },
-      'delete request',
-    );
-    res.json(await memory.delete({ scope: scopeOf(req), request_id: req.requestId, namespace }));
-  });
+  router.delete(
+    '/',
+    operation('memory.delete'),
+    requireApiKey(auth, 'memory:delete'),
+    ...jsonBody,
+    async (req, res) => {
+      const { namespace } = parseOrThrow(
+        DeleteRequest,
+        { namespace: deleteNamespaceOf(req.query.namespace, req.body) },
+        'delete request',
+      );
+      noteForRecord(req, { namespace: refuseReserved(namespace) });
+      const result = await memory.delete({ scope: scopeOf(req), request_id: req.requestId, namespace });
+      noteResult(req, result);
+      res.json(result);
+    },
+  );
 
   return router;
 }

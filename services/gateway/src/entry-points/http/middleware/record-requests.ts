@@ -1,0 +1,75 @@
+import { randomUUID } from 'node:crypto';
+import type { ErrorCode, RequestOutcome, RequestRecord } from '@tm/contracts';
+import type { Request, RequestHandler } from 'express';
+import type { RequestRecorder } from '../../../clients/request-recorder.js';
+import { namespaceRef } from '../../../domain/namespace-ref.js';
+
+/** What a route knows of its own result, for the request record. */
+export interface RecordNote {
+  operation?: string;
+  namespace?: string;
+  state?: string;
+  units?: number;
+  billingState?: RequestRecord['billing_state'];
+}
+
+declare global {
+  namespace Express {
+    interface Request {
+      recordNote?: RecordNote;
+    }
+  }
+}
+
+/** Add to what the request record will say about this request. */
+export function noteForRecord(req: Request, note: RecordNote): void {
+  req.recordNote = { ...req.recordNote, ...note };
+}
+
+/** Refused before any work was done: no or a bad credential, a denied permission, a rate limit. */
+const BLOCKED = new Set([401, 403, 429]);
+const IDS = /[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}/gi;
+
+function outcomeOf(status: number): RequestOutcome {
+  if (status < 400) return 'accepted';
+  return BLOCKED.has(status) ? 'blocked' : 'failed';
+}
+
+/**
+ * Every request, accepted, failed or blocked, is recorded for telemetry (a redacted RequestRecord on
+ * JetStream) once the answer is out, so recording adds nothing to the caller's wait. The record
+ * carries the route's template, never the path a caller typed: an unknown path is `(unmatched)`.
+ */
+export function recordRequests(recorder: RequestRecorder, deploymentVersion: string): RequestHandler {
+  return (req, res, next) => {
+    const started = performance.now();
+    const { method, path } = req;
+    res.once('finish', () => {
+      const note = req.recordNote ?? {};
+      const tenantId = req.scope?.tenant_id ?? req.account?.tenantId ?? req.reader?.tenantId ?? null;
+      const accepted = res.statusCode < 400;
+      recorder.record({
+        version: 'v1',
+        record_id: randomUUID(),
+        request_id: req.requestId,
+        tenant_id: tenantId,
+        method,
+        route: res.locals.unmatchedRoute
+          ? '(unmatched)'
+          : path.replace(IDS, '{id}').replace(/\/+$/, '') || '/',
+        operation: note.operation ?? null,
+        status: res.statusCode,
+        outcome: outcomeOf(res.statusCode),
+        state: accepted ? (note.state ?? null) : null,
+        error_code: (res.locals.errorCode as ErrorCode | undefined) ?? null,
+        latency_ms: Math.round((performance.now() - started) * 1000) / 1000,
+        units: accepted ? (note.units ?? 0) : 0,
+        billing_state: accepted ? (note.billingState ?? 'not_metered') : 'not_metered',
+        namespace_ref: tenantId && note.namespace ? namespaceRef(tenantId, note.namespace) : null,
+        deployment_version: deploymentVersion,
+        occurred_at: new Date().toISOString(),
+      });
+    });
+    next();
+  };
+}
