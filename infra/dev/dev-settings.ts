@@ -29,6 +29,7 @@ export interface DevSettings {
 const SERVICES = [
   { name: 'memory', databaseVar: 'MEMORY_DATABASE_URL', database: 'tm_memory' },
   { name: 'billing', databaseVar: 'BILLING_DATABASE_URL', database: 'tm_billing' },
+  { name: 'telemetry', databaseVar: 'TELEMETRY_DATABASE_URL', database: 'tm_telemetry' },
   { name: 'gateway', databaseVar: 'GATEWAY_DATABASE_URL', database: 'tm_gateway' },
 ];
 

@@ -897,7 +897,7 @@ describe('POST /api/v1/control/billing/charges/{id}/void', () => {
     ['no reason', {}, 'reason'],
     ['a blank reason', { reason: '   ' }, 'reason'],
     ['an overlong reason', { reason: 'r'.repeat(501) }, 'reason'],
-    ['an unknown field', { reason: 'ok', state: 'recorded' }, '(body)'],
+    ['an unknown field', { reason: 'ok', state: 'recorded' }, 'state'],
   ])('when the body has %s, then 400 and the charge stays recorded', async (_label, body, path) => {
     const tenant = await tenantWithSession();
     await writes(tenant, uniqueNamespace(), 1);

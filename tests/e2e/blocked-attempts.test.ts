@@ -1,5 +1,5 @@
 import { randomUUID } from 'node:crypto';
-import { RequestRecord, Streams } from '@tm/contracts';
+import { RequestRecordBatch, Streams } from '@tm/contracts';
 import { describe, expect, it } from 'vitest';
 import { createTenant, recallBody, uniqueNamespace } from './support/factories.js';
 import { useStack } from './support/stack.js';
@@ -7,13 +7,20 @@ import { streamMessages } from './support/stream-reader.js';
 
 const t = useStack({ gatewayEnv: { RATE_LIMIT_PER_KEY: '2', RATE_LIMIT_WINDOW_SECONDS: '60' } });
 
-/** The stream's records for these request ids, waiting briefly: they are published after the answer. */
+/**
+ * The stream's records for these request ids, and the raw messages that carry them, waiting briefly:
+ * they are published after the answer. Each message is a batch from one gateway instance.
+ */
 async function recordsFor(requestIds: string[]) {
   for (let attempt = 0; attempt < 50; attempt++) {
-    const raw = (await streamMessages(Streams.gatewayRequests.name).catch(() => [])).filter((text) =>
-      requestIds.includes((JSON.parse(text) as { request_id: string }).request_id),
+    const raw = await streamMessages(Streams.gatewayRequests.name).catch(() => []);
+    const carrying = raw
+      .map((text) => ({ text, batch: RequestRecordBatch.parse(JSON.parse(text)) }))
+      .filter(({ batch }) => batch.records.some((r) => requestIds.includes(r.request_id)));
+    const records = carrying.flatMap(({ batch }) =>
+      batch.records.filter((r) => requestIds.includes(r.request_id)),
     );
-    if (raw.length >= requestIds.length) return raw;
+    if (records.length >= requestIds.length) return { records, raw: carrying.map((c) => c.text) };
     await new Promise((resolve) => setTimeout(resolve, 100));
   }
   throw new Error('request records did not arrive');
@@ -43,10 +50,9 @@ describe('blocked attempts', () => {
       await recall(tenant.api_key, `rq-${randomUUID()}`),
       await recall(tenant.api_key, ids.limited),
     ];
-    const raw = await recordsFor(Object.values(ids));
+    const { records, raw } = await recordsFor(Object.values(ids));
 
     expect(responses.map((r) => r.status)).toEqual([401, 403, 200, 200, 429]);
-    const records = raw.map((text) => RequestRecord.parse(JSON.parse(text)));
     const byId = Object.fromEntries(records.map((r) => [r.request_id, r]));
     expect(records).toHaveLength(3);
     const common = {

@@ -114,7 +114,7 @@ describe('POST /api/v1/control/api-keys', () => {
     ['no permissions', { name: 'k', permissions: [] }, 'permissions'],
     ['an empty name', { name: '' }, 'name'],
     ['a blank name', { name: '   ' }, 'name'],
-    ['an unknown field', { name: 'k', scope: 'everything' }, '(body)'],
+    ['an unknown field', { name: 'k', scope: 'everything' }, 'scope'],
     [
       'a storage id that is not an id',
       { name: 'k', storage_connection_id: 'managed-default' },

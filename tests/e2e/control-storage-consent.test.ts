@@ -187,7 +187,7 @@ describe('POST /api/v1/control/storage-connections', () => {
     [
       'a managed connection with settings',
       (secret) => ({ kind: 'managed', name: 'm', settings: customerSettings(), secret }),
-      '(body)',
+      'settings',
     ],
     ['an unknown kind', () => ({ kind: 'shared', name: 's' }), 'kind'],
   ];

@@ -9,6 +9,7 @@ export interface StackEnv {
   memoryDbUrl: string;
   gatewayDbUrl: string;
   billingDbUrl: string;
+  telemetryDbUrl: string;
 }
 
 declare module 'vitest' {
@@ -28,6 +29,7 @@ export default async function setup(project: TestProject) {
   const names = {
     memory: `tmt_${runId}_memory`,
     billing: `tmt_${runId}_billing`,
+    telemetry: `tmt_${runId}_telemetry`,
     gateway: `tmt_${runId}_gateway`,
   };
   const nats = await startPrivateNats();
@@ -40,7 +42,7 @@ export default async function setup(project: TestProject) {
   try {
     // In parallel: each `prisma migrate deploy` idles ~10 s on an engine timer before exiting.
     await Promise.all(
-      (Object.entries(names) as Array<['memory' | 'billing' | 'gateway', string]>).map(
+      (Object.entries(names) as Array<['memory' | 'billing' | 'telemetry' | 'gateway', string]>).map(
         async ([service, name]) => {
           await createDatabase(name);
           created.push(name);
@@ -57,6 +59,7 @@ export default async function setup(project: TestProject) {
     memoryDbUrl: databaseUrl(names.memory),
     gatewayDbUrl: databaseUrl(names.gateway),
     billingDbUrl: databaseUrl(names.billing),
+    telemetryDbUrl: databaseUrl(names.telemetry),
   });
   project.provide('logCapture', logCapture);
   return async () => {

@@ -3,6 +3,7 @@ import { BillingConfigSchema, type BillingService, startBillingService } from '@
 import { type Gateway, GatewayConfigSchema, startGateway } from '@tm/gateway';
 import { createLogger } from '@tm/kit';
 import { MemoryConfigSchema, type MemoryService, startMemoryService } from '@tm/memory';
+import { startTelemetryService, TelemetryConfigSchema, type TelemetryService } from '@tm/telemetry';
 import { afterAll, beforeAll, inject } from 'vitest';
 import { type Api, createApi } from './api.js';
 import { logDestination, recordSecrets } from './log-capture.js';
@@ -14,7 +15,7 @@ import { logDestination, recordSecrets } from './log-capture.js';
 export const testLogger = () => createLogger({ name: 'test', level: 'trace', destination: logDestination() });
 
 /**
- * The real stack in this process: memory and billing services and the gateway, talking over the run's private
+ * The real stack in this process: memory, billing and telemetry services and the gateway, talking over the run's private
  * nats-server, each on its own private database. Tests reach it only through HTTP.
  */
 export interface StackOptions {
@@ -22,6 +23,8 @@ export interface StackOptions {
   requestTimeoutMs?: number;
   /** Gateway settings to override, by variable name (e.g. RATE_LIMIT_PER_KEY). */
   gatewayEnv?: Record<string, string>;
+  /** Telemetry settings to override, by variable name (e.g. ANOMALY_ERROR_RATE_WARNING). */
+  telemetryEnv?: Record<string, string>;
 }
 
 export async function startStack(options: StackOptions = {}) {
@@ -38,6 +41,12 @@ export async function startStack(options: StackOptions = {}) {
     NATS_URL: env.natsUrl,
   });
   let billing: BillingService | undefined = await startBillingService(billingConfig, logger);
+  const telemetryConfig = TelemetryConfigSchema.parse({
+    TELEMETRY_DATABASE_URL: env.telemetryDbUrl,
+    NATS_URL: env.natsUrl,
+    ...options.telemetryEnv,
+  });
+  let telemetry: TelemetryService | undefined = await startTelemetryService(telemetryConfig, logger);
   const secretKey = randomBytes(32).toString('base64url');
   recordSecrets([secretKey]); // it must never be logged either
   const gatewayConfig = GatewayConfigSchema.parse({
@@ -81,6 +90,13 @@ export async function startStack(options: StackOptions = {}) {
     async startBilling() {
       billing ??= await startBillingService(billingConfig, logger);
     },
+    async stopTelemetry() {
+      await telemetry?.stop();
+      telemetry = undefined;
+    },
+    async startTelemetry() {
+      telemetry ??= await startTelemetryService(telemetryConfig, logger);
+    },
     /** The process holds one gateway database; a test that needs a gateway on another stops this one. */
     async stopGateway() {
       await gateway?.stop();
@@ -88,6 +104,7 @@ export async function startStack(options: StackOptions = {}) {
     },
     async stop() {
       await gateway?.stop();
+      await telemetry?.stop();
       await billing?.stop();
       await memory?.stop();
     },

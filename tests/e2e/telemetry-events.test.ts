@@ -1,0 +1,229 @@
+import { randomUUID } from 'node:crypto';
+import { describe, expect, it } from 'vitest';
+import { createTenant, recallBody, uniqueKey, uniqueNamespace, writeBody } from './support/factories.js';
+import { useStack } from './support/stack.js';
+import { allEvents, eventsFor, eventsWhen, telemetryDbRows } from './support/telemetry.js';
+
+// A per-key limit a minute that the paging test stays under and the rate-limit test can reach.
+const LIMIT = 300;
+const t = useStack({ gatewayEnv: { RATE_LIMIT_PER_KEY: String(LIMIT), RATE_LIMIT_WINDOW_SECONDS: '60' } });
+
+const rid = (label: string) => `${label}-${randomUUID()}`;
+
+describe('request records in the events history', () => {
+  it('when a scripted sequence runs (200, 400, 401, 403, 404, 429), then each request appears exactly once, redacted', async () => {
+    const tenant = await createTenant();
+    const session = await t.api.login(tenant.owner.email, tenant.owner.password);
+    const namespace = uniqueNamespace('private-ns');
+    const text = `my secret diary entry ${randomUUID()}`;
+    const cue = `secret diary ${randomUUID()}`;
+    const ids = {
+      write: rid('write'),
+      recall: rid('recall'),
+      invalid: rid('invalid'),
+      unknownKey: rid('unknown-key'),
+      sessionOnDataPlane: rid('session'),
+      unmatched: rid('unmatched'),
+      del: rid('delete'),
+    };
+    const headers = (id: string) => ({ 'X-Request-Id': id });
+
+    const statuses = [
+      (await t.api.write(tenant.api_key, writeBody(namespace, text), uniqueKey(), headers(ids.write))).status,
+      (
+        await t.api.post('/api/v1/memory/recall', {
+          key: tenant.api_key,
+          body: recallBody(namespace, cue),
+          headers: headers(ids.recall),
+        })
+      ).status,
+      (
+        await t.api.post('/api/v1/memory/recall', {
+          key: tenant.api_key,
+          body: recallBody(namespace, cue, { top_k: 0 }),
+          headers: headers(ids.invalid),
+        })
+      ).status,
+      (
+        await t.api.post('/api/v1/memory/recall', {
+          key: `tmk_${'a'.repeat(8)}_${'b'.repeat(40)}`,
+          body: recallBody(namespace, cue),
+          headers: headers(ids.unknownKey),
+        })
+      ).status,
+      (
+        await t.api.post('/api/v1/memory/recall', {
+          key: session,
+          body: recallBody(namespace, cue),
+          headers: headers(ids.sessionOnDataPlane),
+        })
+      ).status,
+      (
+        await t.api.get(`/api/v1/infrastructure/${namespace}/nothing-here`, {
+          key: tenant.api_key,
+          headers: headers(ids.unmatched),
+        })
+      ).status,
+      (
+        await t.api.delete('/api/v1/memory', {
+          key: tenant.api_key,
+          query: { namespace },
+          headers: headers(ids.del),
+        })
+      ).status,
+    ];
+    expect(statuses).toEqual([200, 200, 400, 401, 403, 404, 200]);
+
+    const attributed = [ids.write, ids.recall, ids.invalid, ids.sessionOnDataPlane, ids.del];
+    const events = await eventsFor(t.api, tenant.api_key, attributed);
+    const byId = (id: string) => events.filter((e) => e.request_id === id);
+    for (const id of attributed) expect(byId(id), id).toHaveLength(1);
+    expect(byId(ids.write)[0]).toMatchObject({
+      method: 'POST',
+      route: '/api/v1/memory/write',
+      operation: 'memory.write',
+      status: 200,
+      outcome: 'accepted',
+      state: 'retained',
+      error_code: null,
+      units: 1,
+      billing_state: 'billable',
+    });
+    expect(byId(ids.recall)[0]).toMatchObject({
+      operation: 'memory.recall',
+      outcome: 'accepted',
+      billing_state: 'billable',
+    });
+    expect(byId(ids.invalid)[0]).toMatchObject({
+      status: 400,
+      outcome: 'failed',
+      error_code: 'validation_failed',
+      units: 0,
+      billing_state: 'not_metered',
+    });
+    expect(byId(ids.sessionOnDataPlane)[0]).toMatchObject({
+      status: 403,
+      outcome: 'blocked',
+      error_code: 'credential_not_accepted',
+    });
+    expect(byId(ids.del)[0]).toMatchObject({ operation: 'memory.delete', state: 'deleted', status: 200 });
+
+    // A 401 names no tenant, so it is in no tenant's history; it is stored, unattributed, once.
+    expect(byId(ids.unknownKey)).toHaveLength(0);
+    const unattributed = await telemetryDbRows(
+      'SELECT tenant_id, status, route FROM request_record WHERE request_id = $1',
+      [ids.unknownKey],
+    );
+    expect(unattributed).toEqual([{ tenant_id: null, status: 401, route: '/api/v1/memory/recall' }]);
+    // A 404 on an unknown path authenticates nobody either, and never names the path typed (here: the namespace).
+    await expect
+      .poll(() =>
+        telemetryDbRows('SELECT tenant_id, status, route FROM request_record WHERE request_id = $1', [
+          ids.unmatched,
+        ]),
+      )
+      .toEqual([{ tenant_id: null, status: 404, route: '(unmatched)' }]);
+
+    // Nothing sent is kept: not the text, the cue, the namespace, the key or the session.
+    const stored = JSON.stringify(await telemetryDbRows('SELECT * FROM request_record', []));
+    const served = JSON.stringify(await allEvents(t.api, tenant.api_key));
+    for (const secret of [text, cue, namespace, tenant.api_key, session, tenant.owner.password]) {
+      expect(stored).not.toContain(secret);
+      expect(served).not.toContain(secret);
+    }
+  });
+
+  it('when a key goes over its rate limit, then the 429 is in the history once, as blocked, and only there', async () => {
+    const tenant = await createTenant();
+    const other = await createTenant();
+    let limited = '';
+    let sent = 0;
+    while (!limited && sent <= LIMIT) {
+      const id = rid('usage');
+      sent++;
+      const res = await t.api.get('/api/v1/infrastructure/usage', {
+        key: tenant.api_key,
+        headers: { 'X-Request-Id': id },
+      });
+      if (res.status === 429) limited = id;
+    }
+    expect(limited).not.toBe('');
+    // The key is spent for this window; its owner reads the history with a session.
+    const session = await t.api.login(tenant.owner.email, tenant.owner.password);
+    const events = await eventsWhen(
+      t.api,
+      session,
+      (e) => e.filter((x) => x.route === '/api/v1/infrastructure/usage').length >= sent,
+    );
+    const blocked = events.filter((e) => e.status === 429);
+    expect(blocked).toEqual([
+      expect.objectContaining({
+        request_id: limited,
+        outcome: 'blocked',
+        error_code: 'rate_limited',
+        route: '/api/v1/infrastructure/usage',
+      }),
+    ]);
+    expect(events.filter((e) => e.route === '/api/v1/infrastructure/usage')).toHaveLength(sent);
+    expect(await allEvents(t.api, other.api_key)).toEqual([]);
+  });
+
+  it('when 250 requests were recorded, then pages of 100, 100 and 50 say where they are and whether more follows', async () => {
+    const tenant = await createTenant();
+    const own: string[] = [];
+    for (let i = 0; i < 250; i++) {
+      const id = rid(`own${i}`);
+      own.push(id);
+      const res = await t.api.get('/api/v1/infrastructure/usage', {
+        key: tenant.api_key,
+        headers: { 'X-Request-Id': id },
+      });
+      expect(res.status).toBe(200);
+    }
+    await eventsWhen(t.api, tenant.api_key, (events) => events.length >= 250);
+
+    const page = (query: Record<string, string>) =>
+      t.api.get('/api/v1/infrastructure/events', { key: tenant.api_key, query });
+    const pages = [
+      await page({}),
+      await page({ offset: '100' }),
+      await page({ limit: '100', offset: '200' }),
+    ];
+    expect(pages.map((p) => p.status)).toEqual([200, 200, 200]);
+    expect(pages.map((p) => p.body.data.length)).toEqual([100, 100, 50]);
+    expect(pages.map((p) => p.body.paging)).toEqual([
+      { limit: 100, offset: 0, returned: 100, total: 250, has_more: true, next_offset: 100 },
+      { limit: 100, offset: 100, returned: 100, total: 250, has_more: true, next_offset: 200 },
+      { limit: 100, offset: 200, returned: 50, total: 250, has_more: false, next_offset: null },
+    ]);
+    // Newest first, every request once; the reads of the history are not in it.
+    const seen = pages.flatMap((p) => p.body.data.map((e: { request_id: string }) => e.request_id));
+    expect(seen).toEqual([...own].reverse());
+  });
+
+  it.each([
+    [{ limit: '501' }, 'limit'],
+    [{ limit: '0' }, 'limit'],
+    [{ limit: 'ten' }, 'limit'],
+    [{ offset: '-1' }, 'offset'],
+    [{ page: '2' }, 'page'],
+  ])('when the query is %o, then 400 names %s', async (query, field) => {
+    const tenant = await createTenant();
+    const res = await t.api.get('/api/v1/infrastructure/events', { key: tenant.api_key, query });
+    expect(res.status).toBe(400);
+    expect(res.body.details.fields.map((f: { path: string }) => f.path)).toContain(field);
+  });
+
+  it('when a key lacks telemetry:read, then 403; without a credential, 401', async () => {
+    const tenant = await createTenant();
+    const session = await t.api.login(tenant.owner.email, tenant.owner.password);
+    const created = await t.api.post('/api/v1/control/api-keys', {
+      key: session,
+      body: { name: 'writer', permissions: ['memory:write'] },
+    });
+    expect(created.status).toBe(201);
+    expect((await t.api.get('/api/v1/infrastructure/events', { key: created.body.key })).status).toBe(403);
+    expect((await t.api.get('/api/v1/infrastructure/events')).status).toBe(401);
+    expect((await t.api.get('/api/v1/infrastructure/events', { key: session })).status).toBe(200);
+  });
+});
