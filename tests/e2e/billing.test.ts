@@ -347,9 +347,7 @@ describe('GET /api/v1/infrastructure/usage', () => {
     const res = await t.api.get(USAGE, { key: tenant.api_key, query: { tenant_id: 'someone-else' } });
 
     expect(res).toMatchObject({ status: 400, body: { details: { code: 'validation_failed' } } });
-    expect(res.body.details.fields).toEqual([
-      { path: expect.any(String), message: expect.stringContaining('tenant_id') },
-    ]);
+    expect(res.body.details.fields).toEqual([{ path: 'tenant_id', message: 'is not a known field' }]);
   });
 
   it("when tenant B reads usage by key or session, then none of tenant A's usage is in it", async () => {
@@ -714,9 +712,7 @@ describe('GET /api/v1/control/billing/charges', () => {
     const res = await charges(tenant.session, { tenant_id: 'someone-else' });
 
     expect(res).toMatchObject({ status: 400, body: { details: { code: 'validation_failed' } } });
-    expect(res.body.details.fields).toEqual([
-      { path: expect.any(String), message: expect.stringContaining('tenant_id') },
-    ]);
+    expect(res.body.details.fields).toEqual([{ path: 'tenant_id', message: 'is not a known field' }]);
   });
 
   it('when a viewer lists charges, then 200; when an API key does, then 403 credential_not_accepted', async () => {

@@ -28,6 +28,8 @@ const OWNER_PERMISSIONS = [
   'storage:manage',
   'operator-tokens:manage',
   'usage:read',
+  'telemetry:read',
+  'export:read',
   'billing:read',
   'billing:void',
   'billing:invoice',

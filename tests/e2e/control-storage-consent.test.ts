@@ -171,7 +171,7 @@ describe('POST /api/v1/control/storage-connections', () => {
         settings: { ...customerSettings(), password: secret },
         secret,
       }),
-      'settings',
+      'settings.password',
     ],
     [
       'another engine',
