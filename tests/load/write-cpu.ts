@@ -20,6 +20,7 @@ const PROCESSES: Record<string, string[]> = {
   gateway: ['-f', 'services/gateway/src/start.ts'],
   memory: ['-f', 'services/memory/src/start.ts'],
   billing: ['-f', 'services/billing/src/start.ts'],
+  telemetry: ['-f', 'services/telemetry/src/start.ts'],
   postgres: ['-x', 'postgres'],
   'nats-server': ['-x', 'nats-server'],
 };
