@@ -40,7 +40,7 @@ export function exportDocument(
       after,
       limit: EXPORT_PAGE_SIZE,
     });
-  const refs = sel.namespaces && sel.namespaces.map((n) => namespaceRef(sel.tenantId, n));
+  const refs = sel.namespaces?.map((n) => namespaceRef(sel.tenantId, n)) ?? null;
 
   /** Each part's rows, page by page, as async batches. */
   async function* pages(part: Part, first?: MemoryExportPage): AsyncGenerator<unknown[]> {
