@@ -5,6 +5,7 @@
  *   2. write     POST /api/v1/memory/write, unique idempotency key and fresh text per request
  *   3. recall    POST /api/v1/memory/recall on a small namespace
  *   4. recall    latency as one namespace grows through the sizes (10k, 100k), seeded via the write API
+ *   5. telemetry events, metrics, anomalies and status over the history the run left (one record per request)
  *
  * The bench's namespaces are deleted at the end. See tests/load/bench-options.ts for flags.
  */
@@ -19,6 +20,7 @@ import { vacuumMemoryTables } from './memory-statistics.js';
 import { type ScenarioRow, scenarioTable, type TargetRow, targetTable } from './report.js';
 import { type LoadRequest, type LoadResult, runLoad } from './run-load.js';
 import { seedNamespace } from './seed.js';
+import { historySize, telemetryReads } from './telemetry-api.js';
 import { estimateHitShare, TextCorpus } from './text-corpus.js';
 
 const RECALL_P95_TARGET_MS = 50;
@@ -150,6 +152,14 @@ async function main() {
         result: loaded,
       });
       recallAt.set(next, { single, loaded });
+    }
+
+    // 5. Telemetry reads, one client, over every request this run made (each is a record by now).
+    const history = count(await historySize(baseUrl, apiKey));
+    for (const [label, request] of telemetryReads(apiKey)) {
+      const result = await measure(request, baseUrl, 1, options);
+      describe(`telemetry ${label}`, result);
+      rows.push({ scenario: `Telemetry: ${label}`, records: `${history} requests`, connections: 1, result });
     }
   } finally {
     // Dropped only now: DROP DATABASE forces a checkpoint, and one between the baseline and the write
