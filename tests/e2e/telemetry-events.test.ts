@@ -11,7 +11,7 @@ const t = useStack({ gatewayEnv: { RATE_LIMIT_PER_KEY: String(LIMIT), RATE_LIMIT
 const rid = (label: string) => `${label}-${randomUUID()}`;
 
 describe('request records in the events history', () => {
-  it('when a scripted sequence runs (200, 400, 401, 403, 404, 429), then each request appears exactly once, redacted', async () => {
+  it('when a scripted sequence runs (200, 400, 401, 403, 404), then each request appears exactly once, redacted, with the key or user that made it', async () => {
     const tenant = await createTenant();
     const session = await t.api.login(tenant.owner.email, tenant.owner.password);
     const namespace = uniqueNamespace('private-ns');
@@ -73,12 +73,18 @@ describe('request records in the events history', () => {
       ).status,
     ];
     expect(statuses).toEqual([200, 200, 400, 401, 403, 404, 200]);
+    // The key's id, as the control plane lists it.
+    const keys = await t.api.get('/api/v1/control/api-keys', { key: session });
+    const keyId = keys.body.data.find((k: { prefix: string }) => tenant.api_key.startsWith(k.prefix))?.id;
+    expect(keyId).toEqual(expect.any(String));
 
     const attributed = [ids.write, ids.recall, ids.invalid, ids.sessionOnDataPlane, ids.del];
     const events = await eventsFor(t.api, tenant.api_key, attributed);
     const byId = (id: string) => events.filter((e) => e.request_id === id);
     for (const id of attributed) expect(byId(id), id).toHaveLength(1);
     expect(byId(ids.write)[0]).toMatchObject({
+      key_id: keyId,
+      user_id: expect.any(String),
       method: 'POST',
       route: '/api/v1/memory/write',
       operation: 'memory.write',
@@ -100,6 +106,11 @@ describe('request records in the events history', () => {
       error_code: 'validation_failed',
       units: 0,
       billing_state: 'not_metered',
+    });
+    // A session names its user but no key.
+    expect(byId(ids.sessionOnDataPlane)[0]).toMatchObject({
+      key_id: null,
+      user_id: byId(ids.write)[0]?.user_id,
     });
     expect(byId(ids.sessionOnDataPlane)[0]).toMatchObject({
       status: 403,

@@ -29,6 +29,7 @@ const RequestEventKeys = [
   'billing_state',
   'deployment_version',
   'error_code',
+  'key_id',
   'latency_ms',
   'method',
   'occurred_at',
@@ -39,6 +40,7 @@ const RequestEventKeys = [
   'state',
   'status',
   'units',
+  'user_id',
 ].sort();
 
 const rid = (label: string) => `${label}-${randomUUID()}`;

@@ -82,8 +82,8 @@ async function expectMonitoringMatchesAnomalies(key: string, status: Res, emptyS
   const names = (report.body.anomalies as Array<{ name: string }>).map((a) => a.name);
   expect(status.body.monitoring).toEqual({
     state: names.length > 0 ? 'anomalous' : emptyState,
-    anomalies: report.body.anomaly_count,
-    anomaly_names: names,
+    anomalies: names.map((name) => expect.objectContaining({ name, severity: expect.any(String) })),
+    anomaly_count: report.body.anomaly_count,
     window_minutes: STATUS_WINDOW_MINUTES,
     request_records: { queued: expect.any(Number), dropped: 0 },
   });
@@ -248,8 +248,8 @@ describe('while the telemetry service is stopped', () => {
       });
       expect(status.body.monitoring).toEqual({
         state: 'unavailable',
-        anomalies: null,
-        anomaly_names: [],
+        anomalies: [],
+        anomaly_count: null,
         window_minutes: STATUS_WINDOW_MINUTES,
         request_records: { queued: expect.any(Number), dropped: 0 },
       });

@@ -1,5 +1,6 @@
 import { z } from 'zod';
 import { CONTRACT_VERSION } from './runtime.js';
+import { Anomaly } from './telemetry.js';
 
 export const CapabilityStatus = z.enum([
   'available_mock',
@@ -67,8 +68,10 @@ export const StatusResponse = HealthResponse.omit({ production_ready: true })
       state: z
         .enum(['ok', 'anomalous', 'no_data', 'unavailable'])
         .meta({ description: 'unavailable: the telemetry service did not answer' }),
-      anomalies: z.number().int().nullable().meta({ description: 'anomaly_count over the window' }),
-      anomaly_names: z.array(z.string()),
+      anomalies: z
+        .array(Anomaly)
+        .meta({ description: 'The anomalies over the window, as the anomalies route reports them' }),
+      anomaly_count: z.number().int().nullable().meta({ description: 'null when telemetry did not answer' }),
       window_minutes: z.number().int(),
       request_records: z.object({
         queued: z.number().int().meta({ description: 'Waiting in this gateway instance to be published' }),

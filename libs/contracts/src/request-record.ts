@@ -24,6 +24,9 @@ export const RequestRecord = z.object({
   record_id: z.uuid(),
   request_id: z.string().min(1).max(128),
   tenant_id: z.string().nullable(),
+  /** Who, within the tenant: the API key's id (as listed in the control plane) and its user, or the session's user. */
+  key_id: z.string().nullable().default(null),
+  user_id: z.string().nullable().default(null),
   method: z.string().max(16),
   /** The route's template (ids replaced), e.g. /api/v1/control/api-keys/{id}; `(unmatched)` for a 404 path. */
   route: z.string().max(200),

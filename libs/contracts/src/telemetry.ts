@@ -36,6 +36,8 @@ export const RequestEvent = z
   .object({
     request_id: z.string(),
     occurred_at: z.iso.datetime(),
+    key_id: z.string().nullable().meta({ description: 'The API key used (its id), if any' }),
+    user_id: z.string().nullable().meta({ description: "The key's user, or the session's" }),
     method: z.string(),
     route: z.string(),
     operation: z.string().nullable(),

@@ -112,6 +112,8 @@ function requestRecord(): RequestRecord {
     record_id: randomUUID(),
     request_id: `request-recorder-test-${requestCounter}`,
     tenant_id: null,
+    key_id: null,
+    user_id: null,
     method: 'GET',
     route: '/api/v1/infrastructure/health',
     operation: null,

@@ -41,8 +41,8 @@ export async function composeStatus(
     model_version: RUNTIME.model_version,
     monitoring: {
       state,
-      anomalies: anomalies?.anomaly_count ?? null,
-      anomaly_names: anomalies?.anomalies.map((a) => a.name) ?? [],
+      anomalies: anomalies?.anomalies ?? [],
+      anomaly_count: anomalies?.anomaly_count ?? null,
       window_minutes: STATUS_WINDOW_MINUTES,
       request_records: { queued: deps.recorder.queued, dropped: deps.recorder.dropped },
     },

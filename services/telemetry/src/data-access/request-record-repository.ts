@@ -6,10 +6,10 @@ const INSERT_RECORDS = prepared(
   'telemetry_insert_records',
   `INSERT INTO request_record (record_id, request_id, tenant_id, method, route, operation, status, outcome, state,
                                error_code, latency_ms, units, billing_state, namespace_ref, deployment_version,
-                               gateway_instance, occurred_at)
+                               gateway_instance, occurred_at, key_id, user_id)
    SELECT * FROM unnest($1::uuid[], $2::text[], $3::text[], $4::text[], $5::text[], $6::text[], $7::int[],
                         $8::text[], $9::text[], $10::text[], $11::float8[], $12::int[], $13::text[], $14::text[],
-                        $15::text[], $16::text[], $17::timestamptz[])
+                        $15::text[], $16::text[], $17::timestamptz[], $18::text[], $19::text[])
    ON CONFLICT (record_id) DO NOTHING`,
 );
 
@@ -39,6 +39,8 @@ export async function insertRecords(
     column((r) => r.deployment_version),
     batch.map((r) => r.gatewayInstance),
     column((r) => r.occurred_at),
+    column((r) => r.key_id),
+    column((r) => r.user_id),
   ]);
 }
 
@@ -68,7 +70,7 @@ export async function insertDeadLetter(
 }
 
 const EVENT_COLUMNS = `request_id, to_char(occurred_at AT TIME ZONE 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.MS"Z"') AS occurred_at,
-  method, route, operation, status, outcome, state, error_code, latency_ms, units, billing_state, deployment_version`;
+  key_id, user_id, method, route, operation, status, outcome, state, error_code, latency_ms, units, billing_state, deployment_version`;
 
 /**
  * Reads of the history itself are left out of the listing (they stay in metrics and the export): a

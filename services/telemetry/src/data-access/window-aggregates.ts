@@ -1,29 +1,52 @@
 import type { SqlRunner } from '@tm/kit';
 
+interface Counts {
+  requests: number;
+  accepted: number;
+  errors: number;
+  server_errors: number;
+  timeouts: number;
+  blocked: number;
+}
+
 /** Aggregates of one tenant's records over [from, to): the inputs of metrics and anomalies. */
 export interface WindowAggregates {
-  operations: Array<{
-    operation: string;
-    requests: number;
-    p50: number;
-    p95: number;
-    p99: number;
-    max: number;
-  }>;
-  quality: {
-    requests: number;
-    accepted: number;
-    errors: number;
-    server_errors: number;
-    timeouts: number;
-    blocked: number;
-    p95: number | null;
-  };
+  operations: Array<Counts & { operation: string; p50: number; p95: number; p99: number; max: number }>;
+  quality: Counts & { p95: number | null };
   deploymentVersions: Array<{ deployment_version: string; requests: number }>;
 }
 
-// Non-memory routes have no operation name: they are reported as "METHOD /route".
-const OPERATION = `coalesce(operation, method || ' ' || route)`;
+type Row = Counts & {
+  operation: string | null;
+  deployment_version: string | null;
+  by_operation: boolean;
+  by_version: boolean;
+  percentiles: [number, number, number] | null;
+  max: number | null;
+};
+
+/**
+ * One pass over the window: grouping sets give the per-operation rows, the per-version rows and the
+ * total at once, and each percentile triple comes from one sort (percentile_cont over an array).
+ * Non-memory routes have no operation name: they are reported as "METHOD /route".
+ */
+const AGGREGATE = `
+  SELECT coalesce(operation, method || ' ' || route) AS operation, deployment_version,
+         GROUPING(coalesce(operation, method || ' ' || route)) = 0 AS by_operation,
+         GROUPING(deployment_version) = 0 AS by_version,
+         count(*)::int AS requests,
+         count(*) FILTER (WHERE outcome = 'accepted')::int AS accepted,
+         count(*) FILTER (WHERE outcome = 'failed')::int AS errors,
+         count(*) FILTER (WHERE status >= 500)::int AS server_errors,
+         count(*) FILTER (WHERE error_code = 'upstream_timeout')::int AS timeouts,
+         count(*) FILTER (WHERE outcome = 'blocked')::int AS blocked,
+         percentile_cont(ARRAY[0.5, 0.95, 0.99]) WITHIN GROUP (ORDER BY latency_ms) AS percentiles,
+         max(latency_ms) AS max
+    FROM request_record
+   WHERE tenant_id = $1 AND occurred_at >= $2 AND occurred_at < $3
+   GROUP BY GROUPING SETS ((coalesce(operation, method || ' ' || route)), (deployment_version), ())`;
+
+const EMPTY: Counts = { requests: 0, accepted: 0, errors: 0, server_errors: 0, timeouts: 0, blocked: 0 };
 
 export async function windowAggregates(
   run: SqlRunner,
@@ -31,48 +54,35 @@ export async function windowAggregates(
   from: Date,
   to: Date,
 ): Promise<WindowAggregates> {
-  const scope = 'tenant_id = $1 AND occurred_at >= $2 AND occurred_at < $3';
-  const params = [tenantId, from, to];
-  const [operations, quality, deploymentVersions] = await Promise.all([
-    run<WindowAggregates['operations'][number]>(
-      `SELECT ${OPERATION} AS operation, count(*)::int AS requests,
-              percentile_cont(0.5) WITHIN GROUP (ORDER BY latency_ms) AS p50,
-              percentile_cont(0.95) WITHIN GROUP (ORDER BY latency_ms) AS p95,
-              percentile_cont(0.99) WITHIN GROUP (ORDER BY latency_ms) AS p99,
-              max(latency_ms) AS max
-         FROM request_record WHERE ${scope}
-        GROUP BY 1 ORDER BY requests DESC, operation`,
-      params,
-    ),
-    run<WindowAggregates['quality']>(
-      `SELECT count(*)::int AS requests,
-              count(*) FILTER (WHERE outcome = 'accepted')::int AS accepted,
-              count(*) FILTER (WHERE outcome = 'failed')::int AS errors,
-              count(*) FILTER (WHERE status >= 500)::int AS server_errors,
-              count(*) FILTER (WHERE error_code = 'upstream_timeout')::int AS timeouts,
-              count(*) FILTER (WHERE outcome = 'blocked')::int AS blocked,
-              percentile_cont(0.95) WITHIN GROUP (ORDER BY latency_ms) AS p95
-         FROM request_record WHERE ${scope}`,
-      params,
-    ),
-    run<WindowAggregates['deploymentVersions'][number]>(
-      `SELECT deployment_version, count(*)::int AS requests FROM request_record WHERE ${scope}
-        GROUP BY 1 ORDER BY requests DESC, deployment_version`,
-      params,
-    ),
-  ]);
+  const rows = await run<Row>(AGGREGATE, [tenantId, from, to]);
+  const counts = (r: Row): Counts => ({
+    requests: r.requests,
+    accepted: r.accepted,
+    errors: r.errors,
+    server_errors: r.server_errors,
+    timeouts: r.timeouts,
+    blocked: r.blocked,
+  });
+  const total = rows.find((r) => !r.by_operation && !r.by_version);
+  const byRequests = (a: { requests: number; name: string }, b: { requests: number; name: string }) =>
+    b.requests - a.requests || (a.name < b.name ? -1 : 1);
   return {
-    operations,
-    quality: quality[0] ?? {
-      requests: 0,
-      accepted: 0,
-      errors: 0,
-      server_errors: 0,
-      timeouts: 0,
-      blocked: 0,
-      p95: null,
-    },
-    deploymentVersions,
+    operations: rows
+      .filter((r) => r.by_operation)
+      .map((r) => ({
+        ...counts(r),
+        operation: r.operation ?? '',
+        p50: r.percentiles?.[0] ?? 0,
+        p95: r.percentiles?.[1] ?? 0,
+        p99: r.percentiles?.[2] ?? 0,
+        max: r.max ?? 0,
+      }))
+      .sort((a, b) => byRequests({ ...a, name: a.operation }, { ...b, name: b.operation })),
+    quality: total ? { ...counts(total), p95: total.percentiles?.[1] ?? null } : { ...EMPTY, p95: null },
+    deploymentVersions: rows
+      .filter((r) => r.by_version)
+      .map((r) => ({ deployment_version: r.deployment_version ?? '', requests: r.requests }))
+      .sort((a, b) => byRequests({ ...a, name: a.deployment_version }, { ...b, name: b.deployment_version })),
   };
 }
 

@@ -97,7 +97,7 @@ export function requireReader(deps: AuthDeps, permission: KeyPermission, action:
         cache: deps.keys,
         usage: deps.keyUsage,
       });
-      req.reader = { tenantId: key.tenantId, userId: key.userId };
+      req.reader = { tenantId: key.tenantId, userId: key.userId, keyId: key.id };
       await deps.rateLimits.consume(`k:${key.id}`, key.tenantId);
     } else {
       const account = await authenticateSession(presented.value, { signingKey: deps.sessionSigningKey });

@@ -53,6 +53,8 @@ export function recordRequests(recorder: RequestRecorder, deploymentVersion: str
         record_id: randomUUID(),
         request_id: req.requestId,
         tenant_id: tenantId,
+        key_id: req.scope?.key_id ?? req.reader?.keyId ?? null,
+        user_id: req.scope?.user_id ?? req.account?.userId ?? req.reader?.userId ?? null,
         method,
         route: res.locals.unmatchedRoute
           ? '(unmatched)'

@@ -13,7 +13,7 @@ declare global {
       /** Set by session authentication on control-plane routes. */
       account?: Account;
       /** Set on read-only infrastructure routes, from an API key or a session. */
-      reader?: { tenantId: string; userId: string };
+      reader?: { tenantId: string; userId: string; keyId?: string };
     }
   }
 }
