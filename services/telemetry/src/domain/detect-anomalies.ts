@@ -1,6 +1,6 @@
 import type { Anomaly, AnomalyName, AnomalyReport, TelemetryWindowMessage } from '@tm/contracts';
 import { getSql } from '../data-access/prisma-client.js';
-import { deploymentSignals, windowAggregates } from '../data-access/window-aggregates.js';
+import { deploymentSignals, qualityAggregates } from '../data-access/window-aggregates.js';
 import type { AnomalyPolicy } from './thresholds.js';
 import { lookback, rate, roundMs } from './time-window.js';
 
@@ -22,11 +22,10 @@ export async function detectAnomalies(
 ): Promise<AnomalyReport> {
   const window = lookback(m.window_minutes);
   const run = getSql();
-  const [a, deployment] = await Promise.all([
-    windowAggregates(run, m.tenant_id, window.from, window.to),
+  const [q, deployment] = await Promise.all([
+    qualityAggregates(run, { tenantId: m.tenant_id, from: window.from, to: window.to }),
     deploymentSignals(run, window.from, window.to),
   ]);
-  const q = a.quality;
   const enough = q.requests >= policy.minRequests;
   const observed: Record<AnomalyName, number | null> = {
     error_rate: enough ? rate(q.errors, q.requests) : null,

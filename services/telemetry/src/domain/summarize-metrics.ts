@@ -1,40 +1,43 @@
 import type { MetricsSummary, TelemetryWindowMessage } from '@tm/contracts';
 import { getSql } from '../data-access/prisma-client.js';
-import { windowAggregates } from '../data-access/window-aggregates.js';
+import { type Counts, operationAggregates, versionCounts } from '../data-access/window-aggregates.js';
 import { lookback, rate, roundMs } from './time-window.js';
+
+const COUNT_KEYS = ['requests', 'accepted', 'errors', 'server_errors', 'timeouts', 'blocked'] as const;
 
 /** Latency percentiles per operation, request quality and operation mix over a lookback window. */
 export async function summarizeMetrics(m: TelemetryWindowMessage): Promise<MetricsSummary> {
   const window = lookback(m.window_minutes);
-  const a = await windowAggregates(getSql(), m.tenant_id, window.from, window.to);
-  const q = a.quality;
+  const scope = { tenantId: m.tenant_id, from: window.from, to: window.to };
+  const [operations, versions] = await Promise.all([
+    operationAggregates(getSql(), scope),
+    versionCounts(getSql(), scope),
+  ]);
+  const q = Object.fromEntries(
+    COUNT_KEYS.map((k) => [k, operations.reduce((sum, o) => sum + o[k], 0)]),
+  ) as unknown as Counts;
   return {
     state: q.requests === 0 ? 'no_data' : 'measured',
     window: window.report,
-    latency: a.operations.map((o) => ({
+    latency: operations.map((o) => ({
       operation: o.operation,
       requests: o.requests,
-      p50_ms: roundMs(o.p50),
-      p95_ms: roundMs(o.p95),
-      p99_ms: roundMs(o.p99),
+      p50_ms: roundMs(o.percentiles[0]),
+      p95_ms: roundMs(o.percentiles[1]),
+      p99_ms: roundMs(o.percentiles[2]),
       max_ms: roundMs(o.max),
     })),
     quality: {
-      requests: q.requests,
-      accepted: q.accepted,
-      errors: q.errors,
-      server_errors: q.server_errors,
-      timeouts: q.timeouts,
-      blocked: q.blocked,
+      ...q,
       error_rate: rate(q.errors, q.requests),
       timeout_rate: rate(q.timeouts, q.requests),
       blocked_rate: rate(q.blocked, q.requests),
     },
-    operation_mix: a.operations.map((o) => ({
+    operation_mix: operations.map((o) => ({
       operation: o.operation,
       requests: o.requests,
       share: rate(o.requests, q.requests),
     })),
-    deployment_versions: a.deploymentVersions,
+    deployment_versions: versions,
   };
 }
