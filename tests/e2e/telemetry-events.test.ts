@@ -1,4 +1,5 @@
 import { randomUUID } from 'node:crypto';
+import http from 'node:http';
 import { describe, expect, it } from 'vitest';
 import { createTenant, recallBody, uniqueKey, uniqueNamespace, writeBody } from './support/factories.js';
 import { useStack } from './support/stack.js';
@@ -142,6 +143,36 @@ describe('request records in the events history', () => {
       expect(stored).not.toContain(secret);
       expect(served).not.toContain(secret);
     }
+  });
+
+  it('when the client hangs up before the answer, then the request is recorded once as 499, failed', async () => {
+    const tenant = await createTenant();
+    const id = rid('hung-up');
+    const url = new URL('/api/v1/memory/write', t.stack.url);
+    // Half a body: the gateway waits for the rest, and the client goes away instead.
+    const req = http.request(url, {
+      method: 'POST',
+      headers: {
+        'content-type': 'application/json',
+        'content-length': '1000',
+        authorization: `Bearer ${tenant.api_key}`,
+        'x-request-id': id,
+      },
+    });
+    req.on('error', () => {});
+    req.write('{"contract_version":"v1",');
+    await new Promise((resolve) => setTimeout(resolve, 300));
+    req.destroy();
+
+    await expect
+      .poll(
+        () =>
+          telemetryDbRows('SELECT status, outcome, route FROM request_record WHERE request_id = $1', [id]),
+        {
+          timeout: 10_000,
+        },
+      )
+      .toEqual([{ status: 499, outcome: 'failed', route: '/api/v1/memory/write' }]);
   });
 
   it('when a key goes over its rate limit, then the 429 is in the history once, as blocked, and only there', async () => {

@@ -34,6 +34,8 @@ export const notFound: RequestHandler = (req, res) => {
  */
 export function errorHandler(logger: Logger): ErrorRequestHandler {
   return (err, req, res, _next) => {
+    // The client hung up mid-body: nobody is left to answer, and it is not our failure.
+    if ((err as { type?: string }).type === 'request.aborted' || req.socket.destroyed) return;
     const appError =
       err instanceof AppError
         ? err

@@ -26,6 +26,8 @@ export function noteForRecord(req: Request, note: RecordNote): void {
   req.recordNote = { ...req.recordNote, ...note };
 }
 
+const CLIENT_CLOSED_REQUEST = 499;
+
 /** Refused before any work was done: no or a bad credential, a denied permission, a rate limit. */
 const BLOCKED = new Set([401, 403, 429]);
 const IDS = /[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}/gi;
@@ -44,10 +46,13 @@ export function recordRequests(recorder: RequestRecorder, deploymentVersion: str
   return (req, res, next) => {
     const started = performance.now();
     const { method, path } = req;
-    res.once('finish', () => {
+    // 'close' comes for every request, also one whose client hung up before the answer was out
+    // (recorded as 499, nginx's "client closed request").
+    res.once('close', () => {
       const note = req.recordNote ?? {};
       const tenantId = req.scope?.tenant_id ?? req.account?.tenantId ?? req.reader?.tenantId ?? null;
-      const accepted = res.statusCode < 400;
+      const status = res.writableFinished ? res.statusCode : CLIENT_CLOSED_REQUEST;
+      const accepted = status < 400;
       recorder.record({
         version: 'v1',
         record_id: randomUUID(),
@@ -60,8 +65,8 @@ export function recordRequests(recorder: RequestRecorder, deploymentVersion: str
           ? '(unmatched)'
           : path.replace(IDS, '{id}').replace(/\/+$/, '') || '/',
         operation: note.operation ?? null,
-        status: res.statusCode,
-        outcome: outcomeOf(res.statusCode),
+        status,
+        outcome: outcomeOf(status),
         state: accepted ? (note.state ?? null) : null,
         error_code: (res.locals.errorCode as ErrorCode | undefined) ?? null,
         latency_ms: Math.round((performance.now() - started) * 1000) / 1000,
