@@ -18,9 +18,18 @@ export function pgFieldsFromUrl(url: string) {
  * The one connection pool of a service. Prisma runs on it through the driver adapter (JS engine, no
  * native download); the few hot-path statements run on it directly (see sql-runner.ts).
  */
-export function createPgPool(url: string, options: { poolSize?: number; statementTimeoutMs?: number } = {}) {
+export interface PgPoolOptions {
+  poolSize?: number;
+  statementTimeoutMs?: number;
+  /** Session settings every connection starts with, e.g. { work_mem: '32MB' }. */
+  settings?: Record<string, string>;
+}
+
+export function createPgPool(url: string, options: PgPoolOptions = {}) {
+  const settings = Object.entries(options.settings ?? {});
   return new pg.Pool({
     ...pgFieldsFromUrl(url),
+    ...(settings.length ? { options: settings.map(([k, v]) => `-c ${k}=${v}`).join(' ') } : {}),
     max: options.poolSize ?? 10,
     connectionTimeoutMillis: 3_000,
     statement_timeout: options.statementTimeoutMs ?? 10_000,

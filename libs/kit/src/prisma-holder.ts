@@ -14,13 +14,13 @@ export function prismaHolder<C extends { $disconnect(): Promise<void> }>(create:
     return state;
   };
   return {
-    init(url: string, poolSize: number): C {
+    init(url: string, poolSize: number, settings?: Record<string, string>): C {
       if (state) {
         if (state.url !== url) throw new Error('database already initialised with another URL');
         state.users++;
         return state.client;
       }
-      const pool = createPgPool(url, { poolSize });
+      const pool = createPgPool(url, { poolSize, settings });
       // An idle client losing its connection must not crash the process; the next query reports it.
       pool.on('error', () => {});
       state = { url, pool, client: create(pool), users: 1 };

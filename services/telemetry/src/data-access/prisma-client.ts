@@ -9,15 +9,9 @@ const holder = prismaHolder(
 
 /**
  * Metrics sort a window's latencies: with PostgreSQL's default 4 MB of sort memory a window of 100k
- * records spills to disk, so this pool's connections get 32 MB.
+ * records spills to disk, so this pool's connections start with 32 MB.
  */
-export function initPrisma(url: string, poolSize: number) {
-  const client = holder.init(url, poolSize);
-  holder.pool().on('connect', (connection) => {
-    connection.query("SET work_mem = '32MB'").catch(() => {});
-  });
-  return client;
-}
+export const initPrisma = (url: string, poolSize: number) => holder.init(url, poolSize, { work_mem: '32MB' });
 export const getPrisma = holder.get;
 export const closePrisma = holder.close;
 /** Direct statements on the same pool: record inserts and the aggregates. */

@@ -28,7 +28,13 @@ function parseExportQuery(query: unknown): string[] | null {
 function responseSink(res: Response): ExportSink {
   return {
     async write(chunk: string) {
-      if (!res.write(chunk)) await Promise.race([once(res, 'drain'), once(res, 'close')]);
+      if (res.write(chunk)) return;
+      // Whichever comes first; the other listener is removed, so long exports do not pile them up.
+      const done = new AbortController();
+      await Promise.race([
+        once(res, 'drain', { signal: done.signal }),
+        once(res, 'close', { signal: done.signal }),
+      ]).finally(() => done.abort());
     },
     get closed() {
       return res.destroyed || res.writableEnded;
