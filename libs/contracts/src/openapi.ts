@@ -14,6 +14,7 @@ import {
 import { controlPaths } from './openapi-control.js';
 import { infrastructurePaths } from './openapi-infrastructure.js';
 import { errors, json } from './openapi-shared.js';
+import { templatePaths } from './openapi-templates.js';
 import { SCHEMA_VERSION } from './runtime.js';
 
 const requestIdHeader = z.string().max(128).optional().meta({
@@ -87,6 +88,7 @@ export function buildOpenApiDocument() {
     paths: {
       ...controlPaths,
       ...infrastructurePaths,
+      ...templatePaths,
       '/api/v1/memory/write': { post: writeOp },
       '/api/v1/memory/recall': { post: recallOp },
       '/api/v1/memory': { delete: deleteOp },

@@ -33,6 +33,20 @@ export const Subjects = {
     historyPage: 'telemetry.v1.history.page',
     ping: 'telemetry.v1.ping',
   },
+  template: {
+    listTemplates: 'template.v1.templates.list',
+    createTemplate: 'template.v1.templates.create',
+    getTemplate: 'template.v1.templates.get',
+    updateTemplate: 'template.v1.templates.update',
+    searchMarketplace: 'template.v1.marketplace.search',
+    getMarketplaceTemplate: 'template.v1.marketplace.get',
+    /** Validate, render and retain (through memory.v1.write) one memory from a template. */
+    createMemory: 'template.v1.memories.create',
+    getMemory: 'template.v1.memories.get',
+    /** A namespace is being deleted: drop the template memories (and their requests) held for it. */
+    deleteNamespace: 'template.v1.namespace.delete',
+    ping: 'template.v1.ping',
+  },
 } as const;
 
 export const Streams = {
@@ -42,7 +56,12 @@ export const Streams = {
 } as const;
 
 /** Queue groups are named after the service so N instances share one subject's load. */
-export const QueueGroups = { memory: 'memory', billing: 'billing', telemetry: 'telemetry' } as const;
+export const QueueGroups = {
+  memory: 'memory',
+  billing: 'billing',
+  telemetry: 'telemetry',
+  template: 'template',
+} as const;
 
 /** Durable JetStream consumers, named after the service that owns them. */
 export const Consumers = {

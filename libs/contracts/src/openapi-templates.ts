@@ -1,0 +1,130 @@
+import { z } from 'zod';
+import type { ZodOpenApiOperationObject, ZodOpenApiPathsObject } from 'zod-openapi';
+import { IdempotencyKey } from './memory.js';
+import { errors, json } from './openapi-shared.js';
+import {
+  CreateTemplateMemoryRequest,
+  CreateTemplateMemoryResponse,
+  CreateTemplateRequest,
+  MarketplacePage,
+  MarketplaceQuery,
+  MarketplaceTemplate,
+  Template,
+  TemplateListQuery,
+  TemplateMemory,
+  TemplatePage,
+  UpdateTemplateRequest,
+} from './templates.js';
+
+const requestId = z.object({ 'X-Request-Id': z.string().max(128).optional() });
+const apiKey: Array<Record<string, string[]>> = [{ bearerAuth: [] }, { apiKeyHeader: [] }];
+const readErrors = errors(400, 401, 403, 429, 500, 503, 504);
+const oneErrors = errors(400, 401, 403, 404, 429, 500, 503, 504);
+const writeErrors = errors(400, 401, 403, 404, 409, 413, 415, 429, 500, 503, 504);
+
+const templateRef = z.object({
+  template_name_or_id: z.string().meta({ description: 'The template’s name or its id (a UUID)' }),
+});
+
+const op = (operation: ZodOpenApiOperationObject): ZodOpenApiOperationObject => ({
+  security: apiKey,
+  ...operation,
+});
+
+/** Memory templates ([P5]): private templates, the marketplace, and memories made from either. */
+export const templatePaths: ZodOpenApiPathsObject = {
+  '/v1/templates': {
+    get: op({
+      operationId: 'listTemplates',
+      summary: 'The tenant’s private templates, by name, at their current version (memory:recall)',
+      requestParams: { query: TemplateListQuery, header: requestId },
+      responses: { '200': { description: 'One page', ...json(TemplatePage) }, ...readErrors },
+    }),
+    post: op({
+      operationId: 'createTemplate',
+      summary: 'Create a private template at version "1" (memory:write)',
+      requestParams: { header: requestId },
+      requestBody: { required: true, ...json(CreateTemplateRequest) },
+      responses: {
+        '201': { description: 'The template', ...json(Template) },
+        ...errors(400, 401, 403, 409, 413, 415, 429, 500, 503, 504),
+      },
+    }),
+  },
+  '/v1/templates/{template_name_or_id}': {
+    get: op({
+      operationId: 'getTemplate',
+      summary: 'One private template at its current version (memory:recall)',
+      requestParams: { path: templateRef, header: requestId },
+      responses: { '200': { description: 'The template', ...json(Template) }, ...oneErrors },
+    }),
+    put: op({
+      operationId: 'updateTemplate',
+      summary: 'Replace description, fields and format as the next version (memory:write)',
+      description:
+        'With `version` in the body the update applies only if that is still the current version; otherwise 409 `version_conflict`. ' +
+        'Memories keep the version they were created with.',
+      requestParams: { path: templateRef, header: requestId },
+      requestBody: { required: true, ...json(UpdateTemplateRequest) },
+      responses: {
+        '200': { description: 'The template at its new version', ...json(Template) },
+        ...writeErrors,
+      },
+    }),
+  },
+  '/v1/marketplace/templates': {
+    get: op({
+      operationId: 'searchMarketplace',
+      summary: 'Search the marketplace by category and keywords (memory:recall)',
+      requestParams: { query: MarketplaceQuery, header: requestId },
+      responses: { '200': { description: 'One page of matches', ...json(MarketplacePage) }, ...readErrors },
+    }),
+  },
+  '/v1/marketplace/templates/{marketplace_template_id}': {
+    get: op({
+      operationId: 'getMarketplaceTemplate',
+      summary: 'One marketplace template definition (memory:recall)',
+      requestParams: {
+        path: z.object({ marketplace_template_id: z.string().meta({ example: 'meeting-notes' }) }),
+        header: requestId,
+      },
+      responses: { '200': { description: 'The entry', ...json(MarketplaceTemplate) }, ...oneErrors },
+    }),
+  },
+  '/v1/memories': {
+    post: op({
+      operationId: 'createTemplateMemory',
+      summary:
+        'Create a memory from a template and data: validated, rendered to text and retained (memory:write)',
+      description:
+        'The text is retained through the same write as `/api/v1/memory/write`: consent, idempotency and usage apply. ' +
+        'Without consent the answer is 200 with `state: not_retained` and `memory_id: null`, and nothing is stored. ' +
+        '201 when a memory was created, 200 for a replay of the same Idempotency-Key.',
+      requestParams: {
+        header: requestId.extend({
+          'Idempotency-Key': IdempotencyKey.optional().meta({
+            description: 'Retry with the same key; generated if absent',
+          }),
+        }),
+      },
+      requestBody: { required: true, ...json(CreateTemplateMemoryRequest) },
+      responses: {
+        '201': { description: 'Retained', ...json(CreateTemplateMemoryResponse) },
+        '200': {
+          description: 'Replayed, or not retained (read state)',
+          ...json(CreateTemplateMemoryResponse),
+        },
+        ...writeErrors,
+      },
+    }),
+  },
+  '/v1/memories/{memory_id}': {
+    get: op({
+      operationId: 'getTemplateMemory',
+      summary:
+        'A memory created from a template: data, text, namespace and template metadata (memory:recall)',
+      requestParams: { path: z.object({ memory_id: z.string() }), header: requestId },
+      responses: { '200': { description: 'The memory', ...json(TemplateMemory) }, ...oneErrors },
+    }),
+  },
+};
