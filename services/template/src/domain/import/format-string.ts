@@ -1,0 +1,50 @@
+/**
+ * An import's format string turns each row into the text of one memory. The grammar is the shared one
+ * (libs/contracts format-string.ts); here a bad format becomes an import error, and rows are rendered:
+ * a placeholder whose column is absent from the row, or whose value is empty (null, undefined, or text
+ * that is only whitespace), renders its default, or nothing when it has none. Values are spelled by
+ * stringifyValue (numbers as written, dates as ISO 8601, objects as JSON).
+ */
+import { FormatStringError, type ParsedFormat, parseFormat as parseSharedFormat } from '@tm/contracts';
+import { ImportError } from './import-errors.js';
+import { stringifyValue } from './stringify-value.js';
+
+export { escapeFormatText, type FormatPart, type ParsedFormat, type Placeholder } from '@tm/contracts';
+
+export function parseFormat(format: string): ParsedFormat {
+  try {
+    return parseSharedFormat(format);
+  } catch (err) {
+    if (!(err instanceof FormatStringError)) throw err;
+    throw new ImportError('format_string', `Invalid format string: ${err.message}`, {
+      position: err.position,
+    });
+  }
+}
+
+/** The text of one memory for one row. Only the row's own keys count, never inherited ones (`{constructor}`). */
+export function renderRow(parsed: ParsedFormat, row: Record<string, unknown>): string {
+  let out = '';
+  for (const part of parsed.parts) {
+    if (part.kind === 'text') {
+      out += part.text;
+      continue;
+    }
+    const value = Object.hasOwn(row, part.name) ? stringifyValue(row[part.name]) : '';
+    out += value.trim() === '' ? (part.default ?? '') : value;
+  }
+  return out;
+}
+
+/**
+ * Names of placeholders that match no column of the file, each once, in order of first use, for the
+ * cost estimate's warnings: such a placeholder renders its default (or nothing) on every row.
+ */
+export function placeholdersWithoutColumn(parsed: ParsedFormat, columns: Iterable<string>): string[] {
+  const known = new Set(columns);
+  const missing = new Set<string>();
+  for (const placeholder of parsed.placeholders) {
+    if (!known.has(placeholder.name)) missing.add(placeholder.name);
+  }
+  return [...missing];
+}
