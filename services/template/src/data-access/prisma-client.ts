@@ -1,0 +1,12 @@
+import { createPgAdapter, prismaHolder } from '@tm/kit';
+import { type Prisma, PrismaClient } from './generated/client.js';
+
+export type Db = PrismaClient | Prisma.TransactionClient;
+
+const holder = prismaHolder(
+  (pool) => new PrismaClient({ adapter: createPgAdapter(pool), errorFormat: 'minimal' }),
+);
+
+export const initPrisma = holder.init;
+export const getPrisma = holder.get;
+export const closePrisma = holder.close;

@@ -1,0 +1,154 @@
+import { randomUUID } from 'node:crypto';
+import { AppError, ErrorCode, looksLikeUuid } from '@tm/contracts';
+import { Prisma } from './generated/client.js';
+import { type Db, getPrisma } from './prisma-client.js';
+
+export interface TemplateDefinition {
+  description: string;
+  fields: Array<{ name: string; type: string; description: string; required: boolean }>;
+  format: string | undefined;
+}
+
+export interface StoredTemplate {
+  id: string;
+  tenantId: string;
+  name: string;
+  version: number;
+  description: string;
+  fields: TemplateDefinition['fields'];
+  format: string | null;
+  createdAt: Date;
+  updatedAt: Date;
+}
+
+type TemplateRow = {
+  id: string;
+  tenantId: string;
+  name: string;
+  currentVersion: number;
+  createdAt: Date;
+  updatedAt: Date;
+};
+type VersionRow = {
+  templateId: string;
+  version: number;
+  description: string;
+  fields: unknown;
+  format: string | null;
+};
+
+const merge = (t: TemplateRow, v: VersionRow): StoredTemplate => ({
+  id: t.id,
+  tenantId: t.tenantId,
+  name: t.name,
+  version: v.version,
+  description: v.description,
+  fields: v.fields as StoredTemplate['fields'],
+  format: v.format,
+  createdAt: t.createdAt,
+  updatedAt: t.updatedAt,
+});
+
+/** A route's `{template_name_or_id}`: a UUID is an id (names never look like one), anything else a name. */
+const byRef = (tenantId: string, ref: string) =>
+  looksLikeUuid(ref) ? { tenantId, id: ref.toLowerCase() } : { tenantId, name: ref };
+
+/** The template with its current version, or null; another tenant's template is never found. */
+export async function findTemplate(tenantId: string, ref: string, db: Db = getPrisma()) {
+  const template = await db.template.findFirst({ where: byRef(tenantId, ref) });
+  if (!template) return null;
+  const version = await db.templateVersion.findUniqueOrThrow({
+    where: { templateId_version: { templateId: template.id, version: template.currentVersion } },
+  });
+  return merge(template, version);
+}
+
+/** One version of a template, as it was written. */
+export async function findTemplateVersion(templateId: string, version: number, db: Db = getPrisma()) {
+  return db.templateVersion.findUnique({ where: { templateId_version: { templateId, version } } });
+}
+
+export async function listTemplates(
+  tenantId: string,
+  page: { limit: number; offset: number },
+  db: Db = getPrisma(),
+): Promise<{ rows: StoredTemplate[]; total: number }> {
+  const [templates, total] = await Promise.all([
+    db.template.findMany({
+      where: { tenantId },
+      orderBy: { name: 'asc' },
+      skip: page.offset,
+      take: page.limit,
+    }),
+    db.template.count({ where: { tenantId } }),
+  ]);
+  if (templates.length === 0) return { rows: [], total };
+  const versions = await db.templateVersion.findMany({
+    where: { OR: templates.map((t) => ({ templateId: t.id, version: t.currentVersion })) },
+  });
+  const byId = new Map(versions.map((v) => [v.templateId, v]));
+  return {
+    rows: templates.flatMap((t) => {
+      const v = byId.get(t.id);
+      return v ? [merge(t, v)] : [];
+    }),
+    total,
+  };
+}
+
+const isUniqueViolation = (err: unknown) =>
+  err instanceof Prisma.PrismaClientKnownRequestError && err.code === 'P2002';
+
+/** A new template at version 1. Its name is unique within the tenant (409 otherwise). */
+export async function insertTemplate(
+  tenantId: string,
+  name: string,
+  definition: TemplateDefinition,
+  db = getPrisma(),
+): Promise<StoredTemplate> {
+  const id = randomUUID();
+  try {
+    const [template, version] = await db.$transaction([
+      db.template.create({ data: { id, tenantId, name, currentVersion: 1 } }),
+      db.templateVersion.create({ data: { templateId: id, version: 1, ...versionData(definition) } }),
+    ]);
+    return merge(template, version);
+  } catch (err) {
+    if (isUniqueViolation(err)) {
+      throw new AppError(ErrorCode.AlreadyExists, 'A template with this name exists already', {
+        fields: [{ path: 'template_name', message: 'is taken by another template of this tenant' }],
+      });
+    }
+    throw err;
+  }
+}
+
+/**
+ * Write version `from + 1`, but only if `from` is still the current version: two updates based on
+ * the same version cannot both win. Returns null when another update got there first.
+ */
+export async function appendVersion(
+  template: StoredTemplate,
+  definition: TemplateDefinition,
+  db = getPrisma(),
+): Promise<StoredTemplate | null> {
+  const next = template.version + 1;
+  return db.$transaction(async (tx) => {
+    const moved = await tx.template.updateMany({
+      where: { id: template.id, currentVersion: template.version },
+      data: { currentVersion: next, updatedAt: new Date() },
+    });
+    if (moved.count === 0) return null;
+    const version = await tx.templateVersion.create({
+      data: { templateId: template.id, version: next, ...versionData(definition) },
+    });
+    const row = await tx.template.findUniqueOrThrow({ where: { id: template.id } });
+    return merge(row, version);
+  });
+}
+
+const versionData = (definition: TemplateDefinition) => ({
+  description: definition.description,
+  fields: definition.fields as Prisma.InputJsonValue,
+  format: definition.format ?? null,
+});

@@ -1,0 +1,2 @@
+export { startTemplateService, type TemplateService } from './app.js';
+export { loadTemplateConfig, type TemplateConfig, TemplateConfigSchema } from './config.js';

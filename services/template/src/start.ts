@@ -1,0 +1,5 @@
+import { runMain } from '@tm/kit';
+import { startTemplateService } from './app.js';
+import { loadTemplateConfig } from './config.js';
+
+await runMain('template', (logger) => startTemplateService(loadTemplateConfig(), logger));
