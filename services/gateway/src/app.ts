@@ -6,6 +6,7 @@ import { createBillingClient } from './clients/billing-client.js';
 import { createMemoryClient, type MemoryClient } from './clients/memory-client.js';
 import { createRequestRecorder, type RequestRecorder } from './clients/request-recorder.js';
 import { createTelemetryClient } from './clients/telemetry-client.js';
+import { createTemplateClient } from './clients/template-client.js';
 import type { GatewayConfig } from './config.js';
 import { closePrisma, getPrisma, getSql, initPrisma } from './data-access/prisma-client.js';
 import { deriveGatewaySecrets } from './domain/gateway-secrets.js';
@@ -43,6 +44,11 @@ export async function startGateway(config: GatewayConfig, logger: Logger): Promi
     breakerResetMs: config.BREAKER_RESET_MS,
     logger,
   });
+  const templates = createTemplateClient(nc, {
+    timeoutMs: config.GATEWAY_REQUEST_TIMEOUT_MS,
+    breakerResetMs: config.BREAKER_RESET_MS,
+    logger,
+  });
   const keys = createVerifiedKeyCache({
     maxEntries: config.KEY_CACHE_SIZE,
     ttlMs: config.KEY_CACHE_TTL_MS,
@@ -68,6 +74,7 @@ export async function startGateway(config: GatewayConfig, logger: Logger): Promi
   const app = createHttpApp({
     memory,
     telemetry,
+    templates,
     smokeTestPolicy: smokeTestPolicyOf(config),
     requestRecorder,
     auth: {
@@ -89,6 +96,7 @@ export async function startGateway(config: GatewayConfig, logger: Logger): Promi
       memory: () => memory.ping(1_000),
       billing: () => billing.ping(1_000),
       telemetry: () => telemetry.ping(1_000),
+      template: () => templates.ping(1_000),
       gateway_store: () => getPrisma().$queryRaw`SELECT 1`,
     },
   });
@@ -109,6 +117,7 @@ export async function startGateway(config: GatewayConfig, logger: Logger): Promi
       memory.breaker.shutdown();
       billing.breaker.shutdown();
       telemetry.breaker.shutdown();
+      templates.breaker.shutdown();
       await nc.drain();
       await closePrisma();
     },

@@ -4,6 +4,7 @@ import express from 'express';
 import type { MemoryClient } from '../../clients/memory-client.js';
 import type { RequestRecorder } from '../../clients/request-recorder.js';
 import type { TelemetryClient } from '../../clients/telemetry-client.js';
+import type { TemplateClient } from '../../clients/template-client.js';
 import type { HealthProbes } from '../../domain/check-health.js';
 import type { SmokeTestPolicy } from '../../domain/run-smoke-test.js';
 import { accessLog } from './middleware/access-log.js';
@@ -16,10 +17,13 @@ import { controlRoutes } from './routes/control/control-routes.js';
 import { infrastructureRoutes } from './routes/infrastructure-routes.js';
 import { memoryRoutes } from './routes/memory-routes.js';
 import { openApiRoutes } from './routes/openapi-routes.js';
+import { templateMemoryRoutes } from './routes/template-memory-routes.js';
+import { templateRoutes } from './routes/template-routes.js';
 
 export interface HttpDeps {
   memory: MemoryClient;
   telemetry: TelemetryClient;
+  templates: TemplateClient;
   smokeTestPolicy: SmokeTestPolicy;
   auth: AuthDeps;
   requestRecorder: RequestRecorder;
@@ -38,10 +42,12 @@ export function createHttpApp(deps: HttpDeps) {
   app.use(requestContext);
   app.use(accessLog(deps.logger));
   app.use(recordRequests(deps.requestRecorder, deps.deployment.version));
-  app.use('/api/v1/memory', memoryRoutes(deps.memory, deps.auth));
+  app.use('/api/v1/memory', memoryRoutes(deps.memory, deps.auth, deps.templates));
   app.use('/api/v1/control', controlRoutes(deps.auth, deps.control));
   app.use('/api/v1/infrastructure', infrastructureRoutes({ ...deps, billing: deps.control.billing }));
   app.use('/api/v1', openApiRoutes());
+  app.use('/v1', templateRoutes(deps.templates, deps.auth));
+  app.use('/v1', templateMemoryRoutes(deps.templates, deps.auth));
   app.use(notFound);
   app.use(errorHandler(deps.logger));
   return app;

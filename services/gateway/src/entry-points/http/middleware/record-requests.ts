@@ -7,6 +7,8 @@ import { namespaceRef } from '../../../domain/namespace-ref.js';
 /** What a route knows of its own result, for the request record. */
 export interface RecordNote {
   operation?: string;
+  /** The route's template, for paths that carry a caller's names (`/v1/templates/{template_name_or_id}`). */
+  route?: string;
   namespace?: string;
   state?: string;
   units?: number;
@@ -63,7 +65,7 @@ export function recordRequests(recorder: RequestRecorder, deploymentVersion: str
         method,
         route: res.locals.unmatchedRoute
           ? '(unmatched)'
-          : path.replace(IDS, '{id}').replace(/\/+$/, '') || '/',
+          : (note.route ?? (path.replace(IDS, '{id}').replace(/\/+$/, '') || '/')),
         operation: note.operation ?? null,
         status,
         outcome: outcomeOf(status),

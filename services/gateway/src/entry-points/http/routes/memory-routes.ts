@@ -11,6 +11,7 @@ import {
 } from '@tm/contracts';
 import { type Request, type RequestHandler, Router } from 'express';
 import type { MemoryClient } from '../../../clients/memory-client.js';
+import type { TemplateClient } from '../../../clients/template-client.js';
 import { resolveIdempotencyKey } from '../../../domain/idempotency-key.js';
 import { type AuthDeps, requireApiKey, scopeOf } from '../middleware/authenticate.js';
 import { jsonBody } from '../middleware/json-body.js';
@@ -48,7 +49,7 @@ function noteResult(req: Request, result: { state: string; usage?: Usage }): voi
 }
 
 /** The v1 data plane: validate, call the memory service once, answer with what it said. */
-export function memoryRoutes(memory: MemoryClient, auth: AuthDeps): Router {
+export function memoryRoutes(memory: MemoryClient, auth: AuthDeps, templates: TemplateClient): Router {
   const router = Router();
 
   router.post(
@@ -97,7 +98,11 @@ export function memoryRoutes(memory: MemoryClient, auth: AuthDeps): Router {
         'delete request',
       );
       noteForRecord(req, { namespace: refuseReserved(namespace) });
-      const result = await memory.delete({ scope: scopeOf(req), request_id: req.requestId, namespace });
+      const scope = scopeOf(req);
+      // Template memories first: if the template service cannot delete, nothing is deleted and the
+      // caller retries, rather than the text going while a copy of its data stays readable.
+      await templates.deleteNamespace({ tenant_id: scope.tenant_id, namespace });
+      const result = await memory.delete({ scope, request_id: req.requestId, namespace });
       noteResult(req, result);
       res.json(result);
     },

@@ -1,0 +1,58 @@
+import { randomUUID } from 'node:crypto';
+import { CreateTemplateMemoryRequest, parseOrThrow } from '@tm/contracts';
+import { Router } from 'express';
+import type { TemplateClient } from '../../../clients/template-client.js';
+import { resolveIdempotencyKey } from '../../../domain/idempotency-key.js';
+import { type AuthDeps, requireApiKey, scopeOf } from '../middleware/authenticate.js';
+import { jsonBody } from '../middleware/json-body.js';
+import { noteForRecord } from '../middleware/record-requests.js';
+import { pathRef, recordAs } from './template-routes.js';
+
+/**
+ * `/v1/memories`: memories made from a template's data. The template service validates, renders and
+ * retains the text through the memory service with the caller's scope, so consent, idempotency and
+ * billing are those of any write. Creating takes `memory:write`, reading `memory:recall`.
+ */
+export function templateMemoryRoutes(templates: TemplateClient, auth: AuthDeps): Router {
+  const router = Router();
+
+  router.post(
+    '/memories',
+    recordAs('template.memory.create', '/v1/memories'),
+    requireApiKey(auth, 'memory:write'),
+    ...jsonBody,
+    async (req, res) => {
+      const body = parseOrThrow(CreateTemplateMemoryRequest, req.body, 'memory request');
+      noteForRecord(req, { namespace: body.namespace });
+      const header = req.get('idempotency-key');
+      // Optional here: without one each call is a new memory (a generated key still makes it one write).
+      const idempotencyKey =
+        header === undefined ? `tmpl-${randomUUID()}` : resolveIdempotencyKey(header, undefined);
+      const result = await templates.createMemory({
+        scope: scopeOf(req),
+        request_id: req.requestId,
+        idempotency_key: idempotencyKey,
+        body,
+      });
+      noteForRecord(req, {
+        state: result.state,
+        units: result.usage.operation_units,
+        billingState: result.usage.billing_state === 'billable' ? 'billable' : 'no_data',
+      });
+      const created = result.state === 'retained' && result.idempotency_outcome === 'Accepted';
+      res.status(created ? 201 : 200).json(result);
+    },
+  );
+
+  router.get(
+    '/memories/:id',
+    recordAs('template.memory.get', '/v1/memories/{memory_id}'),
+    requireApiKey(auth, 'memory:recall'),
+    async (req, res) => {
+      const memoryId = pathRef(req.params.id, 'memory');
+      res.json(await templates.getMemory({ tenant_id: scopeOf(req).tenant_id, memory_id: memoryId }));
+    },
+  );
+
+  return router;
+}

@@ -1,0 +1,95 @@
+import {
+  AppError,
+  CreateTemplateRequest,
+  ErrorCode,
+  MarketplaceQuery,
+  parseOrThrow,
+  TemplateListQuery,
+  UpdateTemplateRequest,
+} from '@tm/contracts';
+import { type RequestHandler, Router } from 'express';
+import type { TemplateClient } from '../../../clients/template-client.js';
+import { type AuthDeps, requireApiKey, scopeOf } from '../middleware/authenticate.js';
+import { jsonBody } from '../middleware/json-body.js';
+import { noteForRecord } from '../middleware/record-requests.js';
+
+/**
+ * Names the operation and the route's template for the request record before anything can refuse
+ * the request: a path that carries a template name must not reach telemetry as typed.
+ */
+export const recordAs =
+  (operation: string, route: string): RequestHandler =>
+  (req, _res, next) => {
+    noteForRecord(req, { operation, route });
+    next();
+  };
+
+/** A path segment no template, entry or memory can have is "not found", never a validation error. */
+export function pathRef(value: unknown, what: string): string {
+  if (typeof value !== 'string' || value.length === 0 || value.length > 128) {
+    throw new AppError(ErrorCode.NotFound, `No such ${what}`);
+  }
+  return value;
+}
+
+/**
+ * Private templates (`/v1/templates`) and the marketplace (`/v1/marketplace/templates`). Reading takes
+ * an API key with `memory:recall`, creating and updating `memory:write`; the tenant is the key's.
+ */
+export function templateRoutes(templates: TemplateClient, auth: AuthDeps): Router {
+  const router = Router();
+  const read = requireApiKey(auth, 'memory:recall');
+  const write = requireApiKey(auth, 'memory:write');
+  const one = '/v1/templates/{template_name_or_id}';
+
+  router.get('/templates', recordAs('template.list', '/v1/templates'), read, async (req, res) => {
+    const { limit, offset } = parseOrThrow(TemplateListQuery, req.query, 'template list query');
+    res.json(await templates.listTemplates({ tenant_id: scopeOf(req).tenant_id, limit, offset }));
+  });
+
+  router.post(
+    '/templates',
+    recordAs('template.create', '/v1/templates'),
+    write,
+    ...jsonBody,
+    async (req, res) => {
+      const body = parseOrThrow(CreateTemplateRequest, req.body, 'template');
+      res.status(201).json(await templates.createTemplate({ tenant_id: scopeOf(req).tenant_id, body }));
+    },
+  );
+
+  router.get('/templates/:ref', recordAs('template.get', one), read, async (req, res) => {
+    const ref = pathRef(req.params.ref, 'template');
+    res.json(await templates.getTemplate({ tenant_id: scopeOf(req).tenant_id, ref }));
+  });
+
+  router.put('/templates/:ref', recordAs('template.update', one), write, ...jsonBody, async (req, res) => {
+    const ref = pathRef(req.params.ref, 'template');
+    const body = parseOrThrow(UpdateTemplateRequest, req.body, 'template update');
+    res.json(await templates.updateTemplate({ tenant_id: scopeOf(req).tenant_id, ref, body }));
+  });
+
+  router.get(
+    '/marketplace/templates',
+    recordAs('marketplace.search', '/v1/marketplace/templates'),
+    read,
+    async (req, res) => {
+      const { limit, offset, category, q } = parseOrThrow(MarketplaceQuery, req.query, 'marketplace query');
+      res.json(
+        await templates.searchMarketplace({ limit, offset, category: category ?? null, q: q ?? null }),
+      );
+    },
+  );
+
+  router.get(
+    '/marketplace/templates/:id',
+    recordAs('marketplace.get', '/v1/marketplace/templates/{marketplace_template_id}'),
+    read,
+    async (req, res) => {
+      const id = pathRef(req.params.id, 'marketplace template');
+      res.json(await templates.getMarketplaceTemplate({ id }));
+    },
+  );
+
+  return router;
+}
