@@ -30,6 +30,7 @@ const SERVICES = [
   { name: 'memory', databaseVar: 'MEMORY_DATABASE_URL', database: 'tm_memory' },
   { name: 'billing', databaseVar: 'BILLING_DATABASE_URL', database: 'tm_billing' },
   { name: 'telemetry', databaseVar: 'TELEMETRY_DATABASE_URL', database: 'tm_telemetry' },
+  { name: 'template', databaseVar: 'TEMPLATE_DATABASE_URL', database: 'tm_template' },
   { name: 'gateway', databaseVar: 'GATEWAY_DATABASE_URL', database: 'tm_gateway' },
 ];
 

@@ -14,7 +14,13 @@ describe('GET /api/v1/infrastructure/health', () => {
         execution_mode: 'mock',
         contract_version: 'v1',
         production_ready: false,
-        services: { memory: { available: true }, gateway_store: { available: true } },
+        services: {
+          memory: { available: true },
+          billing: { available: true },
+          telemetry: { available: true },
+          template: { available: true },
+          gateway_store: { available: true },
+        },
       },
     });
     expect(Date.parse(res.body.checked_at)).not.toBeNaN();
@@ -61,6 +67,12 @@ describe('GET /api/v1/openapi.json', () => {
         '/api/v1/memory/recall',
         '/api/v1/memory',
         '/api/v1/infrastructure/health',
+        '/v1/templates',
+        '/v1/templates/{template_name_or_id}',
+        '/v1/marketplace/templates',
+        '/v1/marketplace/templates/{marketplace_template_id}',
+        '/v1/memories',
+        '/v1/memories/{memory_id}',
       ]),
     );
   });

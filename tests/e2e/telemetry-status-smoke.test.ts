@@ -26,6 +26,7 @@ const everyServiceAvailable = {
   memory: { available: true },
   billing: { available: true },
   telemetry: { available: true },
+  template: { available: true },
   gateway_store: { available: true },
 };
 
@@ -241,6 +242,7 @@ describe('while the telemetry service is stopped', () => {
             memory: { available: true },
             billing: { available: true },
             telemetry: { available: false },
+            template: { available: true },
             gateway_store: { available: true },
           },
           consent: { state: 'granted', scope: 'private_memory' },

@@ -1,7 +1,7 @@
 import { randomBytes } from 'node:crypto';
 import type { TestProject } from 'vitest/node';
 import { assertNoCredentialsLogged, type LogCapture, openLogCapture } from './credential-leak-check.js';
-import { createDatabase, databaseUrl, dropDatabase, migrate } from './private-databases.js';
+import { createDatabase, databaseUrl, dropDatabase, migrate, type Service } from './private-databases.js';
 import { startPrivateNats } from './private-nats.js';
 
 export interface StackEnv {
@@ -10,6 +10,7 @@ export interface StackEnv {
   gatewayDbUrl: string;
   billingDbUrl: string;
   telemetryDbUrl: string;
+  templateDbUrl: string;
 }
 
 declare module 'vitest' {
@@ -30,6 +31,7 @@ export default async function setup(project: TestProject) {
     memory: `tmt_${runId}_memory`,
     billing: `tmt_${runId}_billing`,
     telemetry: `tmt_${runId}_telemetry`,
+    template: `tmt_${runId}_template`,
     gateway: `tmt_${runId}_gateway`,
   };
   const nats = await startPrivateNats();
@@ -42,13 +44,11 @@ export default async function setup(project: TestProject) {
   try {
     // In parallel: each `prisma migrate deploy` idles ~10 s on an engine timer before exiting.
     await Promise.all(
-      (Object.entries(names) as Array<['memory' | 'billing' | 'telemetry' | 'gateway', string]>).map(
-        async ([service, name]) => {
-          await createDatabase(name);
-          created.push(name);
-          await migrate(service, databaseUrl(name));
-        },
-      ),
+      (Object.entries(names) as Array<[Service, string]>).map(async ([service, name]) => {
+        await createDatabase(name);
+        created.push(name);
+        await migrate(service, databaseUrl(name));
+      }),
     );
   } catch (err) {
     await teardown();
@@ -60,6 +60,7 @@ export default async function setup(project: TestProject) {
     gatewayDbUrl: databaseUrl(names.gateway),
     billingDbUrl: databaseUrl(names.billing),
     telemetryDbUrl: databaseUrl(names.telemetry),
+    templateDbUrl: databaseUrl(names.template),
   });
   project.provide('logCapture', logCapture);
   return async () => {

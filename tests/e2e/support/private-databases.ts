@@ -31,10 +31,9 @@ export const dropDatabase = (name: string) =>
   admin((c) => c.query(`DROP DATABASE IF EXISTS "${name}" WITH (FORCE)`));
 
 /** Apply a service's migrations exactly as deployments do: `prisma migrate deploy` (the service's own CLI). */
-export async function migrate(
-  service: 'memory' | 'billing' | 'telemetry' | 'gateway',
-  url: string,
-): Promise<void> {
+export type Service = 'memory' | 'billing' | 'telemetry' | 'template' | 'gateway';
+
+export async function migrate(service: Service, url: string): Promise<void> {
   const cwd = join(root, 'services', service);
   await run(join(cwd, 'node_modules', '.bin', 'prisma'), ['migrate', 'deploy'], {
     cwd,

@@ -4,6 +4,7 @@ import { type Gateway, GatewayConfigSchema, startGateway } from '@tm/gateway';
 import { createLogger } from '@tm/kit';
 import { MemoryConfigSchema, type MemoryService, startMemoryService } from '@tm/memory';
 import { startTelemetryService, TelemetryConfigSchema, type TelemetryService } from '@tm/telemetry';
+import { startTemplateService, TemplateConfigSchema, type TemplateService } from '@tm/template';
 import { afterAll, beforeAll, inject } from 'vitest';
 import { type Api, createApi } from './api.js';
 import { logDestination, recordSecrets } from './log-capture.js';
@@ -15,7 +16,7 @@ import { logDestination, recordSecrets } from './log-capture.js';
 export const testLogger = () => createLogger({ name: 'test', level: 'trace', destination: logDestination() });
 
 /**
- * The real stack in this process: memory, billing and telemetry services and the gateway, talking over the run's private
+ * The real stack in this process: memory, billing, telemetry and template services and the gateway, talking over the run's private
  * nats-server, each on its own private database. Tests reach it only through HTTP.
  */
 export interface StackOptions {
@@ -47,6 +48,11 @@ export async function startStack(options: StackOptions = {}) {
     ...options.telemetryEnv,
   });
   let telemetry: TelemetryService | undefined = await startTelemetryService(telemetryConfig, logger);
+  const templateConfig = TemplateConfigSchema.parse({
+    TEMPLATE_DATABASE_URL: env.templateDbUrl,
+    NATS_URL: env.natsUrl,
+  });
+  let template: TemplateService | undefined = await startTemplateService(templateConfig, logger);
   const secretKey = randomBytes(32).toString('base64url');
   recordSecrets([secretKey]); // it must never be logged either
   const gatewayConfig = GatewayConfigSchema.parse({
@@ -97,6 +103,13 @@ export async function startStack(options: StackOptions = {}) {
     async startTelemetry() {
       telemetry ??= await startTelemetryService(telemetryConfig, logger);
     },
+    async stopTemplate() {
+      await template?.stop();
+      template = undefined;
+    },
+    async startTemplate() {
+      template ??= await startTemplateService(templateConfig, logger);
+    },
     /** The process holds one gateway database; a test that needs a gateway on another stops this one. */
     async stopGateway() {
       await gateway?.stop();
@@ -104,6 +117,7 @@ export async function startStack(options: StackOptions = {}) {
     },
     async stop() {
       await gateway?.stop();
+      await template?.stop();
       await telemetry?.stop();
       await billing?.stop();
       await memory?.stop();
