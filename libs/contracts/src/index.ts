@@ -7,6 +7,7 @@ export * from './envelope.js';
 export * from './errors.js';
 export * from './format-string.js';
 export * from './identity.js';
+export * from './imports.js';
 export * from './infrastructure.js';
 export * from './limits.js';
 export * from './memory.js';

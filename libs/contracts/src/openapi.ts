@@ -12,6 +12,7 @@ import {
   WriteResponse,
 } from './memory.js';
 import { controlPaths } from './openapi-control.js';
+import { importPaths } from './openapi-imports.js';
 import { infrastructurePaths } from './openapi-infrastructure.js';
 import { errors, json } from './openapi-shared.js';
 import { templatePaths } from './openapi-templates.js';
@@ -89,6 +90,7 @@ export function buildOpenApiDocument() {
       ...controlPaths,
       ...infrastructurePaths,
       ...templatePaths,
+      ...importPaths,
       '/api/v1/memory/write': { post: writeOp },
       '/api/v1/memory/recall': { post: recallOp },
       '/api/v1/memory': { delete: deleteOp },

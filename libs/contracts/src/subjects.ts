@@ -45,6 +45,14 @@ export const Subjects = {
     getMemory: 'template.v1.memories.get',
     /** A namespace is being deleted: drop the template memories (and their requests) held for it. */
     deleteNamespace: 'template.v1.namespace.delete',
+    /** Document import: open a job, append upload chunks, parse and estimate, discard a refused upload. */
+    createImport: 'template.v1.imports.create',
+    appendImportChunk: 'template.v1.imports.chunk',
+    sealImport: 'template.v1.imports.seal',
+    discardImport: 'template.v1.imports.discard',
+    startImport: 'template.v1.imports.start',
+    getImport: 'template.v1.imports.get',
+    listImportFailures: 'template.v1.imports.failures',
     ping: 'template.v1.ping',
   },
 } as const;

@@ -1,0 +1,162 @@
+import { z } from 'zod';
+import { Namespace } from './memory.js';
+import { Scope } from './scope.js';
+import { TemplateName } from './templates.js';
+
+/**
+ * Document import ([P5]): a CSV, XLSX, XLS or JSON upload becomes one memory per row, rendered by a
+ * format string. The gateway streams the upload to the template service in chunks; the template
+ * service parses it into `import_row`s, estimates, and retains the rows in the background.
+ */
+
+export const IMPORT_LIMITS = {
+  /** Bytes per upload chunk on the bus (base64 makes it a third larger, well under NATS' 1 MiB). */
+  chunkBytes: 256 * 1024,
+  failuresPage: { default: 50, max: 500 },
+  fileNameMaxChars: 255,
+} as const;
+
+/** Imports that name no namespace land here. */
+export const DEFAULT_IMPORT_NAMESPACE = 'imports';
+
+export const ImportState = z
+  .enum(['estimated', 'processing', 'completed', 'failed'])
+  .meta({ description: 'estimated → (start) processing → completed; failed if the job cannot go on' });
+export type ImportState = z.infer<typeof ImportState>;
+
+export const ImportFileKind = z.enum(['csv', 'xlsx', 'xls', 'json']);
+
+/** Why one row was not retained; the other rows go on. */
+export const ImportFailureReason = z.enum([
+  'malformed_row',
+  'empty_render',
+  'text_too_long',
+  'not_retained',
+  'write_refused',
+]);
+export type ImportFailureReason = z.infer<typeof ImportFailureReason>;
+
+export const ImportEstimate = z
+  .object({
+    rows: z.number().int().meta({ description: 'Data rows read from the file' }),
+    rows_malformed: z.number().int().meta({ description: 'Rows the reader could not use' }),
+    rows_empty_render: z.number().int().meta({ description: 'Rows whose text would render empty' }),
+    rows_too_long: z
+      .number()
+      .int()
+      .meta({ description: 'Rows whose text would exceed the memory text limit' }),
+    billable_rows: z
+      .number()
+      .int()
+      .meta({ description: 'Rows that would be written, each one memory.write unit' }),
+    placeholders_without_column: z.array(z.string()),
+    warnings: z.array(z.string()),
+    pricing_version: z.string(),
+    unit_price_usd: z.number(),
+    estimated_cost_usd: z
+      .number()
+      .meta({ description: 'billable_rows × unit_price_usd (sandbox; nothing is charged)' }),
+  })
+  .meta({ id: 'ImportEstimate' });
+export type ImportEstimate = z.infer<typeof ImportEstimate>;
+
+export const ImportJob = z
+  .object({
+    id: z.uuid(),
+    state: ImportState,
+    file_name: z.string(),
+    file_kind: ImportFileKind,
+    namespace: z.string(),
+    format: z.string(),
+    template_name: z.string().nullable(),
+    marketplace_template_id: z.string().nullable(),
+    total: z.number().int(),
+    processed: z.number().int().meta({ description: 'retained + failed' }),
+    retained: z.number().int(),
+    failed: z.number().int(),
+    estimate: ImportEstimate,
+    created_at: z.iso.datetime(),
+    started_at: z.iso.datetime().nullable(),
+    completed_at: z.iso.datetime().nullable(),
+  })
+  .meta({ id: 'ImportJob' });
+export type ImportJob = z.infer<typeof ImportJob>;
+
+export const ImportFailure = z
+  .object({ row: z.number().int(), reason: ImportFailureReason, message: z.string() })
+  .meta({ id: 'ImportFailure' });
+export type ImportFailure = z.infer<typeof ImportFailure>;
+
+export const ImportFailurePage = z
+  .object({
+    import_id: z.uuid(),
+    failures: z.array(ImportFailure),
+    paging: z.object({ total: z.number().int(), limit: z.number().int(), offset: z.number().int() }),
+  })
+  .meta({ id: 'ImportFailurePage' });
+export type ImportFailurePage = z.infer<typeof ImportFailurePage>;
+
+/** The form fields of `POST /v1/imports` (all strings, as multipart sends them); `file` comes last. */
+export const CreateImportFields = z
+  .strictObject({
+    format: z.string().min(1).max(4_096).optional(),
+    template_name: TemplateName.optional(),
+    marketplace_template_id: z.string().min(1).max(128).optional(),
+    namespace: Namespace.default(DEFAULT_IMPORT_NAMESPACE),
+  })
+  .refine((f) => !(f.template_name !== undefined && f.marketplace_template_id !== undefined), {
+    path: ['template_name'],
+    message: 'name a template or a marketplace template, not both',
+  })
+  .refine(
+    (f) => f.format !== undefined || f.template_name !== undefined || f.marketplace_template_id !== undefined,
+    {
+      path: ['format'],
+      message: 'send a format, or a template_name or marketplace_template_id whose format is used',
+    },
+  );
+export type CreateImportFields = z.output<typeof CreateImportFields>;
+
+export const ImportListQuery = z.strictObject({
+  limit: z.coerce
+    .number()
+    .int()
+    .min(1)
+    .max(IMPORT_LIMITS.failuresPage.max)
+    .default(IMPORT_LIMITS.failuresPage.default),
+  offset: z.coerce.number().int().min(0).max(1_000_000).default(0),
+});
+
+const TenantId = z.string().min(1);
+const ImportId = z.string().min(1).max(128);
+
+export const CreateImportMessage = z.object({
+  scope: Scope,
+  request_id: z.string(),
+  file_name: z.string().min(1).max(IMPORT_LIMITS.fileNameMaxChars),
+  fields: CreateImportFields,
+});
+export type CreateImportMessage = z.output<typeof CreateImportMessage>;
+export const ImportCreated = z.object({ import_id: z.uuid() });
+
+export const ImportChunkMessage = z.object({
+  tenant_id: TenantId,
+  import_id: ImportId,
+  seq: z.number().int().nonnegative(),
+  data: z.base64(),
+});
+export type ImportChunkMessage = z.infer<typeof ImportChunkMessage>;
+
+export const ImportRefMessage = z.object({ tenant_id: TenantId, import_id: ImportId });
+export type ImportRefMessage = z.infer<typeof ImportRefMessage>;
+
+export const StartImportMessage = z.object({ scope: Scope, request_id: z.string(), import_id: ImportId });
+export type StartImportMessage = z.infer<typeof StartImportMessage>;
+
+export const ListImportFailuresMessage = ImportRefMessage.extend({
+  limit: z.number().int().min(1).max(IMPORT_LIMITS.failuresPage.max),
+  offset: z.number().int().min(0),
+});
+export type ListImportFailuresMessage = z.infer<typeof ListImportFailuresMessage>;
+
+export const ImportAcknowledged = z.object({ ok: z.literal(true) });

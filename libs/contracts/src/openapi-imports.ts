@@ -1,0 +1,80 @@
+import { z } from 'zod';
+import type { ZodOpenApiOperationObject, ZodOpenApiPathsObject } from 'zod-openapi';
+import { DEFAULT_IMPORT_NAMESPACE, ImportFailurePage, ImportJob, ImportListQuery } from './imports.js';
+import { errors, json } from './openapi-shared.js';
+
+const requestId = z.object({ 'X-Request-Id': z.string().max(128).optional() });
+const apiKey: Array<Record<string, string[]>> = [{ bearerAuth: [] }, { apiKeyHeader: [] }];
+const oneErrors = errors(400, 401, 403, 404, 429, 500, 503, 504);
+const importRef = z.object({ import_id: z.string().meta({ description: 'The import job’s id (a UUID)' }) });
+
+const op = (operation: ZodOpenApiOperationObject): ZodOpenApiOperationObject => ({
+  security: apiKey,
+  ...operation,
+});
+
+/** Multipart form of an upload: every part is a string; `file` must be the last part. */
+const UploadForm = z
+  .object({
+    format: z.string().optional().meta({ example: 'Call with {name} about {topic|no topic}' }),
+    template_name: z.string().optional(),
+    marketplace_template_id: z.string().optional(),
+    namespace: z
+      .string()
+      .optional()
+      .meta({ description: `Default \`${DEFAULT_IMPORT_NAMESPACE}\`` }),
+    file: z
+      .string()
+      .meta({ format: 'binary', description: 'CSV, XLSX, XLS or JSON (array or NDJSON); last part' }),
+  })
+  .meta({ id: 'ImportUploadForm' });
+
+/** Document import ([P5]): upload and estimate, start, progress, row-level failures. */
+export const importPaths: ZodOpenApiPathsObject = {
+  '/v1/imports': {
+    post: op({
+      operationId: 'createImport',
+      summary: 'Upload a CSV, XLSX, XLS or JSON file and get the import’s estimate (memory:write)',
+      description:
+        'The rows are read and stored, nothing is written yet: the answer is the job in state `estimated` ' +
+        'with rows, rows that would render empty or too long, placeholders that match no column, and the ' +
+        'estimated cost at the pricing version in force. `POST /v1/imports/{import_id}/start` writes the rows. ' +
+        'Refused: an unsupported file type (415 `unsupported_file_type`), a file whose content is unreadable ' +
+        'or contradicts its extension (400 `malformed_file`), a file over the size limit (413 ' +
+        '`payload_too_large`), an upload that stalls (408 `upload_timeout`).',
+      requestParams: { header: requestId },
+      requestBody: { required: true, content: { 'multipart/form-data': { schema: UploadForm } } },
+      responses: {
+        '201': { description: 'The job with its estimate', ...json(ImportJob) },
+        ...errors(400, 401, 403, 404, 408, 413, 415, 429, 500, 503, 504),
+      },
+    }),
+  },
+  '/v1/imports/{import_id}': {
+    get: op({
+      operationId: 'getImport',
+      summary: 'An import’s state and progress: total, processed = retained + failed (memory:write)',
+      requestParams: { path: importRef, header: requestId },
+      responses: { '200': { description: 'The job', ...json(ImportJob) }, ...oneErrors },
+    }),
+  },
+  '/v1/imports/{import_id}/start': {
+    post: op({
+      operationId: 'startImport',
+      summary: 'Write the rows in the background, one memory each (memory:write)',
+      description:
+        'Each row is retained with the idempotency key `import:<import_id>:<row>`, so work resumed after a ' +
+        'restart never writes a row twice. Starting a job that is already started answers it as it is.',
+      requestParams: { path: importRef, header: requestId },
+      responses: { '202': { description: 'The job, processing', ...json(ImportJob) }, ...oneErrors },
+    }),
+  },
+  '/v1/imports/{import_id}/failures': {
+    get: op({
+      operationId: 'listImportFailures',
+      summary: 'Rows that were not retained, by row number, with a reason code (never the row’s text)',
+      requestParams: { path: importRef, query: ImportListQuery, header: requestId },
+      responses: { '200': { description: 'A page of failures', ...json(ImportFailurePage) }, ...oneErrors },
+    }),
+  },
+};
