@@ -3,6 +3,8 @@ import type { Logger } from '@tm/kit';
 import { createMemoryWriter } from './clients/memory-writer.js';
 import type { TemplateConfig } from './config.js';
 import { closePrisma, initPrisma } from './data-access/prisma-client.js';
+import { startImportWorker } from './entry-points/jobs/import-worker.js';
+import { serveImportEndpoints } from './entry-points/nats/import-endpoints.js';
 import { serveTemplateEndpoints } from './entry-points/nats/template-endpoints.js';
 
 export interface TemplateService {
@@ -19,12 +21,36 @@ export async function startTemplateService(
   initPrisma(config.TEMPLATE_DATABASE_URL, config.TEMPLATE_DB_POOL_SIZE);
   const nc = await connectBus({ servers: config.NATS_URL, name: 'template', logger });
   const writeMemory = createMemoryWriter(nc, { timeoutMs: config.MEMORY_WRITE_TIMEOUT_MS });
-  const subscriptions = serveTemplateEndpoints(nc, { writeMemory, version }, logger);
+  // resumes every job left in `processing` by a previous run
+  const importWorker = startImportWorker(
+    {
+      writeMemory,
+      pollMs: config.IMPORT_POLL_MS,
+      batchSize: config.IMPORT_BATCH_SIZE,
+      concurrency: config.IMPORT_CONCURRENCY,
+    },
+    logger,
+  );
+  const subscriptions = [
+    ...serveTemplateEndpoints(nc, { writeMemory, version }, logger),
+    ...serveImportEndpoints(
+      nc,
+      {
+        price: {
+          pricingVersion: config.PRICING_VERSION,
+          unitPriceMicroUsd: config.IMPORT_WRITE_UNIT_PRICE_MICRO_USD,
+        },
+        nudge: importWorker.nudge,
+      },
+      logger,
+    ),
+  ];
   logger.info('template service ready');
   return {
     nc,
     stop: async () => {
       await Promise.all(subscriptions.map((s) => s.drain()));
+      await importWorker.stop();
       await nc.drain();
       await closePrisma();
     },

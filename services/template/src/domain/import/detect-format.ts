@@ -25,7 +25,8 @@ const ZIP = [0x50, 0x4b, 0x03, 0x04];
 const OLE2 = [0xd0, 0xcf, 0x11, 0xe0, 0xa1, 0xb1, 0x1a, 0xe1];
 const UTF8_BOM = [0xef, 0xbb, 0xbf];
 
-export function detectFormat(fileName: string, head: Uint8Array): ImportFileKind {
+/** The kind a file name's extension claims, or `unsupported_type`: checked before any byte arrives. */
+export function fileKindOfName(fileName: string): ImportFileKind {
   const extension = extensionOf(fileName);
   const kind = extension === undefined ? undefined : EXTENSIONS[extension];
   if (kind === undefined) {
@@ -34,6 +35,11 @@ export function detectFormat(fileName: string, head: Uint8Array): ImportFileKind
       `Unsupported file type${extension ? ` '.${extension}'` : ''}: upload a CSV, Excel (.xlsx, .xls) or JSON file`,
     );
   }
+  return kind;
+}
+
+export function detectFormat(fileName: string, head: Uint8Array): ImportFileKind {
+  const kind = fileKindOfName(fileName);
   if (head.length === 0) throw new ImportError('malformed_file', 'The file is empty');
 
   const content = describeContent(head);

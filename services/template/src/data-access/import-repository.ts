@@ -1,0 +1,127 @@
+import type { Prisma } from './generated/client.js';
+import { type Db, getPrisma } from './prisma-client.js';
+
+export type ImportJobRecord = Prisma.ImportJobGetPayload<object>;
+
+export async function insertImportJob(data: Prisma.ImportJobUncheckedCreateInput, db: Db = getPrisma()) {
+  return db.importJob.create({ data });
+}
+
+/** A tenant's job, or null: another tenant's job is as absent as one that never existed. */
+export async function findImportJob(tenantId: string, importId: string, db: Db = getPrisma()) {
+  return db.importJob.findFirst({ where: { id: importId, tenantId } });
+}
+
+export async function deleteImportJob(importId: string, db: Db = getPrisma()) {
+  await db.importJob.deleteMany({ where: { id: importId } });
+}
+
+/** Stores one chunk; a retried chunk (same seq) is kept once. */
+export async function insertImportChunk(
+  importId: string,
+  seq: number,
+  data: Uint8Array,
+  db: Db = getPrisma(),
+) {
+  await db.importChunk.createMany({
+    data: [{ importId, seq, data: Buffer.from(data) }],
+    skipDuplicates: true,
+  });
+}
+
+/** The upload's bytes, one chunk at a time in order, so parsing never holds the whole file. */
+export async function* readImportChunks(importId: string, db: Db = getPrisma()): AsyncGenerator<Buffer> {
+  let after = -1;
+  for (;;) {
+    const chunk = await db.importChunk.findFirst({
+      where: { importId, seq: { gt: after } },
+      orderBy: { seq: 'asc' },
+    });
+    if (!chunk) return;
+    after = chunk.seq;
+    yield Buffer.from(chunk.data);
+  }
+}
+
+export async function insertImportRows(rows: Prisma.ImportRowCreateManyInput[], db: Db = getPrisma()) {
+  // skipDuplicates: a seal retried after a partial insert must not fail on rows already there
+  await db.importRow.createMany({ data: rows, skipDuplicates: true });
+}
+
+/** The upload is parsed: its bytes go, its estimate stays. */
+export async function markImportEstimated(importId: string, estimate: Prisma.InputJsonValue) {
+  const prisma = getPrisma();
+  await prisma.$transaction([
+    prisma.importChunk.deleteMany({ where: { importId } }),
+    prisma.importJob.update({ where: { id: importId }, data: { state: 'estimated', estimate } }),
+  ]);
+}
+
+/** estimated → processing, once; false when the job was not in `estimated`. */
+export async function markImportProcessing(
+  importId: string,
+  scope: Prisma.InputJsonValue,
+  db: Db = getPrisma(),
+): Promise<boolean> {
+  const { count } = await db.importJob.updateMany({
+    where: { id: importId, state: 'estimated' },
+    data: { state: 'processing', scope, startedAt: new Date() },
+  });
+  return count === 1;
+}
+
+export async function markImportCompleted(importId: string, db: Db = getPrisma()) {
+  await db.importJob.updateMany({
+    where: { id: importId, state: 'processing' },
+    data: { state: 'completed', completedAt: new Date() },
+  });
+}
+
+export async function findProcessingJobs(db: Db = getPrisma()) {
+  return db.importJob.findMany({ where: { state: 'processing' }, orderBy: { startedAt: 'asc' } });
+}
+
+export async function findPendingRows(importId: string, limit: number, db: Db = getPrisma()) {
+  return db.importRow.findMany({
+    where: { importId, state: 'pending' },
+    orderBy: { rowNumber: 'asc' },
+    take: limit,
+  });
+}
+
+export async function settleImportRow(
+  importId: string,
+  rowNumber: number,
+  outcome: { state: 'retained'; memoryId: string } | { state: 'failed'; reason: string; message: string },
+  db: Db = getPrisma(),
+) {
+  await db.importRow.update({
+    where: { importId_rowNumber: { importId, rowNumber } },
+    data:
+      outcome.state === 'retained'
+        ? { state: 'retained', memoryId: outcome.memoryId, reason: null, message: null }
+        : { state: 'failed', reason: outcome.reason, message: outcome.message },
+  });
+}
+
+/** Rows per state: the job's progress, always what the rows say. */
+export async function countImportRows(importId: string, db: Db = getPrisma()) {
+  const groups = await db.importRow.groupBy({ by: ['state'], where: { importId }, _count: { _all: true } });
+  const count = (state: string) => groups.find((g) => g.state === state)?._count._all ?? 0;
+  return { pending: count('pending'), retained: count('retained'), failed: count('failed') };
+}
+
+export async function listFailedRows(importId: string, limit: number, offset: number, db: Db = getPrisma()) {
+  const where = { importId, state: 'failed' };
+  const [rows, total] = await Promise.all([
+    db.importRow.findMany({
+      where,
+      orderBy: { rowNumber: 'asc' },
+      take: limit,
+      skip: offset,
+      select: { rowNumber: true, reason: true, message: true },
+    }),
+    db.importRow.count({ where }),
+  ]);
+  return { rows, total };
+}

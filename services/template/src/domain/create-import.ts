@@ -1,0 +1,44 @@
+import { randomUUID } from 'node:crypto';
+import type { CreateImportMessage } from '@tm/contracts';
+import { insertImportJob } from '../data-access/import-repository.js';
+import { fileKindOfName } from './import/detect-format.js';
+import { parseFormat } from './import/format-string.js';
+import { withImportErrors } from './import/import-error-to-app-error.js';
+import { resolveMemoryTemplate } from './resolve-memory-template.js';
+
+/**
+ * Opens an import before any byte of the file arrives: the file name's type, the format and the
+ * template are checked first, so a .txt upload or a bad format is refused without reading the file.
+ * A template gives its format (its fields as `name: {name}` lines when it has none); a `format` sent
+ * with the template overrides it.
+ */
+export async function createImport(msg: CreateImportMessage): Promise<{ import_id: string }> {
+  const { fields, scope } = msg;
+  return withImportErrors(async () => {
+    const fileKind = fileKindOfName(msg.file_name);
+    let format = fields.format;
+    let templateName: string | null = null;
+    if (fields.template_name !== undefined || fields.marketplace_template_id !== undefined) {
+      const template = await resolveMemoryTemplate(scope.tenant_id, fields);
+      templateName = template.metadata.template_name;
+      format ??= template.format ?? template.fields.map((f) => `${f.name}: {${f.name}}`).join('\n');
+    }
+    if (format === undefined)
+      throw new Error('unreachable: the message schema requires a format or a template');
+    parseFormat(format);
+    const id = randomUUID();
+    await insertImportJob({
+      id,
+      tenantId: scope.tenant_id,
+      state: 'uploading',
+      fileName: msg.file_name,
+      fileKind,
+      namespace: fields.namespace,
+      format,
+      templateName: fields.marketplace_template_id === undefined ? templateName : null,
+      marketplaceTemplateId: fields.marketplace_template_id ?? null,
+      requestId: msg.request_id,
+    });
+    return { import_id: id };
+  });
+}

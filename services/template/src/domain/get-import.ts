@@ -1,0 +1,10 @@
+import { AppError, ErrorCode, type ImportJob, type ImportRefMessage } from '@tm/contracts';
+import { findImportJob } from '../data-access/import-repository.js';
+import { importJobView } from './import-job-view.js';
+
+export async function getImport(msg: ImportRefMessage): Promise<ImportJob> {
+  const job = await findImportJob(msg.tenant_id, msg.import_id);
+  // an upload still arriving is not a job yet
+  if (!job || job.state === 'uploading') throw new AppError(ErrorCode.NotFound, 'No such import');
+  return importJobView(job);
+}

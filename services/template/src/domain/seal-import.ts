@@ -1,0 +1,72 @@
+import { Readable } from 'node:stream';
+import { AppError, ErrorCode, type ImportJob, type ImportRefMessage } from '@tm/contracts';
+import type { Prisma } from '../data-access/generated/client.js';
+import {
+  deleteImportJob,
+  findImportJob,
+  insertImportRows,
+  markImportEstimated,
+  readImportChunks,
+} from '../data-access/import-repository.js';
+import { detectFormat, SNIFF_BYTES } from './import/detect-format.js';
+import { parseFormat } from './import/format-string.js';
+import { withImportErrors } from './import/import-error-to-app-error.js';
+import { createImportEstimateTally, type WritePrice } from './import/import-estimate-tally.js';
+import { peekStreamHead } from './import/peek-stream-head.js';
+import { readImportRecords } from './import/read-import-records.js';
+import { importJobView } from './import-job-view.js';
+
+const INSERT_BATCH = 500;
+
+/**
+ * The upload is complete: read it (streaming from its stored chunks), store every row as `pending`
+ * and answer the estimate. A row the reader could not use is stored without values and fails when
+ * the job runs, so it is reported with the others. A file that cannot be read at all is refused
+ * (malformed_file) and leaves nothing behind.
+ */
+export async function sealImport(msg: ImportRefMessage, deps: { price: WritePrice }): Promise<ImportJob> {
+  const job = await findImportJob(msg.tenant_id, msg.import_id);
+  if (!job) throw new AppError(ErrorCode.NotFound, 'No such import');
+  if (job.state !== 'uploading') return importJobView(job); // a retried seal answers the same job
+  try {
+    const estimate = await withImportErrors(async () => {
+      const parsed = parseFormat(job.format);
+      const tally = createImportEstimateTally(parsed);
+      const { head, stream } = await peekStreamHead(Readable.from(readImportChunks(job.id)), SNIFF_BYTES);
+      const records = readImportRecords(detectFormat(job.fileName, head), stream);
+      let batch: Prisma.ImportRowCreateManyInput[] = [];
+      for await (const record of records) {
+        tally.add(record);
+        batch.push(
+          record.ok
+            ? {
+                importId: job.id,
+                rowNumber: record.row,
+                values: record.values as Prisma.InputJsonValue,
+                state: 'pending',
+              }
+            : {
+                importId: job.id,
+                rowNumber: record.row,
+                state: 'pending',
+                reason: 'malformed_row',
+                message: record.error,
+              },
+        );
+        if (batch.length >= INSERT_BATCH) {
+          await insertImportRows(batch);
+          batch = [];
+        }
+      }
+      if (batch.length > 0) await insertImportRows(batch);
+      return tally.result(deps.price);
+    });
+    await markImportEstimated(job.id, estimate);
+  } catch (err) {
+    await deleteImportJob(job.id);
+    throw err;
+  }
+  const sealed = await findImportJob(msg.tenant_id, msg.import_id);
+  if (!sealed) throw new AppError(ErrorCode.NotFound, 'No such import');
+  return importJobView(sealed);
+}

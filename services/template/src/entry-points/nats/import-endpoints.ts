@@ -1,0 +1,81 @@
+import { type NatsConnection, type Subscription, serveEndpoint } from '@tm/bus';
+import {
+  CreateImportMessage,
+  ImportChunkMessage,
+  ImportRefMessage,
+  ListImportFailuresMessage,
+  QueueGroups,
+  StartImportMessage,
+  Subjects,
+} from '@tm/contracts';
+import { type Logger, storageOutage } from '@tm/kit';
+import { appendImportChunk } from '../../domain/append-import-chunk.js';
+import { createImport } from '../../domain/create-import.js';
+import { discardImport } from '../../domain/discard-import.js';
+import { getImport } from '../../domain/get-import.js';
+import type { WritePrice } from '../../domain/import/import-estimate-tally.js';
+import { listImportFailures } from '../../domain/list-import-failures.js';
+import { sealImport } from '../../domain/seal-import.js';
+import { startImport } from '../../domain/start-import.js';
+
+/** Document import's request/reply endpoints, in queue group `template`. */
+export function serveImportEndpoints(
+  nc: NatsConnection,
+  options: { price: WritePrice; nudge: () => void },
+  logger: Logger,
+): Subscription[] {
+  const common = { queue: QueueGroups.template, mapError: storageOutage('Template storage') };
+  const s = Subjects.template;
+  return [
+    serveEndpoint(
+      nc,
+      { ...common, subject: s.createImport, input: CreateImportMessage, handler: createImport },
+      logger,
+    ),
+    serveEndpoint(
+      nc,
+      { ...common, subject: s.appendImportChunk, input: ImportChunkMessage, handler: appendImportChunk },
+      logger,
+    ),
+    serveEndpoint(
+      nc,
+      {
+        ...common,
+        subject: s.sealImport,
+        input: ImportRefMessage,
+        handler: (m) => sealImport(m, { price: options.price }),
+      },
+      logger,
+    ),
+    serveEndpoint(
+      nc,
+      { ...common, subject: s.discardImport, input: ImportRefMessage, handler: discardImport },
+      logger,
+    ),
+    serveEndpoint(
+      nc,
+      {
+        ...common,
+        subject: s.startImport,
+        input: StartImportMessage,
+        handler: (m) => startImport(m, { nudge: options.nudge }),
+      },
+      logger,
+    ),
+    serveEndpoint(
+      nc,
+      { ...common, subject: s.getImport, input: ImportRefMessage, handler: getImport },
+      logger,
+    ),
+    serveEndpoint(
+      nc,
+      {
+        ...common,
+        subject: s.listImportFailures,
+        input: ListImportFailuresMessage,
+        handler: listImportFailures,
+      },
+      logger,
+    ),
+  ];
+}

@@ -1,0 +1,61 @@
+import { describe, expect, it } from 'vitest';
+import { parseFormat } from '../src/domain/import/format-string.js';
+import { createImportEstimateTally } from '../src/domain/import/import-estimate-tally.js';
+import { renderImportRow } from '../src/domain/import/render-import-row.js';
+
+const price = { pricingVersion: 'sandbox-2026-11', unitPriceMicroUsd: 100 };
+
+describe('renderImportRow', () => {
+  it('when the row fills the format, then its text; blank → empty_render; over the limit → text_too_long', () => {
+    const parsed = parseFormat('{title}{note| (no note)}');
+
+    expect(renderImportRow(parsed, { title: 'A', note: '' })).toEqual({ ok: true, text: 'A (no note)' });
+    expect(renderImportRow(parseFormat('{title} {tag|}'), { title: '  ' })).toMatchObject({
+      ok: false,
+      reason: 'empty_render',
+    });
+    expect(renderImportRow(parsed, { title: 'x'.repeat(40_000) })).toMatchObject({
+      ok: false,
+      reason: 'text_too_long',
+    });
+  });
+});
+
+describe('createImportEstimateTally', () => {
+  it('when rows are good, empty, overlong and unreadable, then each is counted once and only good rows are priced', () => {
+    const tally = createImportEstimateTally(parseFormat('{title} {region|}'));
+
+    tally.add({ ok: true, row: 2, values: { title: 'one' } });
+    tally.add({ ok: true, row: 3, values: { title: '' } });
+    tally.add({ ok: true, row: 4, values: { title: 'x'.repeat(40_000) } });
+    tally.add({ ok: false, row: 5, error: 'wrong number of values' });
+    tally.add({ ok: true, row: 6, values: { title: 'two' } });
+
+    expect(tally.result(price)).toEqual({
+      rows: 5,
+      rows_malformed: 1,
+      rows_empty_render: 1,
+      rows_too_long: 1,
+      billable_rows: 2,
+      placeholders_without_column: ['region'],
+      warnings: [
+        'Placeholder {region} matches no column: it renders its default, or nothing',
+        '1 row(s) would render empty and will not be written',
+        '1 row(s) would render longer than a memory holds and will not be written',
+        '1 row(s) could not be read and will not be written',
+      ],
+      pricing_version: 'sandbox-2026-11',
+      unit_price_usd: 0.0001,
+      estimated_cost_usd: 0.0002,
+    });
+  });
+
+  it('when there are no rows, then nothing is priced and no placeholder is reported missing', () => {
+    expect(createImportEstimateTally(parseFormat('{a}')).result(price)).toMatchObject({
+      rows: 0,
+      billable_rows: 0,
+      placeholders_without_column: [],
+      estimated_cost_usd: 0,
+    });
+  });
+});
