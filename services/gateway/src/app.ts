@@ -46,6 +46,7 @@ export async function startGateway(config: GatewayConfig, logger: Logger): Promi
   });
   const templates = createTemplateClient(nc, {
     timeoutMs: config.GATEWAY_REQUEST_TIMEOUT_MS,
+    importSealTimeoutMs: config.IMPORT_PARSE_TIMEOUT_MS,
     breakerResetMs: config.BREAKER_RESET_MS,
     logger,
   });
@@ -75,6 +76,7 @@ export async function startGateway(config: GatewayConfig, logger: Logger): Promi
     memory,
     telemetry,
     templates,
+    imports: { maxBytes: config.IMPORT_MAX_BYTES, stallMs: config.IMPORT_UPLOAD_TIMEOUT_MS },
     smokeTestPolicy: smokeTestPolicyOf(config),
     requestRecorder,
     auth: {

@@ -43,6 +43,12 @@ export const GatewayConfigSchema = z
     SMOKE_TEST_POLICY: z.enum(['enabled', 'disabled']).optional(),
     /** Failed logins allowed per email address in 15 minutes before logins for it are refused (429). */
     LOGIN_ATTEMPTS_PER_15_MINUTES: env.positiveInt(10),
+    /** Largest document import upload (the file part), refused with 413 as it streams past it. */
+    IMPORT_MAX_BYTES: env.positiveInt(20 * 1024 * 1024),
+    /** An upload that sends nothing for this long is refused with 408 upload_timeout. */
+    IMPORT_UPLOAD_TIMEOUT_MS: env.positiveInt(30_000),
+    /** Deadline for the template service to read an uploaded file and answer its estimate. */
+    IMPORT_PARSE_TIMEOUT_MS: env.positiveInt(60_000),
   })
   .refine((c) => c.DEPLOYMENT_ENVIRONMENT !== 'production' || c.GATEWAY_SECRET_KEY !== undefined, {
     path: ['GATEWAY_SECRET_KEY'],

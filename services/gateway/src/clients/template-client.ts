@@ -1,5 +1,6 @@
 import { type NatsConnection, requestReply } from '@tm/bus';
 import {
+  CreateImportMessage,
   CreateTemplateMemoryMessage,
   CreateTemplateMemoryResponse,
   CreateTemplateMessage,
@@ -7,11 +8,19 @@ import {
   GetMarketplaceTemplateMessage,
   GetTemplateMemoryMessage,
   GetTemplateMessage,
+  ImportAcknowledged,
+  ImportChunkMessage,
+  ImportCreated,
+  ImportFailurePage,
+  ImportJob,
+  ImportRefMessage,
+  ListImportFailuresMessage,
   ListTemplatesMessage,
   MarketplacePage,
   MarketplaceTemplate,
   PingReply,
   SearchMarketplaceMessage,
+  StartImportMessage,
   Subjects,
   Template,
   TemplateMemory,
@@ -26,7 +35,7 @@ import { createBreaker } from './breaker.js';
 /** Typed, breaker-wrapped calls to the template service (templates, marketplace, template memories). */
 export function createTemplateClient(
   nc: NatsConnection,
-  options: { timeoutMs: number; breakerResetMs: number; logger: Logger },
+  options: { timeoutMs: number; breakerResetMs: number; logger: Logger; importSealTimeoutMs?: number },
 ) {
   const { breaker, call } = createBreaker({
     name: 'template',
@@ -35,9 +44,14 @@ export function createTemplateClient(
   });
   const opts = { timeoutMs: options.timeoutMs, service: 'template' };
   const endpoint =
-    <I extends z.ZodType, O extends z.ZodType>(subject: string, input: I, output: O) =>
+    <I extends z.ZodType, O extends z.ZodType>(
+      subject: string,
+      input: I,
+      output: O,
+      timeoutMs = opts.timeoutMs,
+    ) =>
     (msg: z.input<I>) =>
-      call(() => requestReply(nc, subject, { input, output }, msg, opts));
+      call(() => requestReply(nc, subject, { input, output }, msg, { ...opts, timeoutMs }));
   const s = Subjects.template;
   return {
     breaker,
@@ -54,6 +68,19 @@ export function createTemplateClient(
     createMemory: endpoint(s.createMemory, CreateTemplateMemoryMessage, CreateTemplateMemoryResponse),
     getMemory: endpoint(s.getMemory, GetTemplateMemoryMessage, TemplateMemory),
     deleteNamespace: endpoint(s.deleteNamespace, DeleteTemplateNamespaceMessage, TemplateNamespaceDeleted),
+    createImport: endpoint(s.createImport, CreateImportMessage, ImportCreated),
+    appendImportChunk: endpoint(s.appendImportChunk, ImportChunkMessage, ImportAcknowledged),
+    /** Parsing a whole file takes longer than a request: its own deadline. */
+    sealImport: endpoint(
+      s.sealImport,
+      ImportRefMessage,
+      ImportJob,
+      options.importSealTimeoutMs ?? options.timeoutMs,
+    ),
+    discardImport: endpoint(s.discardImport, ImportRefMessage, ImportAcknowledged),
+    startImport: endpoint(s.startImport, StartImportMessage, ImportJob),
+    getImport: endpoint(s.getImport, ImportRefMessage, ImportJob),
+    listImportFailures: endpoint(s.listImportFailures, ListImportFailuresMessage, ImportFailurePage),
     /** Health probe: bypasses the breaker so an open breaker cannot hide a recovered service. */
     ping: (timeoutMs: number) =>
       requestReply(

@@ -14,6 +14,7 @@ import { recordRequests } from './middleware/record-requests.js';
 import { requestContext } from './middleware/request-context.js';
 import type { ControlDeps } from './routes/control/control-routes.js';
 import { controlRoutes } from './routes/control/control-routes.js';
+import { importRoutes } from './routes/import-routes.js';
 import { infrastructureRoutes } from './routes/infrastructure-routes.js';
 import { memoryRoutes } from './routes/memory-routes.js';
 import { openApiRoutes } from './routes/openapi-routes.js';
@@ -24,6 +25,8 @@ export interface HttpDeps {
   memory: MemoryClient;
   telemetry: TelemetryClient;
   templates: TemplateClient;
+  /** Document upload bounds: file size and how long an upload may stall. */
+  imports: { maxBytes: number; stallMs: number };
   smokeTestPolicy: SmokeTestPolicy;
   auth: AuthDeps;
   requestRecorder: RequestRecorder;
@@ -48,6 +51,7 @@ export function createHttpApp(deps: HttpDeps) {
   app.use('/api/v1', openApiRoutes());
   app.use('/v1', templateRoutes(deps.templates, deps.auth));
   app.use('/v1', templateMemoryRoutes(deps.templates, deps.auth));
+  app.use('/v1', importRoutes(deps.templates, deps.auth, deps.imports));
   app.use(notFound);
   app.use(errorHandler(deps.logger));
   return app;

@@ -1,0 +1,119 @@
+import {
+  AppError,
+  CreateImportFields,
+  ErrorCode,
+  IMPORT_LIMITS,
+  type ImportJob,
+  ImportListQuery,
+  parseOrThrow,
+} from '@tm/contracts';
+import { Router } from 'express';
+import type { TemplateClient } from '../../../clients/template-client.js';
+import { type AuthDeps, requireApiKey, scopeOf } from '../middleware/authenticate.js';
+import { noteForRecord } from '../middleware/record-requests.js';
+import { type IncomingFile, receiveMultipartUpload, type UploadLimits } from '../receive-multipart-upload.js';
+import { pathRef, recordAs } from './template-routes.js';
+
+/**
+ * `/v1/imports`: document import. The upload streams through to the template service in chunks (it
+ * reads, estimates and later writes the rows); the gateway only bounds it in size and time. Every
+ * route takes `memory:write`: an import's rows are writes, and its status belongs to whoever writes.
+ */
+export function importRoutes(templates: TemplateClient, auth: AuthDeps, limits: UploadLimits): Router {
+  const router = Router();
+  const write = requireApiKey(auth, 'memory:write');
+  const one = '/v1/imports/{import_id}';
+
+  router.post('/imports', recordAs('import.create', '/v1/imports'), write, async (req, res) => {
+    const scope = scopeOf(req);
+    const job = await receiveMultipartUpload(req, limits, async (file) => {
+      const fields = parseOrThrow(CreateImportFields, file.fields, 'import form');
+      noteForRecord(req, { namespace: fields.namespace });
+      const { import_id } = await templates.createImport({
+        scope,
+        request_id: req.requestId,
+        file_name: file.fileName,
+        fields,
+      });
+      const ref = { tenant_id: scope.tenant_id, import_id };
+      try {
+        await forwardChunks(file, (seq, data) =>
+          templates.appendImportChunk({ ...ref, seq, data: data.toString('base64') }),
+        );
+        if (file.truncated()) {
+          throw new AppError(
+            ErrorCode.PayloadTooLarge,
+            `The file is larger than the import limit of ${limits.maxBytes} bytes`,
+          );
+        }
+        return await templates.sealImport(ref);
+      } catch (err) {
+        // nothing of a refused upload is kept; a failed discard leaves an `uploading` job nobody sees
+        await templates.discardImport(ref).catch(() => undefined);
+        throw err;
+      }
+    });
+    res.status(201).json(job satisfies ImportJob);
+  });
+
+  router.post('/imports/:id/start', recordAs('import.start', `${one}/start`), write, async (req, res) => {
+    const job = await templates.startImport({
+      scope: scopeOf(req),
+      request_id: req.requestId,
+      import_id: pathRef(req.params.id, 'import'),
+    });
+    noteForRecord(req, { namespace: job.namespace });
+    res.status(202).json(job);
+  });
+
+  router.get('/imports/:id', recordAs('import.get', one), write, async (req, res) => {
+    res.json(
+      await templates.getImport({
+        tenant_id: scopeOf(req).tenant_id,
+        import_id: pathRef(req.params.id, 'import'),
+      }),
+    );
+  });
+
+  router.get(
+    '/imports/:id/failures',
+    recordAs('import.failures', `${one}/failures`),
+    write,
+    async (req, res) => {
+      const query = parseOrThrow(ImportListQuery, req.query, 'query');
+      res.json(
+        await templates.listImportFailures({
+          tenant_id: scopeOf(req).tenant_id,
+          import_id: pathRef(req.params.id, 'import'),
+          ...query,
+        }),
+      );
+    },
+  );
+
+  return router;
+}
+
+/** Sends the file on in chunks of IMPORT_LIMITS.chunkBytes, one at a time (the upload waits meanwhile). */
+async function forwardChunks(file: IncomingFile, send: (seq: number, data: Buffer) => Promise<unknown>) {
+  let seq = 0;
+  let pending: Buffer[] = [];
+  let size = 0;
+  const flush = async () => {
+    const data = Buffer.concat(pending);
+    pending = [];
+    size = 0;
+    await send(seq++, data);
+  };
+  for await (const chunk of file.stream as AsyncIterable<Buffer>) {
+    pending.push(chunk);
+    size += chunk.length;
+    while (size >= IMPORT_LIMITS.chunkBytes) {
+      const all = Buffer.concat(pending);
+      pending = [all.subarray(IMPORT_LIMITS.chunkBytes)];
+      size = all.length - IMPORT_LIMITS.chunkBytes;
+      await send(seq++, all.subarray(0, IMPORT_LIMITS.chunkBytes));
+    }
+  }
+  if (size > 0) await flush();
+}
