@@ -26,6 +26,8 @@ export interface StackOptions {
   gatewayEnv?: Record<string, string>;
   /** Telemetry settings to override, by variable name (e.g. ANOMALY_ERROR_RATE_WARNING). */
   telemetryEnv?: Record<string, string>;
+  /** Template service settings to override, by variable name (e.g. IMPORT_BATCH_SIZE). */
+  templateEnv?: Record<string, string>;
 }
 
 export async function startStack(options: StackOptions = {}) {
@@ -51,6 +53,7 @@ export async function startStack(options: StackOptions = {}) {
   const templateConfig = TemplateConfigSchema.parse({
     TEMPLATE_DATABASE_URL: env.templateDbUrl,
     NATS_URL: env.natsUrl,
+    ...options.templateEnv,
   });
   let template: TemplateService | undefined = await startTemplateService(templateConfig, logger);
   const secretKey = randomBytes(32).toString('base64url');
