@@ -300,6 +300,18 @@ describe('POST /v1/imports refusals', () => {
     expect(await recordsInNamespace(tenant.tenant_id, namespace)).toBe(0);
   });
 
+  it('when a model-hub dataset is named instead of a file, then 400 naming the field: only uploads are imported', async () => {
+    const tenant = await createTenant();
+    const res = await upload(
+      tenant.api_key,
+      { format: '{a}', dataset: 'org/gated-set' },
+      Buffer.from('a\n1\n'),
+      'rows.csv',
+    );
+    expect(res).toMatchObject({ status: 400, body: { details: { code: 'validation_failed' } } });
+    expect(res.body.details.fields.map((f: { path: string }) => f.path)).toContain('dataset');
+  });
+
   it('when a .txt file is uploaded, then 415 unsupported_file_type', async () => {
     const tenant = await createTenant();
     const res = await upload(tenant.api_key, { format: '{a}' }, Buffer.from('a\n1\n'), 'notes.txt');

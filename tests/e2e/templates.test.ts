@@ -729,3 +729,44 @@ describe('another tenant', () => {
     expect((await t.api.get(`/v1/templates/${template.id}`, { key: a.api_key })).body.version).toBe('1');
   });
 });
+
+describe('the template service down', () => {
+  it('when it does not answer, then template routes and a namespace delete are retryable 503s and nothing is deleted; back up, all works', async () => {
+    const tenant = await createTenant();
+    const namespace = uniqueNamespace('outage');
+    const created = await createMemory(tenant.api_key, {
+      marketplace_template_id: 'task',
+      namespace,
+      data: { title: 'Renew passport' },
+    });
+    expect(created.status).toBe(201);
+
+    await t.stack.stopTemplate();
+    try {
+      const list = await t.api.get('/v1/templates', { key: tenant.api_key });
+      const memory = await t.api.post('/v1/memories', {
+        key: tenant.api_key,
+        body: { marketplace_template_id: 'task', namespace, data: { title: 'Another' } },
+      });
+      const deleted = await t.api.deleteNamespace(tenant.api_key, namespace);
+
+      for (const res of [list, memory, deleted]) {
+        expect(res.status).toBe(503);
+        expect(res.body).toMatchObject({ retryable: true, details: { code: 'service_unavailable' } });
+      }
+    } finally {
+      await t.stack.startTemplate();
+    }
+    // The failed delete removed nothing: the memory is still recallable and readable.
+    const recall = await t.api.recall(tenant.api_key, recallBody(namespace, 'Renew passport'));
+    expect(recall.body.related.map((r: { memory_id: string }) => r.memory_id)).toEqual([
+      created.body.memory_id,
+    ]);
+    await expect
+      .poll(
+        async () =>
+          (await t.api.get(`/v1/memories/${created.body.memory_id}`, { key: tenant.api_key })).status,
+      )
+      .toBe(200);
+  });
+});
