@@ -257,6 +257,31 @@ describe('POST /v1/imports (JSON), a restart mid-import', () => {
   });
 });
 
+describe('an import after its namespace is deleted', () => {
+  it('when the namespace is deleted, then its import job goes too (404), and its rows with it', async () => {
+    const tenant = await createTenant();
+    const namespace = uniqueNamespace('import-deleted');
+    const created = await upload(
+      tenant.api_key,
+      { format: '{text}', namespace },
+      Buffer.from('text\nalpha\nbeta\n'),
+      'a.csv',
+    );
+    expect(created.status, JSON.stringify(created.body)).toBe(201);
+    const id = created.body.id as string;
+    await t.api.post(`/v1/imports/${id}/start`, { key: tenant.api_key });
+    const { job } = await runToCompletion(tenant.api_key, id);
+    expect(job).toMatchObject({ state: 'completed', retained: 2 });
+
+    const deleted = await t.api.deleteNamespace(tenant.api_key, namespace);
+    const after = await t.api.get(`/v1/imports/${id}`, { key: tenant.api_key });
+
+    expect(deleted).toMatchObject({ status: 200, body: { deleted: 2 } });
+    expect(after).toMatchObject({ status: 404, body: { details: { code: 'not_found' } } });
+    expect(await recordsInNamespace(tenant.tenant_id, namespace)).toBe(0);
+  });
+});
+
 describe('POST /v1/imports refusals', () => {
   it('when an upload stops sending half way, then 408 upload_timeout and nothing is stored', async () => {
     const tenant = await createTenant();

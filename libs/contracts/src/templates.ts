@@ -343,5 +343,8 @@ export type GetTemplateMemoryMessage = z.infer<typeof GetTemplateMemoryMessage>;
 export const DeleteTemplateNamespaceMessage = z.object({ tenant_id: TenantId, namespace: Namespace });
 export type DeleteTemplateNamespaceMessage = z.infer<typeof DeleteTemplateNamespaceMessage>;
 
-export const TemplateNamespaceDeleted = z.object({ template_memories: z.number().int().nonnegative() });
+export const TemplateNamespaceDeleted = z.object({
+  template_memories: z.number().int().nonnegative(),
+  import_jobs: z.number().int().nonnegative(),
+});
 export type TemplateNamespaceDeleted = z.infer<typeof TemplateNamespaceDeleted>;

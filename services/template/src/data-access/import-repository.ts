@@ -1,4 +1,4 @@
-import type { Prisma } from './generated/client.js';
+import { Prisma } from './generated/client.js';
 import { type Db, getPrisma } from './prisma-client.js';
 
 export type ImportJobRecord = Prisma.ImportJobGetPayload<object>;
@@ -95,12 +95,20 @@ export async function settleImportRow(
   outcome: { state: 'retained'; memoryId: string } | { state: 'failed'; reason: string; message: string },
   db: Db = getPrisma(),
 ) {
-  await db.importRow.update({
-    where: { importId_rowNumber: { importId, rowNumber } },
+  // A settled row's values are cleared: its text lives in the memory service (or was refused), and
+  // the uploaded data is not kept twice. updateMany: the job may have gone with its namespace.
+  await db.importRow.updateMany({
+    where: { importId, rowNumber },
     data:
       outcome.state === 'retained'
-        ? { state: 'retained', memoryId: outcome.memoryId, reason: null, message: null }
-        : { state: 'failed', reason: outcome.reason, message: outcome.message },
+        ? {
+            state: 'retained',
+            memoryId: outcome.memoryId,
+            reason: null,
+            message: null,
+            values: Prisma.DbNull,
+          }
+        : { state: 'failed', reason: outcome.reason, message: outcome.message, values: Prisma.DbNull },
   });
 }
 

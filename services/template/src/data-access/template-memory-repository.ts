@@ -54,9 +54,11 @@ export async function findTemplateMemory(tenantId: string, memoryId: string, db:
 
 /** Everything held for one namespace of a tenant, in one transaction. */
 export async function deleteNamespaceMemories(tenantId: string, namespace: string, db = getPrisma()) {
-  const [memories] = await db.$transaction([
+  const [memories, , imports] = await db.$transaction([
     db.templateMemory.deleteMany({ where: { tenantId, namespace } }),
     db.memoryRequest.deleteMany({ where: { tenantId, namespace } }),
+    // Imports into the namespace go too, with their rows and chunks (cascade): they hold its data.
+    db.importJob.deleteMany({ where: { tenantId, namespace } }),
   ]);
-  return memories.count;
+  return { templateMemories: memories.count, importJobs: imports.count };
 }

@@ -3,10 +3,12 @@ import { deleteNamespaceMemories as deleteStored } from '../data-access/template
 
 /**
  * A namespace delete reaches here before the memory service: the data of its template memories goes
- * with the text, and so do their idempotency records, as memory drops its own for the namespace.
+ * with the text, and so do their idempotency records, as memory drops its own for the namespace, and
+ * the namespace's imports with the rows they read.
  */
 export async function deleteNamespaceMemories(
   msg: DeleteTemplateNamespaceMessage,
 ): Promise<TemplateNamespaceDeleted> {
-  return { template_memories: await deleteStored(msg.tenant_id, msg.namespace) };
+  const deleted = await deleteStored(msg.tenant_id, msg.namespace);
+  return { template_memories: deleted.templateMemories, import_jobs: deleted.importJobs };
 }
