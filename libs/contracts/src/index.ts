@@ -2,6 +2,7 @@ import './zod-setup.js';
 
 export * from './billing.js';
 export * from './capabilities.js';
+export * from './chat.js';
 export * from './control.js';
 export * from './envelope.js';
 export * from './errors.js';

@@ -11,6 +11,7 @@ import {
   WriteRequest,
   WriteResponse,
 } from './memory.js';
+import { chatPaths } from './openapi-chat.js';
 import { controlPaths } from './openapi-control.js';
 import { importPaths } from './openapi-imports.js';
 import { infrastructurePaths } from './openapi-infrastructure.js';
@@ -91,6 +92,7 @@ export function buildOpenApiDocument() {
       ...infrastructurePaths,
       ...templatePaths,
       ...importPaths,
+      ...chatPaths,
       '/api/v1/memory/write': { post: writeOp },
       '/api/v1/memory/recall': { post: recallOp },
       '/api/v1/memory': { delete: deleteOp },
