@@ -52,12 +52,15 @@ export async function authenticateKeyFor(
  */
 export async function authenticateApiKey(
   presented: string,
-  permission: KeyPermission,
+  permission: KeyPermission | readonly KeyPermission[],
   deps: { cache?: VerifiedKeyCache; run?: SqlRunner; usage?: KeyUsage } = {},
 ): Promise<Scope> {
   const key = await verifyApiKey(presented, deps);
-  if (!key.permissions.includes(permission)) {
-    throw new AppError(ErrorCode.PermissionDenied, `This API key does not have the ${permission} permission`);
+  // An operation that both reads and writes (a chat completion) needs every permission it uses.
+  for (const needed of typeof permission === 'string' ? [permission] : permission) {
+    if (!key.permissions.includes(needed)) {
+      throw new AppError(ErrorCode.PermissionDenied, `This API key does not have the ${needed} permission`);
+    }
   }
   if (!key.storageId || key.storageStatus !== 'active') {
     throw new AppError(

@@ -12,6 +12,7 @@ import type { AuthDeps } from './middleware/authenticate.js';
 import { errorHandler, notFound } from './middleware/error-handler.js';
 import { recordRequests } from './middleware/record-requests.js';
 import { requestContext } from './middleware/request-context.js';
+import { chatRoutes } from './routes/chat-routes.js';
 import type { ControlDeps } from './routes/control/control-routes.js';
 import { controlRoutes } from './routes/control/control-routes.js';
 import { importRoutes } from './routes/import-routes.js';
@@ -52,6 +53,7 @@ export function createHttpApp(deps: HttpDeps) {
   app.use('/v1', templateRoutes(deps.templates, deps.auth));
   app.use('/v1', templateMemoryRoutes(deps.templates, deps.auth));
   app.use('/v1', importRoutes(deps.templates, deps.auth, deps.imports));
+  app.use('/v1', chatRoutes(deps.memory, deps.auth));
   app.use(notFound);
   app.use(errorHandler(deps.logger));
   return app;

@@ -41,7 +41,10 @@ export function presentedCredential(req: Request): Presented | undefined {
  * Data plane: an API key with `permission`, an active managed storage connection, within its rate
  * limits. A valid browser session is refused with 403 (the spec's rule 1); anything unverifiable is 401.
  */
-export function requireApiKey(deps: AuthDeps, permission: KeyPermission): RequestHandler {
+export function requireApiKey(
+  deps: AuthDeps,
+  permission: KeyPermission | readonly KeyPermission[],
+): RequestHandler {
   return async (req, _res, next) => {
     const presented = presentedCredential(req);
     if (!presented) throw authenticationRequired();

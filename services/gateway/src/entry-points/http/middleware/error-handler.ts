@@ -1,4 +1,10 @@
-import { AppError, ErrorCode, type ErrorEnvelope } from '@tm/contracts';
+import {
+  AppError,
+  ErrorCode,
+  type ErrorEnvelope,
+  type OpenAiErrorEnvelope,
+  openAiErrorType,
+} from '@tm/contracts';
 import { isStorageUnavailable, type Logger } from '@tm/kit';
 import type { ErrorRequestHandler, RequestHandler } from 'express';
 
@@ -51,16 +57,25 @@ export function errorHandler(logger: Logger): ErrorRequestHandler {
     }
     res.locals.errorCode = appError.code; // for the request record
     if (appError.retryAfter !== undefined) res.setHeader('Retry-After', String(appError.retryAfter));
-    const body: ErrorEnvelope = {
-      error: appError.message,
-      retryable: appError.retryable,
+    const details: ErrorEnvelope['details'] = {
+      code: appError.code,
       request_id: req.requestId,
-      details: {
-        code: appError.code,
-        request_id: req.requestId,
-        ...(appError.fields ? { fields: appError.fields } : {}),
-      },
+      ...(appError.fields ? { fields: appError.fields } : {}),
     };
+    // OpenAI clients read `error` as { message, type, code, param }; everything else is the same envelope.
+    const body: ErrorEnvelope | OpenAiErrorEnvelope = res.locals.openAiErrors
+      ? {
+          error: {
+            message: appError.message,
+            type: openAiErrorType(appError.status),
+            code: appError.code,
+            param: appError.fields?.[0]?.path ?? null,
+          },
+          retryable: appError.retryable,
+          request_id: req.requestId,
+          details,
+        }
+      : { error: appError.message, retryable: appError.retryable, request_id: req.requestId, details };
     res.status(appError.status).json(body);
   };
 }
