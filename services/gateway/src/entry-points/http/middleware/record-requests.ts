@@ -28,6 +28,17 @@ export function noteForRecord(req: Request, note: RecordNote): void {
   req.recordNote = { ...req.recordNote, ...note };
 }
 
+/**
+ * Names the operation (and, for paths that carry a caller's names, the route's template) for the
+ * request record, before anything can refuse the request.
+ */
+export const recordAs =
+  (operation: string, route?: string): RequestHandler =>
+  (req, _res, next) => {
+    noteForRecord(req, route ? { operation, route } : { operation });
+    next();
+  };
+
 const CLIENT_CLOSED_REQUEST = 499;
 
 /** Refused before any work was done: no or a bad credential, a denied permission, a rate limit. */

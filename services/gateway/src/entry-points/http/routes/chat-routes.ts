@@ -14,7 +14,7 @@ import type { MemoryClient } from '../../../clients/memory-client.js';
 import { completeChat, modelOrThrow } from '../../../domain/complete-chat.js';
 import { type AuthDeps, requireApiKey, scopeOf } from '../middleware/authenticate.js';
 import { jsonBody } from '../middleware/json-body.js';
-import { noteForRecord } from '../middleware/record-requests.js';
+import { noteForRecord, recordAs } from '../middleware/record-requests.js';
 
 /**
  * The OpenAI-compatible routes: failures carry `error` as the object OpenAI clients read (the error
@@ -24,8 +24,7 @@ const openAiRoute =
   (operation: string, route: string): RequestHandler =>
   (req, res, next) => {
     res.locals.openAiErrors = true;
-    noteForRecord(req, { operation, route });
-    next();
+    recordAs(operation, route)(req, res, next);
   };
 
 const modelEntry = (model: ChatModel): ModelEntry => ({

@@ -10,9 +10,9 @@ import {
 import { Router } from 'express';
 import type { TemplateClient } from '../../../clients/template-client.js';
 import { type AuthDeps, requireApiKey, scopeOf } from '../middleware/authenticate.js';
-import { noteForRecord } from '../middleware/record-requests.js';
+import { noteForRecord, recordAs } from '../middleware/record-requests.js';
 import { type IncomingFile, receiveMultipartUpload, type UploadLimits } from '../receive-multipart-upload.js';
-import { pathRef, recordAs } from './template-routes.js';
+import { pathRef } from './template-routes.js';
 
 /**
  * `/v1/imports`: document import. The upload streams through to the template service in chunks (it

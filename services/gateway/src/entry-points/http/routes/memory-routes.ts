@@ -9,21 +9,13 @@ import {
   type Usage,
   WriteRequest,
 } from '@tm/contracts';
-import { type Request, type RequestHandler, Router } from 'express';
+import { type Request, Router } from 'express';
 import type { MemoryClient } from '../../../clients/memory-client.js';
 import type { TemplateClient } from '../../../clients/template-client.js';
 import { resolveIdempotencyKey } from '../../../domain/idempotency-key.js';
 import { type AuthDeps, requireApiKey, scopeOf } from '../middleware/authenticate.js';
 import { jsonBody } from '../middleware/json-body.js';
-import { noteForRecord } from '../middleware/record-requests.js';
-
-/** Names the operation for the request record before anything can refuse the request. */
-const operation =
-  (name: string): RequestHandler =>
-  (req, _res, next) => {
-    noteForRecord(req, { operation: name });
-    next();
-  };
+import { noteForRecord, recordAs } from '../middleware/record-requests.js';
 
 /** The smoke test's namespaces are not the public API's to use. */
 function refuseReserved(namespace: string): string {
@@ -54,7 +46,7 @@ export function memoryRoutes(memory: MemoryClient, auth: AuthDeps, templates: Te
 
   router.post(
     '/write',
-    operation('memory.write'),
+    recordAs('memory.write'),
     requireApiKey(auth, 'memory:write'),
     ...jsonBody,
     async (req, res) => {
@@ -74,7 +66,7 @@ export function memoryRoutes(memory: MemoryClient, auth: AuthDeps, templates: Te
 
   router.post(
     '/recall',
-    operation('memory.recall'),
+    recordAs('memory.recall'),
     requireApiKey(auth, 'memory:recall'),
     ...jsonBody,
     async (req, res) => {
@@ -88,7 +80,7 @@ export function memoryRoutes(memory: MemoryClient, auth: AuthDeps, templates: Te
 
   router.delete(
     '/',
-    operation('memory.delete'),
+    recordAs('memory.delete'),
     requireApiKey(auth, 'memory:delete'),
     ...jsonBody,
     async (req, res) => {

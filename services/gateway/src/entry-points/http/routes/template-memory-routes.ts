@@ -5,8 +5,8 @@ import type { TemplateClient } from '../../../clients/template-client.js';
 import { resolveIdempotencyKey } from '../../../domain/idempotency-key.js';
 import { type AuthDeps, requireApiKey, scopeOf } from '../middleware/authenticate.js';
 import { jsonBody } from '../middleware/json-body.js';
-import { noteForRecord } from '../middleware/record-requests.js';
-import { pathRef, recordAs } from './template-routes.js';
+import { noteForRecord, recordAs } from '../middleware/record-requests.js';
+import { pathRef } from './template-routes.js';
 
 /**
  * `/v1/memories`: memories made from a template's data. The template service validates, renders and

@@ -7,22 +7,11 @@ import {
   TemplateListQuery,
   UpdateTemplateRequest,
 } from '@tm/contracts';
-import { type RequestHandler, Router } from 'express';
+import { Router } from 'express';
 import type { TemplateClient } from '../../../clients/template-client.js';
 import { type AuthDeps, requireApiKey, scopeOf } from '../middleware/authenticate.js';
 import { jsonBody } from '../middleware/json-body.js';
-import { noteForRecord } from '../middleware/record-requests.js';
-
-/**
- * Names the operation and the route's template for the request record before anything can refuse
- * the request: a path that carries a template name must not reach telemetry as typed.
- */
-export const recordAs =
-  (operation: string, route: string): RequestHandler =>
-  (req, _res, next) => {
-    noteForRecord(req, { operation, route });
-    next();
-  };
+import { recordAs } from '../middleware/record-requests.js';
 
 /** A path segment no template, entry or memory can have is "not found", never a validation error. */
 export function pathRef(value: unknown, what: string): string {
