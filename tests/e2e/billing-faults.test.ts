@@ -8,6 +8,7 @@ import {
   UsageDeadLetter,
   type UsageRecordedEvent,
   type UsageResponse,
+  usageBatchText,
 } from '@tm/contracts';
 import pg from 'pg';
 import { afterEach, describe, expect, inject, it } from 'vitest';
@@ -217,7 +218,8 @@ describe('billing consumer stopped and restarted', slow, () => {
     const { consumer, usage } = await settledUsage(tenant, 55);
     const charges = await chargesOf(tenant);
 
-    expect(waiting.num_pending).toBeGreaterThanOrEqual(30);
+    // The 30 records of the stop travel in relay batches: messages, not records, are pending.
+    expect(waiting.num_pending).toBeGreaterThan(0);
     expect(consumer).toEqual(drainedConsumer);
     expect(usage).toMatchObject(expectedUsage(40, 15));
     expect(charges.paging.total).toBe(55);
@@ -446,5 +448,55 @@ describe('usage records billing cannot process', slow, () => {
     ]);
     expect(usage).toMatchObject(expectedUsage(2, 0));
     expect(charges.data.map((c) => c.idempotency_key).sort()).toEqual([key, good.idempotency_key].sort());
+  });
+
+  it('when one batch message holds good and bad records, then each bad record is dead-lettered by its place in the batch, the good ones are charged once, and a malformed batch is dead-lettered whole', async () => {
+    const tenant = await createTenant();
+    const marker = randomUUID();
+    const good = [handMadeRecord(tenant), handMadeRecord(tenant)];
+    const records: unknown[] = [
+      good[0],
+      { usage_id: `${marker}-shape`, tenant_id: tenant.tenant_id, units: 'one' },
+      handMadeRecord(tenant, { usage_id: `${marker}-price`, pricing_version: `no-such-version-${marker}` }),
+      good[1],
+      // The ledger refuses it on every delivery: the message comes back until the record is dead-lettered.
+      handMadeRecord(tenant, { usage_id: `${marker}-units`, units: 3_000_000_000 }),
+    ];
+    const malformedBatch = JSON.stringify({ version: 'v1', records: [], marker });
+    const batch = await publishUsage(usageBatchText(records.map((r) => JSON.stringify(r))));
+    const malformed = await publishUsage(malformedBatch);
+
+    const { consumer, usage } = await settledUsage(tenant, 2);
+    const charges = await chargesOf(tenant);
+    const letters = (await deadLetters())
+      .filter((l) => l.payload.includes(marker))
+      .sort((a, b) => a.stream_sequence - b.stream_sequence || (a.record_index ?? 0) - (b.record_index ?? 0))
+      .map((l) => ({ ...l, payload: JSON.parse(l.payload) }));
+
+    expect(consumer).toEqual(drainedConsumer);
+    const fromBatch = (index: number, reason: unknown) => ({
+      stream_sequence: batch.seq,
+      record_index: index,
+      subject: Subjects.memory.usageRecorded,
+      reason,
+      payload: records[index],
+      dead_lettered_at: expect.any(String),
+    });
+    expect(letters).toEqual([
+      fromBatch(1, expect.stringMatching(/schema/i)),
+      fromBatch(2, expect.stringContaining(`no-such-version-${marker}`)),
+      fromBatch(4, expect.stringMatching(/^the ledger refused the record: .*out of range for type integer/)),
+      {
+        stream_sequence: malformed.seq,
+        subject: Subjects.memory.usageRecorded,
+        reason: expect.stringMatching(/schema/i),
+        payload: JSON.parse(malformedBatch),
+        dead_lettered_at: expect.any(String),
+      },
+    ]);
+    expect(usage).toMatchObject(expectedUsage(2, 0));
+    expect(charges.data.map((c) => c.idempotency_key).sort()).toEqual(
+      good.map((r) => r?.idempotency_key).sort(),
+    );
   });
 });

@@ -1,8 +1,10 @@
+import { randomUUID } from 'node:crypto';
+import { Subjects } from '@tm/contracts';
 import pg from 'pg';
 import { describe, expect, it } from 'vitest';
 import { createTenant, recallBody, uniqueKey, uniqueNamespace, writeBody } from './support/factories.js';
 import { useStack } from './support/stack.js';
-import { usageInStream } from './support/usage-stream.js';
+import { usageInStream, usageMessages } from './support/usage-stream.js';
 
 const t = useStack();
 
@@ -32,6 +34,42 @@ describe('usage records from the memory outbox', () => {
       records.every((r) => r.units === 1 && r.namespace === namespace && r.key_id === tenant.key_id),
     ).toBe(true);
     expect(JSON.stringify(records)).not.toContain('usage note');
+  });
+
+  it('when rows are pending, then one relay pass publishes them together as a batch message', async () => {
+    const tenant = await createTenant();
+    const namespace = uniqueNamespace();
+    // Rows as the write path leaves them, inserted in one statement so that a pass finds all or none.
+    const keys = [uniqueKey(), uniqueKey(), uniqueKey()];
+    const records = keys.map((key) => ({
+      usage_id: randomUUID(),
+      tenant_id: tenant.tenant_id,
+      user_id: tenant.user_id,
+      key_id: tenant.key_id,
+      request_id: `req-${randomUUID()}`,
+      operation: 'memory.write',
+      namespace,
+      units: 1,
+      idempotency_key: key,
+      pricing_version: 'sandbox-2026-11',
+      occurred_at: new Date().toISOString(),
+    }));
+    const db = new pg.Client({ connectionString: t.stack.env.memoryDbUrl });
+    await db.connect();
+    await db.query(
+      `INSERT INTO outbox_message (id, subject, payload)
+       SELECT id, $2, payload FROM unnest($1::uuid[], $3::jsonb[]) AS r(id, payload)`,
+      [records.map((r) => r.usage_id), Subjects.memory.usageRecorded, records.map((r) => JSON.stringify(r))],
+    );
+    await db.end();
+    await t.stack.memory.flushOutbox();
+
+    const carrying = (await usageMessages()).filter((m) =>
+      m.records.some((r) => r.tenant_id === tenant.tenant_id),
+    );
+    expect(carrying).toHaveLength(1);
+    expect(carrying[0]?.batch).toBe(true);
+    expect(carrying[0]?.records.map((r) => r.idempotency_key).sort()).toEqual([...keys].sort());
   });
 
   it('when the relay re-sends a row it had published but not removed (a crash in between), then the stream keeps one copy', async () => {

@@ -133,9 +133,14 @@ export type VoidChargeMessage = z.infer<typeof VoidChargeMessage>;
 /** Published when a usage record cannot be processed; nothing is dropped silently. */
 export const UsageDeadLetter = z.object({
   stream_sequence: z.number().int(),
+  /** The record's place in a batch message; absent when the whole message is dead-lettered. */
+  record_index: z.number().int().nonnegative().optional(),
   subject: z.string(),
   reason: z.string(),
-  payload: z.string().meta({ description: 'The message as received (a usage record holds no memory text)' }),
+  payload: z.string().meta({
+    description:
+      'The message as received, or the one record of a batch (a usage record holds no memory text)',
+  }),
   dead_lettered_at: z.iso.datetime(),
 });
 export type UsageDeadLetter = z.infer<typeof UsageDeadLetter>;

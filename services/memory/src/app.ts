@@ -1,6 +1,13 @@
-import type { NatsConnection } from '@tm/bus';
-import { connectBus, ensureStream, jetStreamClient, publishDurable, startOutboxRelay } from '@tm/bus';
-import { Streams } from '@tm/contracts';
+import {
+  connectBus,
+  ensureStream,
+  jetStreamClient,
+  type NatsConnection,
+  outboxBatchId,
+  publishDurable,
+  startOutboxRelay,
+} from '@tm/bus';
+import { Streams, usageBatchText } from '@tm/contracts';
 import type { Logger } from '@tm/kit';
 import type { MemoryConfig } from './config.js';
 import { fetchPending, markFailed, removePublished } from './data-access/outbox-repository.js';
@@ -29,8 +36,9 @@ export async function startMemoryService(
     fetchPending: (limit) => fetchPending(getSql(), limit),
     removePublished: (ids) => removePublished(getSql(), ids),
     markFailed: (ids) => markFailed(getSql(), ids),
-    publish: async (row) => {
-      await publishDurable(js, row.subject, row.payload, row.id);
+    publishBatch: async (subject, rows) => {
+      const text = usageBatchText(rows.map((row) => row.payload));
+      await publishDurable(js, subject, text, outboxBatchId(rows));
     },
     intervalMs: config.OUTBOX_RELAY_INTERVAL_MS,
     logger,

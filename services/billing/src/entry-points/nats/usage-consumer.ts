@@ -5,7 +5,14 @@ import {
   publishDurable,
   runDurableConsumer,
 } from '@tm/bus';
-import { Consumers, Streams, Subjects, type UsageDeadLetter, UsageRecordedEvent } from '@tm/contracts';
+import {
+  Consumers,
+  Streams,
+  Subjects,
+  type UsageDeadLetter,
+  UsageRecordedEvent,
+  usageRecordsIn,
+} from '@tm/contracts';
 import { isStorageUnavailable, type Logger } from '@tm/kit';
 import type { PriceList } from '../../domain/price-list.js';
 import { recordUsageBatch } from '../../domain/record-usage.js';
@@ -18,14 +25,23 @@ const MAX_DELIVERIES = 3;
 const lastLine = (err: unknown) =>
   (err instanceof Error ? err.message : String(err)).trim().split('\n').at(-1)?.trim().slice(0, 300) ?? '';
 
+/** One usage record and the message that carried it (`index` is its place in a batch message). */
+interface Entry {
+  msg: JsMsg;
+  index?: number;
+  event: UsageRecordedEvent;
+}
+
 /**
  * The billing side of memory's usage outbox: a durable JetStream consumer with explicit acks. A
- * batch is committed to the ledger, then acknowledged, so a crash in between redelivers it and the
- * ledger skips what it already holds (usage id). A message that cannot be charged goes to the
- * dead-letter subject with its reason before it is acknowledged; if that publish fails, it is not
- * acknowledged and comes back. A ledger failure naks the batch for redelivery when storage is
- * unavailable; otherwise the batch is recorded one by one, and a record that the ledger keeps
- * refusing on its own is dead-lettered, so it cannot stall the consumer.
+ * message carries a relay pass's records (or, from before batching, one bare record). A fetch's
+ * records are committed to the ledger, then their messages acknowledged, so a crash in between
+ * redelivers them and the ledger skips what it already holds (usage id). A record that cannot be
+ * charged goes to the dead-letter subject with its reason; a message is acknowledged only when each
+ * of its records is in the ledger or dead-lettered, otherwise it is nak'ed and comes back whole. A
+ * ledger failure naks the fetch when storage is unavailable; otherwise its records are recorded one
+ * by one, and a record that the ledger keeps refusing on its own is dead-lettered, so it cannot stall
+ * the consumer.
  */
 export function startUsageConsumer(
   nc: NatsConnection,
@@ -34,81 +50,110 @@ export function startUsageConsumer(
   const { logger } = deps;
   const js = jetStreamClient(nc);
 
-  async function deadLetter(msg: JsMsg, reason: string): Promise<void> {
+  /** Dead-letter a whole message, or one record of a batch (`index`); false if the publish failed. */
+  async function deadLetter(msg: JsMsg, reason: string, record?: { index: number; value: unknown }) {
     const letter: UsageDeadLetter = {
       stream_sequence: msg.seq,
+      ...(record && { record_index: record.index }),
       subject: msg.subject,
       reason,
-      payload: msg.string(),
+      payload: record ? JSON.stringify(record.value) : msg.string(),
       dead_lettered_at: new Date().toISOString(),
     };
-    await publishDurable(js, Subjects.billing.usageDeadLetter, JSON.stringify(letter), `usage-${msg.seq}`);
-    logger.warn({ stream_sequence: msg.seq, reason }, 'usage record dead-lettered');
+    const id = record ? `usage-${msg.seq}-${record.index}` : `usage-${msg.seq}`;
+    try {
+      await publishDurable(js, Subjects.billing.usageDeadLetter, JSON.stringify(letter), id);
+      logger.warn(
+        { stream_sequence: msg.seq, record_index: record?.index, reason },
+        'usage record dead-lettered',
+      );
+      return true;
+    } catch (err) {
+      logger.warn({ err }, 'dead letter not published; the message will be redelivered');
+      return false;
+    }
   }
 
   async function handleBatch(msgs: JsMsg[]): Promise<void> {
-    const valid: Array<{ msg: JsMsg; event: UsageRecordedEvent }> = [];
+    // Every message is acknowledged at the end unless one of its records could not be settled.
+    const unsettled = new Set<JsMsg>();
+    const entries: Entry[] = [];
     for (const msg of msgs) {
-      let parsed: ReturnType<typeof UsageRecordedEvent.safeParse> | undefined;
+      let carried: ReturnType<typeof usageRecordsIn>;
+      let reason = 'not a usage record (schema)';
       try {
-        parsed = UsageRecordedEvent.safeParse(msg.json());
+        carried = usageRecordsIn(msg.json());
       } catch {
-        parsed = undefined;
+        reason = 'not JSON';
       }
-      if (parsed?.success) valid.push({ msg, event: parsed.data });
-      else await settleDeadLetter(msg, parsed ? 'not a usage record (schema)' : 'not JSON');
+      if (!carried) {
+        if (!(await deadLetter(msg, reason))) unsettled.add(msg);
+        continue;
+      }
+      for (const [i, value] of carried.records.entries()) {
+        const index = carried.batch ? i : undefined;
+        const parsed = UsageRecordedEvent.safeParse(value);
+        if (parsed.success) entries.push({ msg, index, event: parsed.data });
+        else if (!(await deadLetter(msg, reason, index === undefined ? undefined : { index, value }))) {
+          unsettled.add(msg);
+        }
+      }
     }
-    if (valid.length === 0) return;
-    try {
-      await record(valid);
-    } catch (err) {
-      if (isStorageUnavailable(err)) {
-        logger.warn({ err, batch: valid.length }, 'usage batch not recorded; redelivering');
-        for (const { msg } of valid) msg.nak(RETRY_MS);
-        return;
-      }
-      // One record the ledger will not take must not hold back the rest of its batch forever.
-      logger.warn({ err, batch: valid.length }, 'usage batch not recorded; recording one by one');
-      for (const entry of valid) await recordAlone(entry);
+    if (entries.length > 0) await recordEntries(entries, unsettled);
+    for (const msg of msgs) {
+      if (unsettled.has(msg)) msg.nak(RETRY_MS);
+      else msg.ack();
     }
   }
 
-  async function record(entries: Array<{ msg: JsMsg; event: UsageRecordedEvent }>): Promise<void> {
+  async function recordEntries(entries: Entry[], unsettled: Set<JsMsg>): Promise<void> {
+    try {
+      await record(entries, unsettled);
+    } catch (err) {
+      if (isStorageUnavailable(err)) {
+        logger.warn({ err, records: entries.length }, 'usage batch not recorded; redelivering');
+        for (const { msg } of entries) unsettled.add(msg);
+        return;
+      }
+      // One record the ledger will not take must not hold back the rest of its batch forever.
+      logger.warn({ err, records: entries.length }, 'usage batch not recorded; recording one by one');
+      for (const entry of entries) await recordAlone(entry, unsettled);
+    }
+  }
+
+  async function record(entries: Entry[], unsettled: Set<JsMsg>): Promise<void> {
     const { refused } = await recordUsageBatch(
       entries.map((e) => e.event),
       deps.prices,
     );
     const refusedIds = new Map(refused.map((r) => [r.event.usage_id, r.reason]));
-    for (const { msg, event } of entries) {
-      const reason = refusedIds.get(event.usage_id);
-      if (reason) await settleDeadLetter(msg, reason);
-      else msg.ack();
+    for (const entry of entries) {
+      const reason = refusedIds.get(entry.event.usage_id);
+      if (reason && !(await deadLetterEntry(entry, reason))) unsettled.add(entry.msg);
     }
   }
 
   /** A record that fails alone on several deliveries is the record's fault, not a passing one. */
-  async function recordAlone(entry: { msg: JsMsg; event: UsageRecordedEvent }): Promise<void> {
+  async function recordAlone(entry: Entry, unsettled: Set<JsMsg>): Promise<void> {
     try {
-      await record([entry]);
+      await record([entry], unsettled);
     } catch (err) {
       if (!isStorageUnavailable(err) && entry.msg.info.deliveryCount >= MAX_DELIVERIES) {
-        await settleDeadLetter(entry.msg, `the ledger refused the record: ${lastLine(err)}`);
+        const reason = `the ledger refused the record: ${lastLine(err)}`;
+        if (!(await deadLetterEntry(entry, reason))) unsettled.add(entry.msg);
       } else {
         logger.warn({ err, stream_sequence: entry.msg.seq }, 'usage record not recorded; redelivering');
-        entry.msg.nak(RETRY_MS);
+        unsettled.add(entry.msg);
       }
     }
   }
 
-  async function settleDeadLetter(msg: JsMsg, reason: string): Promise<void> {
-    try {
-      await deadLetter(msg, reason);
-      msg.ack();
-    } catch (err) {
-      logger.warn({ err }, 'dead letter not published; the record will be redelivered');
-      msg.nak(RETRY_MS);
-    }
-  }
+  const deadLetterEntry = (entry: Entry, reason: string) =>
+    deadLetter(
+      entry.msg,
+      reason,
+      entry.index === undefined ? undefined : { index: entry.index, value: entry.event },
+    );
 
   return runDurableConsumer(nc, {
     stream: Streams.memoryUsage,
