@@ -23,7 +23,7 @@ export function retainBatched(input: RetainInput) {
   const pool = holder.pool();
   let batcher = batchers.get(pool);
   if (!batcher) {
-    batcher = createRetainBatcher(pool, poolRunner(pool));
+    batcher = createRetainBatcher(poolRunner(pool));
     batchers.set(pool, batcher);
   }
   return batcher(input);
