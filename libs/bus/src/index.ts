@@ -1,4 +1,5 @@
 export type { NatsConnection, Subscription } from '@nats-io/transport-node';
+export * from './batched-endpoint.js';
 export * from './bus-error.js';
 export * from './codec.js';
 export * from './connect.js';

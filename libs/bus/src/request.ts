@@ -39,7 +39,8 @@ export async function requestReply<I extends z.ZodType, O extends z.ZodType>(
   return parsed.data;
 }
 
-function transportError(err: unknown, service: string): AppError {
+/** A failed request (nobody listening, no answer in time, bus down) as the AppError a caller maps to HTTP. */
+export function transportError(err: unknown, service: string): AppError {
   const noResponders =
     err instanceof errors.NoRespondersError || (err instanceof errors.RequestError && err.isNoResponders());
   if (noResponders) {

@@ -61,7 +61,12 @@ async function handle<I extends z.ZodType>(msg: Msg, endpoint: Endpoint<I>, logg
   msg.respond(encodeJson(result));
 }
 
-function toAppError<I extends z.ZodType>(err: unknown, endpoint: Endpoint<I>, logger: Logger): AppError {
+/** What a handler's failure becomes on the wire: its AppError, a mapped outage, or a bare 500. */
+export function toAppError<I extends z.ZodType>(
+  err: unknown,
+  endpoint: Pick<Endpoint<I>, 'subject' | 'mapError'>,
+  logger: Logger,
+): AppError {
   if (err instanceof AppError) return err;
   const mapped = endpoint.mapError?.(err);
   if (mapped) {

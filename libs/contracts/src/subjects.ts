@@ -2,6 +2,8 @@
 export const Subjects = {
   memory: {
     write: 'memory.v1.write',
+    /** Many writes in one message (the gateway's concurrent writes); same answers, item by item. */
+    writeBatch: 'memory.v1.write.batch',
     recall: 'memory.v1.recall',
     delete: 'memory.v1.delete',
     ping: 'memory.v1.ping',

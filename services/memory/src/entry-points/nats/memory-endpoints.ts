@@ -1,6 +1,6 @@
 import { randomUUID } from 'node:crypto';
 import type { NatsConnection, Subscription } from '@tm/bus';
-import { serveEndpoint } from '@tm/bus';
+import { serveBatchedEndpoint, serveEndpoint } from '@tm/bus';
 import {
   MemoryDeleteMessage,
   MemoryExportPageMessage,
@@ -32,6 +32,17 @@ export function serveMemoryEndpoints(
       nc,
       {
         subject: Subjects.memory.write,
+        queue,
+        input: MemoryWriteMessage,
+        handler: (m) => writeMemory(m, deps),
+        mapError: mapStorageError,
+      },
+      logger,
+    ),
+    serveBatchedEndpoint(
+      nc,
+      {
+        subject: Subjects.memory.writeBatch,
         queue,
         input: MemoryWriteMessage,
         handler: (m) => writeMemory(m, deps),

@@ -1,0 +1,156 @@
+import { type NatsConnection, headers as natsHeaders, type Subscription } from '@nats-io/transport-node';
+import { AppError, ErrorCode, fieldIssues } from '@tm/contracts';
+import type { Logger } from 'pino';
+import { z } from 'zod';
+import { ERROR_HEADER, fromBusErrorBody, toBusErrorBody } from './bus-error.js';
+import { decodeJson } from './codec.js';
+import { type RequestOptions, transportError } from './request.js';
+import { type Endpoint, toAppError } from './serve.js';
+
+/**
+ * Request/reply for many calls in one message each way: `{"items": [...]}` in, `{"results": [...]}` out,
+ * one result per item in order, each the handler's answer (`ok`) or its typed error (`error`). A busy
+ * caller's concurrent calls share one bus round trip, and the service gets them together (the memory
+ * service retains a batch of writes in one statement).
+ */
+const BatchReply = z.object({
+  results: z.array(z.union([z.object({ ok: z.unknown() }), z.object({ error: z.unknown() })])),
+});
+
+/** Serve `endpoint`'s handler for batches; every item is validated and answered on its own. */
+export function serveBatchedEndpoint<I extends z.ZodType>(
+  nc: NatsConnection,
+  endpoint: Endpoint<I>,
+  logger: Logger,
+): Subscription {
+  const answer = async (item: unknown) => {
+    try {
+      const parsed = endpoint.input.safeParse(item);
+      if (!parsed.success) {
+        throw new AppError(ErrorCode.ValidationFailed, 'Invalid message', {
+          fields: fieldIssues(parsed.error),
+        });
+      }
+      return { ok: await endpoint.handler(parsed.data) };
+    } catch (err) {
+      return { error: toBusErrorBody(toAppError(err, endpoint, logger)) };
+    }
+  };
+  return nc.subscribe(endpoint.subject, {
+    queue: endpoint.queue,
+    callback: (err, msg) => {
+      if (err) {
+        logger.error({ err, subject: endpoint.subject }, 'subscription error');
+        return;
+      }
+      let items: unknown;
+      try {
+        items = (decodeJson(msg.data) as { items?: unknown }).items;
+      } catch {
+        items = undefined;
+      }
+      if (!Array.isArray(items)) {
+        const refusal = new AppError(ErrorCode.ValidationFailed, 'A batch message needs an items array');
+        msg.respond(JSON.stringify(toBusErrorBody(refusal)), { headers: errorHeaders(refusal) });
+        return;
+      }
+      void Promise.all(items.map(answer)).then((results) => msg.respond(JSON.stringify({ results })));
+    },
+  });
+}
+
+function errorHeaders(err: AppError) {
+  const h = natsHeaders();
+  h.set(ERROR_HEADER, String(err.status));
+  return h;
+}
+
+export interface BatchedRequestOptions extends RequestOptions {
+  /** Most calls in one message. */
+  maxItems?: number;
+  /** Most payload bytes in one message (NATS refuses messages above max_payload, 1 MiB by default). */
+  maxBytes?: number;
+}
+
+interface Queued {
+  json: string;
+  resolve: (value: unknown) => void;
+  reject: (err: unknown) => void;
+}
+
+/**
+ * The caller's side: calls made in one turn of the event loop travel in one message. Each call is
+ * validated before it is queued, and gets back exactly what it would from `requestReply`: its
+ * answer, checked against the contract, or an AppError (its own typed error, or the transport's).
+ */
+export function createBatchedRequester<I extends z.ZodType, O extends z.ZodType>(
+  nc: NatsConnection,
+  subject: string,
+  contract: { input: I; output: O },
+  options: BatchedRequestOptions,
+): (payload: z.input<I>) => Promise<z.output<O>> {
+  const maxItems = options.maxItems ?? 64;
+  const maxBytes = options.maxBytes ?? 512 * 1024;
+  let queue: Queued[] = [];
+  let queuedBytes = 0;
+  let scheduled = false;
+
+  async function send(batch: Queued[]): Promise<void> {
+    const data = `{"items":[${batch.map((q) => q.json).join(',')}]}`;
+    let body: unknown;
+    try {
+      const reply = await nc.request(subject, data, { timeout: options.timeoutMs });
+      body = decodeJson(reply.data);
+      if (reply.headers?.get(ERROR_HEADER)) {
+        const err = fromBusErrorBody(body);
+        for (const q of batch) q.reject(err);
+        return;
+      }
+    } catch (err) {
+      const mapped = transportError(err, options.service);
+      for (const q of batch) q.reject(mapped);
+      return;
+    }
+    const parsed = BatchReply.safeParse(body);
+    if (!parsed.success || parsed.data.results.length !== batch.length) {
+      const err = outsideContract(options.service, parsed.error);
+      for (const q of batch) q.reject(err);
+      return;
+    }
+    for (const [i, q] of batch.entries()) {
+      const result = parsed.data.results[i] as { ok?: unknown; error?: unknown };
+      if ('error' in result) {
+        q.reject(fromBusErrorBody(result.error));
+        continue;
+      }
+      const output = contract.output.safeParse(result.ok);
+      if (output.success) q.resolve(output.data);
+      else q.reject(outsideContract(options.service, output.error));
+    }
+  }
+
+  const flush = () => {
+    scheduled = false;
+    const batch = queue;
+    queue = [];
+    queuedBytes = 0;
+    if (batch.length) void send(batch);
+  };
+
+  return (payload) =>
+    new Promise<z.output<O>>((resolve, reject) => {
+      const json = JSON.stringify(contract.input.parse(payload));
+      const bytes = Buffer.byteLength(json);
+      if (queue.length > 0 && queuedBytes + bytes > maxBytes) flush();
+      queue.push({ json, resolve: resolve as (value: unknown) => void, reject });
+      queuedBytes += bytes;
+      if (queue.length >= maxItems) flush();
+      else if (!scheduled) {
+        scheduled = true;
+        setImmediate(flush);
+      }
+    });
+}
+
+const outsideContract = (service: string, cause: unknown) =>
+  new AppError(ErrorCode.Internal, `The ${service} service answered outside its contract`, { cause });
