@@ -1,5 +1,6 @@
 export * from './config.js';
 export * from './database.js';
+export * from './ids.js';
 export * from './logger.js';
 export * from './prisma-cli-config.js';
 export * from './prisma-holder.js';

@@ -1,5 +1,4 @@
-import { randomUUID } from 'node:crypto';
-import { prepared, type SqlRunner } from '@tm/kit';
+import { prepared, type SqlRunner, timeOrderedId } from '@tm/kit';
 import type { ChargeState } from './generated/client.js';
 import type { Db } from './prisma-client.js';
 
@@ -73,8 +72,8 @@ export async function recordUsage(run: SqlRunner, usages: NewUsage[]): Promise<n
     column((u) => u.occurredAt),
     column((u) => u.amountMicroUsd.toString()),
     column((u) => u.chargeState),
-    column(() => randomUUID()),
-    column(() => randomUUID()),
+    column(() => timeOrderedId()),
+    column(() => timeOrderedId()),
   ]);
   return rows.length;
 }
@@ -147,7 +146,7 @@ export async function transitionCharge(
   if (moved.count === 0) return false;
   await db.chargeEvent.create({
     data: {
-      id: randomUUID(),
+      id: timeOrderedId(),
       chargeId: change.id,
       fromState: change.from,
       toState: change.to,

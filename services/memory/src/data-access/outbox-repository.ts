@@ -1,6 +1,5 @@
-import { randomUUID } from 'node:crypto';
 import type { OutboxRow } from '@tm/bus';
-import { prepared, type SqlRunner } from '@tm/kit';
+import { prepared, type SqlRunner, timeOrderedId } from '@tm/kit';
 
 const ENQUEUE = prepared(
   'outbox_enqueue',
@@ -21,7 +20,12 @@ const MARK_FAILED = prepared(
 );
 
 /** Written in the same transaction (or statement) as the change it describes; the relay publishes it later. */
-export async function enqueue(run: SqlRunner, subject: string, payload: unknown, id: string = randomUUID()) {
+export async function enqueue(
+  run: SqlRunner,
+  subject: string,
+  payload: unknown,
+  id: string = timeOrderedId(),
+) {
   await run(ENQUEUE, [id, subject, JSON.stringify(payload)]);
   return id;
 }

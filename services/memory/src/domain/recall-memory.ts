@@ -1,4 +1,3 @@
-import { randomUUID } from 'node:crypto';
 import {
   CONTRACT_VERSION,
   type MemoryRecallMessage,
@@ -8,7 +7,7 @@ import {
   Subjects,
   type UsageRecordedEvent,
 } from '@tm/contracts';
-import type { SqlRunner } from '@tm/kit';
+import { type SqlRunner, timeOrderedId } from '@tm/kit';
 import { rankByOverlap } from '../data-access/memory-repository.js';
 import { enqueue } from '../data-access/outbox-repository.js';
 import { getSql } from '../data-access/prisma-client.js';
@@ -52,7 +51,7 @@ export async function recallMemory(msg: MemoryRecallMessage, deps: RecallDeps): 
     ...(row.source ? { source: row.source as RelatedResult['source'] } : {}),
   }));
 
-  const usageId = randomUUID();
+  const usageId = timeOrderedId();
   const usageEvent: UsageRecordedEvent = {
     usage_id: usageId,
     tenant_id: scope.tenant_id,

@@ -1,4 +1,3 @@
-import { randomUUID } from 'node:crypto';
 import {
   AppError,
   CONTRACT_VERSION,
@@ -9,7 +8,7 @@ import {
   type UsageRecordedEvent,
   type WriteResponse,
 } from '@tm/contracts';
-import { prismaRunner } from '@tm/kit';
+import { prismaRunner, timeOrderedId } from '@tm/kit';
 import type { Prisma } from '../data-access/generated/client.js';
 import { completeEntry, findEntry } from '../data-access/idempotency-ledger.js';
 import { insertRelations, markSuperseded } from '../data-access/memory-repository.js';
@@ -79,8 +78,8 @@ async function retainOnce(
   pricingVersion: string,
 ): Promise<WriteResponse> {
   const { scope, request_id: requestId, idempotency_key: key, body } = msg;
-  const memoryId = randomUUID();
-  const usageId = randomUUID();
+  const memoryId = timeOrderedId();
+  const usageId = timeOrderedId();
   const targets = body.event.supersedes ?? [];
   const occurredAt = new Date(body.event.occurred_at);
   const response = acceptedResponse(msg, eventId, memoryId, pricingVersion);
@@ -132,7 +131,7 @@ async function supersede(
   await insertRelations(
     tx,
     supersession.map((s) => ({
-      id: randomUUID(),
+      id: timeOrderedId(),
       ...scope,
       supersedingEventId: eventId,
       supersedingMemoryId: memoryId,

@@ -1,5 +1,5 @@
-import { randomUUID } from 'node:crypto';
 import type { ErrorCode, RequestOutcome, RequestRecord } from '@tm/contracts';
+import { timeOrderedId } from '@tm/kit';
 import type { Request, RequestHandler } from 'express';
 import type { RequestRecorder } from '../../../clients/request-recorder.js';
 import { namespaceRef } from '../../../domain/namespace-ref.js';
@@ -68,7 +68,7 @@ export function recordRequests(recorder: RequestRecorder, deploymentVersion: str
       const accepted = status < 400;
       recorder.record({
         version: 'v1',
-        record_id: randomUUID(),
+        record_id: timeOrderedId(),
         request_id: req.requestId,
         tenant_id: tenantId,
         key_id: req.scope?.key_id ?? req.reader?.keyId ?? null,
