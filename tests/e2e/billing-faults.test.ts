@@ -6,13 +6,19 @@ import {
   Streams,
   Subjects,
   UsageDeadLetter,
-  type UsageRecordedEvent,
   type UsageResponse,
   usageBatchText,
 } from '@tm/contracts';
 import pg from 'pg';
 import { afterEach, describe, expect, inject, it } from 'vitest';
-import { createTenant, recallBody, uniqueKey, uniqueNamespace, writeBody } from './support/factories.js';
+import {
+  createTenant,
+  recallBody,
+  uniqueKey,
+  uniqueNamespace,
+  usageRecordFor,
+  writeBody,
+} from './support/factories.js';
 import { useStack } from './support/stack.js';
 import { streamMessages } from './support/stream-reader.js';
 import { usageInStream } from './support/usage-stream.js';
@@ -182,22 +188,6 @@ async function recallMany(tenant: Tenant, namespace: string, count: number) {
   }
 }
 
-/** A usage record as memory would relay it, for a real tenant so its charges can be read back. */
-const handMadeRecord = (tenant: Tenant, overrides: Partial<UsageRecordedEvent> = {}): UsageRecordedEvent => ({
-  usage_id: randomUUID(),
-  tenant_id: tenant.tenant_id,
-  user_id: tenant.user_id,
-  key_id: tenant.key_id,
-  request_id: `req-${randomUUID()}`,
-  operation: 'memory.write',
-  namespace: uniqueNamespace(),
-  units: 1,
-  idempotency_key: uniqueKey('hand-made'),
-  pricing_version: 'sandbox-2026-11',
-  occurred_at: new Date().toISOString(),
-  ...overrides,
-});
-
 // ---- tests -----------------------------------------------------------------------------------------
 
 describe('billing consumer stopped and restarted', slow, () => {
@@ -363,7 +353,7 @@ describe('usage records billing cannot process', slow, () => {
     const notJson = `not json ${marker} {`;
     const wrongShape = JSON.stringify({ usage_id: marker, tenant_id: tenant.tenant_id, units: 'one' });
     const unknownVersion = JSON.stringify(
-      handMadeRecord(tenant, { usage_id: marker, pricing_version: `no-such-version-${marker}` }),
+      usageRecordFor(tenant, { usage_id: marker, pricing_version: `no-such-version-${marker}` }),
     );
     const sent = [
       await publishUsage(notJson),
@@ -415,13 +405,13 @@ describe('usage records billing cannot process', slow, () => {
     await t.api.write(tenant.api_key, writeBody(uniqueNamespace(), 'before the bad ones'), key);
     await t.stack.memory.flushOutbox();
     const badTime = JSON.stringify(
-      handMadeRecord(tenant, { usage_id: `${marker}-time`, occurred_at: 'yesterday' }),
+      usageRecordFor(tenant, { usage_id: `${marker}-time`, occurred_at: 'yesterday' }),
     );
     const tooManyUnits = JSON.stringify(
-      handMadeRecord(tenant, { usage_id: `${marker}-units`, units: 3_000_000_000 }),
+      usageRecordFor(tenant, { usage_id: `${marker}-units`, units: 3_000_000_000 }),
     );
     const sent = [await publishUsage(badTime), await publishUsage(tooManyUnits)];
-    const good = handMadeRecord(tenant);
+    const good = usageRecordFor(tenant);
     await publishUsage(JSON.stringify(good));
 
     await t.stack.startBilling();
@@ -453,14 +443,14 @@ describe('usage records billing cannot process', slow, () => {
   it('when one batch message holds good and bad records, then each bad record is dead-lettered by its place in the batch, the good ones are charged once, and a malformed batch is dead-lettered whole', async () => {
     const tenant = await createTenant();
     const marker = randomUUID();
-    const good = [handMadeRecord(tenant), handMadeRecord(tenant)];
+    const good = [usageRecordFor(tenant), usageRecordFor(tenant)];
     const records: unknown[] = [
       good[0],
       { usage_id: `${marker}-shape`, tenant_id: tenant.tenant_id, units: 'one' },
-      handMadeRecord(tenant, { usage_id: `${marker}-price`, pricing_version: `no-such-version-${marker}` }),
+      usageRecordFor(tenant, { usage_id: `${marker}-price`, pricing_version: `no-such-version-${marker}` }),
       good[1],
       // The ledger refuses it on every delivery: the message comes back until the record is dead-lettered.
-      handMadeRecord(tenant, { usage_id: `${marker}-units`, units: 3_000_000_000 }),
+      usageRecordFor(tenant, { usage_id: `${marker}-units`, units: 3_000_000_000 }),
     ];
     const malformedBatch = JSON.stringify({ version: 'v1', records: [], marker });
     const batch = await publishUsage(usageBatchText(records.map((r) => JSON.stringify(r))));

@@ -3,7 +3,14 @@ import { jetstream } from '@nats-io/jetstream';
 import { connect } from '@nats-io/transport-node';
 import { Streams, Subjects, type UsageRecordedEvent } from '@tm/contracts';
 import { describe, expect, inject, it } from 'vitest';
-import { createTenant, recallBody, uniqueKey, uniqueNamespace, writeBody } from './support/factories.js';
+import {
+  createTenant,
+  recallBody,
+  uniqueKey,
+  uniqueNamespace,
+  usageRecordFor,
+  writeBody,
+} from './support/factories.js';
 import { useStack } from './support/stack.js';
 import { streamMessages } from './support/stream-reader.js';
 import { usageInStream } from './support/usage-stream.js';
@@ -263,24 +270,9 @@ describe('GET /api/v1/infrastructure/usage', () => {
 
   it('when the only usage record is older than the window, then no_data in the window and measured in a wider one', async () => {
     const tenant = await createTenant();
-    const usageId = randomUUID();
     const twoHoursAgo = new Date(Date.now() - 2 * 60 * 60_000).toISOString();
-    await publishUsage(
-      {
-        usage_id: usageId,
-        tenant_id: tenant.tenant_id,
-        user_id: tenant.user_id,
-        key_id: tenant.key_id,
-        request_id: `req-${randomUUID()}`,
-        operation: 'memory.write',
-        namespace: uniqueNamespace(),
-        units: 1,
-        idempotency_key: uniqueKey(),
-        pricing_version: PRICING_VERSION,
-        occurred_at: twoHoursAgo,
-      },
-      usageId,
-    );
+    const record = usageRecordFor(tenant, { pricing_version: PRICING_VERSION, occurred_at: twoHoursAgo });
+    await publishUsage(record, record.usage_id);
 
     const wide = await eventually(
       () => usage(tenant.api_key, '180'),
@@ -466,19 +458,8 @@ describe('usage records consumed by billing', () => {
   it('when a usage record has no price, then it goes to the dead-letter subject with the reason and is not charged', async () => {
     const tenant = await createTenant();
     const namespace = uniqueNamespace();
-    const usageId = randomUUID();
-    const record: UsageRecordedEvent = {
-      usage_id: usageId,
-      tenant_id: tenant.tenant_id,
-      user_id: tenant.user_id,
-      key_id: tenant.key_id,
-      request_id: `req-${randomUUID()}`,
-      operation: 'memory.write',
-      namespace,
-      units: 1,
-      pricing_version: 'sandbox-1999-01',
-      occurred_at: new Date().toISOString(),
-    };
+    const record = usageRecordFor(tenant, { namespace, pricing_version: 'sandbox-1999-01' });
+    const usageId = record.usage_id;
 
     await publishUsage(record, usageId);
     const letters = await eventually(

@@ -1,8 +1,14 @@
-import { randomUUID } from 'node:crypto';
 import { Subjects } from '@tm/contracts';
 import pg from 'pg';
 import { describe, expect, it } from 'vitest';
-import { createTenant, recallBody, uniqueKey, uniqueNamespace, writeBody } from './support/factories.js';
+import {
+  createTenant,
+  recallBody,
+  uniqueKey,
+  uniqueNamespace,
+  usageRecordFor,
+  writeBody,
+} from './support/factories.js';
 import { useStack } from './support/stack.js';
 import { usageInStream, usageMessages } from './support/usage-stream.js';
 
@@ -41,19 +47,7 @@ describe('usage records from the memory outbox', () => {
     const namespace = uniqueNamespace();
     // Rows as the write path leaves them, inserted in one statement so that a pass finds all or none.
     const keys = [uniqueKey(), uniqueKey(), uniqueKey()];
-    const records = keys.map((key) => ({
-      usage_id: randomUUID(),
-      tenant_id: tenant.tenant_id,
-      user_id: tenant.user_id,
-      key_id: tenant.key_id,
-      request_id: `req-${randomUUID()}`,
-      operation: 'memory.write',
-      namespace,
-      units: 1,
-      idempotency_key: key,
-      pricing_version: 'sandbox-2026-11',
-      occurred_at: new Date().toISOString(),
-    }));
+    const records = keys.map((key) => usageRecordFor(tenant, { namespace, idempotency_key: key }));
     const db = new pg.Client({ connectionString: t.stack.env.memoryDbUrl });
     await db.connect();
     await db.query(

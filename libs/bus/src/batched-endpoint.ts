@@ -5,7 +5,7 @@ import { z } from 'zod';
 import { ERROR_HEADER, fromBusErrorBody, toBusErrorBody } from './bus-error.js';
 import { decodeJson } from './codec.js';
 import { type RequestOptions, transportError } from './request.js';
-import { type Endpoint, toAppError } from './serve.js';
+import { type Endpoint, subscribeEndpoint, toAppError } from './serve.js';
 
 /**
  * Request/reply for many calls in one message each way: `{"items": [...]}` in, `{"results": [...]}` out,
@@ -36,26 +36,19 @@ export function serveBatchedEndpoint<I extends z.ZodType>(
       return { error: toBusErrorBody(toAppError(err, endpoint, logger)) };
     }
   };
-  return nc.subscribe(endpoint.subject, {
-    queue: endpoint.queue,
-    callback: (err, msg) => {
-      if (err) {
-        logger.error({ err, subject: endpoint.subject }, 'subscription error');
-        return;
-      }
-      let items: unknown;
-      try {
-        items = (decodeJson(msg.data) as { items?: unknown }).items;
-      } catch {
-        items = undefined;
-      }
-      if (!Array.isArray(items)) {
-        const refusal = new AppError(ErrorCode.ValidationFailed, 'A batch message needs an items array');
-        msg.respond(JSON.stringify(toBusErrorBody(refusal)), { headers: errorHeaders(refusal) });
-        return;
-      }
-      void Promise.all(items.map(answer)).then((results) => msg.respond(JSON.stringify({ results })));
-    },
+  return subscribeEndpoint(nc, endpoint, logger, (msg) => {
+    let items: unknown;
+    try {
+      items = (decodeJson(msg.data) as { items?: unknown }).items;
+    } catch {
+      items = undefined;
+    }
+    if (!Array.isArray(items)) {
+      const refusal = new AppError(ErrorCode.ValidationFailed, 'A batch message needs an items array');
+      msg.respond(JSON.stringify(toBusErrorBody(refusal)), { headers: errorHeaders(refusal) });
+      return;
+    }
+    void Promise.all(items.map(answer)).then((results) => msg.respond(JSON.stringify({ results })));
   });
 }
 

@@ -29,14 +29,21 @@ export function serveEndpoint<I extends z.ZodType>(
   endpoint: Endpoint<I>,
   logger: Logger,
 ): Subscription {
+  return subscribeEndpoint(nc, endpoint, logger, (msg) => void handle(msg, endpoint, logger));
+}
+
+/** Subscribe in the endpoint's queue group; a subscription error is logged, each message handed on. */
+export function subscribeEndpoint(
+  nc: NatsConnection,
+  endpoint: { subject: string; queue: string },
+  logger: Logger,
+  onMessage: (msg: Msg) => void,
+): Subscription {
   return nc.subscribe(endpoint.subject, {
     queue: endpoint.queue,
     callback: (err, msg) => {
-      if (err) {
-        logger.error({ err, subject: endpoint.subject }, 'subscription error');
-        return;
-      }
-      void handle(msg, endpoint, logger);
+      if (err) logger.error({ err, subject: endpoint.subject }, 'subscription error');
+      else onMessage(msg);
     },
   });
 }

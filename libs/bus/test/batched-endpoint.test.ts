@@ -16,6 +16,15 @@ beforeAll(async () => {
 });
 afterAll(() => nc.close());
 
+/** A requester for `subject`, with the options the tests share. */
+const doublingRequester = (subject: string, maxBytes?: number) =>
+  createBatchedRequester(
+    nc,
+    subject,
+    { input: Input, output: Output },
+    { timeoutMs: 2_000, service: 'doubling', ...(maxBytes && { maxBytes }) },
+  );
+
 /** A served subject whose handler doubles n, refuses negative n (409) and fails on n = 13. */
 function serveDoubling(subject: string) {
   return serveBatchedEndpoint(
@@ -45,15 +54,7 @@ describe('batched request/reply', () => {
     });
     const sub = serveDoubling(subject);
     await nc.flush();
-    const call = createBatchedRequester(
-      nc,
-      subject,
-      { input: Input, output: Output },
-      {
-        timeoutMs: 2_000,
-        service: 'doubling',
-      },
-    );
+    const call = doublingRequester(subject);
 
     const answers = await Promise.allSettled([
       call({ n: 1 }),
@@ -76,15 +77,7 @@ describe('batched request/reply', () => {
     const subject = `test.batch.${randomUUID()}`;
     const sub = serveDoubling(subject);
     await nc.flush();
-    const call = createBatchedRequester(
-      nc,
-      subject,
-      { input: Input, output: Output },
-      {
-        timeoutMs: 2_000,
-        service: 'doubling',
-      },
-    );
+    const call = doublingRequester(subject);
 
     const bad = call({ n: 1.5 });
     const good = call({ n: 5 });
@@ -105,16 +98,7 @@ describe('batched request/reply', () => {
     const sub = serveDoubling(subject);
     await nc.flush();
     // Each item is {"n":<digit>}: 7 bytes, so 20 bytes hold two of them.
-    const call = createBatchedRequester(
-      nc,
-      subject,
-      { input: Input, output: Output },
-      {
-        timeoutMs: 2_000,
-        service: 'doubling',
-        maxBytes: 20,
-      },
-    );
+    const call = doublingRequester(subject, 20);
 
     const answers = await Promise.all([1, 2, 3, 4, 5].map((n) => call({ n })));
     sub.unsubscribe();
@@ -125,15 +109,7 @@ describe('batched request/reply', () => {
   });
 
   it('when nobody serves the subject, then every call of the batch fails with a retryable 503', async () => {
-    const call = createBatchedRequester(
-      nc,
-      `test.batch.${randomUUID()}`,
-      { input: Input, output: Output },
-      {
-        timeoutMs: 2_000,
-        service: 'doubling',
-      },
-    );
+    const call = doublingRequester(`test.batch.${randomUUID()}`);
 
     const answers = await Promise.allSettled([call({ n: 1 }), call({ n: 2 })]);
 

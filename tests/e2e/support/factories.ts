@@ -1,4 +1,5 @@
 import { randomUUID } from 'node:crypto';
+import type { UsageRecordedEvent } from '@tm/contracts';
 import { bootstrapTenant } from '@tm/gateway';
 import { recordSecrets } from './log-capture.js';
 
@@ -45,3 +46,22 @@ export function writeBody(
 export function recallBody(namespace: string, cue: string, extra: { top_k?: unknown; as_of?: string } = {}) {
   return { contract_version: 'v1', operation: 'memory.recall', namespace, cue: { text: cue }, ...extra };
 }
+
+/** A usage record as memory would relay it, for a real tenant so its charges can be read back. */
+export const usageRecordFor = (
+  tenant: { tenant_id: string; user_id: string; key_id: string },
+  overrides: Partial<UsageRecordedEvent> = {},
+): UsageRecordedEvent => ({
+  usage_id: randomUUID(),
+  tenant_id: tenant.tenant_id,
+  user_id: tenant.user_id,
+  key_id: tenant.key_id,
+  request_id: `req-${randomUUID()}`,
+  operation: 'memory.write',
+  namespace: uniqueNamespace(),
+  units: 1,
+  idempotency_key: uniqueKey('hand-made'),
+  pricing_version: 'sandbox-2026-11',
+  occurred_at: new Date().toISOString(),
+  ...overrides,
+});
