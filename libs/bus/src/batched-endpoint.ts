@@ -1,11 +1,11 @@
-import { type NatsConnection, headers as natsHeaders, type Subscription } from '@nats-io/transport-node';
-import { AppError, ErrorCode, fieldIssues } from '@tm/contracts';
+import type { NatsConnection, Subscription } from '@nats-io/transport-node';
+import { AppError, ErrorCode } from '@tm/contracts';
 import type { Logger } from 'pino';
 import { z } from 'zod';
 import { ERROR_HEADER, fromBusErrorBody, toBusErrorBody } from './bus-error.js';
 import { decodeJson } from './codec.js';
-import { type RequestOptions, transportError } from './request.js';
-import { type Endpoint, subscribeEndpoint, toAppError } from './serve.js';
+import { outsideContract, type RequestOptions, transportError } from './request.js';
+import { answerMessage, type Endpoint, respondWithError, subscribeEndpoint } from './serve.js';
 
 /**
  * Request/reply for many calls in one message each way: `{"items": [...]}` in, `{"results": [...]}` out,
@@ -24,17 +24,8 @@ export function serveBatchedEndpoint<I extends z.ZodType>(
   logger: Logger,
 ): Subscription {
   const answer = async (item: unknown) => {
-    try {
-      const parsed = endpoint.input.safeParse(item);
-      if (!parsed.success) {
-        throw new AppError(ErrorCode.ValidationFailed, 'Invalid message', {
-          fields: fieldIssues(parsed.error),
-        });
-      }
-      return { ok: await endpoint.handler(parsed.data) };
-    } catch (err) {
-      return { error: toBusErrorBody(toAppError(err, endpoint, logger)) };
-    }
+    const result = await answerMessage(endpoint, item, logger);
+    return 'error' in result ? { error: toBusErrorBody(result.error) } : result;
   };
   return subscribeEndpoint(nc, endpoint, logger, (msg) => {
     let items: unknown;
@@ -44,18 +35,11 @@ export function serveBatchedEndpoint<I extends z.ZodType>(
       items = undefined;
     }
     if (!Array.isArray(items)) {
-      const refusal = new AppError(ErrorCode.ValidationFailed, 'A batch message needs an items array');
-      msg.respond(JSON.stringify(toBusErrorBody(refusal)), { headers: errorHeaders(refusal) });
+      respondWithError(msg, new AppError(ErrorCode.ValidationFailed, 'A batch message needs an items array'));
       return;
     }
     void Promise.all(items.map(answer)).then((results) => msg.respond(JSON.stringify({ results })));
   });
-}
-
-function errorHeaders(err: AppError) {
-  const h = natsHeaders();
-  h.set(ERROR_HEADER, String(err.status));
-  return h;
 }
 
 export interface BatchedRequestOptions extends RequestOptions {
@@ -144,6 +128,3 @@ export function createBatchedRequester<I extends z.ZodType, O extends z.ZodType>
       }
     });
 }
-
-const outsideContract = (service: string, cause: unknown) =>
-  new AppError(ErrorCode.Internal, `The ${service} service answered outside its contract`, { cause });

@@ -31,13 +31,13 @@ export async function requestReply<I extends z.ZodType, O extends z.ZodType>(
   const body = decodeJson(reply.data);
   if (reply.headers?.get(ERROR_HEADER)) throw fromBusErrorBody(body);
   const parsed = contract.output.safeParse(body);
-  if (!parsed.success) {
-    throw new AppError(ErrorCode.Internal, `The ${options.service} service answered outside its contract`, {
-      cause: parsed.error,
-    });
-  }
+  if (!parsed.success) throw outsideContract(options.service, parsed.error);
   return parsed.data;
 }
+
+/** A reply that does not match the contract: the service and the caller disagree, so a 500. */
+export const outsideContract = (service: string, cause: unknown) =>
+  new AppError(ErrorCode.Internal, `The ${service} service answered outside its contract`, { cause });
 
 /** A failed request (nobody listening, no answer in time, bus down) as the AppError a caller maps to HTTP. */
 export function transportError(err: unknown, service: string): AppError {

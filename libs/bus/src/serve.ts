@@ -49,31 +49,46 @@ export function subscribeEndpoint(
 }
 
 async function handle<I extends z.ZodType>(msg: Msg, endpoint: Endpoint<I>, logger: Logger): Promise<void> {
-  let result: unknown;
+  let body: unknown;
   try {
-    const parsed = endpoint.input.safeParse(decodeJson(msg.data));
+    body = decodeJson(msg.data);
+  } catch (err) {
+    respondWithError(msg, toAppError(err, endpoint, logger));
+    return;
+  }
+  const answer = await answerMessage(endpoint, body, logger);
+  if ('error' in answer) respondWithError(msg, answer.error);
+  else msg.respond(encodeJson(answer.ok));
+}
+
+/** Validate one message body and run the handler on it: the handler's result, or the error to answer. */
+export async function answerMessage<I extends z.ZodType>(
+  endpoint: Endpoint<I>,
+  body: unknown,
+  logger: Logger,
+): Promise<{ ok: unknown } | { error: AppError }> {
+  try {
+    const parsed = endpoint.input.safeParse(body);
     if (!parsed.success) {
       throw new AppError(ErrorCode.ValidationFailed, 'Invalid message', {
         fields: fieldIssues(parsed.error),
       });
     }
-    result = await endpoint.handler(parsed.data);
+    return { ok: await endpoint.handler(parsed.data) };
   } catch (err) {
-    const appError = toAppError(err, endpoint, logger);
-    const h = natsHeaders();
-    h.set(ERROR_HEADER, String(appError.status));
-    msg.respond(encodeJson(toBusErrorBody(appError)), { headers: h });
-    return;
+    return { error: toAppError(err, endpoint, logger) };
   }
-  msg.respond(encodeJson(result));
+}
+
+/** A typed error reply: the header marks it, the body carries the error. */
+export function respondWithError(msg: Msg, err: AppError): void {
+  const h = natsHeaders();
+  h.set(ERROR_HEADER, String(err.status));
+  msg.respond(encodeJson(toBusErrorBody(err)), { headers: h });
 }
 
 /** What a handler's failure becomes on the wire: its AppError, a mapped outage, or a bare 500. */
-export function toAppError<I extends z.ZodType>(
-  err: unknown,
-  endpoint: Pick<Endpoint<I>, 'subject' | 'mapError'>,
-  logger: Logger,
-): AppError {
+function toAppError<I extends z.ZodType>(err: unknown, endpoint: Endpoint<I>, logger: Logger): AppError {
   if (err instanceof AppError) return err;
   const mapped = endpoint.mapError?.(err);
   if (mapped) {

@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { ErrorCode } from './errors.js';
+import { ErrorCodeSchema, ErrorDetails } from './envelope.js';
 import { CONTRACT_VERSION, RUNTIME } from './runtime.js';
 
 // Chat completions ([P6]): the OpenAI chat-completions shape, answered by the deterministic mock from
@@ -203,8 +203,6 @@ export const ModelList = z
   .object({ object: z.literal('list'), data: z.array(ModelEntry) })
   .meta({ id: 'ModelList' });
 
-const errorCodes = Object.values(ErrorCode) as [ErrorCode, ...ErrorCode[]];
-
 /**
  * The error body of the OpenAI-compatible routes: the project envelope with `error` as the object
  * OpenAI clients read (`message`, `type`, `code`, `param`) instead of a string.
@@ -222,16 +220,12 @@ export const OpenAiErrorEnvelope = z
         'rate_limit_error',
         'server_error',
       ]),
-      code: z.enum(errorCodes),
+      code: ErrorCodeSchema,
       param: z.string().nullable(),
     }),
     retryable: z.boolean(),
     request_id: z.string(),
-    details: z.object({
-      code: z.enum(errorCodes),
-      request_id: z.string(),
-      fields: z.array(z.object({ path: z.string(), message: z.string() })).optional(),
-    }),
+    details: ErrorDetails,
   })
   .meta({ id: 'OpenAiErrorEnvelope' });
 export type OpenAiErrorEnvelope = z.infer<typeof OpenAiErrorEnvelope>;

@@ -1,7 +1,15 @@
 import { z } from 'zod';
 import { ErrorCode } from './errors.js';
 
-const errorCodes = Object.values(ErrorCode) as [ErrorCode, ...ErrorCode[]];
+/** Every error code, as a schema (error bodies, request records). */
+export const ErrorCodeSchema = z.enum(Object.values(ErrorCode) as [ErrorCode, ...ErrorCode[]]);
+
+/** `details` of every error body: the code, the request id and, for bad input, the fields at fault. */
+export const ErrorDetails = z.object({
+  code: ErrorCodeSchema,
+  request_id: z.string(),
+  fields: z.array(z.object({ path: z.string(), message: z.string() })).optional(),
+});
 
 /**
  * The spec's error envelope: `error` (string) always, `details` with field-level information and the
@@ -14,11 +22,7 @@ export const ErrorEnvelope = z
       .meta({ description: 'Human-readable reason; never a stack trace, secret or internal id' }),
     retryable: z.boolean(),
     request_id: z.string(),
-    details: z.object({
-      code: z.enum(errorCodes),
-      request_id: z.string(),
-      fields: z.array(z.object({ path: z.string(), message: z.string() })).optional(),
-    }),
+    details: ErrorDetails,
   })
   .meta({ id: 'ErrorEnvelope' });
 export type ErrorEnvelope = z.infer<typeof ErrorEnvelope>;

@@ -1,7 +1,5 @@
 import { z } from 'zod';
-import { ErrorCode } from './errors.js';
-
-const errorCodes = Object.values(ErrorCode) as [ErrorCode, ...ErrorCode[]];
+import { ErrorCodeSchema } from './envelope.js';
 
 /** accepted: 2xx/3xx. blocked: refused before any work (401, 403, 429). failed: every other 4xx/5xx. */
 export const RequestOutcome = z.enum(['accepted', 'failed', 'blocked']);
@@ -35,7 +33,7 @@ export const RequestRecord = z.object({
   outcome: RequestOutcome,
   /** The answer's `state` (retained, not_retained, matched…) when it had one. */
   state: z.string().max(40).nullable(),
-  error_code: z.enum(errorCodes).nullable(),
+  error_code: ErrorCodeSchema.nullable(),
   latency_ms: z.number().nonnegative(),
   units: z.number().int().nonnegative(),
   billing_state: RecordBillingState,

@@ -25,10 +25,13 @@ const MAX_DELIVERIES = 3;
 const lastLine = (err: unknown) =>
   (err instanceof Error ? err.message : String(err)).trim().split('\n').at(-1)?.trim().slice(0, 300) ?? '';
 
-/** One usage record and the message that carried it (`index` is its place in a batch message). */
+/** A record's place in a batch message and the record as received (absent for a bare record). */
+type InBatch = { index: number; value: unknown } | undefined;
+
+/** One usage record and the message that carried it. */
 interface Entry {
   msg: JsMsg;
-  index?: number;
+  inBatch: InBatch;
   event: UsageRecordedEvent;
 }
 
@@ -51,7 +54,7 @@ export function startUsageConsumer(
   const js = jetStreamClient(nc);
 
   /** Dead-letter a whole message, or one record of a batch (`index`); false if the publish failed. */
-  async function deadLetter(msg: JsMsg, reason: string, record?: { index: number; value: unknown }) {
+  async function deadLetter(msg: JsMsg, reason: string, record: InBatch) {
     const letter: UsageDeadLetter = {
       stream_sequence: msg.seq,
       ...(record && { record_index: record.index }),
@@ -87,16 +90,14 @@ export function startUsageConsumer(
         reason = 'not JSON';
       }
       if (!carried) {
-        if (!(await deadLetter(msg, reason))) unsettled.add(msg);
+        if (!(await deadLetter(msg, reason, undefined))) unsettled.add(msg);
         continue;
       }
-      for (const [i, value] of carried.records.entries()) {
-        const index = carried.batch ? i : undefined;
+      for (const [index, value] of carried.records.entries()) {
+        const inBatch = carried.batch ? { index, value } : undefined;
         const parsed = UsageRecordedEvent.safeParse(value);
-        if (parsed.success) entries.push({ msg, index, event: parsed.data });
-        else if (!(await deadLetter(msg, reason, index === undefined ? undefined : { index, value }))) {
-          unsettled.add(msg);
-        }
+        if (parsed.success) entries.push({ msg, inBatch, event: parsed.data });
+        else if (!(await deadLetter(msg, reason, inBatch))) unsettled.add(msg);
       }
     }
     if (entries.length > 0) await recordEntries(entries, unsettled);
@@ -148,12 +149,7 @@ export function startUsageConsumer(
     }
   }
 
-  const deadLetterEntry = (entry: Entry, reason: string) =>
-    deadLetter(
-      entry.msg,
-      reason,
-      entry.index === undefined ? undefined : { index: entry.index, value: entry.event },
-    );
+  const deadLetterEntry = (entry: Entry, reason: string) => deadLetter(entry.msg, reason, entry.inBatch);
 
   return runDurableConsumer(nc, {
     stream: Streams.memoryUsage,

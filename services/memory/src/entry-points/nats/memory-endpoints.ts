@@ -27,29 +27,16 @@ export function serveMemoryEndpoints(
 ): Subscription[] {
   const queue = QueueGroups.memory;
   const deps = { pricingVersion: options.pricingVersion, onCommitted: options.onCommitted };
+  const write = {
+    queue,
+    input: MemoryWriteMessage,
+    handler: (m: MemoryWriteMessage) => writeMemory(m, deps),
+    mapError: mapStorageError,
+  };
   return [
-    serveEndpoint(
-      nc,
-      {
-        subject: Subjects.memory.write,
-        queue,
-        input: MemoryWriteMessage,
-        handler: (m) => writeMemory(m, deps),
-        mapError: mapStorageError,
-      },
-      logger,
-    ),
-    serveBatchedEndpoint(
-      nc,
-      {
-        subject: Subjects.memory.writeBatch,
-        queue,
-        input: MemoryWriteMessage,
-        handler: (m) => writeMemory(m, deps),
-        mapError: mapStorageError,
-      },
-      logger,
-    ),
+    serveEndpoint(nc, { ...write, subject: Subjects.memory.write }, logger),
+    // The gateway's concurrent writes, one message for many; each is answered as above.
+    serveBatchedEndpoint(nc, { ...write, subject: Subjects.memory.writeBatch }, logger),
     serveEndpoint(
       nc,
       {
