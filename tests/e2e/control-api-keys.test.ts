@@ -10,7 +10,7 @@ const t = useStack();
 const second = useSecondGateway(t);
 
 const KEYS = '/api/v1/control/api-keys';
-const ALL_PERMISSIONS = ['memory:write', 'memory:recall', 'memory:delete', 'telemetry:read'];
+const ALL_PERMISSIONS = ['memory:write', 'memory:recall', 'memory:delete', 'telemetry:read', 'export:read'];
 const timestamp = expect.stringMatching(/^\d{4}-\d\d-\d\dT/);
 
 type Tenant = Awaited<ReturnType<typeof createTenant>>;

@@ -19,6 +19,9 @@ const API_KEYS = '/api/v1/control/api-keys';
 
 /** The owner role's permissions, written out here so a change to the table is a visible test change. */
 const OWNER_PERMISSIONS = [
+  'memory:write',
+  'memory:recall',
+  'memory:delete',
   'account:read',
   'users:read',
   'users:manage',

@@ -492,7 +492,7 @@ describe('tenant isolation', () => {
 });
 
 describe('export credentials', () => {
-  it('when a key lacks memory:recall, then 403; without a credential, 401; with the owner session, 200', async () => {
+  it('when a key lacks export:read, then 403; without a credential, 401; with the owner session, 200', async () => {
     const tenant = await createTenant();
     const text = `owner session export ${randomUUID()}`;
     const namespace = uniqueNamespace('creds');

@@ -10,8 +10,17 @@ export const ROLES = ['owner', 'admin', 'developer', 'viewer'] as const;
 export const Role = z.enum(ROLES);
 export type Role = z.infer<typeof Role>;
 
-/** What an API key may do; a key gets all four unless it is created with fewer. */
-export const KEY_PERMISSIONS = ['memory:write', 'memory:recall', 'memory:delete', 'telemetry:read'] as const;
+/**
+ * What an API key may do. A key holds at most what its user's role allows (docs/decisions.md); one
+ * created without a list gets every permission of its creator's role.
+ */
+export const KEY_PERMISSIONS = [
+  'memory:write',
+  'memory:recall',
+  'memory:delete',
+  'telemetry:read',
+  'export:read',
+] as const;
 export const KeyPermission = z.enum(KEY_PERMISSIONS);
 export type KeyPermission = z.infer<typeof KeyPermission>;
 

@@ -9,6 +9,7 @@ const key = (id: string, tenantId = 'tenant-a'): KeyRecord => ({
   revokedAt: null,
   permissions: ['memory:write'],
   userActive: true,
+  userRole: 'developer',
   storageId: 'storage',
   storageKind: 'managed',
   storageStatus: 'active',

@@ -1,3 +1,4 @@
+import type { Role } from '@tm/contracts';
 import { prepared, type SqlRunner } from '@tm/kit';
 import type { Db } from './prisma-client.js';
 
@@ -8,6 +9,7 @@ export interface KeyRecord {
   revokedAt: Date | null;
   permissions: string[];
   userActive: boolean;
+  userRole: Role;
   storageId: string | null;
   storageKind: 'managed' | 'customer_owned' | null;
   storageStatus: 'active' | 'disabled' | null;
@@ -18,7 +20,7 @@ const FIND_KEY_BY_HASH = prepared(
   'auth_find_key_by_hash',
   `
     SELECT k.id::text AS "id", k.tenant_id::text AS "tenantId", k.user_id::text AS "userId", k.revoked_at AS "revokedAt",
-           k.permissions AS "permissions", u.status = 'active' AS "userActive",
+           k.permissions AS "permissions", u.status = 'active' AS "userActive", u.role::text AS "userRole",
            s.id::text AS "storageId", s.kind::text AS "storageKind", s.status::text AS "storageStatus",
            c.state::text AS "consent"
       FROM api_key k

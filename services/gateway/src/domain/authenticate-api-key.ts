@@ -4,6 +4,7 @@ import { findKeyByHash, type KeyRecord } from '../data-access/api-key-repository
 import { getSql } from '../data-access/prisma-client.js';
 import { API_KEY_PATTERN, hashApiKey } from './api-key-secret.js';
 import type { KeyUsage } from './key-usage.js';
+import { type Action, roleAllows } from './role-permissions.js';
 import type { VerifiedKeyCache } from './verified-key-cache.js';
 
 /** Neutral on purpose: the same words for a missing, malformed, unknown, expired or revoked credential. */
@@ -12,6 +13,14 @@ export const AUTHENTICATION_REQUIRED =
 
 export function authenticationRequired(): AppError {
   return new AppError(ErrorCode.AuthenticationRequired, AUTHENTICATION_REQUIRED);
+}
+
+/**
+ * A key acts with what it was given and its user's role still allows: a user moved to a lesser role
+ * (announced to every instance, which drops its cached keys) loses what the role no longer holds.
+ */
+function withinRole(key: KeyRecord | undefined): KeyRecord | undefined {
+  return key && { ...key, permissions: key.permissions.filter((p) => roleAllows(key.userRole, p as Action)) };
 }
 
 /** The key's record if the presented key is a live one (exists, unrevoked, its user active). */
@@ -24,7 +33,7 @@ export async function verifyApiKey(
   let key = deps.cache?.get(secretHash);
   if (!key) {
     const generation = deps.cache?.generation ?? 0;
-    key = await findKeyByHash(deps.run ?? getSql(), secretHash);
+    key = withinRole(await findKeyByHash(deps.run ?? getSql(), secretHash));
     if (key) deps.cache?.set(secretHash, key, generation);
   }
   if (!key || key.revokedAt || !key.userActive) throw authenticationRequired();

@@ -6,7 +6,6 @@ import {
   type ApiKeyView,
   AppError,
   ErrorCode,
-  KEY_PERMISSIONS,
   type KeyPermission,
 } from '@tm/contracts';
 import { announceIdentityChange } from '../clients/identity-broadcast.js';
@@ -16,11 +15,12 @@ import {
   findDefaultStorageConnection,
   findStorageConnection,
 } from '../data-access/storage-connection-repository.js';
+import { findUser } from '../data-access/user-repository.js';
 import { generateApiKey } from './api-key-secret.js';
 import type { Account } from './authenticate-session.js';
 import { apiKeyView } from './control-views.js';
 import { revokeApiKey } from './revoke-api-key.js';
-import { requireRole } from './role-permissions.js';
+import { keyPermissionsOf, requireKeyPermissionsWithin, requireRole } from './role-permissions.js';
 
 interface Deps {
   nc: NatsConnection;
@@ -71,6 +71,8 @@ export async function createApiKey(
   rotation?: { fromId: string; userId: string },
 ): Promise<ApiKeyCreated> {
   requireRole(account.role, 'keys:manage');
+  // A rotation copies a key the tenant already has; its user's role still bounds it when it is used.
+  if (!rotation && input.permissions) requireKeyPermissionsWithin(account.role, input.permissions);
   const db = deps.db ?? getPrisma();
   const secret = generateApiKey();
   const row = await db.apiKey.create({
@@ -82,7 +84,7 @@ export async function createApiKey(
       name: input.name,
       prefix: secret.prefix,
       secretHash: secret.secretHash,
-      permissions: input.permissions ?? [...KEY_PERMISSIONS],
+      permissions: input.permissions ?? keyPermissionsOf(account.role),
       rotatedFromId: rotation?.fromId ?? null,
     },
   });
@@ -103,12 +105,25 @@ async function changeKey(
   return apiKeyView(row);
 }
 
-export const updateApiKey = (
+/**
+ * Rename or re-permission a key. Its permissions stay within both the changer's role (nobody grants
+ * what they do not hold) and the role of the user the key acts for (it could not use more).
+ */
+export async function updateApiKey(
   account: Account,
   keyId: string,
   change: { name?: string; permissions?: KeyPermission[] },
   deps: Deps,
-) => changeKey(account, keyId, change, deps);
+): Promise<ApiKeyView> {
+  if (change.permissions) {
+    const db = deps.db ?? getPrisma();
+    requireKeyPermissionsWithin(account.role, change.permissions);
+    const key = await manageableKey(db, account, keyId);
+    const user = await findUser(db, account.tenantId, key.userId);
+    if (user) requireKeyPermissionsWithin(user.role, change.permissions);
+  }
+  return changeKey(account, keyId, change, deps);
+}
 
 export async function attachStorageConnection(
   account: Account,

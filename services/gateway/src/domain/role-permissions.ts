@@ -1,10 +1,14 @@
-import { AppError, ErrorCode, type Role } from '@tm/contracts';
+import { AppError, ErrorCode, KEY_PERMISSIONS, type KeyPermission, type Role } from '@tm/contracts';
 
 /**
- * What each role may do in the control plane (the table in docs/decisions.md). Everyone manages their
- * own password, sessions and consent; those need no entry here.
+ * What each role may do (the table in docs/decisions.md): in the control plane with a session, and
+ * through any API key acting for a user of that role, which never holds more than the role allows.
+ * Everyone manages their own password, sessions and consent; those need no entry here.
  */
 export const ACTIONS = [
+  'memory:write',
+  'memory:recall',
+  'memory:delete',
   'account:read',
   'users:read',
   'users:manage',
@@ -32,10 +36,13 @@ const READ: Action[] = [
   'billing:read',
 ];
 
+const USE_MEMORY: Action[] = ['memory:write', 'memory:recall', 'memory:delete'];
+
 export const ROLE_PERMISSIONS: Record<Role, readonly Action[]> = {
   owner: ACTIONS,
   admin: [
     ...READ,
+    ...USE_MEMORY,
     'export:read',
     'users:manage',
     'keys:manage',
@@ -43,7 +50,7 @@ export const ROLE_PERMISSIONS: Record<Role, readonly Action[]> = {
     'billing:void',
     'billing:invoice',
   ],
-  developer: [...READ, 'keys:manage'],
+  developer: [...READ, ...USE_MEMORY, 'keys:manage'],
   viewer: READ,
 };
 
@@ -54,5 +61,26 @@ export function roleAllows(role: Role, action: Action): boolean {
 export function requireRole(role: Role, action: Action): void {
   if (!roleAllows(role, action)) {
     throw new AppError(ErrorCode.PermissionDenied, `Your role (${role}) does not allow ${action}`);
+  }
+}
+
+/** The key permissions a user of `role` may hold: what a key of theirs is created with by default. */
+export function keyPermissionsOf(role: Role): KeyPermission[] {
+  return KEY_PERMISSIONS.filter((permission) => roleAllows(role, permission));
+}
+
+/** A key may be given only permissions its user's role holds (403 naming each one that is not). */
+export function requireKeyPermissionsWithin(role: Role, permissions: readonly KeyPermission[]): void {
+  const beyond = permissions.filter((permission) => !roleAllows(role, permission));
+  if (beyond.length > 0) {
+    throw new AppError(
+      ErrorCode.PermissionDenied,
+      `Your role (${role}) does not allow an API key with ${beyond.join(', ')}`,
+      {
+        fields: [
+          { path: 'permissions', message: `beyond what the role ${role} allows: ${beyond.join(', ')}` },
+        ],
+      },
+    );
   }
 }

@@ -44,12 +44,12 @@ function responseSink(res: Response): ExportSink {
 
 /**
  * GET /export?namespace=a&namespace=b: the tenant's retained records, supersession relations and
- * redacted history (all namespaces when none is named), streamed. Retained text is in it, so it
- * takes what recall takes: an API key with `memory:recall`, or a session whose role has `export:read`.
+ * redacted history (all namespaces when none is named), streamed. Retained text is in it in bulk, so it
+ * takes `export:read`: an API key holding it, or a session whose role has it.
  */
 export function exportRoute(deps: { auth: AuthDeps; memory: MemoryClient; telemetry: TelemetryClient }) {
   const router = Router();
-  router.get('/export', requireReader(deps.auth, 'memory:recall', 'export:read'), async (req, res) => {
+  router.get('/export', requireReader(deps.auth, 'export:read', 'export:read'), async (req, res) => {
     const namespaces = parseExportQuery(req.query);
     const document = exportDocument(deps, {
       tenantId: readerOf(req).tenantId,
