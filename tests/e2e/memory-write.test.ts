@@ -135,7 +135,11 @@ describe('POST /api/v1/memory/write', () => {
 
     expect(res).toMatchObject({
       status: 409,
-      body: { retryable: false, details: { code: 'idempotency_conflict' } },
+      body: {
+        retryable: false,
+        idempotency_outcome: 'Conflict',
+        details: { code: 'idempotency_conflict' },
+      },
     });
     expect(typeof res.body.error).toBe('string');
     const recalled = await t.api.recall(tenant.api_key, recallBody(namespace, 'changed original text'));
@@ -157,7 +161,11 @@ describe('POST /api/v1/memory/write', () => {
       // A duplicate still in flight may be told to retry; never anything else.
       expect(r).toMatchObject({
         status: 409,
-        body: { retryable: true, details: { code: 'idempotency_in_flight' } },
+        body: {
+          retryable: true,
+          idempotency_outcome: 'Retryable',
+          details: { code: 'idempotency_in_flight' },
+        },
       });
     }
     expect(ok.filter((r) => r.body.idempotency_outcome === 'Accepted')).toHaveLength(1);
@@ -233,7 +241,10 @@ describe('POST /api/v1/memory/write', () => {
       status: 200,
       body: { idempotency_outcome: 'Accepted', event_id: 'dup-2' },
     });
-    expect(res).toMatchObject({ status: 409, body: { details: { code: 'duplicate_event' } } });
+    expect(res).toMatchObject({
+      status: 409,
+      body: { idempotency_outcome: 'Conflict', details: { code: 'duplicate_event' } },
+    });
     expect(await recordsWithEvent(tenant.tenant_id, namespace, 'dup')).toBe(1);
   });
 

@@ -32,12 +32,16 @@ describe('when the memory service is down', () => {
 
     await t.stack.stopMemory();
     const during = await t.api.write(tenant.api_key, body, key);
-    for (let i = 0; i < 3; i++) await t.api.recall(tenant.api_key, recallBody(namespace, 'outage'));
+    const recalls = [];
+    for (let i = 0; i < 3; i++)
+      recalls.push(await t.api.recall(tenant.api_key, recallBody(namespace, 'outage')));
 
     expect(during).toMatchObject({
       status: 503,
-      body: { retryable: true, details: { code: 'service_unavailable' } },
+      body: { retryable: true, idempotency_outcome: 'Retryable', details: { code: 'service_unavailable' } },
     });
+    // A recall takes no idempotency key, so its failure names no idempotency outcome.
+    for (const recall of recalls) expect(recall.body).not.toHaveProperty('idempotency_outcome');
     expect(Number(during.headers['retry-after'])).toBeGreaterThan(0);
     expect(t.stack.gateway.memory.breaker.opened).toBe(true);
     const health = await t.api.get('/api/v1/infrastructure/health');

@@ -635,7 +635,10 @@ describe('POST /v1/memories, GET /v1/memories/{memory_id}', () => {
         created_at: first.body.created_at,
       },
     });
-    expect(conflict).toMatchObject({ status: 409, body: { details: { code: 'idempotency_conflict' } } });
+    expect(conflict).toMatchObject({
+      status: 409,
+      body: { idempotency_outcome: 'Conflict', details: { code: 'idempotency_conflict' } },
+    });
   });
 
   it('when the key user has not consented, then 200 not_retained with no memory id, and nothing is stored', async () => {

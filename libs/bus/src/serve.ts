@@ -4,7 +4,7 @@ import {
   headers as natsHeaders,
   type Subscription,
 } from '@nats-io/transport-node';
-import { AppError, ErrorCode, fieldIssues } from '@tm/contracts';
+import { AppError, ErrorCode, validateInput } from '@tm/contracts';
 import type { Logger } from 'pino';
 import type { z } from 'zod';
 import { ERROR_HEADER, toBusErrorBody } from './bus-error.js';
@@ -68,11 +68,9 @@ export async function answerMessage<I extends z.ZodType>(
   logger: Logger,
 ): Promise<{ ok: unknown } | { error: AppError }> {
   try {
-    const parsed = endpoint.input.safeParse(body);
-    if (!parsed.success) {
-      throw new AppError(ErrorCode.ValidationFailed, 'Invalid message', {
-        fields: fieldIssues(parsed.error),
-      });
+    const parsed = validateInput(endpoint.input, body);
+    if (parsed.fields) {
+      throw new AppError(ErrorCode.ValidationFailed, 'Invalid message', { fields: parsed.fields });
     }
     return { ok: await endpoint.handler(parsed.data) };
   } catch (err) {

@@ -22,6 +22,14 @@ export const ErrorEnvelope = z
       .meta({ description: 'Human-readable reason; never a stack trace, secret or internal id' }),
     retryable: z.boolean(),
     request_id: z.string(),
+    idempotency_outcome: z
+      .enum(['Conflict', 'Retryable'])
+      .optional()
+      .meta({
+        description:
+          'On a failed write only: Conflict (this key already names another write: reconcile, do not retry), ' +
+          'Retryable (the write may or may not have happened: retry with the same key). Absent when the key was not used.',
+      }),
     details: ErrorDetails,
   })
   .meta({ id: 'ErrorEnvelope' });

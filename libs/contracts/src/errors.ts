@@ -5,6 +5,8 @@
 export const ErrorCode = {
   ValidationFailed: 'validation_failed',
   MalformedJson: 'malformed_json',
+  MalformedRequest: 'malformed_request',
+  HeadersTooLarge: 'headers_too_large',
   UnsupportedMediaType: 'unsupported_media_type',
   PayloadTooLarge: 'payload_too_large',
   MalformedFile: 'malformed_file',
@@ -34,6 +36,8 @@ export type ErrorCode = (typeof ErrorCode)[keyof typeof ErrorCode];
 const httpStatus: Record<ErrorCode, number> = {
   validation_failed: 400,
   malformed_json: 400,
+  malformed_request: 400,
+  headers_too_large: 431,
   unsupported_media_type: 415,
   payload_too_large: 413,
   malformed_file: 400,

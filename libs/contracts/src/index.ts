@@ -12,6 +12,7 @@ export * from './imports.js';
 export * from './infrastructure.js';
 export * from './limits.js';
 export * from './memory.js';
+export * from './nul-characters.js';
 export * from './openapi.js';
 export * from './request-record.js';
 export * from './runtime.js';

@@ -7,11 +7,14 @@ import type { TelemetryClient } from '../../clients/telemetry-client.js';
 import type { TemplateClient } from '../../clients/template-client.js';
 import type { HealthProbes } from '../../domain/check-health.js';
 import type { SmokeTestPolicy } from '../../domain/run-smoke-test.js';
+import { answerClientError } from './answer-client-error.js';
 import { accessLog } from './middleware/access-log.js';
 import type { AuthDeps } from './middleware/authenticate.js';
 import { errorHandler, notFound } from './middleware/error-handler.js';
+import { literalPathSegments } from './middleware/literal-path-segments.js';
 import { recordRequests } from './middleware/record-requests.js';
 import { requestContext } from './middleware/request-context.js';
+import { securityHeaders } from './middleware/security-headers.js';
 import { chatRoutes } from './routes/chat-routes.js';
 import type { ControlDeps } from './routes/control/control-routes.js';
 import { controlRoutes } from './routes/control/control-routes.js';
@@ -43,7 +46,7 @@ export function createHttpApp(deps: HttpDeps) {
   // Answers are per-request state, never served from a cache: hashing each body for an ETag is waste.
   app.set('etag', false);
   app.set('trust proxy', false);
-  app.use(requestContext);
+  app.use(requestContext, securityHeaders, literalPathSegments);
   app.use(accessLog(deps.logger));
   app.use(recordRequests(deps.requestRecorder, deps.deployment.version));
   app.use('/api/v1/memory', memoryRoutes(deps.memory, deps.auth, deps.templates));
@@ -63,6 +66,7 @@ export async function startServer(app: express.Express, port: number, host: stri
   return new Promise((resolve, reject) => {
     const server = app.listen(port, host, (err?: Error) => (err ? reject(err) : resolve(server)));
     server.keepAliveTimeout = 65_000;
+    server.on('clientError', answerClientError);
   });
 }
 

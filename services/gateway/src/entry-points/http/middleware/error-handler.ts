@@ -9,13 +9,17 @@ import { isStorageUnavailable, type Logger } from '@tm/kit';
 import type { ErrorRequestHandler, RequestHandler } from 'express';
 
 /** body-parser reports its failures with a `type`; they are the caller's mistakes, not ours. */
-function fromBodyParser(err: { type?: string }): AppError | undefined {
+function fromBodyParser(err: { type?: string; status?: unknown; expose?: unknown }): AppError | undefined {
   if (err.type === 'entity.parse.failed')
     return new AppError(ErrorCode.MalformedJson, 'Request body is not valid JSON');
   if (err.type === 'entity.too.large')
     return new AppError(ErrorCode.PayloadTooLarge, 'Request body is larger than the limit');
   if (err.type === 'encoding.unsupported' || err.type === 'charset.unsupported') {
     return new AppError(ErrorCode.UnsupportedMediaType, 'Request body encoding is not supported');
+  }
+  // Any other client error Express or body-parser marks as safe to show (http-errors' `expose`).
+  if (typeof err.status === 'number' && err.status >= 400 && err.status < 500 && err.expose === true) {
+    return new AppError(ErrorCode.MalformedRequest, 'The request could not be read');
   }
   return undefined;
 }
@@ -28,6 +32,22 @@ function fromInfrastructure(err: unknown): AppError | undefined {
     cause: err,
   });
 }
+
+/**
+ * A failed write's idempotency outcome (the spec's vocabulary): the key names another write, or the
+ * write may have happened and the same key is to be retried. Refusals that never used the key get none.
+ */
+function idempotencyOutcomeOf(error: AppError): ErrorEnvelope['idempotency_outcome'] {
+  if (error.code === ErrorCode.IdempotencyConflict || error.code === ErrorCode.DuplicateEvent)
+    return 'Conflict';
+  return error.retryable ? 'Retryable' : undefined;
+}
+
+/** Marks a route whose failures carry `idempotency_outcome`: it takes an idempotency key. */
+export const idempotentWrite: RequestHandler = (_req, res, next) => {
+  res.locals.idempotentWrite = true;
+  next();
+};
 
 export const notFound: RequestHandler = (req, res) => {
   res.locals.unmatchedRoute = true; // the record names no path a caller typed
@@ -75,7 +95,13 @@ export function errorHandler(logger: Logger): ErrorRequestHandler {
           request_id: req.requestId,
           details,
         }
-      : { error: appError.message, retryable: appError.retryable, request_id: req.requestId, details };
+      : {
+          error: appError.message,
+          retryable: appError.retryable,
+          request_id: req.requestId,
+          ...(res.locals.idempotentWrite ? { idempotency_outcome: idempotencyOutcomeOf(appError) } : {}),
+          details,
+        };
     res.status(appError.status).json(body);
   };
 }

@@ -11,8 +11,8 @@ import { Router } from 'express';
 import type { TemplateClient } from '../../../clients/template-client.js';
 import { type AuthDeps, requireApiKey, scopeOf } from '../middleware/authenticate.js';
 import { noteForRecord, recordAs } from '../middleware/record-requests.js';
+import { uuidRef } from '../path-params.js';
 import { type IncomingFile, receiveMultipartUpload, type UploadLimits } from '../receive-multipart-upload.js';
-import { pathRef } from './template-routes.js';
 
 /**
  * `/v1/imports`: document import. The upload streams through to the template service in chunks (it
@@ -60,7 +60,7 @@ export function importRoutes(templates: TemplateClient, auth: AuthDeps, limits: 
     const job = await templates.startImport({
       scope: scopeOf(req),
       request_id: req.requestId,
-      import_id: pathRef(req.params.id, 'import'),
+      import_id: uuidRef(req.params.id, 'import'),
     });
     noteForRecord(req, { namespace: job.namespace });
     res.status(202).json(job);
@@ -70,7 +70,7 @@ export function importRoutes(templates: TemplateClient, auth: AuthDeps, limits: 
     res.json(
       await templates.getImport({
         tenant_id: scopeOf(req).tenant_id,
-        import_id: pathRef(req.params.id, 'import'),
+        import_id: uuidRef(req.params.id, 'import'),
       }),
     );
   });
@@ -84,7 +84,7 @@ export function importRoutes(templates: TemplateClient, auth: AuthDeps, limits: 
       res.json(
         await templates.listImportFailures({
           tenant_id: scopeOf(req).tenant_id,
-          import_id: pathRef(req.params.id, 'import'),
+          import_id: uuidRef(req.params.id, 'import'),
           ...query,
         }),
       );

@@ -14,6 +14,7 @@ import type { MemoryClient } from '../../../clients/memory-client.js';
 import type { TemplateClient } from '../../../clients/template-client.js';
 import { resolveIdempotencyKey } from '../../../domain/idempotency-key.js';
 import { type AuthDeps, requireApiKey, scopeOf } from '../middleware/authenticate.js';
+import { idempotentWrite } from '../middleware/error-handler.js';
 import { jsonBody } from '../middleware/json-body.js';
 import { noteForRecord, recordAs } from '../middleware/record-requests.js';
 
@@ -47,6 +48,7 @@ export function memoryRoutes(memory: MemoryClient, auth: AuthDeps, templates: Te
   router.post(
     '/write',
     recordAs('memory.write'),
+    idempotentWrite,
     requireApiKey(auth, 'memory:write'),
     ...jsonBody,
     async (req, res) => {

@@ -4,9 +4,10 @@ import { Router } from 'express';
 import type { TemplateClient } from '../../../clients/template-client.js';
 import { resolveIdempotencyKey } from '../../../domain/idempotency-key.js';
 import { type AuthDeps, requireApiKey, scopeOf } from '../middleware/authenticate.js';
+import { idempotentWrite } from '../middleware/error-handler.js';
 import { jsonBody } from '../middleware/json-body.js';
 import { noteForRecord, recordAs } from '../middleware/record-requests.js';
-import { pathRef } from './template-routes.js';
+import { pathRef } from '../path-params.js';
 
 /**
  * `/v1/memories`: memories made from a template's data. The template service validates, renders and
@@ -19,6 +20,7 @@ export function templateMemoryRoutes(templates: TemplateClient, auth: AuthDeps):
   router.post(
     '/memories',
     recordAs('template.memory.create', '/v1/memories'),
+    idempotentWrite,
     requireApiKey(auth, 'memory:write'),
     ...jsonBody,
     async (req, res) => {

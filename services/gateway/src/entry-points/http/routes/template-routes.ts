@@ -1,7 +1,5 @@
 import {
-  AppError,
   CreateTemplateRequest,
-  ErrorCode,
   MarketplaceQuery,
   parseOrThrow,
   TemplateListQuery,
@@ -12,14 +10,7 @@ import type { TemplateClient } from '../../../clients/template-client.js';
 import { type AuthDeps, requireApiKey, scopeOf } from '../middleware/authenticate.js';
 import { jsonBody } from '../middleware/json-body.js';
 import { recordAs } from '../middleware/record-requests.js';
-
-/** A path segment no template, entry or memory can have is "not found", never a validation error. */
-export function pathRef(value: unknown, what: string): string {
-  if (typeof value !== 'string' || value.length === 0 || value.length > 128) {
-    throw new AppError(ErrorCode.NotFound, `No such ${what}`);
-  }
-  return value;
-}
+import { pathRef } from '../path-params.js';
 
 /**
  * Private templates (`/v1/templates`) and the marketplace (`/v1/marketplace/templates`). Reading takes

@@ -11,7 +11,8 @@ import {
   updateApiKey,
 } from '../../../../domain/manage-api-keys.js';
 import { accountOf } from '../../middleware/authenticate.js';
-import { type ControlDeps, idParam } from './control-routes.js';
+import { idParam } from '../../path-params.js';
+import type { ControlDeps } from './control-routes.js';
 
 export function apiKeyRoutes(deps: ControlDeps): Router {
   const router = Router();

@@ -9,7 +9,7 @@ import { Router } from 'express';
 import type { BillingClient } from '../../../../clients/billing-client.js';
 import { requireRole } from '../../../../domain/role-permissions.js';
 import { accountOf } from '../../middleware/authenticate.js';
-import { idParam } from './control-routes.js';
+import { idParam } from '../../path-params.js';
 
 /** Usage summary and the charge ledger, answered by the billing service for the signed-in tenant. */
 export function billingRoutes(billing: BillingClient): Router {

@@ -1,6 +1,5 @@
 import type { NatsConnection } from '@tm/bus';
-import { AppError, ErrorCode } from '@tm/contracts';
-import { type Request, Router } from 'express';
+import { Router } from 'express';
 import type { BillingClient } from '../../../../clients/billing-client.js';
 import type { SessionSettings } from '../../../../domain/login.js';
 import type { RateLimits } from '../../../../domain/rate-limits.js';
@@ -41,13 +40,4 @@ export function controlRoutes(auth: AuthDeps, deps: ControlDeps): Router {
   signedIn.use(billingRoutes(deps.billing));
   router.use(signedIn);
   return router;
-}
-
-const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
-
-/** A resource id from the path; anything that cannot be an id is simply not found. */
-export function idParam(req: Request, what: string): string {
-  const id = req.params.id;
-  if (typeof id !== 'string' || !UUID.test(id)) throw new AppError(ErrorCode.NotFound, `No such ${what}`);
-  return id.toLowerCase();
 }

@@ -6,7 +6,7 @@ import {
   revokeOperatorToken,
 } from '../../../../domain/operator-tokens.js';
 import { accountOf } from '../../middleware/authenticate.js';
-import { idParam } from './control-routes.js';
+import { idParam } from '../../path-params.js';
 
 export function operatorTokenRoutes(): Router {
   const router = Router();

@@ -7,7 +7,8 @@ import {
   updateTenantStorageConnection,
 } from '../../../../domain/manage-storage-connections.js';
 import { accountOf } from '../../middleware/authenticate.js';
-import { type ControlDeps, idParam } from './control-routes.js';
+import { idParam } from '../../path-params.js';
+import type { ControlDeps } from './control-routes.js';
 
 export function storageConnectionRoutes(deps: ControlDeps): Router {
   const router = Router();

@@ -7,7 +7,8 @@ import {
   updateTenantUser,
 } from '../../../../domain/manage-users.js';
 import { accountOf } from '../../middleware/authenticate.js';
-import { type ControlDeps, idParam } from './control-routes.js';
+import { idParam } from '../../path-params.js';
+import type { ControlDeps } from './control-routes.js';
 
 export function userRoutes(deps: ControlDeps): Router {
   const router = Router();
