@@ -553,6 +553,58 @@ describe('POST /v1/memories, GET /v1/memories/{memory_id}', () => {
     expect(recalled.body.state).toBe('no_data');
   });
 
+  it('when a list value nests 200 levels, then 400 at its field on every try, and nothing is retained or charged', async () => {
+    const tenant = await createTenant();
+    const session = await t.api.login(tenant.owner.email, tenant.owner.password);
+    const namespace = uniqueNamespace('deep');
+    const key = uniqueKey();
+    let attendees: unknown = 'Ana';
+    for (let i = 0; i < 200; i++) attendees = [attendees];
+    const body = {
+      marketplace_template_id: 'meeting-notes',
+      namespace,
+      data: { title: 'Deep review', date: '2026-11-20', summary: 'Nested lists.', attendees },
+    };
+
+    const first = await createMemory(tenant.api_key, body, key);
+    const retry = await createMemory(tenant.api_key, body, key);
+    // A memory that is charged: once its charge shows, billing has seen everything sent before it.
+    const controlKey = uniqueKey();
+    const control = await createMemory(
+      tenant.api_key,
+      { marketplace_template_id: 'task', namespace: uniqueNamespace('control'), data: { title: 'Control' } },
+      controlKey,
+    );
+    await t.stack.memory.flushOutbox();
+    const charges = () => t.api.get('/api/v1/control/billing/charges', { key: session });
+    await expect.poll(async () => (await charges()).body.paging.total).toBeGreaterThanOrEqual(1);
+    const recalled = await t.api.recall(tenant.api_key, recallBody(namespace, 'deep review nested'));
+    const usage = await t.api.get('/api/v1/infrastructure/usage', { key: tenant.api_key });
+
+    const refused = {
+      status: 400,
+      body: {
+        retryable: false,
+        details: {
+          code: 'validation_failed',
+          fields: [{ path: 'data.attendees', message: 'nests objects and lists deeper than 32 levels' }],
+        },
+      },
+    };
+    expect(first).toMatchObject(refused);
+    expect(retry).toMatchObject(refused);
+    expect(control.status).toBe(201);
+    expect(recalled).toMatchObject({ status: 200, body: { state: 'no_data', related: [] } });
+    expect((await charges()).body).toMatchObject({
+      data: [{ idempotency_key: controlKey, operation: 'memory.write', state: 'recorded' }],
+      paging: { total: 1 },
+    });
+    expect(usage.body).toMatchObject({
+      request_volume: 1,
+      operations: [{ operation: 'memory.write', requests: 1, units: 1 }],
+    });
+  });
+
   it.each([
     [
       'both template_name and marketplace_template_id',

@@ -10,6 +10,7 @@ export * from './format-string.js';
 export * from './identity.js';
 export * from './imports.js';
 export * from './infrastructure.js';
+export * from './json-bounds.js';
 export * from './limits.js';
 export * from './memory.js';
 export * from './openapi.js';

@@ -1,5 +1,6 @@
 import { z } from 'zod';
 import { FormatStringError, type ParsedFormat, parseFormat, placeholderNames } from './format-string.js';
+import { JSON_BOUNDS, jsonBytes, jsonDepth } from './json-bounds.js';
 import { IdempotencyKey, isReservedNamespace, Namespace, RESERVED_NAMESPACE_PREFIX } from './memory.js';
 import { Usage } from './runtime.js';
 import { Scope } from './scope.js';
@@ -232,13 +233,40 @@ const TemplateNamespace = Namespace.refine(
   `namespace must not start with ${RESERVED_NAMESPACE_PREFIX}`,
 );
 
+/**
+ * One value per template field, bounded before anything is stored: each value at most
+ * JSON_BOUNDS.maxDepth levels deep (reported at its field), the whole at most JSON_BOUNDS.maxBytes.
+ */
+const TemplateData = z
+  .record(z.string(), z.unknown())
+  .superRefine((data, ctx) => {
+    let deepEnough = true;
+    for (const [key, value] of Object.entries(data)) {
+      if (jsonDepth(value) > JSON_BOUNDS.maxDepth) {
+        deepEnough = false;
+        ctx.addIssue({
+          code: 'custom',
+          path: [key],
+          message: `nests objects and lists deeper than ${JSON_BOUNDS.maxDepth} levels`,
+        });
+      }
+    }
+    // Measured only when bounded in depth: serialising a deeper value could itself fail.
+    if (deepEnough && jsonBytes(data) > JSON_BOUNDS.maxBytes) {
+      ctx.addIssue({ code: 'custom', message: `must be at most ${JSON_BOUNDS.maxBytes} bytes as JSON` });
+    }
+  })
+  .meta({
+    description: `One value per template field; each at most ${JSON_BOUNDS.maxDepth} levels deep, all at most ${JSON_BOUNDS.maxBytes} bytes as JSON`,
+  });
+
 export const CreateTemplateMemoryRequest = z
   .strictObject({
     template_name: z.string().min(1).max(TEMPLATE_LIMITS.nameMaxLength).optional().meta({
       description: 'A private template of the tenant (its name or id)',
     }),
     marketplace_template_id: z.string().min(1).max(TEMPLATE_LIMITS.nameMaxLength).optional(),
-    data: z.record(z.string(), z.unknown()).meta({ description: 'One value per template field' }),
+    data: TemplateData,
     namespace: TemplateNamespace.default(DEFAULT_TEMPLATE_NAMESPACE),
   })
   .superRefine((body, ctx) => {
