@@ -52,13 +52,14 @@ describe('POST /v1/templates, GET /v1/templates', () => {
       template_name: name,
       description: 'A bug as a customer reported it',
       version: '1',
+      revision: 1,
       fields: bugTemplate(name).fields.map((f) => ({ required: false, ...f })),
       format: bugTemplate(name).format,
       created_at: iso,
       updated_at: iso,
     };
-    expect(created).toMatchObject({ status: 201, body: template });
-    expect(byName).toMatchObject({ status: 200, body: created.body });
+    expect(created).toMatchObject({ status: 201, headers: { etag: '"1"' }, body: template });
+    expect(byName).toMatchObject({ status: 200, headers: { etag: '"1"' }, body: created.body });
     expect(byId).toMatchObject({ status: 200, body: created.body });
     expect(list).toMatchObject({
       status: 200,
@@ -221,10 +222,11 @@ describe('POST /v1/templates, GET /v1/templates', () => {
 });
 
 describe('PUT /v1/templates/{template_name_or_id}', () => {
-  it('when a template is updated, then its version goes up and a stale version is 409', async () => {
+  it('when a template is updated with If-Match, then its revision goes up and a stale ETag is 412', async () => {
     const tenant = await createTenant();
     const name = uniqueName();
     const created = await createTemplate(tenant.api_key, bugTemplate(name));
+    const read = await t.api.get(`/v1/templates/${name}`, { key: tenant.api_key });
     const change = {
       description: 'Now with an owner',
       fields: [{ name: 'title', type: 'string', required: true }],
@@ -232,36 +234,93 @@ describe('PUT /v1/templates/{template_name_or_id}', () => {
 
     const second = await t.api.put(`/v1/templates/${name}`, {
       key: tenant.api_key,
-      body: { ...change, version: '1' },
+      body: change,
+      headers: { 'If-Match': String(read.headers.etag) },
     });
     const stale = await t.api.put(`/v1/templates/${created.id}`, {
       key: tenant.api_key,
-      body: { ...change, description: 'lost update', version: '1' },
+      body: { ...change, description: 'lost update' },
+      headers: { 'If-Match': String(read.headers.etag) },
+    });
+    const badHeader = await t.api.put(`/v1/templates/${created.id}`, {
+      key: tenant.api_key,
+      body: change,
+      headers: { 'If-Match': 'W/"2"' },
     });
     const third = await t.api.put(`/v1/templates/${created.id}`, { key: tenant.api_key, body: change });
 
+    expect(read.headers.etag).toBe('"1"');
     expect(second).toMatchObject({
       status: 200,
+      headers: { etag: '"2"' },
       body: {
         id: created.id,
         template_name: name,
         version: '2',
+        revision: 2,
         description: 'Now with an owner',
         fields: [{ name: 'title', type: 'string', description: '', required: true }],
       },
     });
     expect(second.body.format).toBeUndefined();
     expect(stale).toMatchObject({
-      status: 409,
+      status: 412,
       body: {
         retryable: false,
         details: {
-          code: 'version_conflict',
-          fields: [{ path: 'version', message: 'must be the current version "2"' }],
+          code: 'precondition_failed',
+          fields: [{ path: 'If-Match', message: 'must name the current revision "2"' }],
         },
       },
     });
-    expect(third).toMatchObject({ status: 200, body: { version: '3', description: 'Now with an owner' } });
+    expect(badHeader).toMatchObject({
+      status: 400,
+      body: { details: { code: 'validation_failed', fields: [{ path: 'If-Match' }] } },
+    });
+    expect(third).toMatchObject({
+      status: 200,
+      body: { version: '3', revision: 3, description: 'Now with an owner' },
+    });
+  });
+
+  it('when a create and an update send the spec’s version, then it is the template’s label and the revision counts on', async () => {
+    const tenant = await createTenant();
+    const name = uniqueName();
+
+    const created = await t.api.post('/v1/templates', {
+      key: tenant.api_key,
+      body: { ...bugTemplate(name), version: '2.1' },
+    });
+    const relabelled = await t.api.put(`/v1/templates/${name}`, {
+      key: tenant.api_key,
+      body: { fields: bugTemplate(name).fields, version: '2.2', format: 'v2.2: {title}' },
+      headers: { 'If-Match': '"1"' },
+    });
+    const memory = await createMemory(tenant.api_key, { template_name: name, data: { title: 'Labels' } });
+    const unlabelled = await t.api.put(`/v1/templates/${name}`, {
+      key: tenant.api_key,
+      body: { fields: bugTemplate(name).fields },
+    });
+    const badLabel = await t.api.post('/v1/templates', {
+      key: tenant.api_key,
+      body: { ...bugTemplate(uniqueName()), version: 'two words' },
+    });
+
+    expect(created).toMatchObject({
+      status: 201,
+      headers: { etag: '"1"' },
+      body: { version: '2.1', revision: 1 },
+    });
+    expect(relabelled).toMatchObject({ status: 200, body: { version: '2.2', revision: 2 } });
+    expect(memory).toMatchObject({
+      status: 201,
+      body: { text: 'v2.2: Labels', template: { template_version: '2.2', template_revision: 2 } },
+    });
+    expect(unlabelled).toMatchObject({ status: 200, body: { version: '3', revision: 3 } });
+    expect(badLabel).toMatchObject({
+      status: 400,
+      body: { details: { code: 'validation_failed', fields: [{ path: 'version' }] } },
+    });
   });
 
   it('when an update renames the template or is invalid, then 400 and the version stays', async () => {
@@ -297,7 +356,8 @@ describe('PUT /v1/templates/{template_name_or_id}', () => {
 
     await t.api.put(`/v1/templates/${name}`, {
       key: tenant.api_key,
-      body: { fields: bugTemplate(name).fields, format: 'v2: {title}', version: '1' },
+      body: { fields: bugTemplate(name).fields, format: 'v2: {title}' },
+      headers: { 'If-Match': '"1"' },
     });
     const kept = await t.api.get(`/v1/memories/${before.body.memory_id}`, { key: tenant.api_key });
     const after = await createMemory(tenant.api_key, { template_name: name, data: { title: 'Login fails' } });
@@ -306,12 +366,12 @@ describe('PUT /v1/templates/{template_name_or_id}', () => {
       status: 200,
       body: {
         text: 'Bug "Login fails" severity unknown. Steps: none.',
-        template: { template_name: name, template_version: '1', source: 'private' },
+        template: { template_name: name, template_version: '1', template_revision: 1, source: 'private' },
       },
     });
     expect(after).toMatchObject({
       status: 201,
-      body: { text: 'v2: Login fails', template: { template_version: '2' } },
+      body: { text: 'v2: Login fails', template: { template_version: '2', template_revision: 2 } },
     });
   });
 });
@@ -467,6 +527,7 @@ describe('POST /v1/memories, GET /v1/memories/{memory_id}', () => {
       template_id: template.id,
       template_name: name,
       template_version: '1',
+      template_revision: 1,
       marketplace_template_id: null,
     };
     expect(created).toMatchObject({
@@ -515,6 +576,7 @@ describe('POST /v1/memories, GET /v1/memories/{memory_id}', () => {
       template_id: null,
       template_name: 'Meeting notes',
       template_version: '1',
+      template_revision: null,
       marketplace_template_id: 'meeting-notes',
     };
     expect(created).toMatchObject({

@@ -108,10 +108,23 @@ function checkDefinition(
   }
 }
 
+/** The spec's `version`: the author's label for a definition ("1.2", "2026-q4"); never compared. */
+export const TemplateVersionLabel = z
+  .string()
+  .regex(
+    /^[A-Za-z0-9][A-Za-z0-9._+-]{0,31}$/,
+    'version must be 1-32 letters, digits and . _ + -, starting with a letter or digit',
+  )
+  .meta({
+    description: 'The author’s label for this definition; the revision’s number when not given',
+    example: '1.0',
+  });
+
 export const CreateTemplateRequest = z
   .strictObject({
     template_name: TemplateName,
     description: Description.default(''),
+    version: TemplateVersionLabel.optional(),
     fields: Fields,
     format: Format.optional(),
   })
@@ -119,20 +132,19 @@ export const CreateTemplateRequest = z
   .meta({ id: 'CreateTemplateRequest' });
 export type CreateTemplateRequest = z.output<typeof CreateTemplateRequest>;
 
-/** PUT replaces description, fields and format; `version`, when sent, must be the current one. */
+/**
+ * PUT replaces description, version label, fields and format as the next revision. Optimistic
+ * concurrency is the `If-Match` header (the revision's ETag), not a body field.
+ */
 export const UpdateTemplateRequest = z
   .strictObject({
     template_name: TemplateName.optional().meta({
       description: 'If sent, must be the current name (no renames)',
     }),
     description: Description.default(''),
+    version: TemplateVersionLabel.optional(),
     fields: Fields,
     format: Format.optional(),
-    version: z
-      .string()
-      .max(20)
-      .optional()
-      .meta({ description: 'Optimistic check: the version this update was based on; another is 409' }),
   })
   .superRefine(checkDefinition)
   .meta({ id: 'UpdateTemplateRequest' });
@@ -143,7 +155,12 @@ export const Template = z
     id: z.string(),
     template_name: z.string(),
     description: z.string(),
-    version: z.string().meta({ description: 'Server-assigned: "1", then "2", … on each update' }),
+    version: z
+      .string()
+      .meta({ description: 'The author’s label; the revision’s number when none was given' }),
+    revision: z.number().int().min(1).meta({
+      description: 'Server-assigned: 1, then 2, … on each update; the ETag (`"2"`) that If-Match takes',
+    }),
     fields: z.array(TemplateField),
     format: z.string().optional(),
     created_at: z.iso.datetime(),
@@ -289,7 +306,12 @@ export const TemplateMemoryTemplate = z.object({
   source: TemplateSource,
   template_id: z.string().nullable().meta({ description: 'The private template’s id; null for marketplace' }),
   template_name: z.string(),
-  template_version: z.string().meta({ description: 'The version the memory was created with' }),
+  template_version: z.string().meta({ description: 'The version label the memory was created with' }),
+  template_revision: z
+    .number()
+    .int()
+    .nullable()
+    .meta({ description: 'The private template’s revision it was created with; null for marketplace' }),
   marketplace_template_id: z.string().nullable(),
 });
 export type TemplateMemoryTemplate = z.infer<typeof TemplateMemoryTemplate>;
@@ -340,7 +362,11 @@ export type CreateTemplateMessage = z.output<typeof CreateTemplateMessage>;
 export const GetTemplateMessage = z.object({ tenant_id: TenantId, ref: z.string().min(1).max(128) });
 export type GetTemplateMessage = z.infer<typeof GetTemplateMessage>;
 
-export const UpdateTemplateMessage = GetTemplateMessage.extend({ body: UpdateTemplateRequest });
+export const UpdateTemplateMessage = GetTemplateMessage.extend({
+  body: UpdateTemplateRequest,
+  /** From If-Match: update only if this is still the current revision; null applies to any. */
+  expected_revision: z.number().int().min(1).nullable(),
+});
 export type UpdateTemplateMessage = z.output<typeof UpdateTemplateMessage>;
 
 export const SearchMarketplaceMessage = z.object({

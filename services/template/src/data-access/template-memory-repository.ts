@@ -10,6 +10,7 @@ export interface NewTemplateMemory {
   marketplaceTemplateId: string | null;
   templateName: string;
   templateVersion: string;
+  templateRevision: number | null;
   data: Record<string, unknown>;
   text: string;
 }
@@ -41,6 +42,7 @@ export async function claimMemoryRequest(
         marketplaceTemplateId: pending.marketplaceTemplateId,
         templateName: pending.templateName,
         templateVersion: pending.templateVersion,
+        templateRevision: pending.templateRevision,
         data: pending.data as Prisma.InputJsonValue,
         text: pending.text,
       },
@@ -64,6 +66,7 @@ function pendingOf(row: {
   marketplaceTemplateId: string | null;
   templateName: string | null;
   templateVersion: string | null;
+  templateRevision: number | null;
   data: unknown;
   text: string | null;
 }): PendingTemplateMemory | null {
@@ -76,6 +79,7 @@ function pendingOf(row: {
     marketplaceTemplateId: row.marketplaceTemplateId,
     templateName: row.templateName,
     templateVersion: row.templateVersion,
+    templateRevision: row.templateRevision,
     data: row.data as Record<string, unknown>,
     text: row.text,
   };

@@ -66,6 +66,7 @@ export async function createTemplateMemory(
       marketplaceTemplateId: metadata.marketplace_template_id,
       templateName: metadata.template_name,
       templateVersion: metadata.template_version,
+      templateRevision: metadata.template_revision,
       data: body.data,
       text,
     },
@@ -92,7 +93,8 @@ export async function createTemplateMemory(
           type: 'template',
           id: pending.marketplaceTemplateId
             ? `marketplace:${pending.marketplaceTemplateId}@${pending.templateVersion}`
-            : `template:${pending.templateId}@${pending.templateVersion}`,
+            : // A label may repeat across revisions; the revision names the definition.
+              `template:${pending.templateId}@${pending.templateRevision ?? pending.templateVersion}`,
         },
       },
     },

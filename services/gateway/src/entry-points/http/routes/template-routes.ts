@@ -12,6 +12,7 @@ import type { TemplateClient } from '../../../clients/template-client.js';
 import { type AuthDeps, requireApiKey, scopeOf } from '../middleware/authenticate.js';
 import { jsonBody } from '../middleware/json-body.js';
 import { recordAs } from '../middleware/record-requests.js';
+import { expectedRevision, revisionETag } from './template-etag.js';
 
 /** A path segment no template, entry or memory can have is "not found", never a validation error. */
 export function pathRef(value: unknown, what: string): string {
@@ -43,19 +44,28 @@ export function templateRoutes(templates: TemplateClient, auth: AuthDeps): Route
     ...jsonBody,
     async (req, res) => {
       const body = parseOrThrow(CreateTemplateRequest, req.body, 'template');
-      res.status(201).json(await templates.createTemplate({ tenant_id: scopeOf(req).tenant_id, body }));
+      const template = await templates.createTemplate({ tenant_id: scopeOf(req).tenant_id, body });
+      res.status(201).set('ETag', revisionETag(template.revision)).json(template);
     },
   );
 
   router.get('/templates/:ref', recordAs('template.get', one), read, async (req, res) => {
     const ref = pathRef(req.params.ref, 'template');
-    res.json(await templates.getTemplate({ tenant_id: scopeOf(req).tenant_id, ref }));
+    const template = await templates.getTemplate({ tenant_id: scopeOf(req).tenant_id, ref });
+    res.set('ETag', revisionETag(template.revision)).json(template);
   });
 
   router.put('/templates/:ref', recordAs('template.update', one), write, ...jsonBody, async (req, res) => {
     const ref = pathRef(req.params.ref, 'template');
     const body = parseOrThrow(UpdateTemplateRequest, req.body, 'template update');
-    res.json(await templates.updateTemplate({ tenant_id: scopeOf(req).tenant_id, ref, body }));
+    const expected_revision = expectedRevision(req.get('if-match'));
+    const template = await templates.updateTemplate({
+      tenant_id: scopeOf(req).tenant_id,
+      ref,
+      body,
+      expected_revision,
+    });
+    res.set('ETag', revisionETag(template.revision)).json(template);
   });
 
   router.get(
