@@ -388,7 +388,7 @@ describe('GET /v1/marketplace/templates', () => {
     expect(res.status).toBe(200);
     expect(res.body.paging.total).toBeGreaterThanOrEqual(10);
     expect(res.body.data).toHaveLength(res.body.paging.total);
-    const ids = res.body.data.map((e: { id: string }) => e.id);
+    const ids = res.body.data.map((e: { marketplace_template_id: string }) => e.marketplace_template_id);
     expect(ids).toEqual(
       expect.arrayContaining([
         'meeting-notes',
@@ -425,23 +425,56 @@ describe('GET /v1/marketplace/templates', () => {
     });
 
     expect(res).toMatchObject({ status: 200, body: { paging: { total: 2, returned: 2, has_more: false } } });
-    expect(res.body.data.map((e: { id: string }) => e.id).sort()).toEqual(['meeting-notes', 'one-on-one']);
+    expect(
+      res.body.data.map((e: { marketplace_template_id: string }) => e.marketplace_template_id).sort(),
+    ).toEqual(['meeting-notes', 'one-on-one']);
   });
 
   it('when searched by keyword, then entries matching every word in name, description or keywords are returned', async () => {
     const tenant = await createTenant();
-    const search = (q: string, extra: Record<string, string> = {}) =>
-      t.api.get('/v1/marketplace/templates', { key: tenant.api_key, query: { q, ...extra } });
+    const search = (query: Record<string, string>) =>
+      t.api.get('/v1/marketplace/templates', { key: tenant.api_key, query });
+    const ids = (res: { body: { data: Array<{ marketplace_template_id: string }> } }) =>
+      res.body.data.map((e) => e.marketplace_template_id);
 
-    const postmortem = await search('POSTMORTEM');
-    const twoWords = await search('customer support');
-    const inCategory = await search('adr', { category: 'engineering' });
-    const none = await search('zebra-unicorn');
+    const postmortem = await search({ keyword: 'POSTMORTEM' });
+    const twoWords = await search({ keyword: 'customer support' });
+    const inCategory = await search({ keyword: 'adr', category: 'engineering' });
+    const none = await search({ keyword: 'zebra-unicorn' });
+    const oldName = await search({ q: 'customer support' });
+    const both = await search({ keyword: 'customer', q: 'support' });
 
-    expect(postmortem.body.data.map((e: { id: string }) => e.id)).toEqual(['incident-report']);
-    expect(twoWords.body.data.map((e: { id: string }) => e.id)).toEqual(['support-ticket']);
-    expect(inCategory.body.data.map((e: { id: string }) => e.id)).toEqual(['decision-record']);
+    expect(ids(postmortem)).toEqual(['incident-report']);
+    expect(ids(twoWords)).toEqual(['support-ticket']);
+    expect(ids(inCategory)).toEqual(['decision-record']);
     expect(none).toMatchObject({ status: 200, body: { data: [], paging: { total: 0, returned: 0 } } });
+    expect(ids(oldName)).toEqual(['support-ticket']);
+    expect(ids(both)).toEqual(['support-ticket']);
+  });
+
+  it('when an entry is listed, then it carries the spec’s marketplace_template_id and template_name (and the older id and name)', async () => {
+    const tenant = await createTenant();
+
+    const res = await t.api.get('/v1/marketplace/templates', {
+      key: tenant.api_key,
+      query: { keyword: 'postmortem' },
+    });
+
+    expect(res).toMatchObject({
+      status: 200,
+      body: {
+        data: [
+          {
+            marketplace_template_id: 'incident-report',
+            template_name: 'Incident report',
+            id: 'incident-report',
+            name: 'Incident report',
+            category: 'engineering',
+            version: '1',
+          },
+        ],
+      },
+    });
   });
 
   it('when paged, then pages do not overlap and together hold every entry', async () => {
@@ -456,7 +489,11 @@ describe('GET /v1/marketplace/templates', () => {
     const total = first.body.paging.total as number;
     const ids: string[] = [];
     for (let offset = 0; offset < total; offset += 4) {
-      ids.push(...(await page(offset)).body.data.map((e: { id: string }) => e.id));
+      ids.push(
+        ...(await page(offset)).body.data.map(
+          (e: { marketplace_template_id: string }) => e.marketplace_template_id,
+        ),
+      );
     }
 
     expect(first.body.paging).toEqual({
@@ -494,6 +531,8 @@ describe('GET /v1/marketplace/templates', () => {
     expect(entry).toMatchObject({
       status: 200,
       body: {
+        marketplace_template_id: 'meeting-notes',
+        template_name: 'Meeting notes',
         id: 'meeting-notes',
         name: 'Meeting notes',
         category: 'meetings',

@@ -194,13 +194,20 @@ export const MarketplaceQuery = z.strictObject({
     .regex(/^[a-z][a-z0-9-]{0,63}$/, 'category must be a lower-case slug')
     .optional()
     .meta({ example: 'meetings' }),
+  keyword: z
+    .string()
+    .trim()
+    .min(1, 'keyword must not be empty')
+    .max(TEMPLATE_LIMITS.queryMaxChars)
+    .optional()
+    .meta({ description: 'Words that must each appear in the name, description or keywords' }),
   q: z
     .string()
     .trim()
     .min(1, 'q must not be empty')
     .max(TEMPLATE_LIMITS.queryMaxChars)
     .optional()
-    .meta({ description: 'Words that must each appear in the name, description or keywords' }),
+    .meta({ description: 'Older name of keyword, kept for compatibility; with both, every word must match' }),
 });
 export type MarketplaceQuery = z.output<typeof MarketplaceQuery>;
 
@@ -221,8 +228,10 @@ export type TemplatePage = z.infer<typeof TemplatePage>;
 
 export const MarketplaceTemplate = z
   .object({
-    id: z.string().meta({ example: 'meeting-notes' }),
-    name: z.string(),
+    marketplace_template_id: z.string().meta({ example: 'meeting-notes' }),
+    template_name: z.string().meta({ example: 'Meeting notes' }),
+    id: z.string().meta({ description: 'Older name of marketplace_template_id, kept for compatibility' }),
+    name: z.string().meta({ description: 'Older name of template_name, kept for compatibility' }),
     description: z.string(),
     category: z.string(),
     keywords: z.array(z.string()),

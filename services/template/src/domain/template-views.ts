@@ -16,6 +16,9 @@ export const templateView = (t: StoredTemplate): Template => ({
 });
 
 export const marketplaceView = (row: MarketplaceRow): MarketplaceTemplate => ({
+  marketplace_template_id: row.id,
+  template_name: row.name,
+  // The names entries had before the spec's; kept so existing clients keep working.
   id: row.id,
   name: row.name,
   description: row.description,

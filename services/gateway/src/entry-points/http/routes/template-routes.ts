@@ -73,9 +73,12 @@ export function templateRoutes(templates: TemplateClient, auth: AuthDeps): Route
     recordAs('marketplace.search', '/v1/marketplace/templates'),
     read,
     async (req, res) => {
-      const { limit, offset, category, q } = parseOrThrow(MarketplaceQuery, req.query, 'marketplace query');
+      const query = parseOrThrow(MarketplaceQuery, req.query, 'marketplace query');
+      // `keyword` is the spec's name, `q` the older one; sent together, every word of both must match.
+      const words = [query.keyword, query.q].filter((w) => w !== undefined).join(' ');
+      const { limit, offset, category } = query;
       res.json(
-        await templates.searchMarketplace({ limit, offset, category: category ?? null, q: q ?? null }),
+        await templates.searchMarketplace({ limit, offset, category: category ?? null, q: words || null }),
       );
     },
   );
