@@ -13,6 +13,7 @@ export * from './infrastructure.js';
 export * from './json-bounds.js';
 export * from './limits.js';
 export * from './memory.js';
+export * from './memory-get.js';
 export * from './openapi.js';
 export * from './request-record.js';
 export * from './runtime.js';

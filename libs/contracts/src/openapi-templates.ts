@@ -1,6 +1,7 @@
 import { z } from 'zod';
 import type { ZodOpenApiOperationObject, ZodOpenApiPathsObject } from 'zod-openapi';
 import { IdempotencyKey } from './memory.js';
+import { Memory } from './memory-get.js';
 import { errors, json } from './openapi-shared.js';
 import {
   CreateTemplateMemoryRequest,
@@ -11,7 +12,6 @@ import {
   MarketplaceTemplate,
   Template,
   TemplateListQuery,
-  TemplateMemory,
   TemplatePage,
   UpdateTemplateRequest,
 } from './templates.js';
@@ -136,11 +136,14 @@ export const templatePaths: ZodOpenApiPathsObject = {
   },
   '/v1/memories/{memory_id}': {
     get: op({
-      operationId: 'getTemplateMemory',
+      operationId: 'getMemory',
       summary:
-        'A memory created from a template: data, text, namespace and template metadata (memory:recall)',
+        'Any memory of the tenant by the memory_id the service returned, with template data and metadata when made from a template (memory:recall)',
+      description:
+        'Memories written by POST /api/v1/memory/write, imports, chat or templates alike. A superseded memory is readable ' +
+        '(`state: superseded`); a deleted one, or another tenant’s, is 404.',
       requestParams: { path: z.object({ memory_id: z.string() }), header: requestId },
-      responses: { '200': { description: 'The memory', ...json(TemplateMemory) }, ...oneErrors },
+      responses: { '200': { description: 'The memory', ...json(Memory) }, ...oneErrors },
     }),
   },
 };
