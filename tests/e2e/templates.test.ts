@@ -52,13 +52,14 @@ describe('POST /v1/templates, GET /v1/templates', () => {
       template_name: name,
       description: 'A bug as a customer reported it',
       version: '1',
+      revision: 1,
       fields: bugTemplate(name).fields.map((f) => ({ required: false, ...f })),
       format: bugTemplate(name).format,
       created_at: iso,
       updated_at: iso,
     };
-    expect(created).toMatchObject({ status: 201, body: template });
-    expect(byName).toMatchObject({ status: 200, body: created.body });
+    expect(created).toMatchObject({ status: 201, headers: { etag: '"1"' }, body: template });
+    expect(byName).toMatchObject({ status: 200, headers: { etag: '"1"' }, body: created.body });
     expect(byId).toMatchObject({ status: 200, body: created.body });
     expect(list).toMatchObject({
       status: 200,
@@ -221,10 +222,11 @@ describe('POST /v1/templates, GET /v1/templates', () => {
 });
 
 describe('PUT /v1/templates/{template_name_or_id}', () => {
-  it('when a template is updated, then its version goes up and a stale version is 409', async () => {
+  it('when a template is updated with If-Match, then its revision goes up and a stale ETag is 412', async () => {
     const tenant = await createTenant();
     const name = uniqueName();
     const created = await createTemplate(tenant.api_key, bugTemplate(name));
+    const read = await t.api.get(`/v1/templates/${name}`, { key: tenant.api_key });
     const change = {
       description: 'Now with an owner',
       fields: [{ name: 'title', type: 'string', required: true }],
@@ -232,36 +234,93 @@ describe('PUT /v1/templates/{template_name_or_id}', () => {
 
     const second = await t.api.put(`/v1/templates/${name}`, {
       key: tenant.api_key,
-      body: { ...change, version: '1' },
+      body: change,
+      headers: { 'If-Match': String(read.headers.etag) },
     });
     const stale = await t.api.put(`/v1/templates/${created.id}`, {
       key: tenant.api_key,
-      body: { ...change, description: 'lost update', version: '1' },
+      body: { ...change, description: 'lost update' },
+      headers: { 'If-Match': String(read.headers.etag) },
+    });
+    const badHeader = await t.api.put(`/v1/templates/${created.id}`, {
+      key: tenant.api_key,
+      body: change,
+      headers: { 'If-Match': 'W/"2"' },
     });
     const third = await t.api.put(`/v1/templates/${created.id}`, { key: tenant.api_key, body: change });
 
+    expect(read.headers.etag).toBe('"1"');
     expect(second).toMatchObject({
       status: 200,
+      headers: { etag: '"2"' },
       body: {
         id: created.id,
         template_name: name,
         version: '2',
+        revision: 2,
         description: 'Now with an owner',
         fields: [{ name: 'title', type: 'string', description: '', required: true }],
       },
     });
     expect(second.body.format).toBeUndefined();
     expect(stale).toMatchObject({
-      status: 409,
+      status: 412,
       body: {
         retryable: false,
         details: {
-          code: 'version_conflict',
-          fields: [{ path: 'version', message: 'must be the current version "2"' }],
+          code: 'precondition_failed',
+          fields: [{ path: 'If-Match', message: 'must name the current revision "2"' }],
         },
       },
     });
-    expect(third).toMatchObject({ status: 200, body: { version: '3', description: 'Now with an owner' } });
+    expect(badHeader).toMatchObject({
+      status: 400,
+      body: { details: { code: 'validation_failed', fields: [{ path: 'If-Match' }] } },
+    });
+    expect(third).toMatchObject({
+      status: 200,
+      body: { version: '3', revision: 3, description: 'Now with an owner' },
+    });
+  });
+
+  it('when a create and an update send the spec’s version, then it is the template’s label and the revision counts on', async () => {
+    const tenant = await createTenant();
+    const name = uniqueName();
+
+    const created = await t.api.post('/v1/templates', {
+      key: tenant.api_key,
+      body: { ...bugTemplate(name), version: '2.1' },
+    });
+    const relabelled = await t.api.put(`/v1/templates/${name}`, {
+      key: tenant.api_key,
+      body: { fields: bugTemplate(name).fields, version: '2.2', format: 'v2.2: {title}' },
+      headers: { 'If-Match': '"1"' },
+    });
+    const memory = await createMemory(tenant.api_key, { template_name: name, data: { title: 'Labels' } });
+    const unlabelled = await t.api.put(`/v1/templates/${name}`, {
+      key: tenant.api_key,
+      body: { fields: bugTemplate(name).fields },
+    });
+    const badLabel = await t.api.post('/v1/templates', {
+      key: tenant.api_key,
+      body: { ...bugTemplate(uniqueName()), version: 'two words' },
+    });
+
+    expect(created).toMatchObject({
+      status: 201,
+      headers: { etag: '"1"' },
+      body: { version: '2.1', revision: 1 },
+    });
+    expect(relabelled).toMatchObject({ status: 200, body: { version: '2.2', revision: 2 } });
+    expect(memory).toMatchObject({
+      status: 201,
+      body: { text: 'v2.2: Labels', template: { template_version: '2.2', template_revision: 2 } },
+    });
+    expect(unlabelled).toMatchObject({ status: 200, body: { version: '3', revision: 3 } });
+    expect(badLabel).toMatchObject({
+      status: 400,
+      body: { details: { code: 'validation_failed', fields: [{ path: 'version' }] } },
+    });
   });
 
   it('when an update renames the template or is invalid, then 400 and the version stays', async () => {
@@ -297,7 +356,8 @@ describe('PUT /v1/templates/{template_name_or_id}', () => {
 
     await t.api.put(`/v1/templates/${name}`, {
       key: tenant.api_key,
-      body: { fields: bugTemplate(name).fields, format: 'v2: {title}', version: '1' },
+      body: { fields: bugTemplate(name).fields, format: 'v2: {title}' },
+      headers: { 'If-Match': '"1"' },
     });
     const kept = await t.api.get(`/v1/memories/${before.body.memory_id}`, { key: tenant.api_key });
     const after = await createMemory(tenant.api_key, { template_name: name, data: { title: 'Login fails' } });
@@ -306,12 +366,12 @@ describe('PUT /v1/templates/{template_name_or_id}', () => {
       status: 200,
       body: {
         text: 'Bug "Login fails" severity unknown. Steps: none.',
-        template: { template_name: name, template_version: '1', source: 'private' },
+        template: { template_name: name, template_version: '1', template_revision: 1, source: 'private' },
       },
     });
     expect(after).toMatchObject({
       status: 201,
-      body: { text: 'v2: Login fails', template: { template_version: '2' } },
+      body: { text: 'v2: Login fails', template: { template_version: '2', template_revision: 2 } },
     });
   });
 });
@@ -328,7 +388,7 @@ describe('GET /v1/marketplace/templates', () => {
     expect(res.status).toBe(200);
     expect(res.body.paging.total).toBeGreaterThanOrEqual(10);
     expect(res.body.data).toHaveLength(res.body.paging.total);
-    const ids = res.body.data.map((e: { id: string }) => e.id);
+    const ids = res.body.data.map((e: { marketplace_template_id: string }) => e.marketplace_template_id);
     expect(ids).toEqual(
       expect.arrayContaining([
         'meeting-notes',
@@ -365,23 +425,56 @@ describe('GET /v1/marketplace/templates', () => {
     });
 
     expect(res).toMatchObject({ status: 200, body: { paging: { total: 2, returned: 2, has_more: false } } });
-    expect(res.body.data.map((e: { id: string }) => e.id).sort()).toEqual(['meeting-notes', 'one-on-one']);
+    expect(
+      res.body.data.map((e: { marketplace_template_id: string }) => e.marketplace_template_id).sort(),
+    ).toEqual(['meeting-notes', 'one-on-one']);
   });
 
   it('when searched by keyword, then entries matching every word in name, description or keywords are returned', async () => {
     const tenant = await createTenant();
-    const search = (q: string, extra: Record<string, string> = {}) =>
-      t.api.get('/v1/marketplace/templates', { key: tenant.api_key, query: { q, ...extra } });
+    const search = (query: Record<string, string>) =>
+      t.api.get('/v1/marketplace/templates', { key: tenant.api_key, query });
+    const ids = (res: { body: { data: Array<{ marketplace_template_id: string }> } }) =>
+      res.body.data.map((e) => e.marketplace_template_id);
 
-    const postmortem = await search('POSTMORTEM');
-    const twoWords = await search('customer support');
-    const inCategory = await search('adr', { category: 'engineering' });
-    const none = await search('zebra-unicorn');
+    const postmortem = await search({ keyword: 'POSTMORTEM' });
+    const twoWords = await search({ keyword: 'customer support' });
+    const inCategory = await search({ keyword: 'adr', category: 'engineering' });
+    const none = await search({ keyword: 'zebra-unicorn' });
+    const oldName = await search({ q: 'customer support' });
+    const both = await search({ keyword: 'customer', q: 'support' });
 
-    expect(postmortem.body.data.map((e: { id: string }) => e.id)).toEqual(['incident-report']);
-    expect(twoWords.body.data.map((e: { id: string }) => e.id)).toEqual(['support-ticket']);
-    expect(inCategory.body.data.map((e: { id: string }) => e.id)).toEqual(['decision-record']);
+    expect(ids(postmortem)).toEqual(['incident-report']);
+    expect(ids(twoWords)).toEqual(['support-ticket']);
+    expect(ids(inCategory)).toEqual(['decision-record']);
     expect(none).toMatchObject({ status: 200, body: { data: [], paging: { total: 0, returned: 0 } } });
+    expect(ids(oldName)).toEqual(['support-ticket']);
+    expect(ids(both)).toEqual(['support-ticket']);
+  });
+
+  it('when an entry is listed, then it carries the spec’s marketplace_template_id and template_name (and the older id and name)', async () => {
+    const tenant = await createTenant();
+
+    const res = await t.api.get('/v1/marketplace/templates', {
+      key: tenant.api_key,
+      query: { keyword: 'postmortem' },
+    });
+
+    expect(res).toMatchObject({
+      status: 200,
+      body: {
+        data: [
+          {
+            marketplace_template_id: 'incident-report',
+            template_name: 'Incident report',
+            id: 'incident-report',
+            name: 'Incident report',
+            category: 'engineering',
+            version: '1',
+          },
+        ],
+      },
+    });
   });
 
   it('when paged, then pages do not overlap and together hold every entry', async () => {
@@ -396,7 +489,11 @@ describe('GET /v1/marketplace/templates', () => {
     const total = first.body.paging.total as number;
     const ids: string[] = [];
     for (let offset = 0; offset < total; offset += 4) {
-      ids.push(...(await page(offset)).body.data.map((e: { id: string }) => e.id));
+      ids.push(
+        ...(await page(offset)).body.data.map(
+          (e: { marketplace_template_id: string }) => e.marketplace_template_id,
+        ),
+      );
     }
 
     expect(first.body.paging).toEqual({
@@ -434,6 +531,8 @@ describe('GET /v1/marketplace/templates', () => {
     expect(entry).toMatchObject({
       status: 200,
       body: {
+        marketplace_template_id: 'meeting-notes',
+        template_name: 'Meeting notes',
         id: 'meeting-notes',
         name: 'Meeting notes',
         category: 'meetings',
@@ -467,6 +566,7 @@ describe('POST /v1/memories, GET /v1/memories/{memory_id}', () => {
       template_id: template.id,
       template_name: name,
       template_version: '1',
+      template_revision: 1,
       marketplace_template_id: null,
     };
     expect(created).toMatchObject({
@@ -515,6 +615,7 @@ describe('POST /v1/memories, GET /v1/memories/{memory_id}', () => {
       template_id: null,
       template_name: 'Meeting notes',
       template_version: '1',
+      template_revision: null,
       marketplace_template_id: 'meeting-notes',
     };
     expect(created).toMatchObject({
@@ -551,6 +652,58 @@ describe('POST /v1/memories, GET /v1/memories/{memory_id}', () => {
       { path: 'data.priority', message: 'is not a field of the template' },
     ]);
     expect(recalled.body.state).toBe('no_data');
+  });
+
+  it('when a list value nests 200 levels, then 400 at its field on every try, and nothing is retained or charged', async () => {
+    const tenant = await createTenant();
+    const session = await t.api.login(tenant.owner.email, tenant.owner.password);
+    const namespace = uniqueNamespace('deep');
+    const key = uniqueKey();
+    let attendees: unknown = 'Ana';
+    for (let i = 0; i < 200; i++) attendees = [attendees];
+    const body = {
+      marketplace_template_id: 'meeting-notes',
+      namespace,
+      data: { title: 'Deep review', date: '2026-11-20', summary: 'Nested lists.', attendees },
+    };
+
+    const first = await createMemory(tenant.api_key, body, key);
+    const retry = await createMemory(tenant.api_key, body, key);
+    // A memory that is charged: once its charge shows, billing has seen everything sent before it.
+    const controlKey = uniqueKey();
+    const control = await createMemory(
+      tenant.api_key,
+      { marketplace_template_id: 'task', namespace: uniqueNamespace('control'), data: { title: 'Control' } },
+      controlKey,
+    );
+    await t.stack.memory.flushOutbox();
+    const charges = () => t.api.get('/api/v1/control/billing/charges', { key: session });
+    await expect.poll(async () => (await charges()).body.paging.total).toBeGreaterThanOrEqual(1);
+    const recalled = await t.api.recall(tenant.api_key, recallBody(namespace, 'deep review nested'));
+    const usage = await t.api.get('/api/v1/infrastructure/usage', { key: tenant.api_key });
+
+    const refused = {
+      status: 400,
+      body: {
+        retryable: false,
+        details: {
+          code: 'validation_failed',
+          fields: [{ path: 'data.attendees', message: 'nests objects and lists deeper than 32 levels' }],
+        },
+      },
+    };
+    expect(first).toMatchObject(refused);
+    expect(retry).toMatchObject(refused);
+    expect(control.status).toBe(201);
+    expect(recalled).toMatchObject({ status: 200, body: { state: 'no_data', related: [] } });
+    expect((await charges()).body).toMatchObject({
+      data: [{ idempotency_key: controlKey, operation: 'memory.write', state: 'recorded' }],
+      paging: { total: 1 },
+    });
+    expect(usage.body).toMatchObject({
+      request_volume: 1,
+      operations: [{ operation: 'memory.write', requests: 1, units: 1 }],
+    });
   });
 
   it.each([

@@ -16,6 +16,7 @@ const errorMeaning: Record<number, string> = {
   404: 'Resource or route unavailable to the caller',
   409: 'Conflict: idempotency mismatch, duplicate event or resource, or the same key still in flight (retryable)',
   408: 'The upload stalled (upload_timeout)',
+  412: 'If-Match names a revision that is no longer current: read the resource again',
   413: 'Body larger than the limit',
   415: 'Body is not application/json, or an unsupported file type',
   429: 'Rate or usage limit; honour Retry-After',

@@ -1,6 +1,7 @@
 import { z } from 'zod';
 import type { ZodOpenApiOperationObject, ZodOpenApiPathsObject } from 'zod-openapi';
 import { IdempotencyKey } from './memory.js';
+import { Memory } from './memory-get.js';
 import { errors, json } from './openapi-shared.js';
 import {
   CreateTemplateMemoryRequest,
@@ -11,7 +12,6 @@ import {
   MarketplaceTemplate,
   Template,
   TemplateListQuery,
-  TemplateMemory,
   TemplatePage,
   UpdateTemplateRequest,
 } from './templates.js';
@@ -21,6 +21,10 @@ const apiKey: Array<Record<string, string[]>> = [{ bearerAuth: [] }, { apiKeyHea
 const readErrors = errors(400, 401, 403, 429, 500, 503, 504);
 const oneErrors = errors(400, 401, 403, 404, 429, 500, 503, 504);
 const writeErrors = errors(400, 401, 403, 404, 409, 413, 415, 429, 500, 503, 504);
+
+const etag = {
+  headers: z.object({ ETag: z.string().meta({ description: 'The template’s revision, e.g. "2"' }) }),
+};
 
 const templateRef = z.object({
   template_name_or_id: z.string().meta({ description: 'The template’s name or its id (a UUID)' }),
@@ -42,11 +46,13 @@ export const templatePaths: ZodOpenApiPathsObject = {
     }),
     post: op({
       operationId: 'createTemplate',
-      summary: 'Create a private template at version "1" (memory:write)',
+      summary: 'Create a private template at revision 1 (memory:write)',
+      description:
+        '`version` is the author’s label for the definition (default "1"); `revision` is the server’s counter.',
       requestParams: { header: requestId },
       requestBody: { required: true, ...json(CreateTemplateRequest) },
       responses: {
-        '201': { description: 'The template', ...json(Template) },
+        '201': { description: 'The template', ...etag, ...json(Template) },
         ...errors(400, 401, 403, 409, 413, 415, 429, 500, 503, 504),
       },
     }),
@@ -54,20 +60,30 @@ export const templatePaths: ZodOpenApiPathsObject = {
   '/v1/templates/{template_name_or_id}': {
     get: op({
       operationId: 'getTemplate',
-      summary: 'One private template at its current version (memory:recall)',
+      summary: 'One private template at its current revision (memory:recall)',
       requestParams: { path: templateRef, header: requestId },
-      responses: { '200': { description: 'The template', ...json(Template) }, ...oneErrors },
+      responses: { '200': { description: 'The template', ...etag, ...json(Template) }, ...oneErrors },
     }),
     put: op({
       operationId: 'updateTemplate',
-      summary: 'Replace description, fields and format as the next version (memory:write)',
+      summary: 'Replace description, version label, fields and format as the next revision (memory:write)',
       description:
-        'With `version` in the body the update applies only if that is still the current version; otherwise 409 `version_conflict`. ' +
-        'Memories keep the version they were created with.',
-      requestParams: { path: templateRef, header: requestId },
+        'With `If-Match: "<revision>"` (the ETag of a read) the update applies only if that is still the current revision; otherwise 412 `precondition_failed`. ' +
+        'Without it the update applies to whatever is current. `version` in the body is the new label (default: the new revision’s number). ' +
+        'Memories keep the version and revision they were created with.',
+      requestParams: {
+        path: templateRef,
+        header: requestId.extend({
+          'If-Match': z
+            .string()
+            .optional()
+            .meta({ description: 'The ETag the update is based on, e.g. "2"' }),
+        }),
+      },
       requestBody: { required: true, ...json(UpdateTemplateRequest) },
       responses: {
-        '200': { description: 'The template at its new version', ...json(Template) },
+        '200': { description: 'The template at its new revision', ...etag, ...json(Template) },
+        ...errors(412),
         ...writeErrors,
       },
     }),
@@ -120,11 +136,14 @@ export const templatePaths: ZodOpenApiPathsObject = {
   },
   '/v1/memories/{memory_id}': {
     get: op({
-      operationId: 'getTemplateMemory',
+      operationId: 'getMemory',
       summary:
-        'A memory created from a template: data, text, namespace and template metadata (memory:recall)',
+        'Any memory of the tenant by the memory_id the service returned, with template data and metadata when made from a template (memory:recall)',
+      description:
+        'Memories written by POST /api/v1/memory/write, imports, chat or templates alike. A superseded memory is readable ' +
+        '(`state: superseded`); a deleted one, or another tenant’s, is 404.',
       requestParams: { path: z.object({ memory_id: z.string() }), header: requestId },
-      responses: { '200': { description: 'The memory', ...json(TemplateMemory) }, ...oneErrors },
+      responses: { '200': { description: 'The memory', ...json(Memory) }, ...oneErrors },
     }),
   },
 };

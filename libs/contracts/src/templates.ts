@@ -1,5 +1,6 @@
 import { z } from 'zod';
 import { FormatStringError, type ParsedFormat, parseFormat, placeholderNames } from './format-string.js';
+import { JSON_BOUNDS, jsonBytes, jsonDepth } from './json-bounds.js';
 import { IdempotencyKey, isReservedNamespace, Namespace, RESERVED_NAMESPACE_PREFIX } from './memory.js';
 import { Usage } from './runtime.js';
 import { Scope } from './scope.js';
@@ -107,10 +108,23 @@ function checkDefinition(
   }
 }
 
+/** The spec's `version`: the author's label for a definition ("1.2", "2026-q4"); never compared. */
+export const TemplateVersionLabel = z
+  .string()
+  .regex(
+    /^[A-Za-z0-9][A-Za-z0-9._+-]{0,31}$/,
+    'version must be 1-32 letters, digits and . _ + -, starting with a letter or digit',
+  )
+  .meta({
+    description: 'The author’s label for this definition; the revision’s number when not given',
+    example: '1.0',
+  });
+
 export const CreateTemplateRequest = z
   .strictObject({
     template_name: TemplateName,
     description: Description.default(''),
+    version: TemplateVersionLabel.optional(),
     fields: Fields,
     format: Format.optional(),
   })
@@ -118,20 +132,19 @@ export const CreateTemplateRequest = z
   .meta({ id: 'CreateTemplateRequest' });
 export type CreateTemplateRequest = z.output<typeof CreateTemplateRequest>;
 
-/** PUT replaces description, fields and format; `version`, when sent, must be the current one. */
+/**
+ * PUT replaces description, version label, fields and format as the next revision. Optimistic
+ * concurrency is the `If-Match` header (the revision's ETag), not a body field.
+ */
 export const UpdateTemplateRequest = z
   .strictObject({
     template_name: TemplateName.optional().meta({
       description: 'If sent, must be the current name (no renames)',
     }),
     description: Description.default(''),
+    version: TemplateVersionLabel.optional(),
     fields: Fields,
     format: Format.optional(),
-    version: z
-      .string()
-      .max(20)
-      .optional()
-      .meta({ description: 'Optimistic check: the version this update was based on; another is 409' }),
   })
   .superRefine(checkDefinition)
   .meta({ id: 'UpdateTemplateRequest' });
@@ -142,7 +155,12 @@ export const Template = z
     id: z.string(),
     template_name: z.string(),
     description: z.string(),
-    version: z.string().meta({ description: 'Server-assigned: "1", then "2", … on each update' }),
+    version: z
+      .string()
+      .meta({ description: 'The author’s label; the revision’s number when none was given' }),
+    revision: z.number().int().min(1).meta({
+      description: 'Server-assigned: 1, then 2, … on each update; the ETag (`"2"`) that If-Match takes',
+    }),
     fields: z.array(TemplateField),
     format: z.string().optional(),
     created_at: z.iso.datetime(),
@@ -176,13 +194,20 @@ export const MarketplaceQuery = z.strictObject({
     .regex(/^[a-z][a-z0-9-]{0,63}$/, 'category must be a lower-case slug')
     .optional()
     .meta({ example: 'meetings' }),
+  keyword: z
+    .string()
+    .trim()
+    .min(1, 'keyword must not be empty')
+    .max(TEMPLATE_LIMITS.queryMaxChars)
+    .optional()
+    .meta({ description: 'Words that must each appear in the name, description or keywords' }),
   q: z
     .string()
     .trim()
     .min(1, 'q must not be empty')
     .max(TEMPLATE_LIMITS.queryMaxChars)
     .optional()
-    .meta({ description: 'Words that must each appear in the name, description or keywords' }),
+    .meta({ description: 'Older name of keyword, kept for compatibility; with both, every word must match' }),
 });
 export type MarketplaceQuery = z.output<typeof MarketplaceQuery>;
 
@@ -203,8 +228,10 @@ export type TemplatePage = z.infer<typeof TemplatePage>;
 
 export const MarketplaceTemplate = z
   .object({
-    id: z.string().meta({ example: 'meeting-notes' }),
-    name: z.string(),
+    marketplace_template_id: z.string().meta({ example: 'meeting-notes' }),
+    template_name: z.string().meta({ example: 'Meeting notes' }),
+    id: z.string().meta({ description: 'Older name of marketplace_template_id, kept for compatibility' }),
+    name: z.string().meta({ description: 'Older name of template_name, kept for compatibility' }),
     description: z.string(),
     category: z.string(),
     keywords: z.array(z.string()),
@@ -232,13 +259,40 @@ const TemplateNamespace = Namespace.refine(
   `namespace must not start with ${RESERVED_NAMESPACE_PREFIX}`,
 );
 
+/**
+ * One value per template field, bounded before anything is stored: each value at most
+ * JSON_BOUNDS.maxDepth levels deep (reported at its field), the whole at most JSON_BOUNDS.maxBytes.
+ */
+const TemplateData = z
+  .record(z.string(), z.unknown())
+  .superRefine((data, ctx) => {
+    let deepEnough = true;
+    for (const [key, value] of Object.entries(data)) {
+      if (jsonDepth(value) > JSON_BOUNDS.maxDepth) {
+        deepEnough = false;
+        ctx.addIssue({
+          code: 'custom',
+          path: [key],
+          message: `nests objects and lists deeper than ${JSON_BOUNDS.maxDepth} levels`,
+        });
+      }
+    }
+    // Measured only when bounded in depth: serialising a deeper value could itself fail.
+    if (deepEnough && jsonBytes(data) > JSON_BOUNDS.maxBytes) {
+      ctx.addIssue({ code: 'custom', message: `must be at most ${JSON_BOUNDS.maxBytes} bytes as JSON` });
+    }
+  })
+  .meta({
+    description: `One value per template field; each at most ${JSON_BOUNDS.maxDepth} levels deep, all at most ${JSON_BOUNDS.maxBytes} bytes as JSON`,
+  });
+
 export const CreateTemplateMemoryRequest = z
   .strictObject({
     template_name: z.string().min(1).max(TEMPLATE_LIMITS.nameMaxLength).optional().meta({
       description: 'A private template of the tenant (its name or id)',
     }),
     marketplace_template_id: z.string().min(1).max(TEMPLATE_LIMITS.nameMaxLength).optional(),
-    data: z.record(z.string(), z.unknown()).meta({ description: 'One value per template field' }),
+    data: TemplateData,
     namespace: TemplateNamespace.default(DEFAULT_TEMPLATE_NAMESPACE),
   })
   .superRefine((body, ctx) => {
@@ -261,7 +315,12 @@ export const TemplateMemoryTemplate = z.object({
   source: TemplateSource,
   template_id: z.string().nullable().meta({ description: 'The private template’s id; null for marketplace' }),
   template_name: z.string(),
-  template_version: z.string().meta({ description: 'The version the memory was created with' }),
+  template_version: z.string().meta({ description: 'The version label the memory was created with' }),
+  template_revision: z
+    .number()
+    .int()
+    .nullable()
+    .meta({ description: 'The private template’s revision it was created with; null for marketplace' }),
   marketplace_template_id: z.string().nullable(),
 });
 export type TemplateMemoryTemplate = z.infer<typeof TemplateMemoryTemplate>;
@@ -312,7 +371,11 @@ export type CreateTemplateMessage = z.output<typeof CreateTemplateMessage>;
 export const GetTemplateMessage = z.object({ tenant_id: TenantId, ref: z.string().min(1).max(128) });
 export type GetTemplateMessage = z.infer<typeof GetTemplateMessage>;
 
-export const UpdateTemplateMessage = GetTemplateMessage.extend({ body: UpdateTemplateRequest });
+export const UpdateTemplateMessage = GetTemplateMessage.extend({
+  body: UpdateTemplateRequest,
+  /** From If-Match: update only if this is still the current revision; null applies to any. */
+  expected_revision: z.number().int().min(1).nullable(),
+});
 export type UpdateTemplateMessage = z.output<typeof UpdateTemplateMessage>;
 
 export const SearchMarketplaceMessage = z.object({

@@ -87,6 +87,28 @@ describe('a template definition', () => {
   });
 });
 
+describe('a template version label (the spec’s version)', () => {
+  it.each(['1', '1.0', '2026-q4', 'v2+build.7'])(
+    'when a create or update sends %j, then it is accepted',
+    (version) => {
+      expect(issues({ ...valid, version })).toEqual([]);
+      expect(UpdateTemplateRequest.safeParse({ fields: valid.fields, version }).success).toBe(true);
+    },
+  );
+
+  it.each(['', ' 1', '.1', 'a'.repeat(33), '1 0'])(
+    'when it is %j, then it is refused at version',
+    (version) => {
+      expect(issues({ ...valid, version })).toEqual([
+        {
+          path: 'version',
+          message: 'version must be 1-32 letters, digits and . _ + -, starting with a letter or digit',
+        },
+      ]);
+    },
+  );
+});
+
 describe('parseFormat', () => {
   it('then text, placeholders and defaults come apart in order', () => {
     expect(parseFormat('Hi {name|there}, {{ok}}').parts).toEqual([

@@ -4,10 +4,12 @@ import {
   MemoryDeleteMessage,
   MemoryExportPage,
   MemoryExportPageMessage,
+  MemoryGetMessage,
   MemoryRecallMessage,
   MemoryWriteMessage,
   PingReply,
   RecallResponse,
+  StoredMemory,
   Subjects,
   WriteResponse,
 } from '@tm/contracts';
@@ -55,6 +57,10 @@ export function createMemoryClient(
           msg,
           opts,
         ),
+      ),
+    get: (msg: z.input<typeof MemoryGetMessage>) =>
+      call(() =>
+        requestReply(nc, Subjects.memory.get, { input: MemoryGetMessage, output: StoredMemory }, msg, opts),
       ),
     exportPage: (msg: z.input<typeof MemoryExportPageMessage>) =>
       call(() =>

@@ -10,28 +10,79 @@ export interface NewTemplateMemory {
   marketplaceTemplateId: string | null;
   templateName: string;
   templateVersion: string;
+  templateRevision: number | null;
   data: Record<string, unknown>;
   text: string;
 }
 
+/** The memory a request will make, held with its claim until the write is retained. */
+export type PendingTemplateMemory = Omit<NewTemplateMemory, 'memoryId'>;
+
 /**
- * Claim an idempotency key for a creation request, or read the claim an earlier attempt left: its
- * fingerprint and the time it gave the memory write.
+ * Claim an idempotency key for a creation request together with the memory it will make, or read the
+ * claim an earlier attempt left: its fingerprint, the time it gave the memory write and its pending
+ * memory. Storing the data here, before the write, is what makes data the database refuses fail
+ * before anything is retained or billed.
  */
 export async function claimMemoryRequest(
-  claim: {
-    tenantId: string;
-    idempotencyKey: string;
-    namespace: string;
-    fingerprint: string;
-    occurredAt: Date;
-  },
+  claim: { idempotencyKey: string; fingerprint: string; occurredAt: Date; pending: PendingTemplateMemory },
   db: Db = getPrisma(),
 ) {
-  await db.memoryRequest.createMany({ data: [claim], skipDuplicates: true });
-  return db.memoryRequest.findUniqueOrThrow({
-    where: { tenantId_idempotencyKey: { tenantId: claim.tenantId, idempotencyKey: claim.idempotencyKey } },
+  const { pending } = claim;
+  await db.memoryRequest.createMany({
+    data: [
+      {
+        tenantId: pending.tenantId,
+        idempotencyKey: claim.idempotencyKey,
+        namespace: pending.namespace,
+        fingerprint: claim.fingerprint,
+        occurredAt: claim.occurredAt,
+        source: pending.source,
+        templateId: pending.templateId,
+        marketplaceTemplateId: pending.marketplaceTemplateId,
+        templateName: pending.templateName,
+        templateVersion: pending.templateVersion,
+        templateRevision: pending.templateRevision,
+        data: pending.data as Prisma.InputJsonValue,
+        text: pending.text,
+      },
+    ],
+    skipDuplicates: true,
   });
+  const row = await db.memoryRequest.findUniqueOrThrow({
+    where: {
+      tenantId_idempotencyKey: { tenantId: pending.tenantId, idempotencyKey: claim.idempotencyKey },
+    },
+  });
+  return { fingerprint: row.fingerprint, occurredAt: row.occurredAt, pending: pendingOf(row) ?? pending };
+}
+
+/** The claim's pending memory; null for a claim made before claims held one. */
+function pendingOf(row: {
+  tenantId: string;
+  namespace: string;
+  source: string | null;
+  templateId: string | null;
+  marketplaceTemplateId: string | null;
+  templateName: string | null;
+  templateVersion: string | null;
+  templateRevision: number | null;
+  data: unknown;
+  text: string | null;
+}): PendingTemplateMemory | null {
+  if (row.text === null || row.templateName === null || row.templateVersion === null) return null;
+  return {
+    tenantId: row.tenantId,
+    namespace: row.namespace,
+    source: row.source === 'marketplace' ? 'marketplace' : 'private',
+    templateId: row.templateId,
+    marketplaceTemplateId: row.marketplaceTemplateId,
+    templateName: row.templateName,
+    templateVersion: row.templateVersion,
+    templateRevision: row.templateRevision,
+    data: row.data as Record<string, unknown>,
+    text: row.text,
+  };
 }
 
 /** Nothing was retained: forget the claim, so the same request is retained once consent is given. */

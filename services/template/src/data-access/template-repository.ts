@@ -4,6 +4,8 @@ import { Prisma } from './generated/client.js';
 import { type Db, getPrisma } from './prisma-client.js';
 
 export interface TemplateDefinition {
+  /** The author's version label; absent, the new revision's number is the label. */
+  label: string | undefined;
   description: string;
   fields: Array<{ name: string; type: string; description: string; required: boolean }>;
   format: string | undefined;
@@ -13,7 +15,9 @@ export interface StoredTemplate {
   id: string;
   tenantId: string;
   name: string;
+  /** The revision: 1, 2, … */
   version: number;
+  label: string;
   description: string;
   fields: TemplateDefinition['fields'];
   format: string | null;
@@ -32,6 +36,7 @@ type TemplateRow = {
 type VersionRow = {
   templateId: string;
   version: number;
+  label: string;
   description: string;
   fields: unknown;
   format: string | null;
@@ -42,6 +47,7 @@ const merge = (t: TemplateRow, v: VersionRow): StoredTemplate => ({
   tenantId: t.tenantId,
   name: t.name,
   version: v.version,
+  label: v.label,
   description: v.description,
   fields: v.fields as StoredTemplate['fields'],
   format: v.format,
@@ -110,7 +116,7 @@ export async function insertTemplate(
   try {
     const [template, version] = await db.$transaction([
       db.template.create({ data: { id, tenantId, name, currentVersion: 1 } }),
-      db.templateVersion.create({ data: { templateId: id, version: 1, ...versionData(definition) } }),
+      db.templateVersion.create({ data: { templateId: id, version: 1, ...versionData(definition, 1) } }),
     ]);
     return merge(template, version);
   } catch (err) {
@@ -124,8 +130,8 @@ export async function insertTemplate(
 }
 
 /**
- * Write version `from + 1`, but only if `from` is still the current version: two updates based on
- * the same version cannot both win. Returns null when another update got there first.
+ * Write revision `from + 1`, but only if `from` is still the current revision: two updates based on
+ * the same revision cannot both win. Returns null when another update got there first.
  */
 export async function appendVersion(
   template: StoredTemplate,
@@ -140,14 +146,15 @@ export async function appendVersion(
     });
     if (moved.count === 0) return null;
     const version = await tx.templateVersion.create({
-      data: { templateId: template.id, version: next, ...versionData(definition) },
+      data: { templateId: template.id, version: next, ...versionData(definition, next) },
     });
     const row = await tx.template.findUniqueOrThrow({ where: { id: template.id } });
     return merge(row, version);
   });
 }
 
-const versionData = (definition: TemplateDefinition) => ({
+const versionData = (definition: TemplateDefinition, revision: number) => ({
+  label: definition.label ?? String(revision),
   description: definition.description,
   fields: definition.fields as Prisma.InputJsonValue,
   format: definition.format ?? null,

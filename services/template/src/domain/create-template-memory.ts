@@ -34,15 +34,17 @@ function assertRetainable(text: string): void {
 
 /**
  * Validate the data against the template, render its text and retain that through memory.v1.write
- * with the caller's scope, so consent, idempotency and billing apply as to any write. The template
- * memory row is stored only for a retained write, keyed by its memory id.
+ * with the caller's scope, so consent, idempotency and billing apply as to any write.
  *
- * Retries: the first attempt claims the idempotency key with the request's fingerprint and the event
- * time it gives the write; a retry reuses that time, so memory sees the same write and replays it.
+ * Order matters: everything that can refuse the request (validation, rendering, storing the data with
+ * the claim) happens before the write; after it only the template memory row is inserted, from values
+ * the database has already accepted once. If that insert still fails (an outage), the answer is an
+ * error but a retry with the same key sends the very same write (the claim's time and text), which
+ * memory replays, and then finishes the insert: the retry answers the original outcome.
  */
 export async function createTemplateMemory(
   msg: CreateTemplateMemoryMessage,
-  deps: { writeMemory: WriteMemory },
+  deps: { writeMemory: WriteMemory; storeMemory?: typeof storeTemplateMemory },
 ): Promise<CreateTemplateMemoryResponse> {
   const { scope, body } = msg;
   const template = await resolveMemoryTemplate(scope.tenant_id, body);
@@ -51,19 +53,31 @@ export async function createTemplateMemory(
   assertRetainable(text);
 
   const fingerprint = requestFingerprint(body);
+  const { metadata } = template;
   const claim = await claimMemoryRequest({
-    tenantId: scope.tenant_id,
     idempotencyKey: msg.idempotency_key,
-    namespace: body.namespace,
     fingerprint,
     occurredAt: new Date(),
+    pending: {
+      tenantId: scope.tenant_id,
+      namespace: body.namespace,
+      source: metadata.source,
+      templateId: metadata.template_id,
+      marketplaceTemplateId: metadata.marketplace_template_id,
+      templateName: metadata.template_name,
+      templateVersion: metadata.template_version,
+      templateRevision: metadata.template_revision,
+      data: body.data,
+      text,
+    },
   });
   if (claim.fingerprint !== fingerprint) {
     throw new AppError(ErrorCode.IdempotencyConflict, 'This idempotency key was used with another request', {
       fields: [{ path: 'idempotency_key', message: 'was used with a different body' }],
     });
   }
-  const { metadata } = template;
+  // A retry sends what the first attempt claimed, even if the template has moved on since.
+  const { pending } = claim;
   const written = await deps.writeMemory({
     scope,
     request_id: msg.request_id,
@@ -71,15 +85,16 @@ export async function createTemplateMemory(
     body: {
       contract_version: CONTRACT_VERSION,
       operation: 'memory.write',
-      namespace: body.namespace,
+      namespace: pending.namespace,
       event: {
         occurred_at: claim.occurredAt.toISOString(),
-        content: { text },
+        content: { text: pending.text },
         source: {
           type: 'template',
-          id: metadata.marketplace_template_id
-            ? `marketplace:${metadata.marketplace_template_id}@${metadata.template_version}`
-            : `template:${metadata.template_id}@${metadata.template_version}`,
+          id: pending.marketplaceTemplateId
+            ? `marketplace:${pending.marketplaceTemplateId}@${pending.templateVersion}`
+            : // A label may repeat across revisions; the revision names the definition.
+              `template:${pending.templateId}@${pending.templateRevision ?? pending.templateVersion}`,
         },
       },
     },
@@ -89,27 +104,15 @@ export async function createTemplateMemory(
     request_id: msg.request_id,
     idempotency_key: msg.idempotency_key,
     idempotency_outcome: written.idempotency_outcome,
-    namespace: body.namespace,
+    namespace: pending.namespace,
     usage: written.usage,
   };
   if (written.state !== 'retained' || written.memory_id === null) {
     await releaseMemoryRequest(scope.tenant_id, msg.idempotency_key);
     return { ...answer, state: 'not_retained', memory_id: null, text, template: metadata, created_at: null };
   }
-  const stored = await storeTemplateMemory({
-    memoryId: written.memory_id,
-    tenantId: scope.tenant_id,
-    namespace: body.namespace,
-    source: metadata.source,
-    templateId: metadata.template_id,
-    marketplaceTemplateId: metadata.marketplace_template_id,
-    templateName: metadata.template_name,
-    templateVersion: metadata.template_version,
-    data: body.data,
-    text,
-  });
-  // A replay answers what the first attempt stored (the template may have moved on since).
-  const view = templateMemoryView(stored);
+  const store = deps.storeMemory ?? storeTemplateMemory;
+  const view = templateMemoryView(await store({ memoryId: written.memory_id, ...pending }));
   return {
     ...answer,
     state: 'retained',

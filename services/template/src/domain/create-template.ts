@@ -2,8 +2,10 @@ import type { CreateTemplateMessage, Template } from '@tm/contracts';
 import { insertTemplate } from '../data-access/template-repository.js';
 import { templateView } from './template-views.js';
 
-/** A new private template at version "1"; the name is unique within the tenant. */
+/** A new private template at revision 1 (labelled "1" unless the author says); the name is unique within the tenant. */
 export async function createTemplate(msg: CreateTemplateMessage): Promise<Template> {
-  const { template_name, description, fields, format } = msg.body;
-  return templateView(await insertTemplate(msg.tenant_id, template_name, { description, fields, format }));
+  const { template_name, version, description, fields, format } = msg.body;
+  return templateView(
+    await insertTemplate(msg.tenant_id, template_name, { label: version, description, fields, format }),
+  );
 }

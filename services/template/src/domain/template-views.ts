@@ -7,7 +7,8 @@ export const templateView = (t: StoredTemplate): Template => ({
   id: t.id,
   template_name: t.name,
   description: t.description,
-  version: String(t.version),
+  version: t.label,
+  revision: t.version,
   fields: t.fields as TemplateField[],
   ...(t.format !== null ? { format: t.format } : {}),
   created_at: t.createdAt.toISOString(),
@@ -15,6 +16,9 @@ export const templateView = (t: StoredTemplate): Template => ({
 });
 
 export const marketplaceView = (row: MarketplaceRow): MarketplaceTemplate => ({
+  marketplace_template_id: row.id,
+  template_name: row.name,
+  // The names entries had before the spec's; kept so existing clients keep working.
   id: row.id,
   name: row.name,
   description: row.description,
@@ -35,6 +39,7 @@ export const templateMemoryView = (row: {
   marketplaceTemplateId: string | null;
   templateName: string;
   templateVersion: string;
+  templateRevision: number | null;
   data: unknown;
   text: string;
   createdAt: Date;
@@ -48,6 +53,7 @@ export const templateMemoryView = (row: {
     template_id: row.templateId,
     template_name: row.templateName,
     template_version: row.templateVersion,
+    template_revision: row.templateRevision,
     marketplace_template_id: row.marketplaceTemplateId,
   },
   created_at: row.createdAt.toISOString(),

@@ -3,15 +3,17 @@ import { appendVersion, findTemplate } from '../data-access/template-repository.
 import { templateNotFound } from './get-template.js';
 import { templateView } from './template-views.js';
 
-const staleVersion = (current: number) =>
-  new AppError(ErrorCode.VersionConflict, `The template has changed: its current version is "${current}"`, {
-    fields: [{ path: 'version', message: `must be the current version "${current}"` }],
-  });
+const staleRevision = (current: number) =>
+  new AppError(
+    ErrorCode.PreconditionFailed,
+    `The template has changed: its current revision is ${current} (ETag "${current}")`,
+    { fields: [{ path: 'If-Match', message: `must name the current revision "${current}"` }] },
+  );
 
 /**
- * Replace description, fields and format as a new version. With `version` in the body the update is
- * optimistic: it applies only to that version (409 otherwise), so a client cannot overwrite a change
- * it has not seen. Without it, it applies to whatever is current.
+ * Replace description, version label, fields and format as a new revision. With If-Match
+ * (`expected_revision`) the update is optimistic: it applies only to that revision (412 otherwise),
+ * so a client cannot overwrite a change it has not seen. Without it, it applies to whatever is current.
  */
 export async function updateTemplate(msg: UpdateTemplateMessage): Promise<Template> {
   const template = await findTemplate(msg.tenant_id, msg.ref);
@@ -22,11 +24,16 @@ export async function updateTemplate(msg: UpdateTemplateMessage): Promise<Templa
       fields: [{ path: 'template_name', message: 'must be the current name (templates cannot be renamed)' }],
     });
   }
-  if (version !== undefined && version !== String(template.version)) throw staleVersion(template.version);
-  const updated = await appendVersion(template, { description, fields, format });
+  const expected = msg.expected_revision;
+  if (expected !== null && expected !== template.version) throw staleRevision(template.version);
+  const updated = await appendVersion(template, { label: version, description, fields, format });
   if (!updated) {
+    // Another update won the race for this revision: without If-Match the caller never saw either.
     const now = await findTemplate(msg.tenant_id, msg.ref);
-    throw staleVersion(now?.version ?? template.version + 1);
+    if (expected !== null) throw staleRevision(now?.version ?? template.version + 1);
+    throw new AppError(ErrorCode.VersionConflict, 'The template changed during the update; send it again', {
+      retryable: true,
+    });
   }
   return templateView(updated);
 }

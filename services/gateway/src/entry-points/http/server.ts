@@ -54,7 +54,7 @@ export function createHttpApp(deps: HttpDeps) {
   app.use('/api/v1/infrastructure', infrastructureRoutes({ ...deps, billing: deps.control.billing }));
   app.use('/api/v1', openApiRoutes());
   app.use('/v1', templateRoutes(deps.templates, deps.auth));
-  app.use('/v1', templateMemoryRoutes(deps.templates, deps.auth));
+  app.use('/v1', templateMemoryRoutes(deps.templates, deps.memory, deps.auth));
   app.use('/v1', importRoutes(deps.templates, deps.auth, deps.imports));
   app.use('/v1', chatRoutes(deps.memory, deps.auth));
   app.use(notFound);

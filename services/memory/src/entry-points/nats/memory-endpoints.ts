@@ -4,6 +4,7 @@ import { serveBatchedEndpoint, serveEndpoint } from '@tm/bus';
 import {
   MemoryDeleteMessage,
   MemoryExportPageMessage,
+  MemoryGetMessage,
   MemoryRecallMessage,
   MemoryWriteMessage,
   QueueGroups,
@@ -13,6 +14,7 @@ import { type Logger, storageOutage } from '@tm/kit';
 import { z } from 'zod';
 import { deleteNamespace } from '../../domain/delete-namespace.js';
 import { exportPage } from '../../domain/export-page.js';
+import { getMemory } from '../../domain/get-memory.js';
 import { recallMemory } from '../../domain/recall-memory.js';
 import { writeMemory } from '../../domain/write-memory.js';
 
@@ -55,6 +57,17 @@ export function serveMemoryEndpoints(
         queue,
         input: MemoryDeleteMessage,
         handler: (m) => deleteNamespace(m),
+        mapError: mapStorageError,
+      },
+      logger,
+    ),
+    serveEndpoint(
+      nc,
+      {
+        subject: Subjects.memory.get,
+        queue,
+        input: MemoryGetMessage,
+        handler: (m) => getMemory(m),
         mapError: mapStorageError,
       },
       logger,

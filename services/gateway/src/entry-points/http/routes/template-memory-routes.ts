@@ -1,8 +1,10 @@
 import { randomUUID } from 'node:crypto';
 import { CreateTemplateMemoryRequest, parseOrThrow } from '@tm/contracts';
 import { Router } from 'express';
+import type { MemoryClient } from '../../../clients/memory-client.js';
 import type { TemplateClient } from '../../../clients/template-client.js';
 import { resolveIdempotencyKey } from '../../../domain/idempotency-key.js';
+import { readMemory } from '../../../domain/read-memory.js';
 import { type AuthDeps, requireApiKey, scopeOf } from '../middleware/authenticate.js';
 import { idempotentWrite } from '../middleware/error-handler.js';
 import { jsonBody } from '../middleware/json-body.js';
@@ -10,11 +12,16 @@ import { noteForRecord, recordAs } from '../middleware/record-requests.js';
 import { pathRef } from '../path-params.js';
 
 /**
- * `/v1/memories`: memories made from a template's data. The template service validates, renders and
- * retains the text through the memory service with the caller's scope, so consent, idempotency and
- * billing are those of any write. Creating takes `memory:write`, reading `memory:recall`.
+ * `/v1/memories`: creating memories from a template's data, and reading any memory by its id. The
+ * template service validates, renders and retains the text through the memory service with the
+ * caller's scope, so consent, idempotency and billing are those of any write. Creating takes
+ * `memory:write`, reading `memory:recall`.
  */
-export function templateMemoryRoutes(templates: TemplateClient, auth: AuthDeps): Router {
+export function templateMemoryRoutes(
+  templates: TemplateClient,
+  memory: MemoryClient,
+  auth: AuthDeps,
+): Router {
   const router = Router();
 
   router.post(
@@ -48,11 +55,11 @@ export function templateMemoryRoutes(templates: TemplateClient, auth: AuthDeps):
 
   router.get(
     '/memories/:id',
-    recordAs('template.memory.get', '/v1/memories/{memory_id}'),
+    recordAs('memory.get', '/v1/memories/{memory_id}'),
     requireApiKey(auth, 'memory:recall'),
     async (req, res) => {
       const memoryId = pathRef(req.params.id, 'memory');
-      res.json(await templates.getMemory({ tenant_id: scopeOf(req).tenant_id, memory_id: memoryId }));
+      res.json(await readMemory(scopeOf(req), req.requestId, memoryId, { memory, templates }));
     },
   );
 

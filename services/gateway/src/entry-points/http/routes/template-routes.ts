@@ -11,6 +11,7 @@ import { type AuthDeps, requireApiKey, scopeOf } from '../middleware/authenticat
 import { jsonBody } from '../middleware/json-body.js';
 import { recordAs } from '../middleware/record-requests.js';
 import { pathRef } from '../path-params.js';
+import { expectedRevision, revisionETag } from './template-etag.js';
 
 /**
  * Private templates (`/v1/templates`) and the marketplace (`/v1/marketplace/templates`). Reading takes
@@ -34,19 +35,28 @@ export function templateRoutes(templates: TemplateClient, auth: AuthDeps): Route
     ...jsonBody,
     async (req, res) => {
       const body = parseOrThrow(CreateTemplateRequest, req.body, 'template');
-      res.status(201).json(await templates.createTemplate({ tenant_id: scopeOf(req).tenant_id, body }));
+      const template = await templates.createTemplate({ tenant_id: scopeOf(req).tenant_id, body });
+      res.status(201).set('ETag', revisionETag(template.revision)).json(template);
     },
   );
 
   router.get('/templates/:ref', recordAs('template.get', one), read, async (req, res) => {
     const ref = pathRef(req.params.ref, 'template');
-    res.json(await templates.getTemplate({ tenant_id: scopeOf(req).tenant_id, ref }));
+    const template = await templates.getTemplate({ tenant_id: scopeOf(req).tenant_id, ref });
+    res.set('ETag', revisionETag(template.revision)).json(template);
   });
 
   router.put('/templates/:ref', recordAs('template.update', one), write, ...jsonBody, async (req, res) => {
     const ref = pathRef(req.params.ref, 'template');
     const body = parseOrThrow(UpdateTemplateRequest, req.body, 'template update');
-    res.json(await templates.updateTemplate({ tenant_id: scopeOf(req).tenant_id, ref, body }));
+    const expected_revision = expectedRevision(req.get('if-match'));
+    const template = await templates.updateTemplate({
+      tenant_id: scopeOf(req).tenant_id,
+      ref,
+      body,
+      expected_revision,
+    });
+    res.set('ETag', revisionETag(template.revision)).json(template);
   });
 
   router.get(
@@ -54,9 +64,12 @@ export function templateRoutes(templates: TemplateClient, auth: AuthDeps): Route
     recordAs('marketplace.search', '/v1/marketplace/templates'),
     read,
     async (req, res) => {
-      const { limit, offset, category, q } = parseOrThrow(MarketplaceQuery, req.query, 'marketplace query');
+      const query = parseOrThrow(MarketplaceQuery, req.query, 'marketplace query');
+      // `keyword` is the spec's name, `q` the older one; sent together, every word of both must match.
+      const words = [query.keyword, query.q].filter((w) => w !== undefined).join(' ');
+      const { limit, offset, category } = query;
       res.json(
-        await templates.searchMarketplace({ limit, offset, category: category ?? null, q: q ?? null }),
+        await templates.searchMarketplace({ limit, offset, category: category ?? null, q: words || null }),
       );
     },
   );
