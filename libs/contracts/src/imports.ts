@@ -97,12 +97,10 @@ export const ImportFailurePage = z
 export type ImportFailurePage = z.infer<typeof ImportFailurePage>;
 
 /** Form text refuses NUL (U+0000) at its field, as every text field does: PostgreSQL cannot store it. */
-const FormText = z
-  .string()
-  .refine((s) => !s.includes('\u0000'), {
-    message: 'must not contain a NUL character (U+0000)',
-    abort: true,
-  });
+const FormText = z.string().refine((s) => !s.includes('\u0000'), {
+  message: 'must not contain a NUL character (U+0000)',
+  abort: true,
+});
 
 /** The form fields of `POST /v1/imports` (all strings, as multipart sends them); `file` comes last. */
 export const CreateImportFields = z
