@@ -27,6 +27,7 @@ export const ErrorCode = {
   IdempotencyInFlight: 'idempotency_in_flight',
   DuplicateEvent: 'duplicate_event',
   RateLimited: 'rate_limited',
+  TooManyImports: 'too_many_imports',
   ServiceUnavailable: 'service_unavailable',
   UpstreamTimeout: 'upstream_timeout',
   StorageUnavailable: 'storage_unavailable',
@@ -59,6 +60,7 @@ const httpStatus: Record<ErrorCode, number> = {
   idempotency_in_flight: 409,
   duplicate_event: 409,
   rate_limited: 429,
+  too_many_imports: 429,
   service_unavailable: 503,
   upstream_timeout: 504,
   storage_unavailable: 503,
@@ -69,6 +71,7 @@ const httpStatus: Record<ErrorCode, number> = {
 const retryableCodes = new Set<ErrorCode>([
   'idempotency_in_flight',
   'rate_limited',
+  'too_many_imports',
   'service_unavailable',
   'upstream_timeout',
   'storage_unavailable',

@@ -41,7 +41,12 @@ export const importPaths: ZodOpenApiPathsObject = {
         'estimated cost at the pricing version in force. `POST /v1/imports/{import_id}/start` writes the rows. ' +
         'Refused: an unsupported file type (415 `unsupported_file_type`), a file whose content is unreadable ' +
         'or contradicts its extension (400 `malformed_file`), a file over the size limit (413 ' +
-        '`payload_too_large`), an upload that stalls (408 `upload_timeout`).',
+        '`payload_too_large`), a file that holds more once read than an import takes: an XLSX expanding past ' +
+        'the unzipped limit, a cell or row count over its limit (413 `payload_too_large`), an upload whose ' +
+        'client sends nothing for the stall timeout (408 `upload_timeout`), a form field holding NUL (400 ' +
+        '`validation_failed` at the field), a tenant with its maximum of uploads in flight or an instance ' +
+        'reading its maximum (429 `too_many_imports`, retryable, Retry-After). A row value holding NUL is ' +
+        'not a refusal: that row fails as `malformed_row`.',
       requestParams: { header: requestId },
       requestBody: { required: true, content: { 'multipart/form-data': { schema: UploadForm } } },
       responses: {

@@ -19,7 +19,7 @@ const errorMeaning: Record<number, string> = {
   412: 'If-Match names a revision that is no longer current: read the resource again',
   413: 'Body larger than the limit',
   415: 'Body is not application/json, or an unsupported file type',
-  429: 'Rate or usage limit; honour Retry-After',
+  429: 'Rate, usage or concurrency limit (rate_limited, too_many_imports); honour Retry-After',
   500: 'Internal failure',
   503: 'A service or its storage is unavailable; retryable, honour Retry-After',
   504: 'A service did not answer within the deadline; retryable with the same idempotency key',

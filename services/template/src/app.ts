@@ -3,6 +3,7 @@ import type { Logger } from '@tm/kit';
 import { createMemoryWriter } from './clients/memory-writer.js';
 import type { TemplateConfig } from './config.js';
 import { closePrisma, initPrisma } from './data-access/prisma-client.js';
+import { createReadSlots } from './domain/import/read-slots.js';
 import { startImportWorker } from './entry-points/jobs/import-worker.js';
 import { serveImportEndpoints } from './entry-points/nats/import-endpoints.js';
 import { serveTemplateEndpoints } from './entry-points/nats/template-endpoints.js';
@@ -41,6 +42,13 @@ export async function startTemplateService(
           unitPriceMicroUsd: config.IMPORT_WRITE_UNIT_PRICE_MICRO_USD,
         },
         nudge: importWorker.nudge,
+        limits: {
+          maxUncompressedBytes: config.IMPORT_MAX_UNCOMPRESSED_BYTES,
+          maxCellChars: config.IMPORT_MAX_CELL_CHARS,
+          maxRows: config.IMPORT_MAX_ROWS,
+        },
+        readSlots: createReadSlots(config.IMPORT_MAX_CONCURRENT_READS),
+        maxInFlightPerTenant: config.IMPORT_MAX_CONCURRENT_PER_TENANT,
       },
       logger,
     ),

@@ -21,6 +21,17 @@ export const TemplateConfigSchema = z.object({
   IMPORT_POLL_MS: env.positiveInt(1_000),
   IMPORT_BATCH_SIZE: env.positiveInt(200),
   IMPORT_CONCURRENCY: env.positiveInt(16),
+  /**
+   * What one upload may hold once read (docs/decisions-p7-uploads.md): an XLSX's parts unzipped, one
+   * cell's characters, data rows. Past any of them the upload is 413 payload_too_large.
+   */
+  IMPORT_MAX_UNCOMPRESSED_BYTES: env.positiveInt(128 * 1024 * 1024),
+  IMPORT_MAX_CELL_CHARS: env.positiveInt(1_000_000),
+  IMPORT_MAX_ROWS: env.positiveInt(100_000),
+  /** Uploads a tenant may have in flight (received or being read), across instances: more is 429. */
+  IMPORT_MAX_CONCURRENT_PER_TENANT: env.positiveInt(2),
+  /** Uploads this instance reads at once; reading is CPU- and memory-bound, so about one per core. */
+  IMPORT_MAX_CONCURRENT_READS: env.positiveInt(2),
 });
 export type TemplateConfig = z.output<typeof TemplateConfigSchema>;
 

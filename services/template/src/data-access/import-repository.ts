@@ -3,8 +3,24 @@ import { type Db, getPrisma } from './prisma-client.js';
 
 export type ImportJobRecord = Prisma.ImportJobGetPayload<object>;
 
-export async function insertImportJob(data: Prisma.ImportJobUncheckedCreateInput, db: Db = getPrisma()) {
-  return db.importJob.create({ data });
+/**
+ * Opens an `uploading` job unless the tenant already has `maxInFlight` uploads newer than `since`
+ * (older ones were abandoned and their discard lost). A per-tenant advisory lock makes count and
+ * insert one step, so two uploads arriving together cannot both take the last place.
+ */
+export async function insertImportJobWithinLimit(
+  data: Prisma.ImportJobUncheckedCreateInput & { tenantId: string },
+  limit: { maxInFlight: number; since: Date },
+): Promise<boolean> {
+  return getPrisma().$transaction(async (tx) => {
+    await tx.$queryRaw`SELECT pg_advisory_xact_lock(hashtext(${`import:${data.tenantId}`}))::text`;
+    const inFlight = await tx.importJob.count({
+      where: { tenantId: data.tenantId, state: 'uploading', createdAt: { gt: limit.since } },
+    });
+    if (inFlight >= limit.maxInFlight) return false;
+    await tx.importJob.create({ data });
+    return true;
+  });
 }
 
 /** A tenant's job, or null: another tenant's job is as absent as one that never existed. */

@@ -1,6 +1,6 @@
 import { randomUUID } from 'node:crypto';
-import type { CreateImportMessage } from '@tm/contracts';
-import { insertImportJob } from '../data-access/import-repository.js';
+import { AppError, type CreateImportMessage, ErrorCode } from '@tm/contracts';
+import { insertImportJobWithinLimit } from '../data-access/import-repository.js';
 import { fileKindOfName } from './import/detect-format.js';
 import { parseFormat } from './import/format-string.js';
 import { withImportErrors } from './import/import-error-to-app-error.js';
@@ -10,9 +10,16 @@ import { resolveMemoryTemplate } from './resolve-memory-template.js';
  * Opens an import before any byte of the file arrives: the file name's type, the format and the
  * template are checked first, so a .txt upload or a bad format is refused without reading the file.
  * A template gives its format (its fields as `name: {name}` lines when it has none); a `format` sent
- * with the template overrides it.
+ * with the template overrides it. A tenant may have `maxInFlightPerTenant` uploads in flight at once
+ * (received or being read, the phases that cost memory), checked before any byte is sent.
  */
-export async function createImport(msg: CreateImportMessage): Promise<{ import_id: string }> {
+/** An `uploading` job older than this was abandoned (its discard lost) and no longer counts. */
+const IN_FLIGHT_WINDOW_MS = 15 * 60_000;
+
+export async function createImport(
+  msg: CreateImportMessage,
+  deps: { maxInFlightPerTenant: number },
+): Promise<{ import_id: string }> {
   const { fields, scope } = msg;
   return withImportErrors(async () => {
     const fileKind = fileKindOfName(msg.file_name);
@@ -27,18 +34,28 @@ export async function createImport(msg: CreateImportMessage): Promise<{ import_i
       throw new Error('unreachable: the message schema requires a format or a template');
     parseFormat(format);
     const id = randomUUID();
-    await insertImportJob({
-      id,
-      tenantId: scope.tenant_id,
-      state: 'uploading',
-      fileName: msg.file_name,
-      fileKind,
-      namespace: fields.namespace,
-      format,
-      templateName: fields.marketplace_template_id === undefined ? templateName : null,
-      marketplaceTemplateId: fields.marketplace_template_id ?? null,
-      requestId: msg.request_id,
-    });
+    const opened = await insertImportJobWithinLimit(
+      {
+        id,
+        tenantId: scope.tenant_id,
+        state: 'uploading',
+        fileName: msg.file_name,
+        fileKind,
+        namespace: fields.namespace,
+        format,
+        templateName: fields.marketplace_template_id === undefined ? templateName : null,
+        marketplaceTemplateId: fields.marketplace_template_id ?? null,
+        requestId: msg.request_id,
+      },
+      { maxInFlight: deps.maxInFlightPerTenant, since: new Date(Date.now() - IN_FLIGHT_WINDOW_MS) },
+    );
+    if (!opened) {
+      throw new AppError(
+        ErrorCode.TooManyImports,
+        `This tenant already has ${deps.maxInFlightPerTenant} uploads being received or read; retry when one has finished`,
+        { retryAfter: 5 },
+      );
+    }
     return { import_id: id };
   });
 }

@@ -12,8 +12,10 @@ import { detectFormat, SNIFF_BYTES } from './import/detect-format.js';
 import { parseFormat } from './import/format-string.js';
 import { withImportErrors } from './import/import-error-to-app-error.js';
 import { createImportEstimateTally, type WritePrice } from './import/import-estimate-tally.js';
+import type { ImportLimits } from './import/import-limits.js';
 import { peekStreamHead } from './import/peek-stream-head.js';
 import { readImportRecords } from './import/read-import-records.js';
+import type { ReadSlots } from './import/read-slots.js';
 import { importJobView } from './import-job-view.js';
 
 const INSERT_BATCH = 500;
@@ -24,16 +26,28 @@ const INSERT_BATCH = 500;
  * the job runs, so it is reported with the others. A file that cannot be read at all is refused
  * (malformed_file) and leaves nothing behind.
  */
-export async function sealImport(msg: ImportRefMessage, deps: { price: WritePrice }): Promise<ImportJob> {
+export async function sealImport(
+  msg: ImportRefMessage,
+  deps: { price: WritePrice; limits: ImportLimits; readSlots: ReadSlots },
+): Promise<ImportJob> {
   const job = await findImportJob(msg.tenant_id, msg.import_id);
   if (!job) throw new AppError(ErrorCode.NotFound, 'No such import');
   if (job.state !== 'uploading') return importJobView(job); // a retried seal answers the same job
+  const release = deps.readSlots.tryAcquire();
+  if (!release) {
+    await deleteImportJob(job.id);
+    throw new AppError(
+      ErrorCode.TooManyImports,
+      'The service is reading as many uploads as it can at once; retry in a few seconds',
+      { retryAfter: 5 },
+    );
+  }
   try {
     const estimate = await withImportErrors(async () => {
       const parsed = parseFormat(job.format);
       const tally = createImportEstimateTally(parsed);
       const { head, stream } = await peekStreamHead(Readable.from(readImportChunks(job.id)), SNIFF_BYTES);
-      const records = readImportRecords(detectFormat(job.fileName, head), stream);
+      const records = readImportRecords(detectFormat(job.fileName, head), stream, deps.limits);
       let batch: Prisma.ImportRowCreateManyInput[] = [];
       for await (const record of records) {
         tally.add(record);
@@ -65,6 +79,8 @@ export async function sealImport(msg: ImportRefMessage, deps: { price: WritePric
   } catch (err) {
     await deleteImportJob(job.id);
     throw err;
+  } finally {
+    release();
   }
   const sealed = await findImportJob(msg.tenant_id, msg.import_id);
   if (!sealed) throw new AppError(ErrorCode.NotFound, 'No such import');

@@ -6,7 +6,7 @@ import type { Request } from 'express';
 export interface UploadLimits {
   /** Largest file part; more is discarded as it streams in and the upload refused (413). */
   maxBytes: number;
-  /** Silence longer than this refuses the upload (408 upload_timeout). */
+  /** The client's silence longer than this refuses the upload (408 upload_timeout). */
   stallMs: number;
 }
 
@@ -73,7 +73,15 @@ export function receiveMultipartUpload<T>(
       void requestEnded.then(() => finish(() => reject(err)));
     };
 
-    let timer = setTimeout(onStall, limits.stallMs);
+    // The stall timer measures only the client's silence: it runs while the body flows and stops
+    // while we hold the upload back (backpressure pauses the request) and once the body has ended,
+    // so reading a large file after it arrived is never taken for a stalled upload.
+    let timer: NodeJS.Timeout | undefined;
+    let bodyEnded = false;
+    const armStallTimer = () => {
+      clearTimeout(timer);
+      if (!settled && !bodyEnded && !req.isPaused()) timer = setTimeout(onStall, limits.stallMs);
+    };
     function onStall() {
       const err = new AppError(
         ErrorCode.UploadTimeout,
@@ -83,11 +91,14 @@ export function receiveMultipartUpload<T>(
       req.unpipe(parser);
       finish(() => reject(err));
     }
-    req.on('data', () => {
-      if (settled) return;
+    req.on('data', armStallTimer);
+    req.on('resume', armStallTimer);
+    req.on('pause', () => clearTimeout(timer));
+    req.once('end', () => {
+      bodyEnded = true;
       clearTimeout(timer);
-      timer = setTimeout(onStall, limits.stallMs);
     });
+    armStallTimer();
 
     parser.on('field', (name, value) => {
       fields[name] = value;

@@ -16,6 +16,16 @@ export function readHeader(cells: readonly unknown[], row = 1): Array<string | n
   const seen = new Set<string>();
   for (const name of columns) {
     if (name === null) continue;
+    if (name.includes('\u0000')) {
+      // every row would fail on it: the file, not its rows, is what needs mending
+      throw new ImportError(
+        'malformed_file',
+        'A column name in the header row holds a NUL character (U+0000)',
+        {
+          row,
+        },
+      );
+    }
     if (seen.has(name)) {
       throw new ImportError(
         'malformed_file',

@@ -44,9 +44,18 @@ export function isImportError(error: unknown): error is ImportError {
 /**
  * Readers wrap whatever a parsing library throws as a malformed file, but an error that already
  * says why (a size limit or timeout raised upstream in the same pipeline) must pass through as it is.
+ * A library's own words reach the caller only when they are a parser's diagnosis of the file
+ * (csv-parse's coded errors, JSON syntax errors); anything else ("Invalid string length", "Cannot
+ * read properties of undefined") describes our process, not the upload, so it stays in the cause.
  */
 export function asMalformedFile(error: unknown, prefix: string): ImportError {
   if (isImportError(error)) return error;
-  const reason = error instanceof Error ? error.message : String(error);
-  return new ImportError('malformed_file', `${prefix}: ${reason}`, { cause: error });
+  const diagnosis = isFileDiagnosis(error) ? `: ${error.message}` : '';
+  return new ImportError('malformed_file', `${prefix}${diagnosis}`, { cause: error });
+}
+
+function isFileDiagnosis(error: unknown): error is Error {
+  if (error instanceof SyntaxError) return true;
+  const code = (error as { code?: unknown } | null)?.code;
+  return error instanceof Error && typeof code === 'string' && code.startsWith('CSV_');
 }

@@ -81,7 +81,14 @@ export async function* readCsvRows(
  * row read tells the person roughly where the broken one begins.
  */
 function csvError(error: unknown, lastRow: number): ImportError {
-  const lines = (error as Partial<CsvError>).lines;
+  const { lines, code } = error as Partial<CsvError>;
+  if (code === 'CSV_MAX_RECORD_SIZE') {
+    return new ImportError(
+      'malformed_file',
+      `A row of the CSV file is longer than the limit for one row (near line ${lines ?? '?'}); is a quote left open?`,
+      { cause: error, ...(typeof lines === 'number' ? { line: lines } : {}) },
+    );
+  }
   const wrapped = asMalformedFile(error, 'The CSV file could not be read');
   if (typeof lines === 'number' && wrapped.line === undefined && wrapped.kind === 'malformed_file') {
     const after = lastRow > 0 ? ` (rows up to row ${lastRow} were read before it)` : '';

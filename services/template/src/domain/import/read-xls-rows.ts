@@ -4,6 +4,7 @@ import * as codepages from '@e965/xlsx/dist/cpexcel.full.mjs';
 import { isBlankRow, readHeader, recordFromCells } from './header-columns.js';
 import { asMalformedFile, ImportError } from './import-errors.js';
 import type { ImportRecord } from './import-row.js';
+import { readBounded } from './read-bounded.js';
 import { dateToIsoText, excelSerialToDate, isDateFormat } from './spreadsheet-cell.js';
 
 // Workbooks older than Excel 97 store text in a Windows code page rather than UTF-16.
@@ -37,7 +38,7 @@ export async function* readXlsRows(
   input: Readable,
   options: XlsReadOptions = {},
 ): AsyncGenerator<ImportRecord> {
-  const buffer = await readBounded(input, options.maxBytes ?? DEFAULT_MAX_BYTES);
+  const buffer = await readBounded(input, options.maxBytes ?? DEFAULT_MAX_BYTES, 'The .xls workbook');
   if (!buffer.subarray(0, OLE2.length).equals(OLE2)) {
     throw new ImportError(
       'malformed_file',
@@ -114,22 +115,4 @@ function plainXlsCell(
       // 'e' (#N/A and other error values) and 'z' (blank) carry nothing to remember
       return null;
   }
-}
-
-async function readBounded(input: Readable, maxBytes: number): Promise<Buffer> {
-  const chunks: Buffer[] = [];
-  let size = 0;
-  for await (const chunk of input as AsyncIterable<Buffer | string>) {
-    const bytes = typeof chunk === 'string' ? Buffer.from(chunk) : chunk;
-    size += bytes.length;
-    if (size > maxBytes) {
-      input.destroy();
-      throw new ImportError(
-        'size_exceeded',
-        `The .xls workbook is larger than the limit of ${maxBytes} bytes`,
-      );
-    }
-    chunks.push(bytes);
-  }
-  return Buffer.concat(chunks);
 }

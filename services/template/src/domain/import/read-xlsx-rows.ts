@@ -3,27 +3,46 @@ import ExcelJS from 'exceljs';
 import { isBlankRow, readHeader, recordFromCells } from './header-columns.js';
 import { asMalformedFile, ImportError } from './import-errors.js';
 import type { ImportRecord } from './import-row.js';
+import { readBounded } from './read-bounded.js';
+import { repackXlsxForStreaming } from './repack-xlsx-for-streaming.js';
 import { dateToIsoText, excelSerialToDate, isDateFormat } from './spreadsheet-cell.js';
 
+export type XlsxReadOptions = {
+  /** Largest workbook accepted, in bytes: the zip is held whole, its directory being at its end. */
+  maxBytes?: number;
+  /** What the parts read may expand to when unzipped (see repack-xlsx-for-streaming.ts). */
+  maxUncompressedBytes?: number;
+};
+
+const DEFAULT_MAX_BYTES = 20 * 1024 * 1024;
+const DEFAULT_MAX_UNCOMPRESSED_BYTES = 128 * 1024 * 1024;
+
 /**
- * Streams the rows of the first worksheet of an XLSX workbook (the first one stored in the file,
- * which is the first tab of files saved by Excel) with exceljs's streaming reader, so a large sheet
- * is read row by row. The first non-blank row names the columns. Cells become plain values: rich
- * text its text, a formula its cached result, a date ISO text, an error cell (#N/A) nothing.
+ * Streams the rows of the first worksheet (the first tab) of an XLSX workbook with exceljs's
+ * streaming reader, so a large sheet is read row by row. The zip is first repacked in the order that
+ * reader needs, whatever order its writer chose, and bounded in what it expands to. The first
+ * non-blank row names the columns. Cells become plain values: rich text its text, a formula its
+ * cached result, a date ISO text, an error cell (#N/A) nothing.
  *
- * exceljs pipes its input into its unzipper itself, and a failure of the upload (size limit,
- * timeout) does not reach it: it would wait for more bytes forever. So every step of the iteration
- * races the upload's failure, and the upload's own error is what the caller gets.
+ * exceljs pipes its input into its unzipper itself, and a failure of that input does not reach it:
+ * it would wait for more bytes forever. So every step of the iteration races the input's failure.
  */
-export async function* readXlsxRows(input: Readable): AsyncGenerator<ImportRecord> {
+export async function* readXlsxRows(
+  input: Readable,
+  options: XlsxReadOptions = {},
+): AsyncGenerator<ImportRecord> {
+  const zipBytes = await readBounded(input, options.maxBytes ?? DEFAULT_MAX_BYTES, 'The XLSX workbook');
+  const repacked = await repackXlsxForStreaming(zipBytes, {
+    maxUncompressedBytes: options.maxUncompressedBytes ?? DEFAULT_MAX_UNCOMPRESSED_BYTES,
+  });
   const feed = new PassThrough();
   let rejectUpload: (error: unknown) => void = () => {};
   const uploadFailed = new Promise<never>((_, reject) => {
     rejectUpload = reject;
   });
   uploadFailed.catch(() => {}); // observed through the races below
-  input.once('error', (error) => rejectUpload(error));
-  input.pipe(feed);
+  repacked.once('error', (error) => rejectUpload(error));
+  repacked.pipe(feed);
 
   const workbook = new ExcelJS.stream.xlsx.WorkbookReader(feed, {
     worksheets: 'emit',
@@ -60,9 +79,9 @@ export async function* readXlsxRows(input: Readable): AsyncGenerator<ImportRecor
     throw asMalformedFile(explainZipFailure(error), 'The XLSX workbook could not be read');
   } finally {
     // also settles exceljs's pending reads, so nothing is left waiting on the upload
-    input.unpipe(feed);
+    repacked.unpipe(feed);
     feed.destroy();
-    input.destroy();
+    repacked.destroy();
   }
   if (header === undefined) {
     throw new ImportError(

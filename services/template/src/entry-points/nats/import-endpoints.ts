@@ -14,6 +14,8 @@ import { createImport } from '../../domain/create-import.js';
 import { discardImport } from '../../domain/discard-import.js';
 import { getImport } from '../../domain/get-import.js';
 import type { WritePrice } from '../../domain/import/import-estimate-tally.js';
+import type { ImportLimits } from '../../domain/import/import-limits.js';
+import type { ReadSlots } from '../../domain/import/read-slots.js';
 import { listImportFailures } from '../../domain/list-import-failures.js';
 import { sealImport } from '../../domain/seal-import.js';
 import { startImport } from '../../domain/start-import.js';
@@ -21,7 +23,13 @@ import { startImport } from '../../domain/start-import.js';
 /** Document import's request/reply endpoints, in queue group `template`. */
 export function serveImportEndpoints(
   nc: NatsConnection,
-  options: { price: WritePrice; nudge: () => void },
+  options: {
+    price: WritePrice;
+    nudge: () => void;
+    limits: ImportLimits;
+    readSlots: ReadSlots;
+    maxInFlightPerTenant: number;
+  },
   logger: Logger,
 ): Subscription[] {
   const common = { queue: QueueGroups.template, mapError: storageOutage('Template storage') };
@@ -29,7 +37,12 @@ export function serveImportEndpoints(
   return [
     serveEndpoint(
       nc,
-      { ...common, subject: s.createImport, input: CreateImportMessage, handler: createImport },
+      {
+        ...common,
+        subject: s.createImport,
+        input: CreateImportMessage,
+        handler: (m) => createImport(m, { maxInFlightPerTenant: options.maxInFlightPerTenant }),
+      },
       logger,
     ),
     serveEndpoint(
@@ -43,7 +56,8 @@ export function serveImportEndpoints(
         ...common,
         subject: s.sealImport,
         input: ImportRefMessage,
-        handler: (m) => sealImport(m, { price: options.price }),
+        handler: (m) =>
+          sealImport(m, { price: options.price, limits: options.limits, readSlots: options.readSlots }),
       },
       logger,
     ),

@@ -28,6 +28,11 @@ export function importRoutes(templates: TemplateClient, auth: AuthDeps, limits: 
     const scope = scopeOf(req);
     const job = await receiveMultipartUpload(req, limits, async (file) => {
       const fields = parseOrThrow(CreateImportFields, file.fields, 'import form');
+      if (file.fileName.includes('\u0000')) {
+        throw new AppError(ErrorCode.ValidationFailed, 'The file name holds a NUL character (U+0000)', {
+          fields: [{ path: 'file', message: 'its file name must not contain a NUL character (U+0000)' }],
+        });
+      }
       noteForRecord(req, { namespace: fields.namespace });
       const { import_id } = await templates.createImport({
         scope,
