@@ -135,7 +135,7 @@ describe('POST /v1/imports and NUL (U+0000)', () => {
     expect(res).toMatchObject(refused(400, 'validation_failed'));
     expect(res.body.details.fields).toContainEqual({
       path: field,
-      message: 'must not contain a NUL character (U+0000)',
+      message: 'must not contain NUL (\\u0000) characters',
     });
   });
 

@@ -96,19 +96,14 @@ export const ImportFailurePage = z
   .meta({ id: 'ImportFailurePage' });
 export type ImportFailurePage = z.infer<typeof ImportFailurePage>;
 
-/** Form text refuses NUL (U+0000) at its field, as every text field does: PostgreSQL cannot store it. */
-const FormText = z.string().refine((s) => !s.includes('\u0000'), {
-  message: 'must not contain a NUL character (U+0000)',
-  abort: true,
-});
-
 /** The form fields of `POST /v1/imports` (all strings, as multipart sends them); `file` comes last. */
 export const CreateImportFields = z
   .strictObject({
-    format: FormText.pipe(z.string().min(1).max(4_096)).optional(),
-    template_name: FormText.pipe(TemplateName).optional(),
-    marketplace_template_id: FormText.pipe(z.string().min(1).max(128)).optional(),
-    namespace: FormText.pipe(Namespace).default(DEFAULT_IMPORT_NAMESPACE),
+    // NUL in any of them is refused by parseOrThrow, as in every input.
+    format: z.string().min(1).max(4_096).optional(),
+    template_name: TemplateName.optional(),
+    marketplace_template_id: z.string().min(1).max(128).optional(),
+    namespace: Namespace.default(DEFAULT_IMPORT_NAMESPACE),
   })
   .refine((f) => !(f.template_name !== undefined && f.marketplace_template_id !== undefined), {
     path: ['template_name'],

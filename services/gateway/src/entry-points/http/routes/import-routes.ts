@@ -5,6 +5,7 @@ import {
   IMPORT_LIMITS,
   type ImportJob,
   ImportListQuery,
+  NUL_MESSAGE,
   parseOrThrow,
 } from '@tm/contracts';
 import { Router } from 'express';
@@ -29,8 +30,8 @@ export function importRoutes(templates: TemplateClient, auth: AuthDeps, limits: 
     const job = await receiveMultipartUpload(req, limits, async (file) => {
       const fields = parseOrThrow(CreateImportFields, file.fields, 'import form');
       if (file.fileName.includes('\u0000')) {
-        throw new AppError(ErrorCode.ValidationFailed, 'The file name holds a NUL character (U+0000)', {
-          fields: [{ path: 'file', message: 'its file name must not contain a NUL character (U+0000)' }],
+        throw new AppError(ErrorCode.ValidationFailed, 'Invalid import form: file', {
+          fields: [{ path: 'file', message: `its name ${NUL_MESSAGE}` }],
         });
       }
       noteForRecord(req, { namespace: fields.namespace });
