@@ -125,4 +125,30 @@ describe('GET /v1/memories/{memory_id} for memories not made from a template', (
       expect(JSON.stringify(res.body)).not.toContain('Owner-only');
     }
   });
+
+  it('when the template service is down, then a template memory is a retryable 503 while a plain one still reads', async () => {
+    const tenant = await createTenant();
+    const namespace = uniqueNamespace('outage');
+    const plain = await t.api.write(tenant.api_key, writeBody(namespace, 'A plain note.'), uniqueKey());
+    const made = await t.api.post('/v1/memories', {
+      key: tenant.api_key,
+      body: { marketplace_template_id: 'task', namespace, data: { title: 'File taxes', owner: 'Ana' } },
+    });
+    expect(made.status).toBe(201);
+
+    await t.stack.stopTemplate();
+    try {
+      const templateMemory = await read(tenant.api_key, made.body.memory_id);
+      const plainMemory = await read(tenant.api_key, plain.body.memory_id);
+
+      expect(templateMemory).toMatchObject({
+        status: 503,
+        body: { retryable: true, details: { code: 'service_unavailable' } },
+      });
+      expect(Number(templateMemory.headers['retry-after'])).toBeGreaterThan(0);
+      expect(plainMemory).toMatchObject({ status: 200, body: { text: 'A plain note.', template: null } });
+    } finally {
+      await t.stack.startTemplate();
+    }
+  });
 });
