@@ -1,3 +1,4 @@
+import { nulCharacterIssues } from '@tm/contracts';
 import type { ImportRecord } from './import-row.js';
 
 const NUL = '\u0000';
@@ -13,7 +14,7 @@ export function refuseNulValues(record: ImportRecord): ImportRecord {
     return record.error.includes(NUL) ? { ...record, error: spellNul(record.error) } : record;
   }
   for (const [column, value] of Object.entries(record.values)) {
-    if (column.includes(NUL) || holdsNul(value)) {
+    if (column.includes(NUL) || nulCharacterIssues(value).length > 0) {
       return {
         ok: false,
         row: record.row,
@@ -26,13 +27,4 @@ export function refuseNulValues(record: ImportRecord): ImportRecord {
 
 export function spellNul(text: string): string {
   return text.replaceAll(NUL, '\\u0000');
-}
-
-function holdsNul(value: unknown): boolean {
-  if (typeof value === 'string') return value.includes(NUL);
-  if (Array.isArray(value)) return value.some(holdsNul);
-  if (value !== null && typeof value === 'object') {
-    return Object.entries(value).some(([k, v]) => k.includes(NUL) || holdsNul(v));
-  }
-  return false;
 }
