@@ -863,7 +863,7 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
-        /** This document */
+        /** This document (public) */
         get: operations["openapi"];
         put?: never;
         post?: never;
@@ -1504,7 +1504,39 @@ export interface components {
                 message: string;
             }[];
             thresholds: {
-                [key: string]: {
+                error_rate: {
+                    warning: number;
+                    critical: number;
+                    /** @enum {string} */
+                    unit: "ratio" | "ms" | "count";
+                    /** @enum {string} */
+                    scope: "tenant" | "deployment";
+                };
+                p95_latency: {
+                    warning: number;
+                    critical: number;
+                    /** @enum {string} */
+                    unit: "ratio" | "ms" | "count";
+                    /** @enum {string} */
+                    scope: "tenant" | "deployment";
+                };
+                blocked_rate: {
+                    warning: number;
+                    critical: number;
+                    /** @enum {string} */
+                    unit: "ratio" | "ms" | "count";
+                    /** @enum {string} */
+                    scope: "tenant" | "deployment";
+                };
+                usage_dead_letters: {
+                    warning: number;
+                    critical: number;
+                    /** @enum {string} */
+                    unit: "ratio" | "ms" | "count";
+                    /** @enum {string} */
+                    scope: "tenant" | "deployment";
+                };
+                dropped_request_records: {
                     warning: number;
                     critical: number;
                     /** @enum {string} */
@@ -7336,6 +7368,24 @@ export interface operations {
                     "application/json": components["schemas"]["HealthResponse"];
                 };
             };
+            /** @description Malformed or invalid request; correct it, do not retry unchanged */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description Request headers larger than 16 KiB (headers_too_large) */
+            431: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
         };
     };
     usage: {
@@ -7444,6 +7494,24 @@ export interface operations {
                     "application/json": components["schemas"]["CapabilitiesResponse"];
                 };
             };
+            /** @description Malformed or invalid request; correct it, do not retry unchanged */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description Request headers larger than 16 KiB (headers_too_large) */
+            431: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
         };
     };
     openapi: {
@@ -7464,6 +7532,24 @@ export interface operations {
                     "application/json": {
                         [key: string]: unknown;
                     };
+                };
+            };
+            /** @description Malformed or invalid request; correct it, do not retry unchanged */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description Request headers larger than 16 KiB (headers_too_large) */
+            431: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
         };
