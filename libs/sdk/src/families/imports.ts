@@ -47,7 +47,7 @@ export class ImportsFamily {
    */
   async upload(input: UploadInput, options?: UploadOptions): Promise<ImportJob> {
     const { onProgress, ...callOptions } = options ?? {};
-    const blob = input.file instanceof Blob ? input.file : new Blob([input.file as BlobPart]);
+    const blob = input.file instanceof Blob ? input.file : new Blob([input.file as Uint8Array<ArrayBuffer>]);
     const filename = input.filename ?? (hasName(input.file) ? input.file.name : 'upload');
     const fields: Array<[string, string]> = [];
     for (const name of ['format', 'template_name', 'marketplace_template_id', 'namespace'] as const) {
