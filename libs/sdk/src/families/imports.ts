@@ -159,26 +159,21 @@ function streamedMultipart(
     `Content-Type: ${blob.type || 'application/octet-stream'}\r\n\r\n`;
   const tail = encoder.encode(`\r\n--${boundary}--\r\n`);
   let offset = 0;
-  let stage: 'head' | 'file' | 'tail' | 'done' = 'head';
+  let headSent = false;
+  // Every pull enqueues or closes: a pull that does neither is not called again, and the upload stalls.
   const body = new ReadableStream<Uint8Array>({
     async pull(controller) {
-      if (stage === 'head') {
+      if (!headSent) {
+        headSent = true;
         controller.enqueue(encoder.encode(head));
-        stage = 'file';
         onSent(0);
-      } else if (stage === 'file') {
-        if (offset >= blob.size) {
-          stage = 'tail';
-          return;
-        }
+      } else if (offset < blob.size) {
         const chunk = new Uint8Array(await blob.slice(offset, offset + CHUNK_BYTES).arrayBuffer());
         offset += chunk.byteLength;
         controller.enqueue(chunk);
         onSent(offset);
-      } else if (stage === 'tail') {
-        controller.enqueue(tail);
-        stage = 'done';
       } else {
+        controller.enqueue(tail);
         controller.close();
       }
     },
