@@ -32,6 +32,9 @@ if (command === 'test') {
   say('type-checking (tsc) and linting (biome)...');
   runQuietly(binary(root, 'tsc'), ['-p', 'tsconfig.json'], root);
   runQuietly(binary(root, 'biome'), ['check', '.'], root);
+  // The OpenAPI snapshot the SDK is generated from, with Redocly's recommended rules.
+  runQuietly(binary(root, 'redocly'), ['lint', 'libs/sdk/openapi.json'], root);
+  buildSdkIfStale();
 }
 const [file, ...args] = COMMANDS[command];
 run(file, [...args, ...extraArgs]);
@@ -85,6 +88,26 @@ function generatePrismaClients(force) {
     say(`generating the Prisma client for ${name}...`);
     runQuietly(binary(dir, 'prisma'), ['generate'], dir);
   }
+}
+
+// The packaging test installs libs/sdk's dist/ as a user would; rebuild it only when a source is newer.
+function buildSdkIfStale() {
+  const sdk = join(root, 'libs', 'sdk');
+  const newest = (dir) =>
+    Math.max(
+      0,
+      ...readdirSync(dir, { withFileTypes: true }).map((entry) =>
+        entry.isDirectory() ? newest(join(dir, entry.name)) : mtime(join(dir, entry.name)),
+      ),
+    );
+  const sources = Math.max(
+    newest(join(sdk, 'src')),
+    mtime(join(sdk, 'package.json')),
+    mtime(join(sdk, 'tsconfig.build.json')),
+  );
+  if (mtime(join(sdk, 'dist', 'index.js')) > sources) return;
+  say('building libs/sdk (tsc)...');
+  runQuietly(binary(root, 'tsc'), ['-p', join(sdk, 'tsconfig.build.json')], root);
 }
 
 function runQuietly(file, fileArgs, cwd) {

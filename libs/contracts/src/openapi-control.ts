@@ -37,7 +37,7 @@ import {
   UserUpdateRequest,
   UserView,
 } from './control.js';
-import { errors, json } from './openapi-shared.js';
+import { errors, json, publicRoute } from './openapi-shared.js';
 
 /** Control-plane routes: a session token as Bearer, then the role the action needs. */
 const session: Array<Record<string, string[]>> = [{ sessionAuth: [] }];
@@ -87,6 +87,7 @@ export const controlPaths: ZodOpenApiPathsObject = {
       operationId: 'login',
       summary: 'Log in with email and password; returns a session token (shown once)',
       tags: ['control'],
+      security: publicRoute,
       requestBody: { required: true, ...json(LoginRequest) },
       responses: {
         '201': { description: 'Session opened', ...json(SessionCreated) },

@@ -18,9 +18,19 @@ const errorMeaning: Record<number, string> = {
   408: 'The upload stalled (upload_timeout)',
   412: 'If-Match names a revision that is no longer current: read the resource again',
   413: 'Body larger than the limit',
+  431: 'Request headers larger than 16 KiB (headers_too_large)',
   415: 'Body is not application/json, or an unsupported file type',
   429: 'Rate, usage or concurrency limit (rate_limited, too_many_imports); honour Retry-After',
   500: 'Internal failure',
   503: 'A service or its storage is unavailable; retryable, honour Retry-After',
   504: 'A service did not answer within the deadline; retryable with the same idempotency key',
 };
+
+/** Routes anyone may call: an explicit empty `security`, so the document does not read as an omission. */
+export const publicRoute: Array<Record<string, string[]>> = [];
+
+/**
+ * What a route that reads no input can still answer: Node's parser refuses a broken request line (400
+ * `malformed_request`) or oversized headers (431) before any route runs.
+ */
+export const parserErrors = () => errors(400, 431);

@@ -15,7 +15,7 @@ import { chatPaths } from './openapi-chat.js';
 import { controlPaths } from './openapi-control.js';
 import { importPaths } from './openapi-imports.js';
 import { infrastructurePaths } from './openapi-infrastructure.js';
-import { errors, json } from './openapi-shared.js';
+import { errors, json, parserErrors, publicRoute } from './openapi-shared.js';
 import { templatePaths } from './openapi-templates.js';
 import { SCHEMA_VERSION } from './runtime.js';
 
@@ -75,6 +75,8 @@ export function buildOpenApiDocument() {
       description:
         'Tenant-scoped text memory: write, recall, delete, with provenance, usage and telemetry. Contract v1.',
     },
+    // Paths are absolute from the deployment's origin (`/api/v1/…`, `/v1/…`); the document is served there.
+    servers: [{ url: '/', description: 'The deployment serving this document' }],
     components: {
       securitySchemes: {
         bearerAuth: { type: 'http', scheme: 'bearer', description: 'Authorization: Bearer <API_KEY>' },
@@ -100,7 +102,8 @@ export function buildOpenApiDocument() {
         get: {
           operationId: 'health',
           summary: 'Service and deployment readiness (public)',
-          responses: { '200': { description: 'Health', ...json(HealthResponse) } },
+          security: publicRoute,
+          responses: { '200': { description: 'Health', ...json(HealthResponse) }, ...parserErrors() },
         },
       },
       '/api/v1/infrastructure/usage': {
@@ -123,15 +126,21 @@ export function buildOpenApiDocument() {
         get: {
           operationId: 'capabilities',
           summary: 'Enabled operations, guarantees and limitations (public)',
-          responses: { '200': { description: 'Capability manifest', ...json(CapabilitiesResponse) } },
+          security: publicRoute,
+          responses: {
+            '200': { description: 'Capability manifest', ...json(CapabilitiesResponse) },
+            ...parserErrors(),
+          },
         },
       },
       '/api/v1/openapi.json': {
         get: {
           operationId: 'openapi',
-          summary: 'This document',
+          summary: 'This document (public)',
+          security: publicRoute,
           responses: {
             '200': { description: 'OpenAPI 3.1 document', ...json(z.record(z.string(), z.unknown())) },
+            ...parserErrors(),
           },
         },
       },

@@ -148,7 +148,14 @@ export const AnomalyReport = z.object({
   window: Window,
   anomaly_count: z.number().int(),
   anomalies: z.array(Anomaly),
-  thresholds: z.record(AnomalyName, Threshold),
+  // An object with one property per anomaly, not a record over the enum: the document then names the
+  // properties it requires (a record's `required` listed keys its schema did not define; Redocly lint).
+  thresholds: z.object(
+    Object.fromEntries(ANOMALY_NAMES.map((name) => [name, Threshold])) as Record<
+      AnomalyName,
+      typeof Threshold
+    >,
+  ),
   min_requests: z
     .number()
     .int()

@@ -1,0 +1,154 @@
+import { TextMemoryError } from '../errors.js';
+import type { CallOptions, Transport } from '../http.js';
+import type { QueryOf, RequestEvent, ResponseOf } from '../types.js';
+
+export interface ExportQuery {
+  /** Namespaces to export (up to 100); every namespace of the tenant when absent. */
+  namespace?: string | string[];
+}
+
+export interface SmokeTestOptions extends CallOptions {
+  /** The tenant's operator token (`tmo_…`); defaults to the client's `operatorToken`. */
+  operatorToken?: string;
+}
+
+export interface EventsIterationQuery {
+  /** Rows per page (the server's default is 100). */
+  limit?: number;
+  /** Start here instead of the newest record. */
+  offset?: number;
+}
+
+/** Health, capabilities, telemetry, export and the smoke test. */
+export class InfrastructureFamily {
+  constructor(
+    private readonly http: Transport,
+    private readonly operatorToken: () => string | undefined,
+  ) {}
+
+  private get<T>(path: string, credential: 'none' | 'either', options?: CallOptions, query?: object) {
+    return this.http
+      .request<T>({ method: 'GET', path: `/api/v1${path}`, credential, safe: true, query }, options)
+      .then((answer) => answer.data);
+  }
+
+  /** Readiness (public, no credential). `available: true` means the services answered. */
+  health(options?: CallOptions) {
+    return this.get<ResponseOf<'health'>>('/infrastructure/health', 'none', options);
+  }
+
+  /** Operations, guarantees, limitations and input limits (public). */
+  capabilities(options?: CallOptions) {
+    return this.get<ResponseOf<'capabilities'>>('/infrastructure/capabilities', 'none', options);
+  }
+
+  /** The OpenAPI document the deployment serves (public). */
+  openapi(options?: CallOptions) {
+    return this.get<ResponseOf<'openapi'>>('/openapi.json', 'none', options);
+  }
+
+  /** Combined health, monitoring, anomalies and consent. */
+  status(options?: CallOptions) {
+    return this.get<ResponseOf<'status'>>('/infrastructure/status', 'either', options);
+  }
+
+  /** One page of the redacted request history, newest first. */
+  eventsPage(query?: QueryOf<'events'>, options?: CallOptions) {
+    return this.get<ResponseOf<'events'>>('/infrastructure/events', 'either', options, query);
+  }
+
+  /**
+   * Every record of the history from `offset` on, fetching page after page as the loop asks:
+   * `for await (const event of tm.infrastructure.events()) …`.
+   */
+  async *events(query: EventsIterationQuery = {}, options?: CallOptions): AsyncGenerator<RequestEvent> {
+    let offset: number | null = query.offset ?? 0;
+    while (offset !== null) {
+      const page = await this.eventsPage({ ...(query.limit ? { limit: query.limit } : {}), offset }, options);
+      yield* page.data;
+      offset = page.paging.has_more ? page.paging.next_offset : null;
+    }
+  }
+
+  /** Request volume, operations and charges over a lookback window, from the billing ledger. */
+  usage(query?: QueryOf<'usage'>, options?: CallOptions) {
+    return this.get<ResponseOf<'usage'>>('/infrastructure/usage', 'either', options, query);
+  }
+
+  /** Latency percentiles, request quality and operation mix over a window. */
+  metrics(query?: QueryOf<'metrics'>, options?: CallOptions) {
+    return this.get<ResponseOf<'metrics'>>('/infrastructure/metrics', 'either', options, query);
+  }
+
+  /** Thresholded signals over a window (`anomaly_count: 0`: none crossed). */
+  anomalies(query?: QueryOf<'anomalies'>, options?: CallOptions) {
+    return this.get<ResponseOf<'anomalies'>>('/infrastructure/anomalies', 'either', options, query);
+  }
+
+  /** The export as one parsed document: fine for small tenants; use `exportTo` for large ones. */
+  async export(query: ExportQuery = {}, options?: CallOptions): Promise<ResponseOf<'export'>> {
+    return this.get<ResponseOf<'export'>>('/infrastructure/export', 'either', options, query);
+  }
+
+  /**
+   * Stream the export's JSON into `destination` as it arrives (a WritableStream: a browser file
+   * handle, a `Writable.toWeb(…)`; `@text-memory/sdk/node` has `exportToFile`). Resolves with the
+   * bytes written. The per-attempt timeout covers the wait for the answer, not the transfer; the
+   * export may end with `complete: false` when the server cut it short.
+   */
+  async exportTo(
+    destination: WritableStream<Uint8Array>,
+    query: ExportQuery = {},
+    options?: CallOptions,
+  ): Promise<{ bytes: number; request_id: string | undefined }> {
+    const { data: response } = await this.http.request<Response>(
+      {
+        method: 'GET',
+        path: '/api/v1/infrastructure/export',
+        credential: 'either',
+        safe: true,
+        query,
+        stream: true,
+      },
+      options,
+    );
+    if (!response.body) throw emptyBody(response);
+    let bytes = 0;
+    const counter = new TransformStream<Uint8Array, Uint8Array>({
+      transform(chunk, controller) {
+        bytes += chunk.byteLength;
+        controller.enqueue(chunk);
+      },
+    });
+    const pipeOptions = options?.signal ? { signal: options.signal } : {};
+    await response.body.pipeThrough(counter).pipeTo(destination, pipeOptions);
+    return { bytes, request_id: response.headers.get('x-request-id') ?? undefined };
+  }
+
+  /** The authorized diagnostic (write, recall, delete in a reserved namespace); needs an operator token. */
+  async smokeTest(options?: SmokeTestOptions): Promise<ResponseOf<'smokeTest'>> {
+    const { operatorToken, ...callOptions } = options ?? {};
+    const token = operatorToken ?? this.operatorToken();
+    const { data } = await this.http.request<ResponseOf<'smokeTest'>>(
+      {
+        method: 'POST',
+        path: '/api/v1/infrastructure/smoke-test',
+        credential: 'apiKey',
+        // Metered: a lost answer is not repeated blindly.
+        safe: false,
+        headers: { 'x-operator-token': token },
+      },
+      callOptions,
+    );
+    return data;
+  }
+}
+
+const emptyBody = (response: Response) =>
+  new TextMemoryError({
+    status: response.status,
+    error: 'The export answer had no body',
+    code: 'invalid_response',
+    retryable: false,
+    request_id: response.headers.get('x-request-id') ?? undefined,
+  });

@@ -1,0 +1,139 @@
+import type { CallOptions, Transport } from '../http.js';
+import { LIMITS } from '../limits.js';
+import type { DeleteReceipt, RecallResponse, Schemas, WriteRequest, WriteResponse } from '../types.js';
+import { assertValid, checkNamespace, checkText, checkTopK } from '../validation.js';
+
+export interface WriteInput {
+  namespace: string;
+  /** `event.content.text`: non-empty, at most 32,768 characters. */
+  text: string;
+  /** Sent as `Idempotency-Key` and reused on every retry; `evt_<uuid>` when not given. */
+  idempotency_key?: string;
+  /** Defaults to the idempotency key. */
+  event_id?: string;
+  /** Defaults to now. */
+  occurred_at?: string | Date;
+  source?: Schemas['EventSource'];
+  supersedes?: string[];
+}
+
+export interface RecallInput {
+  namespace: string;
+  /** The cue (`cue.text`); the spec's CLI calls it query. */
+  query: string;
+  /** 1–100, default 10 (server side). */
+  top_k?: number;
+  /** Temporal cutoff (ISO 8601 with a zone). */
+  as_of?: string | Date;
+}
+
+export interface WriteOptions extends CallOptions {
+  /** Also recall after the write: `true` recalls with the written text, or give a query. */
+  recall?: true | Partial<Omit<RecallInput, 'namespace'>>;
+}
+
+export type WriteResult = WriteResponse & {
+  /** The related recall, when `recall` was asked for. */
+  related_recall?: RecallResponse;
+};
+
+const iso = (time: string | Date) => (typeof time === 'string' ? time : time.toISOString());
+
+/** An event identifier for a write that names none: sent as the idempotency key and event id. */
+export const newEventId = () => `evt_${globalThis.crypto.randomUUID()}`;
+
+/** The data plane: write, recall, delete (API key). */
+export class MemoryFamily {
+  constructor(private readonly http: Transport) {}
+
+  /**
+   * Retain one event. Safe to retry: the idempotency key is fixed before the first attempt, so a
+   * write whose answer was lost comes back `Replayed` on the retry, never doubled.
+   */
+  async write(input: WriteInput, options?: WriteOptions): Promise<WriteResult> {
+    assertValid(
+      checkNamespace(input.namespace),
+      checkText(input.text, 'event.content.text', LIMITS.textMaxChars),
+    );
+    const recall = options?.recall;
+    if (recall && recall !== true) assertValid(checkTopK(recall.top_k));
+    const key = input.idempotency_key ?? newEventId();
+    const body: WriteRequest = {
+      contract_version: 'v1',
+      operation: 'memory.write',
+      namespace: input.namespace,
+      idempotency_key: key,
+      event: {
+        event_id: input.event_id ?? key,
+        occurred_at: iso(input.occurred_at ?? new Date()),
+        content: { text: input.text },
+        ...(input.source ? { source: input.source } : {}),
+        ...(input.supersedes ? { supersedes: input.supersedes } : {}),
+      },
+    };
+    const { data } = await this.http.request<WriteResponse>(
+      {
+        method: 'POST',
+        path: '/api/v1/memory/write',
+        credential: 'apiKey',
+        safe: true,
+        json: body,
+        headers: { 'idempotency-key': key },
+      },
+      options,
+    );
+    if (!recall) return data;
+    const { recall: _omit, ...callOptions } = options ?? {};
+    const related = await this.recall(
+      {
+        namespace: input.namespace,
+        query:
+          recall === true || recall.query === undefined
+            ? input.text.slice(0, LIMITS.cueMaxChars)
+            : recall.query,
+        ...(recall !== true && recall.top_k !== undefined ? { top_k: recall.top_k } : {}),
+        ...(recall !== true && recall.as_of !== undefined ? { as_of: recall.as_of } : {}),
+      },
+      callOptions,
+    );
+    return { ...data, related_recall: related };
+  }
+
+  /** Rank retained text by lexical overlap with `query`. */
+  async recall(input: RecallInput, options?: CallOptions): Promise<RecallResponse> {
+    assertValid(
+      checkNamespace(input.namespace),
+      checkText(input.query, 'cue.text', LIMITS.cueMaxChars),
+      checkTopK(input.top_k),
+    );
+    const { data } = await this.http.request<RecallResponse>(
+      {
+        method: 'POST',
+        path: '/api/v1/memory/recall',
+        credential: 'apiKey',
+        safe: true,
+        json: {
+          contract_version: 'v1',
+          operation: 'memory.recall',
+          namespace: input.namespace,
+          cue: { text: input.query },
+          ...(input.top_k !== undefined ? { top_k: input.top_k } : {}),
+          ...(input.as_of !== undefined ? { as_of: iso(input.as_of) } : {}),
+        },
+      },
+      options,
+    );
+    return data;
+  }
+
+  /** Delete one namespace: its records, supersession relations and idempotency state. */
+  async delete(namespace: string, options?: CallOptions): Promise<DeleteReceipt> {
+    assertValid(checkNamespace(namespace));
+    // Deleting twice leaves the same state (the second answers no_data), so it is safe to repeat.
+    const { data } = await this.http.request<DeleteReceipt>(
+      { method: 'DELETE', path: '/api/v1/memory', credential: 'apiKey', safe: true, query: { namespace } },
+      options,
+    );
+    return data;
+  }
+}

@@ -1,0 +1,45 @@
+// Request and response types, derived from the generated document types (src/generated/openapi.ts),
+// never written by hand: a schema change in the service shows up here through `pnpm generate`.
+import type { components, operations } from './generated/openapi.js';
+
+export type { components, operations, paths } from './generated/openapi.js';
+
+export type Schemas = components['schemas'];
+export type OperationId = keyof operations;
+
+type Responses<K extends OperationId> = operations[K]['responses'];
+
+/** The JSON body of operation K's answer with status S (its success status by default). */
+export type ResponseOf<
+  K extends OperationId,
+  S extends keyof Responses<K> = SuccessStatus<K>,
+> = Responses<K>[S] extends { content: { 'application/json': infer T } } ? T : undefined;
+
+type SuccessStatus<K extends OperationId> = Extract<keyof Responses<K>, 200 | 201 | 202 | 204>;
+
+/** The JSON request body of operation K. */
+export type BodyOf<K extends OperationId> = operations[K] extends {
+  requestBody?: { content: { 'application/json': infer T } };
+}
+  ? T
+  : never;
+
+/** The query parameters of operation K. */
+export type QueryOf<K extends OperationId> = operations[K]['parameters'] extends { query?: infer Q }
+  ? NonNullable<Q>
+  : never;
+
+// Names for the types users meet most.
+export type WriteRequest = Schemas['WriteRequest'];
+export type WriteResponse = ResponseOf<'memoryWrite'>;
+export type RecallRequest = Schemas['RecallRequest'];
+export type RecallResponse = ResponseOf<'memoryRecall'>;
+export type DeleteReceipt = ResponseOf<'memoryDelete'>;
+export type HealthResponse = ResponseOf<'health'>;
+export type CapabilitiesResponse = ResponseOf<'capabilities'>;
+export type StatusResponse = ResponseOf<'status'>;
+export type EventsPage = ResponseOf<'events'>;
+export type RequestEvent = EventsPage['data'][number];
+export type ErrorEnvelope = Schemas['ErrorEnvelope'];
+export type ImportJob = ResponseOf<'getImport'>;
+export type Template = ResponseOf<'getTemplate'>;

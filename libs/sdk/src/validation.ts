@@ -1,0 +1,43 @@
+import { type FieldError, TextMemoryError } from './errors.js';
+import { LIMITS } from './limits.js';
+
+// Same paths and messages as the server's 400 `validation_failed` (libs/contracts/src/memory.ts), so
+// a caller handles a refusal the same way whether it came from here or from the service.
+
+export function checkNamespace(namespace: unknown, path = 'namespace'): FieldError[] {
+  if (typeof namespace !== 'string') return [{ path, message: 'is required' }];
+  if (namespace.length === 0) return [{ path, message: 'namespace must not be empty' }];
+  if (namespace.length > LIMITS.namespaceMaxLength)
+    return [{ path, message: `namespace must be at most ${LIMITS.namespaceMaxLength} characters` }];
+  if (!LIMITS.namespacePattern.test(namespace))
+    return [
+      {
+        path,
+        message: 'namespace must start with a letter or digit and use only letters, digits and . _ : / -',
+      },
+    ];
+  return [];
+}
+
+export function checkText(text: unknown, path: string, max: number): FieldError[] {
+  if (typeof text !== 'string') return [{ path, message: 'is required' }];
+  if (text.length > max) return [{ path, message: `${path} must be at most ${max} characters` }];
+  if (text.trim().length === 0) return [{ path, message: `${path} must not be empty` }];
+  return [];
+}
+
+export function checkTopK(topK: unknown): FieldError[] {
+  if (topK === undefined) return [];
+  const path = 'top_k';
+  if (typeof topK !== 'number' || !Number.isInteger(topK))
+    return [{ path, message: 'top_k must be an integer' }];
+  if (topK < LIMITS.topK.min) return [{ path, message: `top_k must be at least ${LIMITS.topK.min}` }];
+  if (topK > LIMITS.topK.max) return [{ path, message: `top_k must be at most ${LIMITS.topK.max}` }];
+  return [];
+}
+
+/** Throws the SDK's validation error when any check found a field at fault; sends nothing. */
+export function assertValid(...results: FieldError[][]): void {
+  const fields = results.flat();
+  if (fields.length > 0) throw TextMemoryError.validation(fields);
+}

@@ -1,0 +1,459 @@
+import { randomUUID } from 'node:crypto';
+import { mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
+import { createServer, type Server } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { describe, expect, it } from 'vitest';
+import { LIMITS, TextMemory, TextMemoryError, type TextMemoryOptions } from '../../libs/sdk/src/index.js';
+import { exportToFile, uploadFile } from '../../libs/sdk/src/node.js';
+import { createTenant, uniqueNamespace } from './support/factories.js';
+import { recordSecrets } from './support/log-capture.js';
+import { useStack } from './support/stack.js';
+
+const t = useStack();
+
+/**
+ * The SDK against the real stack. Its fetch checks every JSON answer against the served document,
+ * as every e2e call is checked (support/api.ts).
+ */
+const checkedFetch: typeof fetch = async (input, init) => {
+  const response = await fetch(input, init);
+  const url = new URL(input instanceof Request ? input.url : String(input));
+  if (response.headers.get('content-type')?.includes('application/json')) {
+    const body = await response.clone().json();
+    if (t.api.contract.documentedPath(url.pathname))
+      t.api.contract.expectResponse(init?.method ?? 'GET', url.pathname, response.status, body);
+    else t.api.contract.expectErrorEnvelope(body);
+  }
+  return response;
+};
+
+const sdk = (options: Partial<TextMemoryOptions> = {}) =>
+  new TextMemory({ baseUrl: t.stack.url, fetch: checkedFetch, backoffBaseMs: 10, ...options });
+
+async function tenantWithSdk() {
+  const tenant = await createTenant();
+  const tm = sdk({ apiKey: tenant.api_key });
+  await tm.control.sessions.login({ email: tenant.owner.email, password: tenant.owner.password });
+  recordSecrets([tm.sessionToken]);
+  return { tenant, tm };
+}
+
+const failure = async (promise: Promise<unknown>) => {
+  const error = await promise.then(
+    () => undefined,
+    (e: unknown) => e,
+  );
+  expect(error).toBeInstanceOf(TextMemoryError);
+  return error as TextMemoryError;
+};
+
+/** Read until `done` holds, for at most ten seconds: billing consumes usage off the request's path. */
+async function eventually<T>(read: () => Promise<T>, done: (value: T) => boolean): Promise<T> {
+  let value = await read();
+  for (let i = 0; i < 200 && !done(value); i++) {
+    await new Promise((resolve) => setTimeout(resolve, 50));
+    value = await read();
+  }
+  return value;
+}
+
+describe('SDK: memory (data plane)', () => {
+  it('when a write asks for the related recall, then both come back and delete removes the namespace', async () => {
+    const { tm } = await tenantWithSdk();
+    const namespace = uniqueNamespace('sdk');
+
+    const written = await tm.memory.write(
+      { namespace, text: 'Alice prefers green tea', source: { type: 'direct_user_input', id: 'chat-1' } },
+      { recall: { query: 'what does Alice drink? tea' } },
+    );
+
+    expect(written).toMatchObject({
+      state: 'retained',
+      idempotency_outcome: 'Accepted',
+      idempotency_key: expect.stringMatching(/^evt_/),
+      event_id: written.idempotency_key,
+      decision: { value: 'memorized', memorized: true },
+      request_id: expect.any(String),
+      related_recall: {
+        state: 'retained',
+        retrieval_outcome: 'matched',
+        related: [{ event_id: written.idempotency_key, text: 'Alice prefers green tea' }],
+      },
+    });
+    const recalled = await tm.memory.recall({ namespace, query: 'green tea', top_k: 5 });
+    expect(recalled.related.map((r) => r.memory_id)).toEqual([written.memory_id]);
+    expect(await tm.memory.delete(namespace)).toMatchObject({ state: 'deleted', deleted: 1, namespace });
+    expect(await tm.memory.recall({ namespace, query: 'green tea' })).toMatchObject({ state: 'no_data' });
+  });
+
+  it('when the first answer to a write is lost, then the retry comes back Replayed with one record and one charge', async () => {
+    const { tenant, tm } = await tenantWithSdk();
+    const proxy = await lossyProxy(t.stack.url);
+    const retried: string[] = [];
+    const viaProxy = sdk({
+      apiKey: tenant.api_key,
+      baseUrl: proxy.url,
+      onRetry: (e) => retried.push(e.error.code),
+    });
+    const namespace = uniqueNamespace('lost');
+
+    try {
+      const written = await viaProxy.memory.write({
+        namespace,
+        text: 'the answer to this write is lost once',
+      });
+
+      expect(proxy.writesForwarded()).toBe(2);
+      expect(retried).toEqual(['connection_failed']);
+      expect(written).toMatchObject({ state: 'retained', idempotency_outcome: 'Replayed' });
+      const recalled = await tm.memory.recall({ namespace, query: 'answer lost write' });
+      expect(recalled.related.map((r) => r.event_id)).toEqual([written.event_id]);
+      await t.stack.memory.flushOutbox();
+      // One write and one recall: two charges once billing has consumed both, and no more.
+      const charges = await eventually(
+        () => tm.control.billing.charges({ limit: 200 }),
+        (page) => page.paging.total >= 2,
+      );
+      expect(charges.data.map((c) => [c.operation, c.idempotency_key]).sort()).toEqual([
+        ['memory.recall', null],
+        ['memory.write', written.idempotency_key],
+      ]);
+    } finally {
+      await proxy.close();
+    }
+  });
+
+  it('when input breaks a limit, then the SDK refuses it with the server’s field paths and messages', async () => {
+    const { tenant, tm } = await tenantWithSdk();
+    const bad = { namespace: '-nope', text: ' ' };
+
+    const local = await failure(tm.memory.write(bad));
+    const server = await t.api.write(
+      tenant.api_key,
+      {
+        contract_version: 'v1',
+        namespace: bad.namespace,
+        event: { occurred_at: new Date().toISOString(), content: { text: bad.text } },
+      },
+      'validation-key',
+    );
+
+    expect(server.status).toBe(400);
+    expect(local).toMatchObject({ status: 0, code: 'validation_failed', retryable: false });
+    expect(local.details?.fields).toEqual(server.body.details.fields);
+    const topK = await failure(tm.memory.recall({ namespace: 'ok', query: 'tea', top_k: 101 }));
+    const serverTopK = await t.api.recall(tenant.api_key, {
+      contract_version: 'v1',
+      namespace: 'ok',
+      cue: { text: 'tea' },
+      top_k: 101,
+    });
+    expect(topK.details?.fields).toEqual(serverTopK.body.details.fields);
+  });
+
+  it('when capabilities are read, then the SDK’s limits are the published ones', async () => {
+    const capabilities = await sdk().infrastructure.capabilities();
+
+    expect(capabilities.limits).toMatchObject({
+      namespace_max_length: LIMITS.namespaceMaxLength,
+      text_max_chars: LIMITS.textMaxChars,
+      cue_max_chars: LIMITS.cueMaxChars,
+      top_k: LIMITS.topK,
+      idempotency_key_max_length: LIMITS.idempotencyKeyMaxLength,
+    });
+  });
+
+  it('when the server refuses a call, then the error carries status, code, request id and retryable', async () => {
+    const error = await failure(
+      sdk({ apiKey: 'tmk_notakey0_0000000000000000000000000000000000000000' }).memory.recall({
+        namespace: 'ns',
+        query: 'x',
+      }),
+    );
+
+    expect(error).toMatchObject({
+      status: 401,
+      code: 'authentication_required',
+      retryable: false,
+      attempts: 1,
+      request_id: expect.any(String),
+    });
+    expect(error.message).not.toContain('tmk_notakey0');
+  });
+});
+
+describe('SDK: infrastructure', () => {
+  it('when each route is called, then each answers in its documented shape', async () => {
+    const { tm } = await tenantWithSdk();
+    const namespace = uniqueNamespace('infra');
+    for (let i = 0; i < 3; i++) await tm.memory.write({ namespace, text: `infrastructure note ${i}` });
+
+    expect(await sdk().infrastructure.health()).toMatchObject({ available: true });
+    expect(await tm.infrastructure.status()).toMatchObject({ contract_version: 'v1' });
+    expect(await tm.infrastructure.usage({ window_minutes: 60 })).toMatchObject({ contract_version: 'v1' });
+    expect(await tm.infrastructure.metrics({ window_minutes: 60 })).toMatchObject({ contract_version: 'v1' });
+    expect(await tm.infrastructure.anomalies({ window_minutes: 15 })).toMatchObject({
+      anomaly_count: expect.any(Number),
+    });
+    expect(await sdk().infrastructure.openapi()).toMatchObject({ openapi: '3.1.0' });
+    // Pages of 2: the iterator walks every page of the history.
+    // Telemetry records requests off their path: wait until the history holds them.
+    const page = await eventually(
+      () => tm.infrastructure.eventsPage({ limit: 2 }),
+      (p) => p.paging.total >= 3,
+    );
+    const all = [];
+    for await (const event of tm.infrastructure.events({ limit: 2 })) all.push(event);
+    expect(all.length).toBeGreaterThanOrEqual(3);
+    expect(all.slice(0, 2)).toEqual(page.data.slice(0, 2));
+  });
+
+  it('when the export is streamed to a file, then the file holds the namespace’s records', async () => {
+    const { tm } = await tenantWithSdk();
+    const namespace = uniqueNamespace('export');
+    await tm.memory.write({ namespace, text: 'exported text' });
+    const file = join(mkdtempSync(join(tmpdir(), 'tm-sdk-')), 'export.json');
+
+    const { bytes } = await exportToFile(tm, file, { namespace });
+
+    const exported = JSON.parse(readFileSync(file, 'utf8'));
+    expect(bytes).toBe(readFileSync(file).byteLength);
+    expect(exported).toMatchObject({ complete: true, records: [{ namespace, text: 'exported text' }] });
+    expect(await tm.infrastructure.export({ namespace })).toMatchObject({
+      records: [{ text: 'exported text' }],
+    });
+  });
+
+  it('when the smoke test runs with an operator token, then every step passes', async () => {
+    const { tm } = await tenantWithSdk();
+    const issued = await tm.control.operatorTokens.create({ name: 'sdk smoke', ttl_hours: 1 });
+    recordSecrets([issued.token]);
+
+    const report = await tm.infrastructure.smokeTest({ operatorToken: issued.token });
+
+    expect(report).toMatchObject({ request_id: expect.any(String) });
+    expect((await tm.control.operatorTokens.list()).data.map((o) => o.id)).toContain(issued.id);
+    expect(await tm.control.operatorTokens.revoke(issued.id)).toMatchObject({
+      id: issued.id,
+      status: 'revoked',
+    });
+  });
+});
+
+describe('SDK: control plane', () => {
+  it('when a session manages keys, users, storage, consent and billing, then each call answers', async () => {
+    const { tm } = await tenantWithSdk();
+
+    const account = await tm.control.account.get();
+    const created = await tm.control.apiKeys.create({ name: 'sdk key', permissions: ['memory:recall'] });
+    recordSecrets([created.key]);
+    expect(await tm.control.apiKeys.get(created.id)).toMatchObject({ id: created.id, name: 'sdk key' });
+    expect(await tm.control.apiKeys.update(created.id, { name: 'renamed' })).toMatchObject({
+      name: 'renamed',
+    });
+    const connections = await tm.control.storageConnections.list();
+    const managed = connections.data[0];
+    if (!managed) throw new Error('no storage connection');
+    expect(await tm.control.storageConnections.get(managed.id)).toMatchObject({ id: managed.id });
+    expect(await tm.control.apiKeys.detachStorage(created.id)).toMatchObject({ storage_connection_id: null });
+    expect(
+      await tm.control.apiKeys.attachStorage(created.id, { storage_connection_id: managed.id }),
+    ).toMatchObject({
+      storage_connection_id: managed.id,
+    });
+    const rotated = await tm.control.apiKeys.rotate(created.id);
+    recordSecrets([rotated.key]);
+    expect(await tm.control.apiKeys.revoke(rotated.id)).toMatchObject({ status: 'revoked' });
+    expect((await tm.control.apiKeys.list()).data.length).toBeGreaterThanOrEqual(3);
+    const extra = await tm.control.storageConnections.create({ kind: 'managed', name: 'second' });
+    expect(await tm.control.storageConnections.update(extra.id, { status: 'disabled' })).toMatchObject({
+      status: 'disabled',
+    });
+
+    const member = { email: `sdk-${randomUUID().slice(0, 8)}@example.test`, password: `pw-${randomUUID()}` };
+    recordSecrets([member.password]);
+    const user = await tm.control.users.create({ ...member, role: 'viewer' });
+    expect(await tm.control.users.get(user.id)).toMatchObject({ email: member.email, role: 'viewer' });
+    expect(await tm.control.users.update(user.id, { role: 'developer' })).toMatchObject({
+      role: 'developer',
+    });
+    expect((await tm.control.users.list()).data.map((u) => u.id)).toContain(user.id);
+
+    expect(await tm.control.consent.revoke()).toMatchObject({ state: 'revoked' });
+    expect(await tm.control.consent.grant()).toMatchObject({ state: 'granted' });
+    expect(await tm.control.consent.get()).toMatchObject({ state: 'granted' });
+    expect((await tm.control.consent.events()).data.length).toBeGreaterThanOrEqual(2);
+
+    await tm.memory.write({ namespace: uniqueNamespace('bill'), text: 'a billable write' });
+    await t.stack.memory.flushOutbox();
+    const charges = await eventually(
+      () => tm.control.billing.charges(),
+      (page) => page.paging.total >= 1,
+    );
+    const charge = charges.data[0];
+    if (!charge) throw new Error('no charge');
+    expect(await tm.control.billing.voidCharge(charge.id, { reason: 'sdk test' })).toMatchObject({
+      state: 'void',
+    });
+    expect(await tm.control.usage({ window_minutes: 60 })).toMatchObject({ contract_version: 'v1' });
+    expect(await tm.control.billing.closeInvoicePeriod({ period: '2020-01' })).toMatchObject({
+      period: '2020-01',
+    });
+    expect(await tm.control.billing.invoices()).toMatchObject({ data: expect.any(Array) });
+    expect(account).toMatchObject({ user: { email: expect.any(String) } });
+  });
+
+  it('when the password changes and the session logs out, then the old token stops working', async () => {
+    const { tenant, tm } = await tenantWithSdk();
+    const newPassword = `pw-${randomUUID()}`;
+    recordSecrets([newPassword]);
+
+    await tm.control.account.changePassword({
+      current_password: tenant.owner.password,
+      new_password: newPassword,
+    });
+    const token = tm.sessionToken;
+    await tm.control.sessions.logout();
+
+    expect(tm.sessionToken).toBeUndefined();
+    const error = await failure(sdk({ sessionToken: token }).control.account.get());
+    expect(error).toMatchObject({ status: 401 });
+  });
+});
+
+describe('SDK: templates, marketplace and memories', () => {
+  it('when a template is created, read and updated with If-Match, then a stale revision is refused', async () => {
+    const { tm } = await tenantWithSdk();
+    const name = `sdk-${randomUUID().slice(0, 8)}`;
+    const fields = [{ name: 'title', type: 'string' as const, description: 'Title', required: true }];
+
+    const created = await tm.templates.create({ template_name: name, description: 'first', fields });
+    const updated = await tm.templates.update(
+      name,
+      { description: 'second', fields },
+      { ifMatch: created.revision },
+    );
+    const stale = await failure(
+      tm.templates.update(name, { description: 'third', fields }, { ifMatch: created.revision }),
+    );
+
+    expect(updated).toMatchObject({ description: 'second', revision: created.revision + 1 });
+    expect(stale).toMatchObject({ status: 412, code: 'precondition_failed', retryable: false });
+    expect(await tm.templates.get(name)).toMatchObject({ description: 'second' });
+    expect((await tm.templates.list()).data.map((x) => x.template_name)).toContain(name);
+    const memory = await tm.memories.create({
+      template_name: name,
+      namespace: uniqueNamespace('tpl'),
+      data: { title: 'Plan' },
+    });
+    expect(await tm.memories.get(memory.memory_id as string)).toMatchObject({ memory_id: memory.memory_id });
+  });
+
+  it('when the marketplace is searched, then a listed template makes a memory readable by id', async () => {
+    const { tm } = await tenantWithSdk();
+
+    const found = await tm.marketplace.search({ category: 'productivity' });
+    const task = await tm.marketplace.get('task');
+    const memory = await tm.memories.create({
+      marketplace_template_id: 'task',
+      namespace: uniqueNamespace('market'),
+      data: { title: 'File taxes', owner: 'Ana' },
+    });
+
+    expect(found.data.length).toBeGreaterThan(0);
+    expect(task).toMatchObject({ id: 'task' });
+    expect(memory).toMatchObject({ state: 'retained', memory_id: expect.any(String) });
+    expect(await tm.memories.get(memory.memory_id as string)).toMatchObject({ memory_id: memory.memory_id });
+  });
+});
+
+describe('SDK: imports and chat', () => {
+  it('when a CSV is uploaded, started and waited for, then progress is reported and the failed row is listed', async () => {
+    const { tm } = await tenantWithSdk();
+    const file = join(mkdtempSync(join(tmpdir(), 'tm-sdk-')), 'notes.csv');
+    writeFileSync(file, 'note,other\nfirst note,a\n,b\nthird note,c\n');
+    const uploaded: number[] = [];
+    const polled: number[] = [];
+
+    const job = await uploadFile(
+      tm,
+      file,
+      { format: '{note}', namespace: uniqueNamespace('imp') },
+      {
+        onProgress: (p) => uploaded.push(p.sentBytes),
+      },
+    );
+    await tm.imports.start(job.id);
+    const done = await tm.imports.wait(job.id, {
+      intervalMs: 100,
+      onProgress: (j) => polled.push(j.processed),
+    });
+    const failures = await tm.imports.failures(job.id);
+
+    expect(job).toMatchObject({ state: 'estimated' });
+    expect(uploaded.at(-1)).toBe(readFileSync(file).byteLength);
+    expect(done).toMatchObject({ state: 'completed', total: 3, processed: 3, retained: 2, failed: 1 });
+    expect(polled.at(-1)).toBe(3);
+    expect(failures.failures).toMatchObject([{ row: 3, reason: 'empty_render' }]); // the file's line: the header is row 1;
+    expect(await tm.imports.get(job.id)).toMatchObject({ state: 'completed' });
+  });
+
+  it('when a chat completion is asked for, then the reply is at choices[0].message.content', async () => {
+    const { tm } = await tenantWithSdk();
+
+    const completion = await tm.chat.createCompletion({
+      model: 'tm-standard-1',
+      memory_id: `conv-${randomUUID().slice(0, 8)}`,
+      messages: [{ role: 'user', content: 'My favourite colour is teal.' }],
+    });
+
+    expect(completion.choices[0]?.message.content).toEqual(expect.any(String));
+    expect((await tm.chat.listModels()).data.length).toBeGreaterThan(0);
+    expect(await tm.chat.getModel('tm-nano-1')).toMatchObject({ id: 'tm-nano-1' });
+  });
+});
+
+/**
+ * Forwards every request to the gateway; the first write's answer is thrown away after the gateway
+ * has acted on it, and the client's socket destroyed, as a network failure at the worst moment would.
+ */
+async function lossyProxy(target: string) {
+  let writes = 0;
+  const server: Server = createServer((req, res) => {
+    const chunks: Buffer[] = [];
+    req.on('data', (chunk: Buffer) => chunks.push(chunk));
+    req.on('end', async () => {
+      const headers = new Headers();
+      for (const [name, value] of Object.entries(req.headers)) {
+        if (typeof value === 'string' && !['host', 'connection', 'content-length'].includes(name))
+          headers.set(name, value);
+      }
+      const body = Buffer.concat(chunks);
+      const upstream = await fetch(`${target}${req.url}`, {
+        method: req.method ?? 'GET',
+        headers,
+        ...(body.length > 0 ? { body } : {}),
+      });
+      const answer = Buffer.from(await upstream.arrayBuffer());
+      if (req.url === '/api/v1/memory/write' && ++writes === 1) {
+        req.socket.destroy();
+        return;
+      }
+      res.writeHead(upstream.status, {
+        'content-type': upstream.headers.get('content-type') ?? 'application/json',
+      });
+      res.end(answer);
+    });
+  });
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  return {
+    url: `http://127.0.0.1:${(server.address() as AddressInfo).port}`,
+    writesForwarded: () => writes,
+    close: () => {
+      server.closeAllConnections();
+      return new Promise((resolve) => server.close(resolve));
+    },
+  };
+}
