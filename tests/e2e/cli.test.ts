@@ -1,0 +1,412 @@
+import { spawn } from 'node:child_process';
+import { existsSync, mkdtempSync, readFileSync, statSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { beforeAll, describe, expect, it } from 'vitest';
+import { createTenant, uniqueNamespace } from './support/factories.js';
+import { recordSecrets } from './support/log-capture.js';
+import { useStack } from './support/stack.js';
+
+// The built CLI, run as a user runs it: a separate process talking HTTP to this file's stack. Async
+// spawn only: the stack lives in this process, so a spawnSync would block the gateway it calls.
+const repo = join(import.meta.dirname, '..', '..');
+const BIN = join(repo, 'libs', 'cli', 'dist', 'bin.js');
+
+const t = useStack();
+
+interface Run {
+  code: number | null;
+  stdout: string;
+  stderr: string;
+}
+
+/** Run a command with its own config file and no credential from the parent's environment. */
+function runCommand(
+  command: string,
+  args: string[],
+  options: { env?: Record<string, string>; input?: string; cwd?: string } = {},
+): Promise<Run> {
+  const env = { ...process.env };
+  for (const name of ['TM_API_KEY', 'TM_SESSION_TOKEN', 'TM_OPERATOR_TOKEN', 'TM_BASE_URL', 'TM_CONFIG'])
+    delete env[name];
+  return new Promise((resolve, reject) => {
+    const child = spawn(command, args, {
+      cwd: options.cwd ?? repo,
+      env: { ...env, ...options.env },
+      stdio: ['pipe', 'pipe', 'pipe'],
+    });
+    let stdout = '';
+    let stderr = '';
+    child.stdout.on('data', (chunk) => {
+      stdout += chunk;
+    });
+    child.stderr.on('data', (chunk) => {
+      stderr += chunk;
+    });
+    child.on('error', reject);
+    child.on('close', (code) => resolve({ code, stdout, stderr }));
+    child.stdin.end(options.input ?? '');
+  });
+}
+
+/** A user's shell: a temp folder holding the config file, pointed at this stack. */
+function cliUser() {
+  const home = mkdtempSync(join(tmpdir(), 'tm-cli-'));
+  const config = join(home, 'config', 'config.json');
+  const tm = (args: string[], options: { env?: Record<string, string>; input?: string } = {}) =>
+    runCommand(process.execPath, [BIN, ...args], {
+      ...options,
+      env: { TM_CONFIG: config, TM_BASE_URL: t.stack.url, ...options.env },
+    });
+  return { home, config, tm };
+}
+
+const json = (run: Run) => JSON.parse(run.stdout);
+
+beforeAll(() => {
+  // Until the test command builds libs/cli itself: say what is missing rather than fail obscurely.
+  if (!existsSync(BIN))
+    throw new Error(`${BIN} is missing: build it with \`pnpm --filter @text-memory/cli build\``);
+});
+
+describe('tm --help', () => {
+  it('when asked for help, then it lists every command and documents the exit codes', async () => {
+    const { tm } = cliUser();
+
+    const help = await tm(['--help']);
+
+    expect(help).toMatchObject({ code: 0, stderr: '' });
+    for (const command of ['login', 'write', 'recall', 'delete', 'import', 'export', 'events', 'keys']) {
+      expect(help.stdout).toContain(`  ${command} `);
+    }
+    expect(help.stdout).toContain(
+      [
+        'Exit codes:',
+        '  0  ok',
+        '  1  unexpected error',
+        '  2  usage error (bad flags, refused confirmation, input refused before sending)',
+        '  3  refused by the service (4xx: credential, permission, validation, conflict)',
+        '  4  service unavailable after retries (5xx, timeout, no connection)',
+      ].join('\n'),
+    );
+  });
+});
+
+describe('tm login, write, recall, delete with an API key', () => {
+  it('when logging in with a key on stdin, then the config file is 0600, holds the key, and nothing prints it', async () => {
+    const tenant = await createTenant();
+    const { tm, config } = cliUser();
+
+    const login = await tm(['login', '--api-key-stdin'], { input: `${tenant.api_key}\n` });
+
+    expect(login.code, login.stderr).toBe(0);
+    expect(login.stdout).toContain(`Logged in to ${t.stack.url} with an API key`);
+    expect(`${login.stdout}${login.stderr}`).not.toContain(tenant.api_key);
+    expect(statSync(config).mode & 0o777).toBe(0o600);
+    expect(JSON.parse(readFileSync(config, 'utf8'))).toEqual({
+      base_url: t.stack.url,
+      api_key: tenant.api_key,
+    });
+  });
+
+  it('when a text is written then recalled with --json, then stdout is the SDK result; the same key and time replays, another time conflicts', async () => {
+    const tenant = await createTenant();
+    const { tm } = cliUser();
+    await tm(['login', '--api-key-stdin'], { input: tenant.api_key });
+    const namespace = uniqueNamespace('cli');
+    const args = ['write', 'Alice prefers green tea', '-n', namespace, '--key', 'tea-1'];
+    const at = ['--occurred-at', '2026-11-22T09:30:00Z'];
+
+    const write = await tm([...args, ...at, '--json']);
+    const again = await tm([...args, ...at, '--json']);
+    // Without --occurred-at the time is now: another fingerprint under the same key.
+    const conflict = await tm(args);
+    const recall = await tm([
+      'recall',
+      'what does Alice drink? tea',
+      '-n',
+      namespace,
+      '--top-k',
+      '3',
+      '--json',
+    ]);
+
+    expect(write.code, write.stderr).toBe(0);
+    expect(json(write)).toMatchObject({
+      contract_version: 'v1',
+      state: 'retained',
+      namespace,
+      idempotency_key: 'tea-1',
+      event_id: 'tea-1',
+      idempotency_outcome: 'Accepted',
+      decision: { value: 'memorized', memorized: true },
+      usage: { billing_state: 'billable' },
+    });
+    expect(json(again)).toMatchObject({ idempotency_outcome: 'Replayed', memory_id: json(write).memory_id });
+    expect(conflict).toMatchObject({ code: 3, stdout: '' });
+    expect(conflict.stderr).toContain('status: 409');
+    expect(recall.code, recall.stderr).toBe(0);
+    expect(json(recall)).toMatchObject({
+      state: 'retained',
+      retrieval_outcome: 'matched',
+      namespace,
+      related: [{ event_id: 'tea-1', text: 'Alice prefers green tea', score_kind: 'mock_lexical_overlap' }],
+    });
+  });
+
+  it('when the text comes on stdin with --recall, then it is retained and the related recall is shown in a table', async () => {
+    const tenant = await createTenant();
+    const { tm } = cliUser();
+    const namespace = uniqueNamespace('cli-stdin');
+    const env = { TM_API_KEY: tenant.api_key };
+
+    const write = await tm(['write', '-n', namespace, '--recall'], {
+      env,
+      input: 'Bo moved to Porto in May\n',
+    });
+    const recall = await tm(['recall', 'Porto', '-n', namespace, '--json'], { env });
+
+    expect(write.code, write.stderr).toBe(0);
+    expect(write.stdout).toMatch(/^state: +retained$/m);
+    expect(write.stdout).toMatch(/^decision: +memorized$/m);
+    expect(write.stdout).toContain('Related recall:');
+    expect(write.stdout).toMatch(/^SCORE +EVENT ID +OCCURRED AT +TEXT$/m);
+    expect(write.stdout).toMatch(/evt_[0-9a-f-]{36} .* Bo moved to Porto in May$/m);
+    expect(json(recall).related.map((r: { text: string }) => r.text)).toEqual(['Bo moved to Porto in May']);
+  });
+
+  it('when delete has no --yes and no terminal, then it refuses with exit 2 and deletes nothing; with --yes it deletes', async () => {
+    const tenant = await createTenant();
+    const { tm } = cliUser();
+    const env = { TM_API_KEY: tenant.api_key };
+    const namespace = uniqueNamespace('cli-delete');
+    await tm(['write', 'keep me for now', '-n', namespace], { env });
+
+    const refused = await tm(['delete', '-n', namespace], { env });
+    const afterRefusal = await tm(['recall', 'keep', '-n', namespace, '--json'], { env });
+    const deleted = await tm(['delete', '-n', namespace, '--yes', '--json'], { env });
+    const afterDelete = await tm(['recall', 'keep', '-n', namespace, '--json'], { env });
+
+    expect(refused).toMatchObject({ code: 2, stdout: '' });
+    expect(refused.stderr).toContain('pass --yes to confirm');
+    expect(json(afterRefusal).related).toHaveLength(1);
+    expect(deleted.code, deleted.stderr).toBe(0);
+    expect(json(deleted)).toMatchObject({ state: 'deleted', namespace, deleted: 1, retained: 0 });
+    expect(json(afterDelete)).toMatchObject({ retrieval_outcome: 'no_match', related: [] });
+  });
+});
+
+describe('tm exit codes and error output', () => {
+  it('when a namespace is invalid, then the SDK refuses it before sending: exit 2, a JSON error on stderr', async () => {
+    const tenant = await createTenant();
+    const { tm } = cliUser();
+
+    const run = await tm(['recall', 'tea', '-n', 'not a namespace!', '--json'], {
+      env: { TM_API_KEY: tenant.api_key },
+    });
+
+    expect(run).toMatchObject({ code: 2, stdout: '' });
+    expect(JSON.parse(run.stderr)).toEqual({
+      error: expect.stringContaining('namespace must start with a letter or digit'),
+      code: 'validation_failed',
+      fields: [{ path: 'namespace', message: expect.any(String) }],
+    });
+  });
+
+  it('when a flag is not a number, then commander refuses it with exit 2', async () => {
+    const { tm } = cliUser();
+
+    const run = await tm(['recall', 'tea', '-n', 'ns', '--top-k', 'many'], { env: { TM_API_KEY: 'tmk_x' } });
+
+    expect(run).toMatchObject({ code: 2, stdout: '' });
+    expect(run.stderr).toContain("option '-k, --top-k <count>' argument 'many' is invalid");
+  });
+
+  it('when the key is wrong, then the service refuses with 401: exit 3 with code and request id, and the key is not printed', async () => {
+    const wrongKey = `tmk_wrong_${uniqueNamespace('key')}`;
+    const { tm } = cliUser();
+
+    const run = await tm(['recall', 'tea', '-n', 'ns'], { env: { TM_API_KEY: wrongKey } });
+
+    expect(run).toMatchObject({ code: 3, stdout: '' });
+    expect(run.stderr).toMatch(
+      /^tm: .+\n {2}code: authentication_required {2}status: 401 {2}request id: \S+\n$/,
+    );
+    expect(run.stderr).not.toContain(wrongKey);
+  });
+
+  it('when nothing listens at the base URL, then exit 4 after the retries', async () => {
+    const { tm } = cliUser();
+
+    const run = await tm(['health', '--json'], { env: { TM_BASE_URL: 'http://127.0.0.1:9' } });
+
+    expect(run).toMatchObject({ code: 4, stdout: '' });
+    expect(JSON.parse(run.stderr)).toMatchObject({ code: 'connection_failed' });
+  });
+});
+
+describe('tm import', () => {
+  it('when a CSV is imported with --yes, then the estimate, progress lines, completion and the failed row are shown', async () => {
+    const tenant = await createTenant();
+    const { tm, home } = cliUser();
+    const env = { TM_API_KEY: tenant.api_key };
+    const namespace = uniqueNamespace('cli-import');
+    const file = join(home, 'people.csv');
+    writeFileSync(file, 'name,city\nAna,Lisbon\nBo,\nonly-one-value\n');
+
+    const run = await tm(
+      [
+        'import',
+        file,
+        '-n',
+        namespace,
+        '--format',
+        '{name} lives in {city|an unknown city}.',
+        '--yes',
+        '--interval-ms',
+        '200',
+      ],
+      { env },
+    );
+    const recall = await tm(['recall', 'who lives in an unknown city', '-n', namespace, '--json'], { env });
+
+    expect(run.code, run.stderr).toBe(0);
+    expect(run.stdout).toMatch(/^rows: +3$/m);
+    expect(run.stdout).toMatch(/^billable rows: +2$/m);
+    expect(run.stdout).toMatch(/^estimated cost: +0\.0002 USD/m);
+    expect(run.stderr).toMatch(/^upload .*B of .*B$/m);
+    expect(run.stderr).toMatch(/^import 3\/3 rows \(retained 2, failed 1\)$/m);
+    expect(run.stdout).toMatch(/^state: +completed$/m);
+    expect(run.stdout).toMatch(/^retained: +2 of 3$/m);
+    expect(run.stdout).toMatch(/^ROW +REASON +MESSAGE$/m);
+    expect(run.stdout).toMatch(/^4 +malformed_row /m);
+    expect(json(recall).related.map((r: { text: string }) => r.text)).toContain(
+      'Bo lives in an unknown city.',
+    );
+  });
+
+  it('when the estimate is not confirmed and there is no terminal, then exit 2 and no row is written', async () => {
+    const tenant = await createTenant();
+    const { tm, home } = cliUser();
+    const env = { TM_API_KEY: tenant.api_key };
+    const namespace = uniqueNamespace('cli-import-refused');
+    const file = join(home, 'rows.csv');
+    writeFileSync(file, 'text\nnot imported\n');
+
+    const run = await tm(['import', file, '-n', namespace, '--format', '{text}'], { env });
+    const recall = await tm(['recall', 'imported', '-n', namespace, '--json'], { env });
+
+    expect(run.code).toBe(2);
+    expect(run.stdout).toMatch(/^rows: +1$/m);
+    expect(run.stderr).toContain('Refused: no terminal to ask; pass --yes to confirm');
+    expect(json(recall)).toMatchObject({ retrieval_outcome: 'no_match', related: [] });
+  });
+});
+
+describe('tm keys with a session', () => {
+  it('when the owner logs in by email, then keys create/list work, the new key writes, and once revoked it gets exit 3', async () => {
+    const tenant = await createTenant();
+    const { tm, config } = cliUser();
+
+    const login = await tm(['login', '--email', tenant.owner.email, '--password-stdin'], {
+      input: `${tenant.owner.password}\n`,
+    });
+    const stored = JSON.parse(readFileSync(config, 'utf8'));
+    recordSecrets([stored.session_token]);
+    const created = await tm([
+      'keys',
+      'create',
+      '--name',
+      'cli-bot',
+      '--permissions',
+      'memory:write',
+      '--json',
+    ]);
+    const key = json(created) as { id: string; key: string };
+    recordSecrets([key.key]);
+    const list = await tm(['keys', 'list']);
+    const write = await tm(['write', 'written with the new key', '-n', uniqueNamespace('cli-keys')], {
+      env: { TM_API_KEY: key.key },
+    });
+    const revoke = await tm(['keys', 'revoke', key.id, '--json']);
+    const afterRevoke = await tm(['write', 'refused now', '-n', uniqueNamespace('cli-keys')], {
+      env: { TM_API_KEY: key.key },
+    });
+
+    expect(login.code, login.stderr).toBe(0);
+    expect(login.stdout).toContain(`as ${tenant.owner.email} (owner`);
+    expect(`${login.stdout}${login.stderr}`).not.toContain(stored.session_token);
+    expect(`${login.stdout}${login.stderr}`).not.toContain(tenant.owner.password);
+    expect(stored).toEqual({
+      base_url: t.stack.url,
+      session_token: expect.any(String),
+      email: tenant.owner.email,
+    });
+    expect(statSync(config).mode & 0o777).toBe(0o600);
+    expect(created.code, created.stderr).toBe(0);
+    expect(json(created)).toMatchObject({
+      name: 'cli-bot',
+      status: 'active',
+      permissions: ['memory:write'],
+      key: expect.stringMatching(/^tmk_/),
+    });
+    expect(list.code, list.stderr).toBe(0);
+    expect(list.stdout).toMatch(/^ID +NAME +KEY +STATUS +PERMISSIONS +LAST USED$/m);
+    expect(list.stdout).toMatch(new RegExp(`^${key.id} +cli-bot +\\S+ +active +memory:write`, 'm'));
+    expect(list.stdout).not.toContain(key.key);
+    expect(write.code, write.stderr).toBe(0);
+    expect(json(revoke)).toMatchObject({ id: key.id, status: 'revoked' });
+    expect(afterRevoke.code).toBe(3);
+    expect(afterRevoke.stderr).toContain('status: 401');
+    expect(afterRevoke.stderr).not.toContain(key.key);
+  });
+});
+
+describe('packed @text-memory/sdk and @text-memory/cli installed with npm', () => {
+  it('when both tarballs are installed in a fresh folder, then node_modules/.bin/tm health --json answers from the stack', async () => {
+    const packs = mkdtempSync(join(tmpdir(), 'tm-packs-'));
+    const project = mkdtempSync(join(tmpdir(), 'tm-user-'));
+    writeFileSync(join(project, 'package.json'), '{ "name": "tm-user", "private": true }\n');
+    const { packageManager } = JSON.parse(readFileSync(join(repo, 'package.json'), 'utf8'));
+    // pnpm (not npm) packs: it turns `workspace:^` into the SDK's real version range.
+    const pnpm = (cwd: string) =>
+      runCommand('npx', ['--yes', packageManager, 'pack', '--pack-destination', packs], { cwd });
+
+    const packed = [await pnpm(join(repo, 'libs', 'sdk')), await pnpm(join(repo, 'libs', 'cli'))];
+    const install = await runCommand(
+      'npm',
+      [
+        'install',
+        '--no-audit',
+        '--no-fund',
+        '--ignore-scripts',
+        join(packs, 'text-memory-sdk-0.1.0.tgz'),
+        join(packs, 'text-memory-cli-0.1.0.tgz'),
+      ],
+      { cwd: project },
+    );
+    const installed = JSON.parse(
+      readFileSync(join(project, 'node_modules', '@text-memory', 'cli', 'package.json'), 'utf8'),
+    );
+    const health = await runCommand(join(project, 'node_modules', '.bin', 'tm'), ['health', '--json'], {
+      cwd: project,
+      env: { TM_BASE_URL: t.stack.url, TM_CONFIG: join(project, 'config.json') },
+    });
+
+    for (const run of packed) expect(run.code, run.stderr).toBe(0);
+    expect(install.code, install.stderr).toBe(0);
+    expect(installed).toMatchObject({
+      name: '@text-memory/cli',
+      version: '0.1.0',
+      bin: { tm: './dist/bin.js' },
+      dependencies: { '@text-memory/sdk': '^0.1.0' },
+    });
+    expect(existsSync(join(project, 'node_modules', '@text-memory', 'cli', 'README.md'))).toBe(true);
+    expect(health.code, health.stderr).toBe(0);
+    expect(JSON.parse(health.stdout)).toMatchObject({
+      status: 'ok',
+      available: true,
+      contract_version: 'v1',
+    });
+  }, 120_000);
+});
