@@ -12,9 +12,10 @@ export function registerRemember(server: McpServer, { tm, defaultNamespace }: To
       title: 'Remember a fact',
       description:
         'Store one piece of text (a fact, preference or event) in long-term memory so a later `recall` can ' +
-        'find it. Give the same `event_id` when you repeat a call whose answer you did not get: the ' +
-        'memory is then stored once (idempotency_outcome "Replayed"), never twice. A successful call ' +
-        'does not always mean the text was kept: read `state` ("retained" or "not_retained").',
+        'find it. To make a repeat safe, give `event_id` and `occurred_at`: the same call again (same ' +
+        'text, event_id and occurred_at) is stored once (idempotency_outcome "Replayed"), never twice; ' +
+        'the same event_id with anything else is refused with code idempotency_conflict. A successful ' +
+        'call does not always mean the text was kept: read `state` ("retained" or "not_retained").',
       inputSchema: {
         text: z
           .string()
@@ -27,7 +28,9 @@ export function registerRemember(server: McpServer, { tm, defaultNamespace }: To
         event_id: eventIdArgument(
           'Your identifier for this memory; also its idempotency key. Generated when absent.',
         ).optional(),
-        occurred_at: timestampArgument('When the fact happened or was stated. Default: now.').optional(),
+        occurred_at: timestampArgument(
+          'When the fact happened or was stated. Default: now (so give it too when you may repeat the call).',
+        ).optional(),
         supersedes: z
           .array(z.string().min(1))
           .min(1)
