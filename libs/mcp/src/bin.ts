@@ -1,0 +1,28 @@
+#!/usr/bin/env node
+// tm-mcp: the Text-Memory MCP server on stdio. stdout carries the protocol alone; messages go to stderr.
+import { StdioServerTransport } from '@modelcontextprotocol/sdk/server/stdio.js';
+import { TextMemory } from '@text-memory/sdk';
+import { type Config, ConfigError, loadConfig } from './config.js';
+import { createServer } from './server.js';
+
+let config: Config;
+try {
+  config = loadConfig(process.env);
+} catch (error) {
+  if (!(error instanceof ConfigError)) throw error;
+  process.stderr.write(`tm-mcp: cannot start.\n${error.message}\n`);
+  // 2: a usage error, told apart from a crash (1).
+  process.exit(2);
+}
+
+const tm = new TextMemory({ baseUrl: config.baseUrl, apiKey: config.apiKey });
+const server = createServer(tm, { defaultNamespace: config.defaultNamespace });
+await server.connect(new StdioServerTransport());
+
+const stop = () => {
+  void server.close().finally(() => process.exit(0));
+};
+process.on('SIGINT', stop);
+process.on('SIGTERM', stop);
+// The client went away: nothing can reach us any more.
+process.stdin.on('end', stop);

@@ -1,0 +1,55 @@
+import type { McpServer } from '@modelcontextprotocol/sdk/server/mcp.js';
+import { z } from 'zod';
+import { namespaceArgument } from './arguments.js';
+import type { ToolContext } from './context.js';
+import { callService, refusal, success } from './results.js';
+
+export function registerForgetNamespace(server: McpServer, { tm }: ToolContext) {
+  server.registerTool(
+    'forget_namespace',
+    {
+      title: 'Forget a whole namespace',
+      description:
+        'Permanently delete EVERY memory in one namespace (with its supersession links and idempotency ' +
+        'state); it cannot be undone. Only call it when the user explicitly asked to forget that ' +
+        'namespace, and pass `confirm: true`; without it nothing is deleted. The namespace is never ' +
+        'taken from a default: name it.',
+      inputSchema: {
+        namespace: namespaceArgument('The namespace to delete entirely.'),
+        confirm: z
+          .boolean()
+          .describe('Must be true: you confirm the user asked to delete everything in this namespace.')
+          .optional(),
+      },
+      outputSchema: {
+        state: z.enum(['deleted', 'no_data']),
+        namespace: z.string(),
+        deleted: z.number(),
+        request_id: z.string(),
+      },
+      annotations: { readOnlyHint: false, destructiveHint: true, idempotentHint: true, openWorldHint: false },
+    },
+    async ({ namespace, confirm }) => {
+      if (confirm !== true)
+        return refusal(
+          `Refused: nothing was deleted. Deleting "${namespace}" removes every memory in it for good; ` +
+            'call forget_namespace again with `confirm: true` only if the user asked for exactly that.',
+          'confirmation_required',
+        );
+      return callService(async () => {
+        const receipt = await tm.memory.delete(namespace);
+        return success(
+          receipt.state === 'deleted'
+            ? `Deleted ${receipt.deleted} memor${receipt.deleted === 1 ? 'y' : 'ies'} from "${receipt.namespace}".\nrequest_id: ${receipt.request_id}`
+            : `Nothing to delete: "${receipt.namespace}" holds no memory.\nrequest_id: ${receipt.request_id}`,
+          {
+            state: receipt.state,
+            namespace: receipt.namespace,
+            deleted: receipt.deleted,
+            request_id: receipt.request_id,
+          },
+        );
+      });
+    },
+  );
+}

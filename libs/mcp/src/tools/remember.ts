@@ -1,0 +1,95 @@
+import type { McpServer } from '@modelcontextprotocol/sdk/server/mcp.js';
+import { LIMITS } from '@text-memory/sdk';
+import { z } from 'zod';
+import { eventIdArgument, namespaceArgument, timestampArgument } from './arguments.js';
+import type { ToolContext } from './context.js';
+import { callService, noNamespace, success } from './results.js';
+
+export function registerRemember(server: McpServer, { tm, defaultNamespace }: ToolContext) {
+  server.registerTool(
+    'remember',
+    {
+      title: 'Remember a fact',
+      description:
+        'Store one piece of text (a fact, preference or event) in long-term memory so a later `recall` can ' +
+        'find it. To make a repeat safe, give `event_id` and `occurred_at`: the same call again (same ' +
+        'text, event_id and occurred_at) is stored once (idempotency_outcome "Replayed"), never twice; ' +
+        'the same event_id with anything else is refused with code idempotency_conflict. A successful ' +
+        'call does not always mean the text was kept: read `state` ("retained" or "not_retained").',
+      inputSchema: {
+        text: z
+          .string()
+          .min(1)
+          .max(LIMITS.textMaxChars)
+          .describe('The text to remember, self-contained (who, what, when): it is returned as written.'),
+        namespace: namespaceArgument(
+          'Partition to store it in, e.g. a user or project id. Default: the server’s TM_NAMESPACE.',
+        ).optional(),
+        event_id: eventIdArgument(
+          'Your identifier for this memory; also its idempotency key. Generated when absent.',
+        ).optional(),
+        occurred_at: timestampArgument(
+          'When the fact happened or was stated. Default: now (so give it too when you may repeat the call).',
+        ).optional(),
+        supersedes: z
+          .array(z.string().min(1))
+          .min(1)
+          .describe('event_ids of earlier memories in the same namespace that this one replaces.')
+          .optional(),
+      },
+      outputSchema: {
+        state: z.enum(['retained', 'not_retained']),
+        memory_id: z.string().nullable(),
+        event_id: z.string(),
+        namespace: z.string(),
+        idempotency_outcome: z.enum(['Accepted', 'Replayed']),
+        decision: z.string(),
+        supersession: z.array(z.object({ target_event_id: z.string(), status: z.string() })),
+        request_id: z.string(),
+      },
+      annotations: {
+        readOnlyHint: false,
+        destructiveHint: false,
+        idempotentHint: true,
+        openWorldHint: false,
+      },
+    },
+    async (args) => {
+      const namespace = args.namespace ?? defaultNamespace;
+      if (namespace === undefined) return noNamespace();
+      return callService(async () => {
+        const written = await tm.memory.write({
+          namespace,
+          text: args.text,
+          ...(args.event_id !== undefined ? { idempotency_key: args.event_id, event_id: args.event_id } : {}),
+          ...(args.occurred_at !== undefined ? { occurred_at: args.occurred_at } : {}),
+          ...(args.supersedes !== undefined ? { supersedes: args.supersedes } : {}),
+        });
+        const kept =
+          written.state === 'retained'
+            ? `Remembered in namespace "${written.namespace}" as memory ${written.memory_id}.`
+            : `Not retained (decision: ${written.decision.value}${written.decision.reason ? `, ${written.decision.reason}` : ''}).`;
+        const superseded = written.supersession.map((s) => `supersedes ${s.target_event_id}: ${s.status}`);
+        return success(
+          [
+            kept,
+            `event_id: ${written.event_id}`,
+            `idempotency_outcome: ${written.idempotency_outcome}`,
+            ...superseded,
+            `request_id: ${written.request_id}`,
+          ].join('\n'),
+          {
+            state: written.state,
+            memory_id: written.memory_id,
+            event_id: written.event_id,
+            namespace: written.namespace,
+            idempotency_outcome: written.idempotency_outcome,
+            decision: written.decision.value,
+            supersession: written.supersession,
+            request_id: written.request_id,
+          },
+        );
+      });
+    },
+  );
+}
