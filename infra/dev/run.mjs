@@ -34,7 +34,7 @@ if (command === 'test') {
   runQuietly(binary(root, 'biome'), ['check', '.'], root);
   // The OpenAPI snapshot the SDK is generated from, with Redocly's recommended rules.
   runQuietly(binary(root, 'redocly'), ['lint', 'libs/sdk/openapi.json'], root);
-  buildSdkIfStale();
+  buildClientPackagesIfStale();
 }
 const [file, ...args] = COMMANDS[command];
 run(file, [...args, ...extraArgs]);
@@ -90,9 +90,10 @@ function generatePrismaClients(force) {
   }
 }
 
-// The packaging test installs libs/sdk's dist/ as a user would; rebuild it only when a source is newer.
-function buildSdkIfStale() {
-  const sdk = join(root, 'libs', 'sdk');
+// The client packages a user installs (the SDK first: the CLI and MCP server import its dist/). The
+// tests run their built dist/ as a user would; rebuild a package only when one of its sources is newer.
+function buildClientPackagesIfStale() {
+  const builtFile = { sdk: 'dist/index.js', cli: 'dist/bin.js', mcp: 'dist/bin.js' };
   const newest = (dir) =>
     Math.max(
       0,
@@ -100,14 +101,17 @@ function buildSdkIfStale() {
         entry.isDirectory() ? newest(join(dir, entry.name)) : mtime(join(dir, entry.name)),
       ),
     );
-  const sources = Math.max(
-    newest(join(sdk, 'src')),
-    mtime(join(sdk, 'package.json')),
-    mtime(join(sdk, 'tsconfig.build.json')),
-  );
-  if (mtime(join(sdk, 'dist', 'index.js')) > sources) return;
-  say('building libs/sdk (tsc)...');
-  runQuietly(binary(root, 'tsc'), ['-p', join(sdk, 'tsconfig.build.json')], root);
+  for (const [name, built] of Object.entries(builtFile)) {
+    const dir = join(root, 'libs', name);
+    const sources = Math.max(
+      newest(join(dir, 'src')),
+      mtime(join(dir, 'package.json')),
+      mtime(join(dir, 'tsconfig.build.json')),
+    );
+    if (mtime(join(dir, built)) > sources) continue;
+    say(`building libs/${name} (tsc)...`);
+    runQuietly(binary(root, 'tsc'), ['-p', join(dir, 'tsconfig.build.json')], root);
+  }
 }
 
 function runQuietly(file, fileArgs, cwd) {
