@@ -18,6 +18,7 @@ const COMMANDS = {
   test: [binary(root, 'vitest'), 'run'],
   bench: tsx('tests/load/bench.ts'),
   admin: tsx('services/gateway/src/admin/cli.ts'),
+  pack: null, // below: build and pack the client packages
 };
 
 const [command, ...extraArgs] = process.argv.slice(2);
@@ -35,6 +36,11 @@ if (command === 'test') {
   // The OpenAPI snapshot the SDK is generated from, with Redocly's recommended rules.
   runQuietly(binary(root, 'redocly'), ['lint', 'libs/sdk/openapi.json'], root);
   buildClientPackagesIfStale();
+}
+if (command === 'pack') {
+  buildClientPackagesIfStale();
+  packClientPackages();
+  process.exit(0);
 }
 const [file, ...args] = COMMANDS[command];
 run(file, [...args, ...extraArgs]);
@@ -112,6 +118,17 @@ function buildClientPackagesIfStale() {
     say(`building libs/${name} (tsc)...`);
     runQuietly(binary(root, 'tsc'), ['-p', join(dir, 'tsconfig.build.json')], root);
   }
+}
+
+// `npm run pack`: the tarballs a user installs, in dist/packages. pnpm pack (not npm pack) rewrites the
+// `workspace:` ranges between them into real versions.
+function packClientPackages() {
+  const destination = join(root, 'dist', 'packages');
+  const [pnpm, ...pnpmArgs] = findPnpm();
+  for (const name of ['sdk', 'cli', 'mcp']) {
+    runQuietly(pnpm, [...pnpmArgs, 'pack', '--pack-destination', destination], join(root, 'libs', name));
+  }
+  say(`packed into ${destination}: ${readdirSync(destination).join(', ')}`);
 }
 
 function runQuietly(file, fileArgs, cwd) {
