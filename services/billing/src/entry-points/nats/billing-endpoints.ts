@@ -11,7 +11,8 @@ import {
 } from '@tm/contracts';
 import { type Logger, storageOutage } from '@tm/kit';
 import { z } from 'zod';
-import { closeInvoicePeriod, listInvoices } from '../../domain/close-invoice-period.js';
+import { closeInvoicePeriod } from '../../domain/close-invoice-period.js';
+import { listTenantInvoices } from '../../domain/list-invoices.js';
 import { listTenantCharges } from '../../domain/list-charges.js';
 import { summarizeUsage } from '../../domain/summarize-usage.js';
 import { voidCharge } from '../../domain/void-charge.js';
@@ -77,7 +78,7 @@ export function serveBillingEndpoints(
         subject: Subjects.billing.listInvoices,
         queue,
         input: ListInvoicesMessage,
-        handler: (m) => listInvoices(m.tenant_id),
+        handler: (m) => listTenantInvoices(m.tenant_id),
         mapError: mapStorageError,
       },
       logger,
