@@ -29,7 +29,7 @@ const INSERT_BATCH = 500;
  */
 export async function sealImport(
   msg: ImportRefMessage,
-  deps: { price: WritePrice; limits: ImportLimits; readSlots: ReadSlots },
+  deps: { price: () => Promise<WritePrice>; limits: ImportLimits; readSlots: ReadSlots },
   db = getPrisma(),
 ): Promise<ImportJob> {
   const job = await findImportJob(db, msg.tenant_id, msg.import_id);
@@ -45,6 +45,8 @@ export async function sealImport(
     );
   }
   try {
+    // Billing's price, asked before the file is read: without it there is no estimate to answer.
+    const price = await deps.price();
     const estimate = await withImportErrors(async () => {
       const parsed = parseFormat(job.format);
       const tally = createImportEstimateTally(parsed);
@@ -75,7 +77,7 @@ export async function sealImport(
         }
       }
       if (batch.length > 0) await insertImportRows(db, batch);
-      return tally.result(deps.price);
+      return tally.result(price);
     });
     await markImportEstimated(db, job.id, estimate);
   } catch (err) {

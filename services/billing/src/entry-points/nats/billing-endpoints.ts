@@ -4,6 +4,7 @@ import {
   ChargeListMessage,
   CloseInvoicePeriodMessage,
   ListInvoicesMessage,
+  PriceListMessage,
   QueueGroups,
   Subjects,
   UsageSummaryMessage,
@@ -12,8 +13,9 @@ import {
 import { type Logger, storageOutage } from '@tm/kit';
 import { z } from 'zod';
 import { closeInvoicePeriod } from '../../domain/close-invoice-period.js';
-import { listTenantInvoices } from '../../domain/list-invoices.js';
+import { getPriceList } from '../../domain/get-price-list.js';
 import { listTenantCharges } from '../../domain/list-charges.js';
+import { listTenantInvoices } from '../../domain/list-invoices.js';
 import { summarizeUsage } from '../../domain/summarize-usage.js';
 import { voidCharge } from '../../domain/void-charge.js';
 
@@ -79,6 +81,17 @@ export function serveBillingEndpoints(
         queue,
         input: ListInvoicesMessage,
         handler: (m) => listTenantInvoices(m.tenant_id),
+        mapError: mapStorageError,
+      },
+      logger,
+    ),
+    serveEndpoint(
+      nc,
+      {
+        subject: Subjects.billing.getPrices,
+        queue,
+        input: PriceListMessage,
+        handler: () => getPriceList(options.pricingVersion),
         mapError: mapStorageError,
       },
       logger,
