@@ -130,6 +130,22 @@ export const VoidChargeMessage = z.object({
 });
 export type VoidChargeMessage = z.infer<typeof VoidChargeMessage>;
 
+/**
+ * `billing.v1.prices.get`: the price list in force. Billing owns prices; a service that quotes one
+ * (the template service's import estimate) asks here rather than keeping a copy.
+ */
+export const PriceListMessage = z.object({});
+export type PriceListMessage = z.infer<typeof PriceListMessage>;
+
+export const PriceListReply = z.object({
+  pricing_version: z.string().min(1),
+  /** Unit prices in micro-USD (integers, as the ledger keeps them). Operations are strings: a new one must not break old callers. */
+  prices: z.array(
+    z.object({ operation: z.string().min(1), unit_price_micro_usd: z.number().int().nonnegative() }),
+  ),
+});
+export type PriceListReply = z.infer<typeof PriceListReply>;
+
 /** Published when a usage record cannot be processed; nothing is dropped silently. */
 export const UsageDeadLetter = z.object({
   stream_sequence: z.number().int(),

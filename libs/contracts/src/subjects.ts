@@ -20,6 +20,8 @@ export const Subjects = {
     voidCharge: 'billing.v1.charges.void',
     closeInvoicePeriod: 'billing.v1.invoices.close',
     listInvoices: 'billing.v1.invoices.list',
+    /** The price list in force (version and unit prices); billing is the one owner of prices. */
+    getPrices: 'billing.v1.prices.get',
     ping: 'billing.v1.ping',
     /** JetStream: usage records billing could not process, with the reason (anomaly input). */
     usageDeadLetter: 'billing.v1.usage.dead-letter',

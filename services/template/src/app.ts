@@ -1,5 +1,6 @@
 import { connectBus, type NatsConnection } from '@tm/bus';
 import type { Logger } from '@tm/kit';
+import { createWritePriceReader } from './clients/billing-prices.js';
 import { createMemoryWriter } from './clients/memory-writer.js';
 import type { TemplateConfig } from './config.js';
 import { closePrisma, initPrisma } from './data-access/prisma-client.js';
@@ -37,10 +38,7 @@ export async function startTemplateService(
     ...serveImportEndpoints(
       nc,
       {
-        price: {
-          pricingVersion: config.PRICING_VERSION,
-          unitPriceMicroUsd: config.IMPORT_WRITE_UNIT_PRICE_MICRO_USD,
-        },
+        price: createWritePriceReader(nc, { timeoutMs: config.BILLING_PRICE_TIMEOUT_MS }),
         nudge: importWorker.nudge,
         limits: {
           maxUncompressedBytes: config.IMPORT_MAX_UNCOMPRESSED_BYTES,

@@ -12,11 +12,10 @@ export const TemplateConfigSchema = z.object({
    */
   MEMORY_WRITE_TIMEOUT_MS: env.positiveInt(2_500),
   /**
-   * The price list an import's estimate quotes, and its memory.write unit price in micro-USD. Billing
-   * has no price lookup on the bus, so these mirror its published sandbox price (100 micro-USD).
+   * How long an import estimate waits for billing's price list (billing.v1.prices.get): one indexed
+   * read there, well inside the seal's own deadline. No answer in time is a retryable 503.
    */
-  PRICING_VERSION: env.text('sandbox-2026-11'),
-  IMPORT_WRITE_UNIT_PRICE_MICRO_USD: env.positiveInt(100),
+  BILLING_PRICE_TIMEOUT_MS: env.positiveInt(1_000),
   /** Import worker: how often it looks for started jobs, rows per batch, writes in flight. */
   IMPORT_POLL_MS: env.positiveInt(1_000),
   IMPORT_BATCH_SIZE: env.positiveInt(200),

@@ -78,8 +78,6 @@ export async function recordUsage(run: SqlRunner, usages: NewUsage[]): Promise<n
   return rows.length;
 }
 
-export const loadPriceItems = (db: Db) => db.priceItem.findMany();
-
 export const usageInWindow = (db: Db, tenantId: string, from: Date, to: Date) =>
   db.charge.groupBy({
     by: ['operation', 'state'],

@@ -1,4 +1,4 @@
-import { loadPriceItems } from '../data-access/ledger-repository.js';
+import { loadPriceItems } from '../data-access/price-repository.js';
 import { type Db, getPrisma } from '../data-access/prisma-client.js';
 
 /**

@@ -1,5 +1,5 @@
-import { Prisma } from './generated/client.js';
-import { type Db, getPrisma } from './prisma-client.js';
+import { Prisma, type PrismaClient } from './generated/client.js';
+import type { Db } from './prisma-client.js';
 
 export type ImportJobRecord = Prisma.ImportJobGetPayload<object>;
 
@@ -9,10 +9,11 @@ export type ImportJobRecord = Prisma.ImportJobGetPayload<object>;
  * insert one step, so two uploads arriving together cannot both take the last place.
  */
 export async function insertImportJobWithinLimit(
+  db: PrismaClient,
   data: Prisma.ImportJobUncheckedCreateInput & { tenantId: string },
   limit: { maxInFlight: number; since: Date },
 ): Promise<boolean> {
-  return getPrisma().$transaction(async (tx) => {
+  return db.$transaction(async (tx) => {
     await tx.$queryRaw`SELECT pg_advisory_xact_lock(hashtext(${`import:${data.tenantId}`}))::text`;
     const inFlight = await tx.importJob.count({
       where: { tenantId: data.tenantId, state: 'uploading', createdAt: { gt: limit.since } },
@@ -24,21 +25,16 @@ export async function insertImportJobWithinLimit(
 }
 
 /** A tenant's job, or null: another tenant's job is as absent as one that never existed. */
-export async function findImportJob(tenantId: string, importId: string, db: Db = getPrisma()) {
+export async function findImportJob(db: Db, tenantId: string, importId: string) {
   return db.importJob.findFirst({ where: { id: importId, tenantId } });
 }
 
-export async function deleteImportJob(importId: string, db: Db = getPrisma()) {
+export async function deleteImportJob(db: Db, importId: string) {
   await db.importJob.deleteMany({ where: { id: importId } });
 }
 
 /** Stores one chunk; a retried chunk (same seq) is kept once. */
-export async function insertImportChunk(
-  importId: string,
-  seq: number,
-  data: Uint8Array,
-  db: Db = getPrisma(),
-) {
+export async function insertImportChunk(db: Db, importId: string, seq: number, data: Uint8Array) {
   await db.importChunk.createMany({
     data: [{ importId, seq, data: Buffer.from(data) }],
     skipDuplicates: true,
@@ -46,7 +42,7 @@ export async function insertImportChunk(
 }
 
 /** The upload's bytes, one chunk at a time in order, so parsing never holds the whole file. */
-export async function* readImportChunks(importId: string, db: Db = getPrisma()): AsyncGenerator<Buffer> {
+export async function* readImportChunks(db: Db, importId: string): AsyncGenerator<Buffer> {
   let after = -1;
   for (;;) {
     const chunk = await db.importChunk.findFirst({
@@ -59,25 +55,28 @@ export async function* readImportChunks(importId: string, db: Db = getPrisma()):
   }
 }
 
-export async function insertImportRows(rows: Prisma.ImportRowCreateManyInput[], db: Db = getPrisma()) {
+export async function insertImportRows(db: Db, rows: Prisma.ImportRowCreateManyInput[]) {
   // skipDuplicates: a seal retried after a partial insert must not fail on rows already there
   await db.importRow.createMany({ data: rows, skipDuplicates: true });
 }
 
 /** The upload is parsed: its bytes go, its estimate stays. */
-export async function markImportEstimated(importId: string, estimate: Prisma.InputJsonValue) {
-  const prisma = getPrisma();
-  await prisma.$transaction([
-    prisma.importChunk.deleteMany({ where: { importId } }),
-    prisma.importJob.update({ where: { id: importId }, data: { state: 'estimated', estimate } }),
+export async function markImportEstimated(
+  db: PrismaClient,
+  importId: string,
+  estimate: Prisma.InputJsonValue,
+) {
+  await db.$transaction([
+    db.importChunk.deleteMany({ where: { importId } }),
+    db.importJob.update({ where: { id: importId }, data: { state: 'estimated', estimate } }),
   ]);
 }
 
 /** estimated → processing, once; false when the job was not in `estimated`. */
 export async function markImportProcessing(
+  db: Db,
   importId: string,
   scope: Prisma.InputJsonValue,
-  db: Db = getPrisma(),
 ): Promise<boolean> {
   const { count } = await db.importJob.updateMany({
     where: { id: importId, state: 'estimated' },
@@ -86,18 +85,18 @@ export async function markImportProcessing(
   return count === 1;
 }
 
-export async function markImportCompleted(importId: string, db: Db = getPrisma()) {
+export async function markImportCompleted(db: Db, importId: string) {
   await db.importJob.updateMany({
     where: { id: importId, state: 'processing' },
     data: { state: 'completed', completedAt: new Date() },
   });
 }
 
-export async function findProcessingJobs(db: Db = getPrisma()) {
+export async function findProcessingJobs(db: Db) {
   return db.importJob.findMany({ where: { state: 'processing' }, orderBy: { startedAt: 'asc' } });
 }
 
-export async function findPendingRows(importId: string, limit: number, db: Db = getPrisma()) {
+export async function findPendingRows(db: Db, importId: string, limit: number) {
   return db.importRow.findMany({
     where: { importId, state: 'pending' },
     orderBy: { rowNumber: 'asc' },
@@ -106,10 +105,10 @@ export async function findPendingRows(importId: string, limit: number, db: Db = 
 }
 
 export async function settleImportRow(
+  db: Db,
   importId: string,
   rowNumber: number,
   outcome: { state: 'retained'; memoryId: string } | { state: 'failed'; reason: string; message: string },
-  db: Db = getPrisma(),
 ) {
   // A settled row's values are cleared: its text lives in the memory service (or was refused), and
   // the uploaded data is not kept twice. updateMany: the job may have gone with its namespace.
@@ -129,13 +128,13 @@ export async function settleImportRow(
 }
 
 /** Rows per state: the job's progress, always what the rows say. */
-export async function countImportRows(importId: string, db: Db = getPrisma()) {
+export async function countImportRows(db: Db, importId: string) {
   const groups = await db.importRow.groupBy({ by: ['state'], where: { importId }, _count: { _all: true } });
   const count = (state: string) => groups.find((g) => g.state === state)?._count._all ?? 0;
   return { pending: count('pending'), retained: count('retained'), failed: count('failed') };
 }
 
-export async function listFailedRows(importId: string, limit: number, offset: number, db: Db = getPrisma()) {
+export async function listFailedRows(db: Db, importId: string, limit: number, offset: number) {
   const where = { importId, state: 'failed' };
   const [rows, total] = await Promise.all([
     db.importRow.findMany({

@@ -1,5 +1,5 @@
 import { Prisma } from './generated/client.js';
-import { type Db, getPrisma } from './prisma-client.js';
+import type { Db } from './prisma-client.js';
 
 export interface MarketplaceFilter {
   category: string | null;
@@ -39,7 +39,7 @@ type Row = {
 export type MarketplaceRow = Row;
 
 /** The catalogue is small (tens of entries): a filtered scan is all a search needs. */
-export async function searchMarketplace(filter: MarketplaceFilter, db: Db = getPrisma()) {
+export async function searchMarketplace(db: Db, filter: MarketplaceFilter) {
   const where = whereOf(filter);
   const [rows, counted] = await Promise.all([
     db.$queryRaw<
@@ -54,7 +54,7 @@ export async function searchMarketplace(filter: MarketplaceFilter, db: Db = getP
   return { rows, total: counted[0]?.total ?? 0 };
 }
 
-export async function findMarketplaceTemplate(id: string, db: Db = getPrisma()): Promise<Row | null> {
+export async function findMarketplaceTemplate(db: Db, id: string): Promise<Row | null> {
   const row = await db.marketplaceTemplate.findUnique({ where: { id } });
   return row
     ? {

@@ -1,5 +1,5 @@
-import type { Prisma } from './generated/client.js';
-import { type Db, getPrisma } from './prisma-client.js';
+import type { Prisma, PrismaClient } from './generated/client.js';
+import type { Db } from './prisma-client.js';
 
 export interface NewTemplateMemory {
   memoryId: string;
@@ -25,8 +25,8 @@ export type PendingTemplateMemory = Omit<NewTemplateMemory, 'memoryId'>;
  * before anything is retained or billed.
  */
 export async function claimMemoryRequest(
+  db: Db,
   claim: { idempotencyKey: string; fingerprint: string; occurredAt: Date; pending: PendingTemplateMemory },
-  db: Db = getPrisma(),
 ) {
   const { pending } = claim;
   await db.memoryRequest.createMany({
@@ -86,12 +86,12 @@ function pendingOf(row: {
 }
 
 /** Nothing was retained: forget the claim, so the same request is retained once consent is given. */
-export async function releaseMemoryRequest(tenantId: string, idempotencyKey: string, db: Db = getPrisma()) {
+export async function releaseMemoryRequest(db: Db, tenantId: string, idempotencyKey: string) {
   await db.memoryRequest.deleteMany({ where: { tenantId, idempotencyKey } });
 }
 
 /** Insert once per memory id; a replayed write finds the row its first attempt stored. */
-export async function storeTemplateMemory(memory: NewTemplateMemory, db: Db = getPrisma()) {
+export async function storeTemplateMemory(db: Db, memory: NewTemplateMemory) {
   await db.templateMemory.createMany({
     data: [{ ...memory, data: memory.data as Prisma.InputJsonValue }],
     skipDuplicates: true,
@@ -99,12 +99,12 @@ export async function storeTemplateMemory(memory: NewTemplateMemory, db: Db = ge
   return db.templateMemory.findUniqueOrThrow({ where: { memoryId: memory.memoryId } });
 }
 
-export async function findTemplateMemory(tenantId: string, memoryId: string, db: Db = getPrisma()) {
+export async function findTemplateMemory(db: Db, tenantId: string, memoryId: string) {
   return db.templateMemory.findFirst({ where: { tenantId, memoryId } });
 }
 
 /** Everything held for one namespace of a tenant, in one transaction. */
-export async function deleteNamespaceMemories(tenantId: string, namespace: string, db = getPrisma()) {
+export async function deleteNamespaceMemories(db: PrismaClient, tenantId: string, namespace: string) {
   const [memories, , imports] = await db.$transaction([
     db.templateMemory.deleteMany({ where: { tenantId, namespace } }),
     db.memoryRequest.deleteMany({ where: { tenantId, namespace } }),

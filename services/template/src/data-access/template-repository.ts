@@ -1,7 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import { AppError, ErrorCode, looksLikeUuid } from '@tm/contracts';
-import { Prisma } from './generated/client.js';
-import { type Db, getPrisma } from './prisma-client.js';
+import { Prisma, type PrismaClient } from './generated/client.js';
+import type { Db } from './prisma-client.js';
 
 export interface TemplateDefinition {
   /** The author's version label; absent, the new revision's number is the label. */
@@ -60,7 +60,7 @@ const byRef = (tenantId: string, ref: string) =>
   looksLikeUuid(ref) ? { tenantId, id: ref.toLowerCase() } : { tenantId, name: ref };
 
 /** The template with its current version, or null; another tenant's template is never found. */
-export async function findTemplate(tenantId: string, ref: string, db: Db = getPrisma()) {
+export async function findTemplate(db: Db, tenantId: string, ref: string) {
   const template = await db.template.findFirst({ where: byRef(tenantId, ref) });
   if (!template) return null;
   const version = await db.templateVersion.findUniqueOrThrow({
@@ -70,14 +70,14 @@ export async function findTemplate(tenantId: string, ref: string, db: Db = getPr
 }
 
 /** One version of a template, as it was written. */
-export async function findTemplateVersion(templateId: string, version: number, db: Db = getPrisma()) {
+export async function findTemplateVersion(db: Db, templateId: string, version: number) {
   return db.templateVersion.findUnique({ where: { templateId_version: { templateId, version } } });
 }
 
 export async function listTemplates(
+  db: Db,
   tenantId: string,
   page: { limit: number; offset: number },
-  db: Db = getPrisma(),
 ): Promise<{ rows: StoredTemplate[]; total: number }> {
   const [templates, total] = await Promise.all([
     db.template.findMany({
@@ -107,10 +107,10 @@ const isUniqueViolation = (err: unknown) =>
 
 /** A new template at version 1. Its name is unique within the tenant (409 otherwise). */
 export async function insertTemplate(
+  db: PrismaClient,
   tenantId: string,
   name: string,
   definition: TemplateDefinition,
-  db = getPrisma(),
 ): Promise<StoredTemplate> {
   const id = randomUUID();
   try {
@@ -134,9 +134,9 @@ export async function insertTemplate(
  * the same revision cannot both win. Returns null when another update got there first.
  */
 export async function appendVersion(
+  db: PrismaClient,
   template: StoredTemplate,
   definition: TemplateDefinition,
-  db = getPrisma(),
 ): Promise<StoredTemplate | null> {
   const next = template.version + 1;
   return db.$transaction(async (tx) => {

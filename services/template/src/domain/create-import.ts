@@ -1,6 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import { AppError, type CreateImportMessage, ErrorCode } from '@tm/contracts';
 import { insertImportJobWithinLimit } from '../data-access/import-repository.js';
+import { getPrisma } from '../data-access/prisma-client.js';
 import { fileKindOfName } from './import/detect-format.js';
 import { parseFormat } from './import/format-string.js';
 import { withImportErrors } from './import/import-error-to-app-error.js';
@@ -19,6 +20,7 @@ const IN_FLIGHT_WINDOW_MS = 15 * 60_000;
 export async function createImport(
   msg: CreateImportMessage,
   deps: { maxInFlightPerTenant: number },
+  db = getPrisma(),
 ): Promise<{ import_id: string }> {
   const { fields, scope } = msg;
   return withImportErrors(async () => {
@@ -26,7 +28,7 @@ export async function createImport(
     let format = fields.format;
     let templateName: string | null = null;
     if (fields.template_name !== undefined || fields.marketplace_template_id !== undefined) {
-      const template = await resolveMemoryTemplate(scope.tenant_id, fields);
+      const template = await resolveMemoryTemplate(scope.tenant_id, fields, db);
       templateName = template.metadata.template_name;
       format ??= template.format ?? template.fields.map((f) => `${f.name}: {${f.name}}`).join('\n');
     }
@@ -35,6 +37,7 @@ export async function createImport(
     parseFormat(format);
     const id = randomUUID();
     const opened = await insertImportJobWithinLimit(
+      db,
       {
         id,
         tenantId: scope.tenant_id,

@@ -7,6 +7,7 @@ import {
   LIMITS,
 } from '@tm/contracts';
 import type { WriteMemory } from '../clients/memory-writer.js';
+import { getPrisma } from '../data-access/prisma-client.js';
 import {
   claimMemoryRequest,
   releaseMemoryRequest,
@@ -45,16 +46,17 @@ function assertRetainable(text: string): void {
 export async function createTemplateMemory(
   msg: CreateTemplateMemoryMessage,
   deps: { writeMemory: WriteMemory; storeMemory?: typeof storeTemplateMemory },
+  db = getPrisma(),
 ): Promise<CreateTemplateMemoryResponse> {
   const { scope, body } = msg;
-  const template = await resolveMemoryTemplate(scope.tenant_id, body);
+  const template = await resolveMemoryTemplate(scope.tenant_id, body, db);
   assertTemplateData(template.fields, body.data);
   const text = renderTemplateText(template, body.data);
   assertRetainable(text);
 
   const fingerprint = requestFingerprint(body);
   const { metadata } = template;
-  const claim = await claimMemoryRequest({
+  const claim = await claimMemoryRequest(db, {
     idempotencyKey: msg.idempotency_key,
     fingerprint,
     occurredAt: new Date(),
@@ -108,11 +110,11 @@ export async function createTemplateMemory(
     usage: written.usage,
   };
   if (written.state !== 'retained' || written.memory_id === null) {
-    await releaseMemoryRequest(scope.tenant_id, msg.idempotency_key);
+    await releaseMemoryRequest(db, scope.tenant_id, msg.idempotency_key);
     return { ...answer, state: 'not_retained', memory_id: null, text, template: metadata, created_at: null };
   }
   const store = deps.storeMemory ?? storeTemplateMemory;
-  const view = templateMemoryView(await store({ memoryId: written.memory_id, ...pending }));
+  const view = templateMemoryView(await store(db, { memoryId: written.memory_id, ...pending }));
   return {
     ...answer,
     state: 'retained',

@@ -1,4 +1,5 @@
 import type { DeleteTemplateNamespaceMessage, TemplateNamespaceDeleted } from '@tm/contracts';
+import { getPrisma } from '../data-access/prisma-client.js';
 import { deleteNamespaceMemories as deleteStored } from '../data-access/template-memory-repository.js';
 
 /**
@@ -8,7 +9,8 @@ import { deleteNamespaceMemories as deleteStored } from '../data-access/template
  */
 export async function deleteNamespaceMemories(
   msg: DeleteTemplateNamespaceMessage,
+  db = getPrisma(),
 ): Promise<TemplateNamespaceDeleted> {
-  const deleted = await deleteStored(msg.tenant_id, msg.namespace);
+  const deleted = await deleteStored(db, msg.tenant_id, msg.namespace);
   return { template_memories: deleted.templateMemories, import_jobs: deleted.importJobs };
 }

@@ -5,6 +5,7 @@ import {
   type MarketplaceTemplate,
 } from '@tm/contracts';
 import { findMarketplaceTemplate } from '../data-access/marketplace-repository.js';
+import { getPrisma } from '../data-access/prisma-client.js';
 import { marketplaceView } from './template-views.js';
 
 export const marketplaceTemplateNotFound = () =>
@@ -12,8 +13,9 @@ export const marketplaceTemplateNotFound = () =>
 
 export async function getMarketplaceTemplate(
   msg: GetMarketplaceTemplateMessage,
+  db = getPrisma(),
 ): Promise<MarketplaceTemplate> {
-  const row = await findMarketplaceTemplate(msg.id);
+  const row = await findMarketplaceTemplate(db, msg.id);
   if (!row) throw marketplaceTemplateNotFound();
   return marketplaceView(row);
 }

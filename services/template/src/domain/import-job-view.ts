@@ -1,5 +1,6 @@
 import { type ImportEstimate, ImportFileKind, type ImportJob, ImportState } from '@tm/contracts';
 import { countImportRows, type ImportJobRecord } from '../data-access/import-repository.js';
+import { getPrisma } from '../data-access/prisma-client.js';
 
 const EMPTY_ESTIMATE: ImportEstimate = {
   rows: 0,
@@ -15,8 +16,8 @@ const EMPTY_ESTIMATE: ImportEstimate = {
 };
 
 /** A job as callers see it, its progress counted from its rows. */
-export async function importJobView(job: ImportJobRecord): Promise<ImportJob> {
-  const counts = await countImportRows(job.id);
+export async function importJobView(job: ImportJobRecord, db = getPrisma()): Promise<ImportJob> {
+  const counts = await countImportRows(db, job.id);
   return {
     id: job.id,
     state: ImportState.parse(job.state),

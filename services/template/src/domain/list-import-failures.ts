@@ -6,12 +6,16 @@ import {
   type ListImportFailuresMessage,
 } from '@tm/contracts';
 import { findImportJob, listFailedRows } from '../data-access/import-repository.js';
+import { getPrisma } from '../data-access/prisma-client.js';
 
 /** Rows that were not retained, by row number: reason and message, never the row's values or text. */
-export async function listImportFailures(msg: ListImportFailuresMessage): Promise<ImportFailurePage> {
-  const job = await findImportJob(msg.tenant_id, msg.import_id);
+export async function listImportFailures(
+  msg: ListImportFailuresMessage,
+  db = getPrisma(),
+): Promise<ImportFailurePage> {
+  const job = await findImportJob(db, msg.tenant_id, msg.import_id);
   if (!job || job.state === 'uploading') throw new AppError(ErrorCode.NotFound, 'No such import');
-  const { rows, total } = await listFailedRows(job.id, msg.limit, msg.offset);
+  const { rows, total } = await listFailedRows(db, job.id, msg.limit, msg.offset);
   return {
     import_id: job.id,
     failures: rows.map((r) => ({

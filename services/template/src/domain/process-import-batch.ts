@@ -6,6 +6,7 @@ import {
   markImportCompleted,
   settleImportRow,
 } from '../data-access/import-repository.js';
+import { getPrisma } from '../data-access/prisma-client.js';
 import { parseFormat } from './import/format-string.js';
 import { renderImportRow } from './import/render-import-row.js';
 
@@ -23,10 +24,11 @@ export const importRowIdempotencyKey = (importId: string, row: number) => `impor
 export async function processImportBatch(
   job: ImportJobRecord,
   deps: { writeMemory: WriteMemory; batchSize: number; concurrency: number },
+  db = getPrisma(),
 ): Promise<boolean> {
-  const rows = await findPendingRows(job.id, deps.batchSize);
+  const rows = await findPendingRows(db, job.id, deps.batchSize);
   if (rows.length === 0) {
-    await markImportCompleted(job.id);
+    await markImportCompleted(db, job.id);
     return false;
   }
   const parsed = parseFormat(job.format);
@@ -77,7 +79,7 @@ export async function processImportBatch(
     while (next < rows.length) {
       const row = rows[next++];
       if (!row) return;
-      await settleImportRow(job.id, row.rowNumber, await outcomeOf(row));
+      await settleImportRow(db, job.id, row.rowNumber, await outcomeOf(row));
     }
   }
   await Promise.all(Array.from({ length: Math.min(deps.concurrency, rows.length) }, lane));

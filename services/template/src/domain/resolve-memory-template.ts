@@ -5,6 +5,7 @@ import {
   type TemplateMemoryTemplate,
 } from '@tm/contracts';
 import { findMarketplaceTemplate } from '../data-access/marketplace-repository.js';
+import { getPrisma } from '../data-access/prisma-client.js';
 import { findTemplate } from '../data-access/template-repository.js';
 import type { FieldSpec } from './validate-template-data.js';
 
@@ -18,9 +19,10 @@ export interface MemoryTemplate {
 export async function resolveMemoryTemplate(
   tenantId: string,
   body: Pick<CreateTemplateMemoryRequest, 'template_name' | 'marketplace_template_id'>,
+  db = getPrisma(),
 ): Promise<MemoryTemplate> {
   if (body.marketplace_template_id !== undefined) {
-    const entry = await findMarketplaceTemplate(body.marketplace_template_id);
+    const entry = await findMarketplaceTemplate(db, body.marketplace_template_id);
     if (!entry) {
       throw new AppError(ErrorCode.NotFound, 'No such marketplace template', {
         fields: [{ path: 'marketplace_template_id', message: 'names no marketplace template' }],
@@ -39,7 +41,7 @@ export async function resolveMemoryTemplate(
       format: entry.format,
     };
   }
-  const template = await findTemplate(tenantId, body.template_name ?? '');
+  const template = await findTemplate(db, tenantId, body.template_name ?? '');
   if (!template) {
     throw new AppError(ErrorCode.NotFound, 'No such template', {
       fields: [{ path: 'template_name', message: 'names no template of this tenant' }],

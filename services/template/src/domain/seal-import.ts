@@ -8,6 +8,7 @@ import {
   markImportEstimated,
   readImportChunks,
 } from '../data-access/import-repository.js';
+import { getPrisma } from '../data-access/prisma-client.js';
 import { detectFormat, SNIFF_BYTES } from './import/detect-format.js';
 import { parseFormat } from './import/format-string.js';
 import { withImportErrors } from './import/import-error-to-app-error.js';
@@ -28,14 +29,15 @@ const INSERT_BATCH = 500;
  */
 export async function sealImport(
   msg: ImportRefMessage,
-  deps: { price: WritePrice; limits: ImportLimits; readSlots: ReadSlots },
+  deps: { price: () => Promise<WritePrice>; limits: ImportLimits; readSlots: ReadSlots },
+  db = getPrisma(),
 ): Promise<ImportJob> {
-  const job = await findImportJob(msg.tenant_id, msg.import_id);
+  const job = await findImportJob(db, msg.tenant_id, msg.import_id);
   if (!job) throw new AppError(ErrorCode.NotFound, 'No such import');
-  if (job.state !== 'uploading') return importJobView(job); // a retried seal answers the same job
+  if (job.state !== 'uploading') return importJobView(job, db); // a retried seal answers the same job
   const release = deps.readSlots.tryAcquire();
   if (!release) {
-    await deleteImportJob(job.id);
+    await deleteImportJob(db, job.id);
     throw new AppError(
       ErrorCode.TooManyImports,
       'The service is reading as many uploads as it can at once; retry in a few seconds',
@@ -43,10 +45,12 @@ export async function sealImport(
     );
   }
   try {
+    // Billing's price, asked before the file is read: without it there is no estimate to answer.
+    const price = await deps.price();
     const estimate = await withImportErrors(async () => {
       const parsed = parseFormat(job.format);
       const tally = createImportEstimateTally(parsed);
-      const { head, stream } = await peekStreamHead(Readable.from(readImportChunks(job.id)), SNIFF_BYTES);
+      const { head, stream } = await peekStreamHead(Readable.from(readImportChunks(db, job.id)), SNIFF_BYTES);
       const records = readImportRecords(detectFormat(job.fileName, head), stream, deps.limits);
       let batch: Prisma.ImportRowCreateManyInput[] = [];
       for await (const record of records) {
@@ -68,21 +72,21 @@ export async function sealImport(
               },
         );
         if (batch.length >= INSERT_BATCH) {
-          await insertImportRows(batch);
+          await insertImportRows(db, batch);
           batch = [];
         }
       }
-      if (batch.length > 0) await insertImportRows(batch);
-      return tally.result(deps.price);
+      if (batch.length > 0) await insertImportRows(db, batch);
+      return tally.result(price);
     });
-    await markImportEstimated(job.id, estimate);
+    await markImportEstimated(db, job.id, estimate);
   } catch (err) {
-    await deleteImportJob(job.id);
+    await deleteImportJob(db, job.id);
     throw err;
   } finally {
     release();
   }
-  const sealed = await findImportJob(msg.tenant_id, msg.import_id);
+  const sealed = await findImportJob(db, msg.tenant_id, msg.import_id);
   if (!sealed) throw new AppError(ErrorCode.NotFound, 'No such import');
-  return importJobView(sealed);
+  return importJobView(sealed, db);
 }

@@ -4,6 +4,7 @@ import {
   ChargeListMessage,
   CloseInvoicePeriodMessage,
   ListInvoicesMessage,
+  PriceListMessage,
   QueueGroups,
   Subjects,
   UsageSummaryMessage,
@@ -11,8 +12,10 @@ import {
 } from '@tm/contracts';
 import { type Logger, storageOutage } from '@tm/kit';
 import { z } from 'zod';
-import { closeInvoicePeriod, listInvoices } from '../../domain/close-invoice-period.js';
+import { closeInvoicePeriod } from '../../domain/close-invoice-period.js';
+import { getPriceList } from '../../domain/get-price-list.js';
 import { listTenantCharges } from '../../domain/list-charges.js';
+import { listTenantInvoices } from '../../domain/list-invoices.js';
 import { summarizeUsage } from '../../domain/summarize-usage.js';
 import { voidCharge } from '../../domain/void-charge.js';
 
@@ -77,7 +80,18 @@ export function serveBillingEndpoints(
         subject: Subjects.billing.listInvoices,
         queue,
         input: ListInvoicesMessage,
-        handler: (m) => listInvoices(m.tenant_id),
+        handler: (m) => listTenantInvoices(m.tenant_id),
+        mapError: mapStorageError,
+      },
+      logger,
+    ),
+    serveEndpoint(
+      nc,
+      {
+        subject: Subjects.billing.getPrices,
+        queue,
+        input: PriceListMessage,
+        handler: () => getPriceList(options.pricingVersion),
         mapError: mapStorageError,
       },
       logger,

@@ -1,6 +1,7 @@
 import type { Logger } from '@tm/kit';
 import type { WriteMemory } from '../../clients/memory-writer.js';
 import { findProcessingJobs } from '../../data-access/import-repository.js';
+import { getPrisma } from '../../data-access/prisma-client.js';
 import { processImportBatch } from '../../domain/process-import-batch.js';
 
 export interface ImportWorker {
@@ -28,7 +29,7 @@ export function startImportWorker(
     let worked = true;
     while (worked && !stopped) {
       worked = false;
-      for (const job of await findProcessingJobs()) {
+      for (const job of await findProcessingJobs(getPrisma())) {
         if (stopped) return;
         if (await processImportBatch(job, deps)) worked = true;
       }

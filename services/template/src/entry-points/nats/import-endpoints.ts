@@ -9,11 +9,11 @@ import {
   Subjects,
 } from '@tm/contracts';
 import { type Logger, storageOutage } from '@tm/kit';
+import type { ReadWritePrice } from '../../clients/billing-prices.js';
 import { appendImportChunk } from '../../domain/append-import-chunk.js';
 import { createImport } from '../../domain/create-import.js';
 import { discardImport } from '../../domain/discard-import.js';
 import { getImport } from '../../domain/get-import.js';
-import type { WritePrice } from '../../domain/import/import-estimate-tally.js';
 import type { ImportLimits } from '../../domain/import/import-limits.js';
 import type { ReadSlots } from '../../domain/import/read-slots.js';
 import { listImportFailures } from '../../domain/list-import-failures.js';
@@ -24,7 +24,8 @@ import { startImport } from '../../domain/start-import.js';
 export function serveImportEndpoints(
   nc: NatsConnection,
   options: {
-    price: WritePrice;
+    /** memory.write's price, asked of billing for each estimate. */
+    price: ReadWritePrice;
     nudge: () => void;
     limits: ImportLimits;
     readSlots: ReadSlots;

@@ -1,0 +1,21 @@
+#!/bin/sh
+# Build step of the one Dockerfile: install what SERVICE ($1) needs, offline from `pnpm fetch`'s store.
+set -eu
+service="${1:-}"
+if [ "$service" = migrate ]; then
+  # Each service's prisma.config.ts needs that service's own dependencies (prisma, the pg adapter).
+  filters=""
+  for schema in services/*/prisma/schema.prisma; do
+    name="${schema#services/}"
+    filters="$filters --filter @tm/${name%%/*}..."
+  done
+  # shellcheck disable=SC2086 # one word per filter
+  pnpm install --offline --frozen-lockfile $filters
+elif [ -n "$service" ] && [ -f "services/$service/package.json" ]; then
+  # The service, the workspace libraries it uses, and the root (tsx runs the TypeScript directly).
+  pnpm install --offline --frozen-lockfile --filter "@tm/$service..." --filter .
+  (cd "services/$service" && pnpm exec prisma generate)
+else
+  echo "SERVICE must name a folder of services/ or be 'migrate'; got '$service'" >&2
+  exit 1
+fi

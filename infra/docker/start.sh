@@ -1,0 +1,14 @@
+#!/bin/sh
+# Container command of the one Dockerfile: run SERVICE, or apply every service's migrations.
+set -eu
+if [ "$SERVICE" = migrate ]; then
+  # Applies pending migrations only; safe to run on every `docker compose up`.
+  for schema in services/*/prisma/schema.prisma; do
+    dir="${schema%/prisma/schema.prisma}"
+    echo "migrating ${dir#services/}"
+    (cd "$dir" && pnpm exec prisma migrate deploy)
+  done
+  exit 0
+fi
+cd "services/$SERVICE"
+exec node --import tsx src/start.ts

@@ -1,0 +1,56 @@
+import { existsSync, readdirSync, readFileSync } from 'node:fs';
+import { dirname, join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { describe, expect, it } from 'vitest';
+import { parse } from 'yaml';
+
+// `docker compose config` needs the compose plugin, which CI machines lack: this reads the file instead.
+const root = join(dirname(fileURLToPath(import.meta.url)), '..', '..');
+const read = (path: string) => readFileSync(join(root, path), 'utf8');
+
+interface ComposeService {
+  image?: string;
+  build?: { context?: string; dockerfile?: string; args?: Record<string, string> };
+}
+const compose = parse(read('docker-compose.yml'), { merge: true }) as {
+  services: Record<string, ComposeService>;
+};
+const built = Object.entries(compose.services).filter(([, s]) => s.build !== undefined);
+const serviceFolders = readdirSync(join(root, 'services')).filter((name) =>
+  existsSync(join(root, 'services', name, 'package.json')),
+);
+
+describe('docker-compose.yml', () => {
+  it('when a service is built, then from the one Dockerfile with a SERVICE that names a services/ folder or migrate', () => {
+    expect(built.length).toBeGreaterThan(0);
+    for (const [name, service] of built) {
+      const { context, dockerfile, args } = service.build ?? {};
+      expect({ name, context, dockerfile }).toEqual({ name, context: '.', dockerfile: 'Dockerfile' });
+      const target = args?.SERVICE;
+      expect(
+        target === 'migrate' || (target !== undefined && serviceFolders.includes(target)),
+        `${name}: SERVICE=${target}`,
+      ).toBe(true);
+    }
+  });
+
+  it('when the stack is built, then every folder of services/ and the migrate step have an image', () => {
+    const targets = built.map(([, s]) => s.build?.args?.SERVICE).sort();
+
+    expect(targets).toEqual([...serviceFolders, 'migrate'].sort());
+  });
+
+  it('when the Dockerfile is read, then it exists, takes SERVICE, and no per-service Dockerfile is left', () => {
+    const dockerfile = read('Dockerfile');
+
+    expect(dockerfile).toMatch(/^ARG SERVICE$/m);
+    for (const script of ['infra/docker/install.sh', 'infra/docker/start.sh']) {
+      expect(dockerfile).toContain(script);
+      expect(existsSync(join(root, script)), script).toBe(true);
+    }
+    expect(serviceFolders.filter((name) => existsSync(join(root, 'services', name, 'Dockerfile')))).toEqual(
+      [],
+    );
+    expect(existsSync(join(root, 'infra', 'migrate', 'Dockerfile'))).toBe(false);
+  });
+});
