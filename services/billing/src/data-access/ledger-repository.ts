@@ -119,17 +119,19 @@ export async function listCharges(
         }
       : {}),
   };
-  const [total, rows] = await Promise.all([
-    db.charge.count({ where }),
-    db.charge.findMany({
+  // The count and the page from one snapshot: run side by side on two connections, a charge landing
+  // between them was counted in `total` but missing from the page.
+  const read = async (tx: Db) => ({
+    total: await tx.charge.count({ where }),
+    rows: await tx.charge.findMany({
       where,
       orderBy: [{ occurredAt: 'desc' }, { id: 'desc' }],
       skip: page.offset,
       take: page.limit,
       include: { usageRecord: true, events: { orderBy: [{ at: 'asc' }, { id: 'asc' }] } },
     }),
-  ]);
-  return { total, rows };
+  });
+  return '$transaction' in db ? db.$transaction(read, { isolationLevel: 'RepeatableRead' }) : read(db);
 }
 
 /** Move a charge from one state to another and log it; false when it was not in `from`. */
