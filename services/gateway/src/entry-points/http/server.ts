@@ -16,7 +16,7 @@ import { recordRequests } from './middleware/record-requests.js';
 import { requestContext } from './middleware/request-context.js';
 import { securityHeaders } from './middleware/security-headers.js';
 import { chatRoutes } from './routes/chat-routes.js';
-import type { ControlDeps } from './routes/control/control-routes.js';
+import type { ControlDeps } from './routes/control/control-deps.js';
 import { controlRoutes } from './routes/control/control-routes.js';
 import { importRoutes } from './routes/import-routes.js';
 import { infrastructureRoutes } from './routes/infrastructure-routes.js';

@@ -12,7 +12,7 @@ import {
 } from '../../../../domain/manage-api-keys.js';
 import { accountOf } from '../../middleware/authenticate.js';
 import { idParam } from '../../path-params.js';
-import type { ControlDeps } from './control-routes.js';
+import type { ControlDeps } from './control-deps.js';
 
 export function apiKeyRoutes(deps: ControlDeps): Router {
   const router = Router();

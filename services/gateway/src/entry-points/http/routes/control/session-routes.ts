@@ -4,7 +4,7 @@ import { login } from '../../../../domain/login.js';
 import { logout } from '../../../../domain/manage-account.js';
 import { type AuthDeps, accountOf, requireSession } from '../../middleware/authenticate.js';
 import { jsonBody } from '../../middleware/json-body.js';
-import type { ControlDeps } from './control-routes.js';
+import type { ControlDeps } from './control-deps.js';
 
 export function sessionRoutes(auth: AuthDeps, deps: ControlDeps): Router {
   const router = Router();

@@ -8,7 +8,7 @@ import {
 } from '../../../../domain/manage-storage-connections.js';
 import { accountOf } from '../../middleware/authenticate.js';
 import { idParam } from '../../path-params.js';
-import type { ControlDeps } from './control-routes.js';
+import type { ControlDeps } from './control-deps.js';
 
 export function storageConnectionRoutes(deps: ControlDeps): Router {
   const router = Router();
