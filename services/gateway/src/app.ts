@@ -9,11 +9,11 @@ import { createTelemetryClient } from './clients/telemetry-client.js';
 import { createTemplateClient } from './clients/template-client.js';
 import type { GatewayConfig } from './config.js';
 import { closePrisma, getPrisma, getSql, initPrisma } from './data-access/prisma-client.js';
-import { deriveGatewaySecrets } from './domain/gateway-secrets.js';
-import { createKeyUsage } from './domain/key-usage.js';
-import { createRateLimits } from './domain/rate-limits.js';
-import { smokeTestPolicyOf } from './domain/run-smoke-test.js';
-import { createVerifiedKeyCache } from './domain/verified-key-cache.js';
+import { deriveGatewaySecrets } from './domain/identity/gateway-secrets.js';
+import { createKeyUsage } from './domain/identity/key-usage.js';
+import { createVerifiedKeyCache } from './domain/identity/verified-key-cache.js';
+import { createRateLimits } from './domain/operations/rate-limits.js';
+import { smokeTestPolicyOf } from './domain/operations/run-smoke-test.js';
 import { createHttpApp, startServer, stopServer } from './entry-points/http/server.js';
 import { listenForIdentityChanges } from './entry-points/nats/identity-changes.js';
 

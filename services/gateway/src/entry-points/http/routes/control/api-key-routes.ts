@@ -9,7 +9,7 @@ import {
   revokeTenantApiKey,
   rotateApiKey,
   updateApiKey,
-} from '../../../../domain/manage-api-keys.js';
+} from '../../../../domain/control/manage-api-keys.js';
 import { accountOf } from '../../middleware/authenticate.js';
 import { idParam } from '../../path-params.js';
 import type { ControlDeps } from './control-deps.js';

@@ -1,5 +1,5 @@
 import { Router } from 'express';
-import { changeConsent, consentHistory, getConsent } from '../../../../domain/manage-consent.js';
+import { changeConsent, consentHistory, getConsent } from '../../../../domain/control/manage-consent.js';
 import { accountOf } from '../../middleware/authenticate.js';
 import type { ControlDeps } from './control-deps.js';
 

@@ -5,7 +5,7 @@ import {
   getTenantUser,
   listTenantUsers,
   updateTenantUser,
-} from '../../../../domain/manage-users.js';
+} from '../../../../domain/control/manage-users.js';
 import { accountOf } from '../../middleware/authenticate.js';
 import { idParam } from '../../path-params.js';
 import type { ControlDeps } from './control-deps.js';

@@ -8,19 +8,19 @@ import {
   ErrorCode,
   type KeyPermission,
 } from '@tm/contracts';
-import { announceIdentityChange } from '../clients/identity-broadcast.js';
-import { findKey, listKeys } from '../data-access/api-key-repository.js';
-import { type Db, getPrisma } from '../data-access/prisma-client.js';
+import { announceIdentityChange } from '../../clients/identity-broadcast.js';
+import { findKey, listKeys } from '../../data-access/api-key-repository.js';
+import { type Db, getPrisma } from '../../data-access/prisma-client.js';
 import {
   findDefaultStorageConnection,
   findStorageConnection,
-} from '../data-access/storage-connection-repository.js';
-import { findUser } from '../data-access/user-repository.js';
-import { generateApiKey } from './api-key-secret.js';
-import type { Account } from './authenticate-session.js';
+} from '../../data-access/storage-connection-repository.js';
+import { findUser } from '../../data-access/user-repository.js';
+import { generateApiKey } from '../identity/api-key-secret.js';
+import type { Account } from '../identity/authenticate-session.js';
+import { keyPermissionsOf, requireKeyPermissionsWithin, requireRole } from '../identity/role-permissions.js';
 import { apiKeyView } from './control-views.js';
 import { revokeApiKey } from './revoke-api-key.js';
-import { keyPermissionsOf, requireKeyPermissionsWithin, requireRole } from './role-permissions.js';
 
 interface Deps {
   nc: NatsConnection;

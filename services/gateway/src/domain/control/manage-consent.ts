@@ -1,9 +1,9 @@
 import type { NatsConnection } from '@tm/bus';
 import type { ConsentView } from '@tm/contracts';
-import { announceIdentityChange } from '../clients/identity-broadcast.js';
-import { findConsent, listConsentEvents, setConsent } from '../data-access/consent-repository.js';
-import { getPrisma } from '../data-access/prisma-client.js';
-import type { Account } from './authenticate-session.js';
+import { announceIdentityChange } from '../../clients/identity-broadcast.js';
+import { findConsent, listConsentEvents, setConsent } from '../../data-access/consent-repository.js';
+import { getPrisma } from '../../data-access/prisma-client.js';
+import type { Account } from '../identity/authenticate-session.js';
 
 const HISTORY_LIMIT = 500;
 

@@ -1,9 +1,9 @@
 import { randomUUID } from 'node:crypto';
 import type { NatsConnection } from '@tm/bus';
 import { AppError, ErrorCode, type Role, type UserView } from '@tm/contracts';
-import { announceIdentityChange } from '../clients/identity-broadcast.js';
-import { getPrisma } from '../data-access/prisma-client.js';
-import { revokeUserSessions } from '../data-access/session-repository.js';
+import { announceIdentityChange } from '../../clients/identity-broadcast.js';
+import { getPrisma } from '../../data-access/prisma-client.js';
+import { revokeUserSessions } from '../../data-access/session-repository.js';
 import {
   countActiveOwners,
   createUser,
@@ -11,11 +11,11 @@ import {
   listUsers,
   lockTenantUsers,
   updateUser,
-} from '../data-access/user-repository.js';
-import type { Account } from './authenticate-session.js';
+} from '../../data-access/user-repository.js';
+import type { Account } from '../identity/authenticate-session.js';
+import { hashPassword } from '../identity/password-hash.js';
+import { requireRole } from '../identity/role-permissions.js';
 import { userView } from './control-views.js';
-import { hashPassword } from './password-hash.js';
-import { requireRole } from './role-permissions.js';
 
 const userNotFound = () => new AppError(ErrorCode.NotFound, 'No such user');
 

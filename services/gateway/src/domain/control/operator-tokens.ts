@@ -1,10 +1,10 @@
 import { randomUUID } from 'node:crypto';
 import { AppError, ErrorCode, type OperatorTokenView } from '@tm/contracts';
-import { getPrisma } from '../data-access/prisma-client.js';
-import { generateSecretToken, hashApiKey, OPERATOR_TOKEN_PATTERN } from './api-key-secret.js';
-import type { Account } from './authenticate-session.js';
+import { getPrisma } from '../../data-access/prisma-client.js';
+import { generateSecretToken, hashApiKey, OPERATOR_TOKEN_PATTERN } from '../identity/api-key-secret.js';
+import type { Account } from '../identity/authenticate-session.js';
+import { requireRole } from '../identity/role-permissions.js';
 import { operatorTokenView } from './control-views.js';
-import { requireRole } from './role-permissions.js';
 
 /**
  * The operator capability: a separate, expiring secret an owner issues for privileged diagnostics

@@ -1,8 +1,8 @@
 import { randomUUID } from 'node:crypto';
-import { getPrisma } from '../data-access/prisma-client.js';
-import { createTenantGraph } from '../data-access/tenant-repository.js';
-import { generateApiKey } from './api-key-secret.js';
-import { hashPassword } from './password-hash.js';
+import { getPrisma } from '../../data-access/prisma-client.js';
+import { createTenantGraph } from '../../data-access/tenant-repository.js';
+import { generateApiKey } from '../identity/api-key-secret.js';
+import { hashPassword } from '../identity/password-hash.js';
 
 export interface BootstrapOptions {
   name: string;
