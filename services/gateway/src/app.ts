@@ -8,7 +8,7 @@ import { createRequestRecorder, type RequestRecorder } from './clients/request-r
 import { createTelemetryClient } from './clients/telemetry-client.js';
 import { createTemplateClient } from './clients/template-client.js';
 import type { GatewayConfig } from './config.js';
-import { closePrisma, getPrisma, getSql, initPrisma } from './data-access/prisma-client.js';
+import { closePrisma, getPrisma, getSql, initPrisma, pingDatabase } from './data-access/prisma-client.js';
 import { deriveGatewaySecrets } from './domain/identity/gateway-secrets.js';
 import { createKeyUsage } from './domain/identity/key-usage.js';
 import { createVerifiedKeyCache } from './domain/identity/verified-key-cache.js';
@@ -99,7 +99,7 @@ export async function startGateway(config: GatewayConfig, logger: Logger): Promi
       billing: () => billing.ping(1_000),
       telemetry: () => telemetry.ping(1_000),
       template: () => templates.ping(1_000),
-      gateway_store: () => getPrisma().$queryRaw`SELECT 1`,
+      gateway_store: () => pingDatabase(getPrisma()),
     },
   });
   const server = await startServer(app, config.GATEWAY_PORT, config.GATEWAY_HOST);

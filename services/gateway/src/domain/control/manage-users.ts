@@ -2,7 +2,7 @@ import { randomUUID } from 'node:crypto';
 import type { NatsConnection } from '@tm/bus';
 import { AppError, ErrorCode, type Role, type UserView } from '@tm/contracts';
 import { announceIdentityChange } from '../../clients/identity-broadcast.js';
-import { getPrisma } from '../../data-access/prisma-client.js';
+import { getPrisma, inTransaction } from '../../data-access/prisma-client.js';
 import { revokeUserSessions } from '../../data-access/session-repository.js';
 import {
   countActiveOwners,
@@ -76,7 +76,7 @@ export async function updateTenantUser(
 ): Promise<UserView> {
   const db = deps.db ?? getPrisma();
   requireRole(account.role, 'users:manage');
-  const updated = await db.$transaction(async (tx) => {
+  const updated = await inTransaction(db, async (tx) => {
     await lockTenantUsers(tx, account.tenantId);
     const user = await findUser(tx, account.tenantId, userId);
     if (!user) throw userNotFound();
