@@ -8,12 +8,12 @@ import { createRequestRecorder, type RequestRecorder } from './clients/request-r
 import { createTelemetryClient } from './clients/telemetry-client.js';
 import { createTemplateClient } from './clients/template-client.js';
 import type { GatewayConfig } from './config.js';
-import { closePrisma, getPrisma, getSql, initPrisma } from './data-access/prisma-client.js';
-import { deriveGatewaySecrets } from './domain/gateway-secrets.js';
-import { createKeyUsage } from './domain/key-usage.js';
-import { createRateLimits } from './domain/rate-limits.js';
-import { smokeTestPolicyOf } from './domain/run-smoke-test.js';
-import { createVerifiedKeyCache } from './domain/verified-key-cache.js';
+import { closePrisma, getPrisma, getSql, initPrisma, pingDatabase } from './data-access/prisma-client.js';
+import { deriveGatewaySecrets } from './domain/identity/gateway-secrets.js';
+import { createKeyUsage } from './domain/identity/key-usage.js';
+import { createVerifiedKeyCache } from './domain/identity/verified-key-cache.js';
+import { createRateLimits } from './domain/operations/rate-limits.js';
+import { smokeTestPolicyOf } from './domain/operations/run-smoke-test.js';
 import { createHttpApp, startServer, stopServer } from './entry-points/http/server.js';
 import { listenForIdentityChanges } from './entry-points/nats/identity-changes.js';
 
@@ -99,7 +99,7 @@ export async function startGateway(config: GatewayConfig, logger: Logger): Promi
       billing: () => billing.ping(1_000),
       telemetry: () => telemetry.ping(1_000),
       template: () => templates.ping(1_000),
-      gateway_store: () => getPrisma().$queryRaw`SELECT 1`,
+      gateway_store: () => pingDatabase(getPrisma()),
     },
   });
   const server = await startServer(app, config.GATEWAY_PORT, config.GATEWAY_HOST);

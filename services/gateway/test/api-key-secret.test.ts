@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { API_KEY_PATTERN, generateApiKey, hashApiKey } from '../src/domain/api-key-secret.js';
+import { API_KEY_PATTERN, generateApiKey, hashApiKey } from '../src/domain/identity/api-key-secret.js';
 
 describe('generateApiKey', () => {
   it('then the key has the documented shape, starts with its visible prefix, and only its hash is kept', () => {

@@ -1,6 +1,6 @@
 import { AppError } from '@tm/contracts';
 import { describe, expect, it } from 'vitest';
-import { resolveIdempotencyKey } from '../src/domain/idempotency-key.js';
+import { resolveIdempotencyKey } from '../src/domain/data-plane/idempotency-key.js';
 
 describe('resolveIdempotencyKey', () => {
   it('when only the header or only the body carries a key, then that key is used', () => {

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { hashPassword, verifyPassword } from '../src/domain/password-hash.js';
+import { hashPassword, verifyPassword } from '../src/domain/identity/password-hash.js';
 
 describe('password hashing (scrypt)', () => {
   it('when the same password is given, then it verifies; another does not', async () => {

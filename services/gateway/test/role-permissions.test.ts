@@ -1,6 +1,11 @@
 import { ROLES } from '@tm/contracts';
 import { describe, expect, it } from 'vitest';
-import { ACTIONS, ROLE_PERMISSIONS, requireRole, roleAllows } from '../src/domain/role-permissions.js';
+import {
+  ACTIONS,
+  ROLE_PERMISSIONS,
+  requireRole,
+  roleAllows,
+} from '../src/domain/identity/role-permissions.js';
 
 describe('role permissions', () => {
   it('when roles are ordered owner > admin > developer > viewer, then each holds what the next holds', () => {

@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import type { KeyRecord } from '../src/data-access/api-key-repository.js';
-import { createVerifiedKeyCache } from '../src/domain/verified-key-cache.js';
+import { createVerifiedKeyCache } from '../src/domain/identity/verified-key-cache.js';
 
 const key = (id: string, tenantId = 'tenant-a'): KeyRecord => ({
   id,

@@ -4,8 +4,8 @@ import { connectBus } from '@tm/bus';
 import { ConfigError, createLogger } from '@tm/kit';
 import { loadGatewayConfig } from '../config.js';
 import { closePrisma, initPrisma } from '../data-access/prisma-client.js';
-import { bootstrapTenant } from '../domain/bootstrap-tenant.js';
-import { revokeApiKey } from '../domain/revoke-api-key.js';
+import { bootstrapTenant } from '../domain/control/bootstrap-tenant.js';
+import { revokeApiKey } from '../domain/control/revoke-api-key.js';
 
 const USAGE = `Usage: pnpm admin bootstrap [--name NAME] [--email EMAIL] [--json]
        pnpm admin revoke-key --tenant TENANT_ID --key KEY_ID

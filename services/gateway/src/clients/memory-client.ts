@@ -1,4 +1,4 @@
-import { createBatchedRequester, type NatsConnection, requestReply } from '@tm/bus';
+import type { NatsConnection } from '@tm/bus';
 import {
   DeleteReceipt,
   MemoryDeleteMessage,
@@ -7,80 +7,30 @@ import {
   MemoryGetMessage,
   MemoryRecallMessage,
   MemoryWriteMessage,
-  PingReply,
   RecallResponse,
   StoredMemory,
   Subjects,
   WriteResponse,
 } from '@tm/contracts';
-import type { Logger } from '@tm/kit';
-import { z } from 'zod';
-import { createBreaker } from './breaker.js';
+import { createServiceClient, endpoint, type ServiceClientOptions } from './service-client.js';
+
+const s = Subjects.memory;
+
+/** The memory service's endpoints, as the gateway calls them. */
+const MEMORY_SERVICE = {
+  service: 'memory',
+  ping: s.ping,
+  endpoints: {
+    // Concurrent writes share a message: fewer bus round trips, and memory retains them in one statement.
+    write: endpoint(s.writeBatch, MemoryWriteMessage, WriteResponse, { batched: true }),
+    recall: endpoint(s.recall, MemoryRecallMessage, RecallResponse),
+    delete: endpoint(s.delete, MemoryDeleteMessage, DeleteReceipt),
+    get: endpoint(s.get, MemoryGetMessage, StoredMemory),
+    exportPage: endpoint(s.exportPage, MemoryExportPageMessage, MemoryExportPage),
+  },
+};
 
 /** Typed, breaker-wrapped calls to the memory service over NATS request/reply. */
-export function createMemoryClient(
-  nc: NatsConnection,
-  options: { timeoutMs: number; breakerResetMs: number; logger: Logger },
-) {
-  const { breaker, call } = createBreaker({
-    name: 'memory',
-    resetMs: options.breakerResetMs,
-    logger: options.logger,
-  });
-  const opts = { timeoutMs: options.timeoutMs, service: 'memory' };
-  // Concurrent writes share a message: fewer bus round trips, and memory retains them in one statement.
-  const writeBatched = createBatchedRequester(
-    nc,
-    Subjects.memory.writeBatch,
-    { input: MemoryWriteMessage, output: WriteResponse },
-    opts,
-  );
-  return {
-    breaker,
-    write: (msg: z.input<typeof MemoryWriteMessage>) => call(() => writeBatched(msg)),
-    recall: (msg: z.input<typeof MemoryRecallMessage>) =>
-      call(() =>
-        requestReply(
-          nc,
-          Subjects.memory.recall,
-          { input: MemoryRecallMessage, output: RecallResponse },
-          msg,
-          opts,
-        ),
-      ),
-    delete: (msg: z.input<typeof MemoryDeleteMessage>) =>
-      call(() =>
-        requestReply(
-          nc,
-          Subjects.memory.delete,
-          { input: MemoryDeleteMessage, output: DeleteReceipt },
-          msg,
-          opts,
-        ),
-      ),
-    get: (msg: z.input<typeof MemoryGetMessage>) =>
-      call(() =>
-        requestReply(nc, Subjects.memory.get, { input: MemoryGetMessage, output: StoredMemory }, msg, opts),
-      ),
-    exportPage: (msg: z.input<typeof MemoryExportPageMessage>) =>
-      call(() =>
-        requestReply(
-          nc,
-          Subjects.memory.exportPage,
-          { input: MemoryExportPageMessage, output: MemoryExportPage },
-          msg,
-          opts,
-        ),
-      ),
-    /** Health probe: bypasses the breaker so an open breaker cannot hide a recovered service. */
-    ping: (timeoutMs: number) =>
-      requestReply(
-        nc,
-        Subjects.memory.ping,
-        { input: z.object({}), output: PingReply },
-        {},
-        { timeoutMs, service: 'memory' },
-      ),
-  };
-}
+export const createMemoryClient = (nc: NatsConnection, options: ServiceClientOptions) =>
+  createServiceClient(nc, MEMORY_SERVICE, options);
 export type MemoryClient = ReturnType<typeof createMemoryClient>;

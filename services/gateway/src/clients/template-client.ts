@@ -1,4 +1,4 @@
-import { type NatsConnection, requestReply } from '@tm/bus';
+import type { NatsConnection } from '@tm/bus';
 import {
   CreateImportMessage,
   CreateTemplateMemoryMessage,
@@ -18,7 +18,6 @@ import {
   ListTemplatesMessage,
   MarketplacePage,
   MarketplaceTemplate,
-  PingReply,
   SearchMarketplaceMessage,
   StartImportMessage,
   Subjects,
@@ -28,33 +27,15 @@ import {
   TemplatePage,
   UpdateTemplateMessage,
 } from '@tm/contracts';
-import type { Logger } from '@tm/kit';
-import { z } from 'zod';
-import { createBreaker } from './breaker.js';
+import { createServiceClient, endpoint, type ServiceClientOptions } from './service-client.js';
 
-/** Typed, breaker-wrapped calls to the template service (templates, marketplace, template memories). */
-export function createTemplateClient(
-  nc: NatsConnection,
-  options: { timeoutMs: number; breakerResetMs: number; logger: Logger; importSealTimeoutMs?: number },
-) {
-  const { breaker, call } = createBreaker({
-    name: 'template',
-    resetMs: options.breakerResetMs,
-    logger: options.logger,
-  });
-  const opts = { timeoutMs: options.timeoutMs, service: 'template' };
-  const endpoint =
-    <I extends z.ZodType, O extends z.ZodType>(
-      subject: string,
-      input: I,
-      output: O,
-      timeoutMs = opts.timeoutMs,
-    ) =>
-    (msg: z.input<I>) =>
-      call(() => requestReply(nc, subject, { input, output }, msg, { ...opts, timeoutMs }));
-  const s = Subjects.template;
-  return {
-    breaker,
+const s = Subjects.template;
+
+/** The template service's endpoints (templates, marketplace, template memories, imports). */
+const TEMPLATE_SERVICE = {
+  service: 'template',
+  ping: s.ping,
+  endpoints: {
     listTemplates: endpoint(s.listTemplates, ListTemplatesMessage, TemplatePage),
     createTemplate: endpoint(s.createTemplate, CreateTemplateMessage, Template),
     getTemplate: endpoint(s.getTemplate, GetTemplateMessage, Template),
@@ -70,26 +51,22 @@ export function createTemplateClient(
     deleteNamespace: endpoint(s.deleteNamespace, DeleteTemplateNamespaceMessage, TemplateNamespaceDeleted),
     createImport: endpoint(s.createImport, CreateImportMessage, ImportCreated),
     appendImportChunk: endpoint(s.appendImportChunk, ImportChunkMessage, ImportAcknowledged),
-    /** Parsing a whole file takes longer than a request: its own deadline. */
-    sealImport: endpoint(
-      s.sealImport,
-      ImportRefMessage,
-      ImportJob,
-      options.importSealTimeoutMs ?? options.timeoutMs,
-    ),
+    sealImport: endpoint(s.sealImport, ImportRefMessage, ImportJob),
     discardImport: endpoint(s.discardImport, ImportRefMessage, ImportAcknowledged),
     startImport: endpoint(s.startImport, StartImportMessage, ImportJob),
     getImport: endpoint(s.getImport, ImportRefMessage, ImportJob),
     listImportFailures: endpoint(s.listImportFailures, ListImportFailuresMessage, ImportFailurePage),
-    /** Health probe: bypasses the breaker so an open breaker cannot hide a recovered service. */
-    ping: (timeoutMs: number) =>
-      requestReply(
-        nc,
-        s.ping,
-        { input: z.object({}), output: PingReply },
-        {},
-        { timeoutMs, service: 'template' },
-      ),
-  };
-}
+  },
+};
+
+/** Typed, breaker-wrapped calls to the template service over NATS request/reply. */
+export const createTemplateClient = (
+  nc: NatsConnection,
+  options: ServiceClientOptions & { importSealTimeoutMs?: number },
+) =>
+  createServiceClient(nc, TEMPLATE_SERVICE, {
+    ...options,
+    // Parsing a whole file takes longer than a request: its own deadline.
+    deadlines: { sealImport: options.importSealTimeoutMs },
+  });
 export type TemplateClient = ReturnType<typeof createTemplateClient>;

@@ -1,5 +1,6 @@
 import type { Role } from '@tm/contracts';
 import { prepared, type SqlRunner } from '@tm/kit';
+import type { Prisma } from './generated/client.js';
 import type { Db } from './prisma-client.js';
 
 export interface KeyRecord {
@@ -46,6 +47,27 @@ export async function revokeKey(run: SqlRunner, tenantId: string, keyId: string)
   );
   return rows.length > 0;
 }
+
+/**
+ * The same revocation on a Prisma handle, so that a rotation revokes the old key and creates the new
+ * one in one transaction (`revokeKey` runs on the pool, outside any). False when it was revoked already.
+ */
+export async function revokeKeyInTransaction(tx: Db, tenantId: string, keyId: string): Promise<boolean> {
+  const revoked = await tx.apiKey.updateMany({
+    where: { tenantId, id: keyId, revokedAt: null },
+    data: { revokedAt: new Date() },
+  });
+  return revoked.count > 0;
+}
+
+export const insertKey = (db: Db, data: Prisma.ApiKeyUncheckedCreateInput) => db.apiKey.create({ data });
+
+/** Rename, re-permission or re-attach one key (the caller has checked it is the tenant's). */
+export const updateKey = (
+  db: Db,
+  keyId: string,
+  data: { name?: string; permissions?: string[]; storageConnectionId?: string | null },
+) => db.apiKey.update({ where: { id: keyId }, data });
 
 /** A tenant's keys, newest first. */
 export const listKeys = (db: Db, tenantId: string) =>

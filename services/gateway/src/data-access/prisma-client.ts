@@ -13,3 +13,13 @@ export const getPrisma = holder.get;
 export const closePrisma = holder.close;
 /** Direct statements on the same pool, for the hot paths. */
 export const getSql = () => poolRunner(holder.pool());
+
+/**
+ * Run `work` in one transaction. Domain code decides what belongs together; the repository
+ * functions it calls inside take the transaction handle as their database.
+ */
+export const inTransaction = <T>(db: PrismaClient, work: (tx: Prisma.TransactionClient) => Promise<T>) =>
+  db.$transaction(work);
+
+/** Health probe of the gateway's own database. */
+export const pingDatabase = (db: Db) => db.$queryRaw`SELECT 1`;

@@ -1,7 +1,7 @@
 import { decodeJson, type NatsConnection, type Subscription } from '@tm/bus';
 import { IdentityChanged, Subjects } from '@tm/contracts';
 import type { Logger } from '@tm/kit';
-import type { VerifiedKeyCache } from '../../domain/verified-key-cache.js';
+import type { VerifiedKeyCache } from '../../domain/identity/verified-key-cache.js';
 
 /**
  * Every instance hears every identity change (no queue group), drops that tenant's verified keys and

@@ -5,13 +5,13 @@ import {
   authenticateKeyFor,
   authenticationRequired,
   verifyApiKey,
-} from '../../../domain/authenticate-api-key.js';
-import type { Account } from '../../../domain/authenticate-session.js';
-import { authenticateSession } from '../../../domain/authenticate-session.js';
-import type { KeyUsage } from '../../../domain/key-usage.js';
-import type { RateLimits } from '../../../domain/rate-limits.js';
-import { type Action, requireRole } from '../../../domain/role-permissions.js';
-import type { VerifiedKeyCache } from '../../../domain/verified-key-cache.js';
+} from '../../../domain/identity/authenticate-api-key.js';
+import type { Account } from '../../../domain/identity/authenticate-session.js';
+import { authenticateSession } from '../../../domain/identity/authenticate-session.js';
+import type { KeyUsage } from '../../../domain/identity/key-usage.js';
+import { type Action, requireRole } from '../../../domain/identity/role-permissions.js';
+import type { VerifiedKeyCache } from '../../../domain/identity/verified-key-cache.js';
+import type { RateLimits } from '../../../domain/operations/rate-limits.js';
 
 export interface AuthDeps {
   keys: VerifiedKeyCache;

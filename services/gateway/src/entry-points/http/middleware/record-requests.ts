@@ -2,7 +2,7 @@ import type { ErrorCode, RequestOutcome, RequestRecord } from '@tm/contracts';
 import { timeOrderedId } from '@tm/kit';
 import type { Request, RequestHandler } from 'express';
 import type { RequestRecorder } from '../../../clients/request-recorder.js';
-import { namespaceRef } from '../../../domain/namespace-ref.js';
+import { namespaceRef } from '../../../domain/data-plane/namespace-ref.js';
 
 /** What a route knows of its own result, for the request record. */
 export interface RecordNote {

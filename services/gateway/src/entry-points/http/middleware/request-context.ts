@@ -1,7 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import type { Scope } from '@tm/contracts';
 import type { RequestHandler } from 'express';
-import type { Account } from '../../../domain/authenticate-session.js';
+import type { Account } from '../../../domain/identity/authenticate-session.js';
 
 declare global {
   namespace Express {

@@ -11,7 +11,7 @@ import {
 } from '@tm/contracts';
 import { type RequestHandler, type Response, Router } from 'express';
 import type { MemoryClient } from '../../../clients/memory-client.js';
-import { completeChat, modelOrThrow } from '../../../domain/complete-chat.js';
+import { completeChat, modelOrThrow } from '../../../domain/data-plane/complete-chat.js';
 import { type AuthDeps, requireApiKey, scopeOf } from '../middleware/authenticate.js';
 import { jsonBody } from '../middleware/json-body.js';
 import { noteForRecord, recordAs } from '../middleware/record-requests.js';

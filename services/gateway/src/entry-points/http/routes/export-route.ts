@@ -4,7 +4,7 @@ import { type Response, Router } from 'express';
 import { z } from 'zod';
 import type { MemoryClient } from '../../../clients/memory-client.js';
 import type { TelemetryClient } from '../../../clients/telemetry-client.js';
-import { type ExportSink, exportDocument } from '../../../domain/stream-export.js';
+import { type ExportSink, exportDocument } from '../../../domain/data-plane/stream-export.js';
 import { type AuthDeps, readerOf, requireReader } from '../middleware/authenticate.js';
 
 const ExportQuery = z.strictObject({

@@ -12,7 +12,7 @@ import {
 import { type Request, Router } from 'express';
 import type { MemoryClient } from '../../../clients/memory-client.js';
 import type { TemplateClient } from '../../../clients/template-client.js';
-import { resolveIdempotencyKey } from '../../../domain/idempotency-key.js';
+import { resolveIdempotencyKey } from '../../../domain/data-plane/idempotency-key.js';
 import { type AuthDeps, requireApiKey, scopeOf } from '../middleware/authenticate.js';
 import { idempotentWrite } from '../middleware/error-handler.js';
 import { jsonBody } from '../middleware/json-body.js';

@@ -1,7 +1,11 @@
 import { Router } from 'express';
 import type { MemoryClient } from '../../../clients/memory-client.js';
-import { requireOperatorCapability } from '../../../domain/operator-tokens.js';
-import { checkSmokeTestAllowed, runSmokeTest, type SmokeTestPolicy } from '../../../domain/run-smoke-test.js';
+import { requireOperatorCapability } from '../../../domain/control/operator-tokens.js';
+import {
+  checkSmokeTestAllowed,
+  runSmokeTest,
+  type SmokeTestPolicy,
+} from '../../../domain/operations/run-smoke-test.js';
 import { type AuthDeps, requireApiKey, scopeOf } from '../middleware/authenticate.js';
 import { noteForRecord, recordAs } from '../middleware/record-requests.js';
 

@@ -1,6 +1,6 @@
 import { PasswordChangeRequest, parseOrThrow } from '@tm/contracts';
 import { Router } from 'express';
-import { changePassword, getAccount } from '../../../../domain/manage-account.js';
+import { changePassword, getAccount } from '../../../../domain/control/manage-account.js';
 import { accountOf } from '../../middleware/authenticate.js';
 
 export function accountRoutes(): Router {

@@ -9,10 +9,10 @@ import {
   revokeTenantApiKey,
   rotateApiKey,
   updateApiKey,
-} from '../../../../domain/manage-api-keys.js';
+} from '../../../../domain/control/manage-api-keys.js';
 import { accountOf } from '../../middleware/authenticate.js';
 import { idParam } from '../../path-params.js';
-import type { ControlDeps } from './control-routes.js';
+import type { ControlDeps } from './control-deps.js';
 
 export function apiKeyRoutes(deps: ControlDeps): Router {
   const router = Router();

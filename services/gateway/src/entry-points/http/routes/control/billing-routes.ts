@@ -7,7 +7,7 @@ import {
 } from '@tm/contracts';
 import { Router } from 'express';
 import type { BillingClient } from '../../../../clients/billing-client.js';
-import { requireRole } from '../../../../domain/role-permissions.js';
+import { requireRole } from '../../../../domain/identity/role-permissions.js';
 import { accountOf } from '../../middleware/authenticate.js';
 import { idParam } from '../../path-params.js';
 

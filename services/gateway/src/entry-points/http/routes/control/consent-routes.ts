@@ -1,7 +1,7 @@
 import { Router } from 'express';
-import { changeConsent, consentHistory, getConsent } from '../../../../domain/manage-consent.js';
+import { changeConsent, consentHistory, getConsent } from '../../../../domain/control/manage-consent.js';
 import { accountOf } from '../../middleware/authenticate.js';
-import type { ControlDeps } from './control-routes.js';
+import type { ControlDeps } from './control-deps.js';
 
 /** The signed-in user's own private-memory consent, its grant and revoke, and its audit trail. */
 export function consentRoutes(deps: ControlDeps): Router {

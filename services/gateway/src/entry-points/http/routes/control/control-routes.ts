@@ -1,26 +1,15 @@
-import type { NatsConnection } from '@tm/bus';
 import { Router } from 'express';
-import type { BillingClient } from '../../../../clients/billing-client.js';
-import type { SessionSettings } from '../../../../domain/login.js';
-import type { RateLimits } from '../../../../domain/rate-limits.js';
 import { type AuthDeps, requireSession } from '../../middleware/authenticate.js';
 import { jsonBody } from '../../middleware/json-body.js';
 import { accountRoutes } from './account-routes.js';
 import { apiKeyRoutes } from './api-key-routes.js';
 import { billingRoutes } from './billing-routes.js';
 import { consentRoutes } from './consent-routes.js';
+import type { ControlDeps } from './control-deps.js';
 import { operatorTokenRoutes } from './operator-token-routes.js';
 import { sessionRoutes } from './session-routes.js';
 import { storageConnectionRoutes } from './storage-connection-routes.js';
 import { userRoutes } from './user-routes.js';
-
-export interface ControlDeps {
-  nc: NatsConnection;
-  sessions: SessionSettings;
-  storageSecretKey: Buffer;
-  rateLimits: RateLimits;
-  billing: BillingClient;
-}
 
 /**
  * /api/v1/control: the tenant manages itself with a browser session. Login is the one route without

@@ -4,7 +4,7 @@ import {
   issueOperatorToken,
   listOperatorTokens,
   revokeOperatorToken,
-} from '../../../../domain/operator-tokens.js';
+} from '../../../../domain/control/operator-tokens.js';
 import { accountOf } from '../../middleware/authenticate.js';
 import { idParam } from '../../path-params.js';
 

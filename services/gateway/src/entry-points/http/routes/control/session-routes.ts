@@ -1,10 +1,10 @@
 import { LoginRequest, parseOrThrow } from '@tm/contracts';
 import { Router } from 'express';
-import { login } from '../../../../domain/login.js';
-import { logout } from '../../../../domain/manage-account.js';
+import { login } from '../../../../domain/control/login.js';
+import { logout } from '../../../../domain/control/manage-account.js';
 import { type AuthDeps, accountOf, requireSession } from '../../middleware/authenticate.js';
 import { jsonBody } from '../../middleware/json-body.js';
-import type { ControlDeps } from './control-routes.js';
+import type { ControlDeps } from './control-deps.js';
 
 export function sessionRoutes(auth: AuthDeps, deps: ControlDeps): Router {
   const router = Router();

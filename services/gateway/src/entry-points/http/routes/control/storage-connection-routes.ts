@@ -5,10 +5,10 @@ import {
   getTenantStorageConnection,
   listTenantStorageConnections,
   updateTenantStorageConnection,
-} from '../../../../domain/manage-storage-connections.js';
+} from '../../../../domain/control/manage-storage-connections.js';
 import { accountOf } from '../../middleware/authenticate.js';
 import { idParam } from '../../path-params.js';
-import type { ControlDeps } from './control-routes.js';
+import type { ControlDeps } from './control-deps.js';
 
 export function storageConnectionRoutes(deps: ControlDeps): Router {
   const router = Router();

@@ -5,10 +5,10 @@ import {
   getTenantUser,
   listTenantUsers,
   updateTenantUser,
-} from '../../../../domain/manage-users.js';
+} from '../../../../domain/control/manage-users.js';
 import { accountOf } from '../../middleware/authenticate.js';
 import { idParam } from '../../path-params.js';
-import type { ControlDeps } from './control-routes.js';
+import type { ControlDeps } from './control-deps.js';
 
 export function userRoutes(deps: ControlDeps): Router {
   const router = Router();

@@ -1,6 +1,6 @@
 import { AppError, ErrorCode, type Memory, type Scope, type TemplateMemory } from '@tm/contracts';
-import type { MemoryClient } from '../clients/memory-client.js';
-import type { TemplateClient } from '../clients/template-client.js';
+import type { MemoryClient } from '../../clients/memory-client.js';
+import type { TemplateClient } from '../../clients/template-client.js';
 
 /**
  * Any retained memory of the caller's tenant by its id: the record from the memory service (which

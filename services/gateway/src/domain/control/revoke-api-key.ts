@@ -1,8 +1,8 @@
 import type { NatsConnection } from '@tm/bus';
 import type { SqlRunner } from '@tm/kit';
-import { announceIdentityChange } from '../clients/identity-broadcast.js';
-import { revokeKey } from '../data-access/api-key-repository.js';
-import { getSql } from '../data-access/prisma-client.js';
+import { announceIdentityChange } from '../../clients/identity-broadcast.js';
+import { revokeKey } from '../../data-access/api-key-repository.js';
+import { getSql } from '../../data-access/prisma-client.js';
 
 /**
  * Revoke a key for good. The change is committed, then every gateway instance drops the tenant's

@@ -1,8 +1,8 @@
 import { randomUUID } from 'node:crypto';
-import { getPrisma } from '../data-access/prisma-client.js';
-import { createTenantGraph } from '../data-access/tenant-repository.js';
-import { generateApiKey } from './api-key-secret.js';
-import { hashPassword } from './password-hash.js';
+import { getPrisma, inTransaction } from '../../data-access/prisma-client.js';
+import { createTenantGraph } from '../../data-access/tenant-repository.js';
+import { generateApiKey } from '../identity/api-key-secret.js';
+import { hashPassword } from '../identity/password-hash.js';
 
 export interface BootstrapOptions {
   name: string;
@@ -28,7 +28,7 @@ export async function bootstrapTenant(options: BootstrapOptions, prisma = getPri
   const withStorage = options.storage ?? true;
   const email = options.email?.trim().toLowerCase() ?? null;
   const passwordHash = options.password ? await hashPassword(options.password) : null;
-  await prisma.$transaction((tx) =>
+  await inTransaction(prisma, (tx) =>
     createTenantGraph(tx, {
       tenant: { id: tenantId, name: options.name },
       user: { id: userId, tenantId, email, passwordHash, role: 'owner' },

@@ -1,9 +1,9 @@
 import type { NatsConnection } from '@tm/bus';
 import type { ConsentView } from '@tm/contracts';
-import { announceIdentityChange } from '../clients/identity-broadcast.js';
-import { findConsent, listConsentEvents, setConsent } from '../data-access/consent-repository.js';
-import { getPrisma } from '../data-access/prisma-client.js';
-import type { Account } from './authenticate-session.js';
+import { announceIdentityChange } from '../../clients/identity-broadcast.js';
+import { findConsent, listConsentEvents, setConsent } from '../../data-access/consent-repository.js';
+import { getPrisma, inTransaction } from '../../data-access/prisma-client.js';
+import type { Account } from '../identity/authenticate-session.js';
 
 const HISTORY_LIMIT = 500;
 
@@ -27,7 +27,7 @@ export async function changeConsent(
   context: { requestId: string; nc: NatsConnection },
   db = getPrisma(),
 ): Promise<ConsentView> {
-  await db.$transaction((tx) =>
+  await inTransaction(db, (tx) =>
     setConsent(tx, {
       tenantId: account.tenantId,
       userId: account.userId,

@@ -5,7 +5,7 @@ import {
   type CounterTotal,
   deleteCounter,
   deleteExpiredCounters,
-} from '../data-access/rate-limit-counter-repository.js';
+} from '../../data-access/rate-limit-counter-repository.js';
 
 export interface RateLimitSettings {
   windowSeconds: number;

@@ -8,19 +8,25 @@ import {
   ErrorCode,
   type KeyPermission,
 } from '@tm/contracts';
-import { announceIdentityChange } from '../clients/identity-broadcast.js';
-import { findKey, listKeys } from '../data-access/api-key-repository.js';
-import { type Db, getPrisma } from '../data-access/prisma-client.js';
+import { announceIdentityChange } from '../../clients/identity-broadcast.js';
+import {
+  findKey,
+  insertKey,
+  listKeys,
+  revokeKeyInTransaction,
+  updateKey,
+} from '../../data-access/api-key-repository.js';
+import { type Db, getPrisma, inTransaction } from '../../data-access/prisma-client.js';
 import {
   findDefaultStorageConnection,
   findStorageConnection,
-} from '../data-access/storage-connection-repository.js';
-import { findUser } from '../data-access/user-repository.js';
-import { generateApiKey } from './api-key-secret.js';
-import type { Account } from './authenticate-session.js';
+} from '../../data-access/storage-connection-repository.js';
+import { findUser } from '../../data-access/user-repository.js';
+import { generateApiKey } from '../identity/api-key-secret.js';
+import type { Account } from '../identity/authenticate-session.js';
+import { keyPermissionsOf, requireKeyPermissionsWithin, requireRole } from '../identity/role-permissions.js';
 import { apiKeyView } from './control-views.js';
 import { revokeApiKey } from './revoke-api-key.js';
-import { keyPermissionsOf, requireKeyPermissionsWithin, requireRole } from './role-permissions.js';
 
 interface Deps {
   nc: NatsConnection;
@@ -75,18 +81,16 @@ export async function createApiKey(
   if (!rotation && input.permissions) requireKeyPermissionsWithin(account.role, input.permissions);
   const db = deps.db ?? getPrisma();
   const secret = generateApiKey();
-  const row = await db.apiKey.create({
-    data: {
-      id: randomUUID(),
-      tenantId: account.tenantId,
-      userId: rotation?.userId ?? account.userId,
-      storageConnectionId: await storageConnectionFor(db, account.tenantId, input.storage_connection_id),
-      name: input.name,
-      prefix: secret.prefix,
-      secretHash: secret.secretHash,
-      permissions: input.permissions ?? keyPermissionsOf(account.role),
-      rotatedFromId: rotation?.fromId ?? null,
-    },
+  const row = await insertKey(db, {
+    id: randomUUID(),
+    tenantId: account.tenantId,
+    userId: rotation?.userId ?? account.userId,
+    storageConnectionId: await storageConnectionFor(db, account.tenantId, input.storage_connection_id),
+    name: input.name,
+    prefix: secret.prefix,
+    secretHash: secret.secretHash,
+    permissions: input.permissions ?? keyPermissionsOf(account.role),
+    rotatedFromId: rotation?.fromId ?? null,
   });
   return { ...apiKeyView(row), key: secret.key };
 }
@@ -100,7 +104,7 @@ async function changeKey(
 ): Promise<ApiKeyView> {
   const db = deps.db ?? getPrisma();
   await manageableKey(db, account, keyId);
-  const row = await db.apiKey.update({ where: { id: keyId }, data });
+  const row = await updateKey(db, keyId, data);
   await announceIdentityChange(deps.nc, account.tenantId);
   return apiKeyView(row);
 }
@@ -160,13 +164,9 @@ export async function revokeTenantApiKey(account: Account, keyId: string, deps: 
  */
 export async function rotateApiKey(account: Account, keyId: string, deps: Deps): Promise<ApiKeyCreated> {
   const db = deps.db ?? getPrisma();
-  const created = await db.$transaction(async (tx) => {
+  const created = await inTransaction(db, async (tx) => {
     const old = await manageableKey(tx, account, keyId);
-    const revoked = await tx.apiKey.updateMany({
-      where: { id: keyId, revokedAt: null },
-      data: { revokedAt: new Date() },
-    });
-    if (revoked.count === 0) {
+    if (!(await revokeKeyInTransaction(tx, account.tenantId, keyId))) {
       throw new AppError(ErrorCode.AlreadyExists, 'This API key is revoked; create a new key instead');
     }
     return createApiKey(

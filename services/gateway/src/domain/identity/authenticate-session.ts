@@ -1,5 +1,5 @@
-import { getPrisma } from '../data-access/prisma-client.js';
-import { findLiveSession, type LiveSession } from '../data-access/session-repository.js';
+import { getPrisma } from '../../data-access/prisma-client.js';
+import { findLiveSession, type LiveSession } from '../../data-access/session-repository.js';
 import { authenticationRequired } from './authenticate-api-key.js';
 import { readSessionToken } from './session-token.js';
 

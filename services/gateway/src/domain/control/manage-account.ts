@@ -1,11 +1,11 @@
 import { type AccountView, AppError, ErrorCode } from '@tm/contracts';
-import { getPrisma } from '../data-access/prisma-client.js';
-import { revokeSession, revokeUserSessions } from '../data-access/session-repository.js';
-import { findUser, updateUser } from '../data-access/user-repository.js';
-import type { Account } from './authenticate-session.js';
+import { getPrisma, inTransaction } from '../../data-access/prisma-client.js';
+import { revokeSession, revokeUserSessions } from '../../data-access/session-repository.js';
+import { findUser, updateUser } from '../../data-access/user-repository.js';
+import type { Account } from '../identity/authenticate-session.js';
+import { hashPassword, verifyPassword } from '../identity/password-hash.js';
+import { ROLE_PERMISSIONS } from '../identity/role-permissions.js';
 import { getConsent } from './manage-consent.js';
-import { hashPassword, verifyPassword } from './password-hash.js';
-import { ROLE_PERMISSIONS } from './role-permissions.js';
 
 export async function getAccount(account: Account, db = getPrisma()): Promise<AccountView> {
   return {
@@ -38,7 +38,7 @@ export async function changePassword(
     throw new AppError(ErrorCode.PermissionDenied, 'The current password is incorrect');
   }
   const passwordHash = await hashPassword(passwords.new_password);
-  await db.$transaction(async (tx) => {
+  await inTransaction(db, async (tx) => {
     await updateUser(tx, account.tenantId, account.userId, { passwordHash });
     await revokeUserSessions(tx, account.userId, account.sessionId);
   });

@@ -1,10 +1,17 @@
 import { randomUUID } from 'node:crypto';
 import { AppError, ErrorCode, type OperatorTokenView } from '@tm/contracts';
-import { getPrisma } from '../data-access/prisma-client.js';
-import { generateSecretToken, hashApiKey, OPERATOR_TOKEN_PATTERN } from './api-key-secret.js';
-import type { Account } from './authenticate-session.js';
+import {
+  findLiveOperatorToken,
+  findOperatorToken,
+  insertOperatorToken,
+  listTenantOperatorTokens,
+  markOperatorTokenRevoked,
+} from '../../data-access/operator-token-repository.js';
+import { getPrisma } from '../../data-access/prisma-client.js';
+import { generateSecretToken, hashApiKey, OPERATOR_TOKEN_PATTERN } from '../identity/api-key-secret.js';
+import type { Account } from '../identity/authenticate-session.js';
+import { requireRole } from '../identity/role-permissions.js';
 import { operatorTokenView } from './control-views.js';
-import { requireRole } from './role-permissions.js';
 
 /**
  * The operator capability: a separate, expiring secret an owner issues for privileged diagnostics
@@ -21,37 +28,29 @@ export async function issueOperatorToken(
 ): Promise<OperatorTokenView & { token: string }> {
   requireRole(account.role, 'operator-tokens:manage');
   const secret = generateSecretToken('tmo');
-  const row = await db.operatorToken.create({
-    data: {
-      id: randomUUID(),
-      tenantId: account.tenantId,
-      createdByUserId: account.userId,
-      name: input.name,
-      prefix: secret.prefix,
-      secretHash: secret.secretHash,
-      expiresAt: new Date(Date.now() + input.ttl_hours * 3_600_000),
-    },
+  const row = await insertOperatorToken(db, {
+    id: randomUUID(),
+    tenantId: account.tenantId,
+    createdByUserId: account.userId,
+    name: input.name,
+    prefix: secret.prefix,
+    secretHash: secret.secretHash,
+    expiresAt: new Date(Date.now() + input.ttl_hours * 3_600_000),
   });
   return { ...operatorTokenView(row), token: secret.key };
 }
 
 export async function listOperatorTokens(account: Account, db = getPrisma()) {
   requireRole(account.role, 'operator-tokens:manage');
-  const rows = await db.operatorToken.findMany({
-    where: { tenantId: account.tenantId },
-    orderBy: [{ createdAt: 'desc' }, { id: 'desc' }],
-  });
+  const rows = await listTenantOperatorTokens(db, account.tenantId);
   return { data: rows.map((r) => operatorTokenView(r)) };
 }
 
 /** Idempotent: revoking a revoked token answers its current state. */
 export async function revokeOperatorToken(account: Account, id: string, db = getPrisma()) {
   requireRole(account.role, 'operator-tokens:manage');
-  await db.operatorToken.updateMany({
-    where: { tenantId: account.tenantId, id, revokedAt: null },
-    data: { revokedAt: new Date() },
-  });
-  const row = await db.operatorToken.findFirst({ where: { tenantId: account.tenantId, id } });
+  await markOperatorTokenRevoked(db, account.tenantId, id);
+  const row = await findOperatorToken(db, account.tenantId, id);
   if (!row) throw notFound();
   return operatorTokenView(row);
 }
@@ -71,8 +70,6 @@ export async function requireOperatorCapability(
       'This diagnostic needs a valid operator token (X-Operator-Token) for your tenant',
     );
   if (!presented || !OPERATOR_TOKEN_PATTERN.test(presented)) throw refuse();
-  const row = await db.operatorToken.findFirst({
-    where: { secretHash: hashApiKey(presented), tenantId, revokedAt: null, expiresAt: { gt: new Date() } },
-  });
+  const row = await findLiveOperatorToken(db, tenantId, hashApiKey(presented));
   if (!row) throw refuse();
 }

@@ -7,18 +7,18 @@ import {
   type StorageConnectionUpdateRequest,
   type StorageConnectionView,
 } from '@tm/contracts';
-import { announceIdentityChange } from '../clients/identity-broadcast.js';
-import { getPrisma } from '../data-access/prisma-client.js';
+import { announceIdentityChange } from '../../clients/identity-broadcast.js';
+import { getPrisma } from '../../data-access/prisma-client.js';
 import {
   findStorageConnection,
   createStorageConnection as insertStorageConnection,
   listStorageConnections,
   updateStorageConnection as writeStorageConnection,
-} from '../data-access/storage-connection-repository.js';
-import type { Account } from './authenticate-session.js';
+} from '../../data-access/storage-connection-repository.js';
+import type { Account } from '../identity/authenticate-session.js';
+import { requireRole } from '../identity/role-permissions.js';
+import { sealSecret } from '../identity/secret-box.js';
 import { storageConnectionView } from './control-views.js';
-import { requireRole } from './role-permissions.js';
-import { sealSecret } from './secret-box.js';
 
 interface Deps {
   nc: NatsConnection;

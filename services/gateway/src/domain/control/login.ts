@@ -1,12 +1,12 @@
 import { randomUUID } from 'node:crypto';
 import { AppError, ErrorCode, type SessionCreated } from '@tm/contracts';
-import { getPrisma } from '../data-access/prisma-client.js';
-import { createSession } from '../data-access/session-repository.js';
-import { findUserByEmail } from '../data-access/user-repository.js';
+import { getPrisma } from '../../data-access/prisma-client.js';
+import { createSession } from '../../data-access/session-repository.js';
+import { findUserByEmail } from '../../data-access/user-repository.js';
+import { burnPasswordCheck, verifyPassword } from '../identity/password-hash.js';
+import { signSessionToken } from '../identity/session-token.js';
+import type { RateLimits } from '../operations/rate-limits.js';
 import { userView } from './control-views.js';
-import { burnPasswordCheck, verifyPassword } from './password-hash.js';
-import type { RateLimits } from './rate-limits.js';
-import { signSessionToken } from './session-token.js';
 
 export interface SessionSettings {
   signingKey: Uint8Array;

@@ -1,8 +1,8 @@
 import { RUNTIME, type StatusResponse } from '@tm/contracts';
-import type { RequestRecorder } from '../clients/request-recorder.js';
-import type { TelemetryClient } from '../clients/telemetry-client.js';
-import { findConsent } from '../data-access/consent-repository.js';
-import { getPrisma } from '../data-access/prisma-client.js';
+import type { RequestRecorder } from '../../clients/request-recorder.js';
+import type { TelemetryClient } from '../../clients/telemetry-client.js';
+import { findConsent } from '../../data-access/consent-repository.js';
+import { getPrisma } from '../../data-access/prisma-client.js';
 import { checkHealth, type HealthProbes } from './check-health.js';
 
 /** The window monitoring looks back over on the status route. */

@@ -1,6 +1,6 @@
 import type { Logger } from '@tm/kit';
-import { touchKey } from '../data-access/api-key-repository.js';
-import { getSql } from '../data-access/prisma-client.js';
+import { touchKey } from '../../data-access/api-key-repository.js';
+import { getSql } from '../../data-access/prisma-client.js';
 
 const INTERVAL_MS = 60_000;
 const MAX_TRACKED = 10_000;

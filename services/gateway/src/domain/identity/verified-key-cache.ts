@@ -1,4 +1,4 @@
-import type { KeyRecord } from '../data-access/api-key-repository.js';
+import type { KeyRecord } from '../../data-access/api-key-repository.js';
 
 export interface VerifiedKeyCacheOptions {
   maxEntries: number;

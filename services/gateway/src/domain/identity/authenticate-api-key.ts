@@ -1,7 +1,7 @@
 import { AppError, ErrorCode, type KeyPermission, type Scope } from '@tm/contracts';
 import type { SqlRunner } from '@tm/kit';
-import { findKeyByHash, type KeyRecord } from '../data-access/api-key-repository.js';
-import { getSql } from '../data-access/prisma-client.js';
+import { findKeyByHash, type KeyRecord } from '../../data-access/api-key-repository.js';
+import { getSql } from '../../data-access/prisma-client.js';
 import { API_KEY_PATTERN, hashApiKey } from './api-key-secret.js';
 import type { KeyUsage } from './key-usage.js';
 import { type Action, roleAllows } from './role-permissions.js';

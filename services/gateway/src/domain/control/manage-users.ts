@@ -1,9 +1,9 @@
 import { randomUUID } from 'node:crypto';
 import type { NatsConnection } from '@tm/bus';
 import { AppError, ErrorCode, type Role, type UserView } from '@tm/contracts';
-import { announceIdentityChange } from '../clients/identity-broadcast.js';
-import { getPrisma } from '../data-access/prisma-client.js';
-import { revokeUserSessions } from '../data-access/session-repository.js';
+import { announceIdentityChange } from '../../clients/identity-broadcast.js';
+import { getPrisma, inTransaction } from '../../data-access/prisma-client.js';
+import { revokeUserSessions } from '../../data-access/session-repository.js';
 import {
   countActiveOwners,
   createUser,
@@ -11,11 +11,11 @@ import {
   listUsers,
   lockTenantUsers,
   updateUser,
-} from '../data-access/user-repository.js';
-import type { Account } from './authenticate-session.js';
+} from '../../data-access/user-repository.js';
+import type { Account } from '../identity/authenticate-session.js';
+import { hashPassword } from '../identity/password-hash.js';
+import { requireRole } from '../identity/role-permissions.js';
 import { userView } from './control-views.js';
-import { hashPassword } from './password-hash.js';
-import { requireRole } from './role-permissions.js';
 
 const userNotFound = () => new AppError(ErrorCode.NotFound, 'No such user');
 
@@ -76,7 +76,7 @@ export async function updateTenantUser(
 ): Promise<UserView> {
   const db = deps.db ?? getPrisma();
   requireRole(account.role, 'users:manage');
-  const updated = await db.$transaction(async (tx) => {
+  const updated = await inTransaction(db, async (tx) => {
     await lockTenantUsers(tx, account.tenantId);
     const user = await findUser(tx, account.tenantId, userId);
     if (!user) throw userNotFound();

@@ -16,7 +16,7 @@ import {
   type Scope,
   type WriteResponse,
 } from '@tm/contracts';
-import type { MemoryClient } from '../clients/memory-client.js';
+import type { MemoryClient } from '../../clients/memory-client.js';
 import { chatTurnKey, composeChatReply } from './compose-chat-reply.js';
 
 export const SYSTEM_FINGERPRINT = `tm-${RUNTIME.model_version}`;

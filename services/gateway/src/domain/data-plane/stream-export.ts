@@ -1,6 +1,6 @@
 import { CONTRACT_VERSION, EXPORT_PAGE_SIZE, type MemoryExportPage } from '@tm/contracts';
-import type { MemoryClient } from '../clients/memory-client.js';
-import type { TelemetryClient } from '../clients/telemetry-client.js';
+import type { MemoryClient } from '../../clients/memory-client.js';
+import type { TelemetryClient } from '../../clients/telemetry-client.js';
 import { namespaceRef } from './namespace-ref.js';
 
 /** Where the export goes: `write` resolves when the chunk may be followed by another (backpressure). */

@@ -7,7 +7,7 @@ import {
   type Scope,
   type SmokeTestResponse,
 } from '@tm/contracts';
-import type { MemoryClient } from '../clients/memory-client.js';
+import type { MemoryClient } from '../../clients/memory-client.js';
 
 type Step = SmokeTestResponse['steps'][number];
 

@@ -1,0 +1,75 @@
+import { createBatchedRequester, type NatsConnection, requestReply } from '@tm/bus';
+import { PingReply } from '@tm/contracts';
+import type { Logger } from '@tm/kit';
+import { z } from 'zod';
+import { createBreaker } from './breaker.js';
+
+/** One request/reply endpoint of a service: its subject and the contracts both messages are checked against. */
+export interface Endpoint<I extends z.ZodType = z.ZodType, O extends z.ZodType = z.ZodType> {
+  subject: string;
+  input: I;
+  output: O;
+  /** The calls of one event-loop turn travel as one message (`createBatchedRequester` in libs/bus). */
+  batched?: boolean;
+}
+
+export const endpoint = <I extends z.ZodType, O extends z.ZodType>(
+  subject: string,
+  input: I,
+  output: O,
+  options: { batched?: boolean } = {},
+): Endpoint<I, O> => ({ subject, input, output, ...options });
+
+/** A service as the gateway calls it: its name (breaker, error messages), its ping and its endpoints. */
+export interface ServiceTable<E extends Record<string, Endpoint>> {
+  service: string;
+  ping: string;
+  endpoints: E;
+}
+
+export interface ServiceClientOptions {
+  /** Deadline of one call; past it the caller gets a retryable 504. */
+  timeoutMs: number;
+  /** How long an open breaker refuses calls before one probes the service again. */
+  breakerResetMs: number;
+  logger: Logger;
+}
+
+type Calls<E extends Record<string, Endpoint>> = {
+  [K in keyof E]: (msg: z.input<E[K]['input']>) => Promise<z.output<E[K]['output']>>;
+};
+
+/**
+ * Typed calls to one service over NATS request/reply, one per endpoint of its table, all behind the
+ * service's one circuit breaker. An endpoint whose work takes longer than a request gets its own
+ * deadline in `deadlines`.
+ */
+export function createServiceClient<E extends Record<string, Endpoint>>(
+  nc: NatsConnection,
+  table: ServiceTable<E>,
+  options: ServiceClientOptions & { deadlines?: Partial<Record<keyof E, number | undefined>> },
+) {
+  const { service } = table;
+  const { breaker, call } = createBreaker({
+    name: service,
+    resetMs: options.breakerResetMs,
+    logger: options.logger,
+  });
+  const calls = Object.fromEntries(
+    Object.entries(table.endpoints).map(([name, { subject, input, output, batched }]) => {
+      const opts = { timeoutMs: options.deadlines?.[name] ?? options.timeoutMs, service };
+      if (batched) {
+        const send = createBatchedRequester(nc, subject, { input, output }, opts);
+        return [name, (msg: unknown) => call(() => send(msg))];
+      }
+      return [name, (msg: unknown) => call(() => requestReply(nc, subject, { input, output }, msg, opts))];
+    }),
+  ) as Calls<E>;
+  return {
+    breaker,
+    ...calls,
+    /** Health probe: bypasses the breaker so an open breaker cannot hide a recovered service. */
+    ping: (timeoutMs: number) =>
+      requestReply(nc, table.ping, { input: z.object({}), output: PingReply }, {}, { timeoutMs, service }),
+  };
+}
