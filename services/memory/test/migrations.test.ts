@@ -4,7 +4,7 @@ import { join } from 'node:path';
 import { promisify } from 'node:util';
 import pg from 'pg';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { rankByOverlap } from '../src/data-access/memory-repository.js';
+import { rankByOverlap } from '../src/data-access/rank-by-overlap.js';
 import { closePrisma, getPrisma, getSql, initPrisma } from '../src/data-access/prisma-client.js';
 
 const run = promisify(execFile);
