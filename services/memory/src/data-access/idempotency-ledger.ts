@@ -8,8 +8,3 @@ export function findEntry(db: Db, tenantId: string, key: string) {
 export async function completeEntry(db: Db, tenantId: string, key: string, response: Prisma.InputJsonValue) {
   await db.idempotencyEntry.update({ where: { tenantId_key: { tenantId, key } }, data: { response } });
 }
-
-export async function deleteEntriesForNamespace(db: Db, tenantId: string, namespace: string) {
-  const { count } = await db.idempotencyEntry.deleteMany({ where: { tenantId, namespace } });
-  return count;
-}

@@ -1,6 +1,18 @@
 import { prepared, type SqlRunner } from '@tm/kit';
 import type { Prisma } from './generated/client.js';
-import type { NewRecord } from './memory-repository.js';
+
+export interface NewRecord {
+  id: string;
+  tenantId: string;
+  userId: string;
+  namespace: string;
+  eventId: string;
+  occurredAt: Date;
+  text: string;
+  terms: string[];
+  source: Prisma.InputJsonValue | null;
+  requestId: string;
+}
 
 export interface RetainInput {
   record: NewRecord;

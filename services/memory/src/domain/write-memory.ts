@@ -11,13 +11,13 @@ import {
 import { prismaRunner, timeOrderedId } from '@tm/kit';
 import type { Prisma } from '../data-access/generated/client.js';
 import { completeEntry, findEntry } from '../data-access/idempotency-ledger.js';
-import { insertRelations, markSuperseded } from '../data-access/memory-repository.js';
 import { type Db, getPrisma, retainBatched } from '../data-access/prisma-client.js';
 import {
   claimAndRetain,
   isDuplicateEventRefusal,
   type RetainInput,
 } from '../data-access/retain-statement.js';
+import { insertRelations, markSuperseded } from '../data-access/supersession-repository.js';
 import { fingerprintWrite } from './fingerprint.js';
 import { billableUsage, noUsage, provenance } from './runtime-blocks.js';
 import { tokenize } from './tokenize.js';
