@@ -4,8 +4,8 @@ import { join } from 'node:path';
 import { promisify } from 'node:util';
 import pg from 'pg';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { rankByOverlap } from '../src/data-access/memory-repository.js';
 import { closePrisma, getPrisma, getSql, initPrisma } from '../src/data-access/prisma-client.js';
+import { rankByOverlap } from '../src/data-access/rank-by-overlap.js';
 
 const run = promisify(execFile);
 const serviceDir = join(import.meta.dirname, '..');

@@ -2,7 +2,7 @@ import { randomUUID } from 'node:crypto';
 import { poolRunner } from '@tm/kit';
 import pg from 'pg';
 import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
-import { type RankedRow, rankByOverlap } from '../src/data-access/memory-repository.js';
+import { type RankedRow, rankByOverlap } from '../src/data-access/rank-by-overlap.js';
 
 /**
  * rankByOverlap against plain counting done here in JavaScript, on a namespace large enough for its

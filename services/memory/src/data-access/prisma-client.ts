@@ -1,8 +1,5 @@
 import { createPgAdapter, poolRunner, prismaHolder } from '@tm/kit';
-import type pg from 'pg';
 import { type Prisma, PrismaClient } from './generated/client.js';
-import { createRetainBatcher } from './retain-batch.js';
-import type { RetainInput } from './retain-statement.js';
 
 export type Db = PrismaClient | Prisma.TransactionClient;
 
@@ -14,17 +11,7 @@ const holder = prismaHolder(
 export const initPrisma = holder.init;
 export const getPrisma = holder.get;
 export const closePrisma = holder.close;
+/** The pool itself, for what keeps state per pool (the write batcher). */
+export const getPool = holder.pool;
 /** Direct statements on the same pool, for the hot paths. */
 export const getSql = () => poolRunner(holder.pool());
-
-const batchers = new WeakMap<pg.Pool, ReturnType<typeof createRetainBatcher>>();
-/** The write path's claim-and-retain, batched on the current pool (see retain-batch.ts). */
-export function retainBatched(input: RetainInput) {
-  const pool = holder.pool();
-  let batcher = batchers.get(pool);
-  if (!batcher) {
-    batcher = createRetainBatcher(poolRunner(pool));
-    batchers.set(pool, batcher);
-  }
-  return batcher(input);
-}

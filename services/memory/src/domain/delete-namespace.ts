@@ -1,6 +1,5 @@
 import { CONTRACT_VERSION, type DeleteReceipt, type MemoryDeleteMessage } from '@tm/contracts';
-import { deleteEntriesForNamespace } from '../data-access/idempotency-ledger.js';
-import { deleteNamespaceData } from '../data-access/memory-repository.js';
+import { deleteNamespaceData } from '../data-access/namespace-deletion.js';
 import { getPrisma } from '../data-access/prisma-client.js';
 
 /**
@@ -12,11 +11,7 @@ export async function deleteNamespace(
   prisma = getPrisma(),
 ): Promise<DeleteReceipt> {
   const scope = { tenantId: msg.scope.tenant_id, namespace: msg.namespace };
-  const counts = await prisma.$transaction(async (tx) => {
-    const data = await deleteNamespaceData(tx, scope);
-    const idempotency = await deleteEntriesForNamespace(tx, scope.tenantId, scope.namespace);
-    return { ...data, idempotency };
-  });
+  const counts = await prisma.$transaction((tx) => deleteNamespaceData(tx, scope));
   return {
     contract_version: CONTRACT_VERSION,
     operation: 'memory.delete',

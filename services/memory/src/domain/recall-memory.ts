@@ -8,9 +8,9 @@ import {
   type UsageRecordedEvent,
 } from '@tm/contracts';
 import { type SqlRunner, timeOrderedId } from '@tm/kit';
-import { rankByOverlap } from '../data-access/memory-repository.js';
 import { enqueue } from '../data-access/outbox-repository.js';
 import { getSql } from '../data-access/prisma-client.js';
+import { rankByOverlap } from '../data-access/rank-by-overlap.js';
 import { cueTerms } from './cue-terms.js';
 import { renderContext } from './render-context.js';
 import { billableUsage, provenance } from './runtime-blocks.js';

@@ -10,14 +10,16 @@ import {
 } from '@tm/contracts';
 import { prismaRunner, timeOrderedId } from '@tm/kit';
 import type { Prisma } from '../data-access/generated/client.js';
-import { completeEntry, findEntry } from '../data-access/idempotency-ledger.js';
-import { insertRelations, markSuperseded } from '../data-access/memory-repository.js';
-import { type Db, getPrisma, retainBatched } from '../data-access/prisma-client.js';
 import {
-  claimAndRetain,
+  claimAndRetainOne,
+  completeEntry,
+  findEntry,
   isDuplicateEventRefusal,
   type RetainInput,
-} from '../data-access/retain-statement.js';
+} from '../data-access/idempotency-ledger.js';
+import { type Db, getPrisma } from '../data-access/prisma-client.js';
+import { insertRelations, markSuperseded } from '../data-access/supersession-repository.js';
+import { retainBatched } from '../data-access/write-batcher.js';
 import { fingerprintWrite } from './fingerprint.js';
 import { billableUsage, noUsage, provenance } from './runtime-blocks.js';
 import { tokenize } from './tokenize.js';
@@ -59,7 +61,7 @@ export async function writeMemory(msg: MemoryWriteMessage, deps: WriteDeps): Pro
   // A plain write is one self-contained statement (shared with concurrent writes); supersession needs
   // a transaction of its own around more.
   const result = await (body.event.supersedes?.length
-    ? prisma.$transaction((tx) => retain(tx, (input) => claimAndRetain(prismaRunner(tx), input)), {
+    ? prisma.$transaction((tx) => retain(tx, (input) => claimAndRetainOne(prismaRunner(tx), input)), {
         maxWait: 5_000,
         timeout: 10_000,
       })
