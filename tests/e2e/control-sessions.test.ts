@@ -1,7 +1,7 @@
 import { createHmac, randomBytes, randomUUID } from 'node:crypto';
 import type { Role } from '@tm/contracts';
+import { deriveGatewaySecrets } from '@tm/gateway';
 import { describe, expect, it } from 'vitest';
-import { deriveGatewaySecrets } from '../../services/gateway/src/domain/gateway-secrets.js';
 import type { Api } from './support/api.js';
 import { createTenant, recallBody, uniqueKey, uniqueNamespace, writeBody } from './support/factories.js';
 import { useSecondGateway, useStack } from './support/stack.js';
