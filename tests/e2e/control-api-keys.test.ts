@@ -1,6 +1,8 @@
 import { randomUUID } from 'node:crypto';
+import { revokeApiKey } from '@tm/gateway';
 import { describe, expect, it } from 'vitest';
 import type { Api } from './support/api.js';
+import { controlSteps, ISO_TIMESTAMP, PERMISSION_DENIED, UNAUTHENTICATED } from './support/control.js';
 import { createTenant, recallBody, uniqueKey, uniqueNamespace, writeBody } from './support/factories.js';
 import { useSecondGateway, useStack } from './support/stack.js';
 
@@ -8,6 +10,7 @@ const t = useStack();
 
 // A second gateway instance on the same database and bus: changes made through one must hold on the other.
 const second = useSecondGateway(t);
+const { addUser, recallWith } = controlSteps(t);
 
 const KEYS = '/api/v1/control/api-keys';
 const ALL_PERMISSIONS = ['memory:write', 'memory:recall', 'memory:delete', 'telemetry:read', 'export:read'];
@@ -266,6 +269,80 @@ describe('POST /api/v1/control/api-keys/{id}/revoke', () => {
 
     expect(res).toMatchObject({ status: 404, body: { details: { code: 'not_found' } } });
     expect((await recall(second.api, other.api_key)).status).toBe(200);
+  });
+
+  it("when a developer creates a key, then they can revoke their own but not the owner's", async () => {
+    const tenant = await createTenant();
+    const ownerToken = await t.api.login(tenant.owner.email, tenant.owner.password);
+    const developer = await addUser(ownerToken, 'developer');
+    const token = await t.api.login(developer.email, developer.password);
+
+    const created = await t.api.post(KEYS, { key: token, body: { name: 'dev key' } });
+    const worksBefore = await recallWith(created.body.key);
+    const revokeOwners = await t.api.post(`${KEYS}/${tenant.key_id}/revoke`, { key: token });
+    const revokeOwn = await t.api.post(`${KEYS}/${created.body.id}/revoke`, { key: token });
+
+    expect(created).toMatchObject({
+      status: 201,
+      body: {
+        id: expect.any(String),
+        name: 'dev key',
+        key: expect.stringMatching(/^tmk_/),
+        status: 'active',
+        user_id: developer.id,
+        storage_connection_id: tenant.storage_connection_id,
+      },
+    });
+    expect(worksBefore.status).toBe(200);
+    expect(revokeOwners).toMatchObject(PERMISSION_DENIED);
+    expect(revokeOwn).toMatchObject({
+      status: 200,
+      body: { id: created.body.id, status: 'revoked', revoked_at: expect.stringMatching(ISO_TIMESTAMP) },
+    });
+    expect(await recallWith(created.body.key)).toMatchObject(UNAUTHENTICATED);
+    expect((await recallWith(tenant.api_key)).status).toBe(200);
+    expect(await t.api.get(`${KEYS}/${tenant.key_id}`, { key: ownerToken })).toMatchObject({
+      status: 200,
+      body: { status: 'active', revoked_at: null },
+    });
+  });
+});
+
+// The admin CLI's `revoke` (an operator, no session) goes through the same broadcast as the route.
+describe('API-key revocation by the admin command across gateway instances', () => {
+  it('when a key both instances have verified is revoked through one, then the other refuses its next request', async () => {
+    const tenant = await createTenant();
+    const other = await createTenant();
+    const warm = [
+      await recall(t.api, tenant.api_key),
+      await recall(second.api, tenant.api_key),
+      await recall(second.api, other.api_key),
+    ];
+
+    await revokeApiKey({ tenantId: tenant.tenant_id, keyId: tenant.key_id }, { nc: t.stack.gateway.nc });
+    const onFirst = await recall(t.api, tenant.api_key);
+    const onSecond = await recall(second.api, tenant.api_key);
+    const otherTenant = await recall(second.api, other.api_key);
+
+    expect(warm.map((r) => r.status)).toEqual([200, 200, 200]);
+    for (const res of [onFirst, onSecond]) {
+      expect(res).toMatchObject({ status: 401, body: { details: { code: 'authentication_required' } } });
+    }
+    expect(otherTenant.status).toBe(200);
+  });
+
+  it('when another tenant names the key, then nothing is revoked', async () => {
+    const owner = await createTenant();
+    const intruder = await createTenant();
+
+    const revoked = await revokeApiKey(
+      { tenantId: intruder.tenant_id, keyId: owner.key_id },
+      { nc: t.stack.gateway.nc },
+    );
+    const res = await second.api.recall(owner.api_key, recallBody(uniqueNamespace(), 'x'));
+
+    expect(revoked).toBe(false);
+    expect(res.status).toBe(200);
   });
 });
 
