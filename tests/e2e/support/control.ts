@@ -2,7 +2,7 @@ import { randomUUID } from 'node:crypto';
 import type { Role } from '@tm/contracts';
 import { expect } from 'vitest';
 import type { Api } from './api.js';
-import { recallBody, uniqueNamespace } from './factories.js';
+import { createTenant, recallBody, uniqueNamespace } from './factories.js';
 
 /** Shared by the control-plane files (control-sessions, control-account, control-users, control-api-keys). */
 export const SESSIONS = '/api/v1/control/sessions';
@@ -24,7 +24,11 @@ export const NOT_ACCEPTED = {
   status: 403,
   body: { retryable: false, details: { code: 'credential_not_accepted' } },
 };
+/** Any ISO time, where the exact value is not the point. */
+export const TIMESTAMP = expect.stringMatching(/^\d{4}-\d\d-\d\dT/);
 export const ISO_TIMESTAMP = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}(\.\d+)?Z$/;
+
+type Tenant = Awaited<ReturnType<typeof createTenant>>;
 
 export const suffix = () => randomUUID().slice(0, 8);
 
@@ -43,5 +47,13 @@ export function controlSteps(t: { api: Api }) {
     return { id: res.body.id as string, email, password };
   }
 
-  return { login, account, recallWith, addUser };
+  /** A tenant and its owner's session token. */
+  async function tenantWithSession(
+    options: { consent?: boolean } = {},
+  ): Promise<Tenant & { session: string }> {
+    const tenant = await createTenant(options);
+    return { ...tenant, session: await t.api.login(tenant.owner.email, tenant.owner.password) };
+  }
+
+  return { login, account, recallWith, addUser, tenantWithSession };
 }
