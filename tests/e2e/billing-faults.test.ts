@@ -10,7 +10,7 @@ import {
   usageBatchText,
 } from '@tm/contracts';
 import pg from 'pg';
-import { afterEach, describe, expect, inject, it } from 'vitest';
+import { afterEach, describe, expect, it } from 'vitest';
 import {
   createTenant,
   recallBody,
@@ -56,7 +56,7 @@ async function eventually<T>(
 }
 
 async function withNats<T>(fn: (nc: NatsConnection) => Promise<T>): Promise<T> {
-  const nc = await connect({ servers: inject('stack').natsUrl });
+  const nc = await connect({ servers: t.stack.env.natsUrl });
   try {
     return await fn(nc);
   } finally {

@@ -2,7 +2,7 @@ import { randomUUID } from 'node:crypto';
 import { jetstream } from '@nats-io/jetstream';
 import { connect } from '@nats-io/transport-node';
 import { Subjects, type UsageRecordedEvent } from '@tm/contracts';
-import { describe, expect, inject, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { createTenant, uniqueNamespace } from './support/factories.js';
 import { useStack } from './support/stack.js';
 
@@ -19,7 +19,7 @@ async function tenantWithSession(): Promise<Tenant & { session: string }> {
 
 /** Usage records of past months go straight into memory's usage stream (the API only makes current ones). */
 async function publishUsage(tenant: Tenant, occurredAt: string[], operation = 'memory.write') {
-  const nc = await connect({ servers: inject('stack').natsUrl });
+  const nc = await connect({ servers: t.stack.env.natsUrl });
   try {
     const js = jetstream(nc);
     for (const at of occurredAt) {

@@ -2,7 +2,7 @@ import { randomUUID } from 'node:crypto';
 import { jetstream } from '@nats-io/jetstream';
 import { connect } from '@nats-io/transport-node';
 import { Streams, Subjects, type UsageRecordedEvent } from '@tm/contracts';
-import { describe, expect, inject, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import {
   createTenant,
   recallBody,
@@ -126,7 +126,7 @@ async function recalls(tenant: Tenant, namespace: string, m: number) {
 
 /** Publish straight to memory's usage stream, as a relay re-send or a foreign producer would. */
 async function publishUsage(record: UsageRecordedEvent, msgId: string) {
-  const nc = await connect({ servers: inject('stack').natsUrl });
+  const nc = await connect({ servers: t.stack.env.natsUrl });
   try {
     await jetstream(nc).publish(Subjects.memory.usageRecorded, JSON.stringify(record), { msgID: msgId });
   } finally {

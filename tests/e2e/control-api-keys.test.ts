@@ -1,6 +1,14 @@
 import { randomUUID } from 'node:crypto';
+import { revokeApiKey } from '@tm/gateway';
 import { describe, expect, it } from 'vitest';
 import type { Api } from './support/api.js';
+import {
+  controlSteps,
+  ISO_TIMESTAMP,
+  PERMISSION_DENIED,
+  TIMESTAMP as timestamp,
+  UNAUTHENTICATED,
+} from './support/control.js';
 import { createTenant, recallBody, uniqueKey, uniqueNamespace, writeBody } from './support/factories.js';
 import { useSecondGateway, useStack } from './support/stack.js';
 
@@ -8,18 +16,10 @@ const t = useStack();
 
 // A second gateway instance on the same database and bus: changes made through one must hold on the other.
 const second = useSecondGateway(t);
+const { addUser, recallWith, tenantWithSession } = controlSteps(t);
 
 const KEYS = '/api/v1/control/api-keys';
 const ALL_PERMISSIONS = ['memory:write', 'memory:recall', 'memory:delete', 'telemetry:read', 'export:read'];
-const timestamp = expect.stringMatching(/^\d{4}-\d\d-\d\dT/);
-
-type Tenant = Awaited<ReturnType<typeof createTenant>>;
-
-/** A tenant and its owner's session token. */
-async function tenantWithSession(): Promise<Tenant & { session: string }> {
-  const tenant = await createTenant();
-  return { ...tenant, session: await t.api.login(tenant.owner.email, tenant.owner.password) };
-}
 
 async function createKey(session: string, body: Record<string, unknown>) {
   const res = await t.api.post(KEYS, { key: session, body });
@@ -267,6 +267,81 @@ describe('POST /api/v1/control/api-keys/{id}/revoke', () => {
     expect(res).toMatchObject({ status: 404, body: { details: { code: 'not_found' } } });
     expect((await recall(second.api, other.api_key)).status).toBe(200);
   });
+
+  it("when a developer creates a key, then they can revoke their own but not the owner's", async () => {
+    const tenant = await createTenant();
+    const ownerToken = await t.api.login(tenant.owner.email, tenant.owner.password);
+    const developer = await addUser(ownerToken, 'developer');
+    const token = await t.api.login(developer.email, developer.password);
+
+    const created = await t.api.post(KEYS, { key: token, body: { name: 'dev key' } });
+    const worksBefore = await recallWith(created.body.key);
+    const revokeOwners = await t.api.post(`${KEYS}/${tenant.key_id}/revoke`, { key: token });
+    const revokeOwn = await t.api.post(`${KEYS}/${created.body.id}/revoke`, { key: token });
+
+    expect(created).toMatchObject({
+      status: 201,
+      body: {
+        id: expect.any(String),
+        name: 'dev key',
+        key: expect.stringMatching(/^tmk_/),
+        status: 'active',
+        user_id: developer.id,
+        storage_connection_id: tenant.storage_connection_id,
+      },
+    });
+    expect(worksBefore.status).toBe(200);
+    expect(revokeOwners).toMatchObject(PERMISSION_DENIED);
+    expect(revokeOwn).toMatchObject({
+      status: 200,
+      body: { id: created.body.id, status: 'revoked', revoked_at: expect.stringMatching(ISO_TIMESTAMP) },
+    });
+    expect(await recallWith(created.body.key)).toMatchObject(UNAUTHENTICATED);
+    expect((await recallWith(tenant.api_key)).status).toBe(200);
+    expect(await t.api.get(`${KEYS}/${tenant.key_id}`, { key: ownerToken })).toMatchObject({
+      status: 200,
+      body: { status: 'active', revoked_at: null },
+    });
+  });
+});
+
+// The admin CLI's `revoke` (an operator, no session) goes through the same broadcast as the route.
+
+describe('API-key revocation by the admin command across gateway instances', () => {
+  it('when a key both instances have verified is revoked through one, then the other refuses its next request', async () => {
+    const tenant = await createTenant();
+    const other = await createTenant();
+    const warm = [
+      await recall(t.api, tenant.api_key),
+      await recall(second.api, tenant.api_key),
+      await recall(second.api, other.api_key),
+    ];
+
+    await revokeApiKey({ tenantId: tenant.tenant_id, keyId: tenant.key_id }, { nc: t.stack.gateway.nc });
+    const onFirst = await recall(t.api, tenant.api_key);
+    const onSecond = await recall(second.api, tenant.api_key);
+    const otherTenant = await recall(second.api, other.api_key);
+
+    expect(warm.map((r) => r.status)).toEqual([200, 200, 200]);
+    for (const res of [onFirst, onSecond]) {
+      expect(res).toMatchObject({ status: 401, body: { details: { code: 'authentication_required' } } });
+    }
+    expect(otherTenant.status).toBe(200);
+  });
+
+  it('when another tenant names the key, then nothing is revoked', async () => {
+    const owner = await createTenant();
+    const intruder = await createTenant();
+
+    const revoked = await revokeApiKey(
+      { tenantId: intruder.tenant_id, keyId: owner.key_id },
+      { nc: t.stack.gateway.nc },
+    );
+    const res = await second.api.recall(owner.api_key, recallBody(uniqueNamespace(), 'x'));
+
+    expect(revoked).toBe(false);
+    expect(res.status).toBe(200);
+  });
 });
 
 describe('POST /api/v1/control/api-keys/{id}/rotate', () => {
@@ -435,97 +510,5 @@ describe('DELETE /api/v1/control/api-keys/{id}/storage-connection', () => {
     const state = await t.api.get(`${KEYS}/${tenant.key_id}`, { key: tenant.session });
     expect(state.body.storage_connection_id).toBe(tenant.storage_connection_id);
     expect((await recall(t.api, tenant.api_key)).status).toBe(200);
-  });
-});
-
-describe('POST /api/v1/control/operator-tokens', () => {
-  const TOKENS = '/api/v1/control/operator-tokens';
-
-  it('when an owner issues a token, then 201 with a tmo_ token for about 24 hours, listed without the token', async () => {
-    const tenant = await tenantWithSession();
-
-    const res = await t.api.post(TOKENS, { key: tenant.session, body: { name: 'smoke test' } });
-    const list = await t.api.get(TOKENS, { key: tenant.session });
-
-    expect(res).toMatchObject({
-      status: 201,
-      body: {
-        id: expect.any(String),
-        name: 'smoke test',
-        prefix: expect.stringMatching(/^tmo_/),
-        status: 'active',
-        created_at: timestamp,
-        expires_at: timestamp,
-        revoked_at: null,
-        token: expect.stringMatching(/^tmo_[A-Za-z0-9]{8}_[A-Za-z0-9]{40}$/),
-      },
-    });
-    const { token, ...view } = res.body;
-    expect(token.startsWith(`${view.prefix}_`)).toBe(true);
-    const lifetimeHours = (Date.parse(view.expires_at) - Date.parse(view.created_at)) / 3_600_000;
-    expect(lifetimeHours).toBeGreaterThan(23.9);
-    expect(lifetimeHours).toBeLessThan(24.1);
-    expect(list).toMatchObject({ status: 200, body: { data: [view] } });
-    expect(list.body.data[0]).not.toHaveProperty('token');
-    expect(JSON.stringify(list.body)).not.toContain(token);
-  });
-
-  it('when a developer issues, lists or revokes tokens, then 403 and nothing changes', async () => {
-    const tenant = await tenantWithSession();
-    const issued = await t.api.post(TOKENS, { key: tenant.session, body: { name: 'owner token' } });
-    const developer = {
-      email: `dev-${randomUUID().slice(0, 8)}@example.test`,
-      password: `pw-${randomUUID()}`,
-    };
-    const added = await t.api.post('/api/v1/control/users', {
-      key: tenant.session,
-      body: { ...developer, role: 'developer' },
-    });
-    const devSession = await t.api.login(developer.email, developer.password);
-
-    const issue = await t.api.post(TOKENS, { key: devSession, body: { name: 'dev token' } });
-    const list = await t.api.get(TOKENS, { key: devSession });
-    const revoke = await t.api.post(`${TOKENS}/${issued.body.id}/revoke`, { key: devSession });
-
-    expect(added).toMatchObject({ status: 201, body: { role: 'developer', status: 'active' } });
-    for (const res of [issue, list, revoke]) {
-      expect(res).toMatchObject({
-        status: 403,
-        body: { retryable: false, details: { code: 'permission_denied' } },
-      });
-    }
-    const ownerList = await t.api.get(TOKENS, { key: tenant.session });
-    expect(ownerList.body.data).toMatchObject([
-      { id: issued.body.id, name: 'owner token', status: 'active' },
-    ]);
-  });
-
-  it('when a token is revoked, then it is listed as revoked, and revoking again answers the same', async () => {
-    const tenant = await tenantWithSession();
-    const issued = await t.api.post(TOKENS, { key: tenant.session, body: { name: 'short lived' } });
-
-    const revoked = await t.api.post(`${TOKENS}/${issued.body.id}/revoke`, { key: tenant.session });
-    const again = await t.api.post(`${TOKENS}/${issued.body.id}/revoke`, { key: tenant.session });
-
-    const { token: _token, ...view } = issued.body;
-    expect(revoked).toMatchObject({
-      status: 200,
-      body: { ...view, status: 'revoked', revoked_at: timestamp },
-    });
-    expect(again).toMatchObject({ status: 200, body: revoked.body });
-    const list = await t.api.get(TOKENS, { key: tenant.session });
-    expect(list.body.data).toEqual([revoked.body]);
-  });
-
-  it("when another tenant's token is revoked, then 404 and it stays active", async () => {
-    const tenant = await tenantWithSession();
-    const other = await tenantWithSession();
-    const issued = await t.api.post(TOKENS, { key: other.session, body: { name: 'theirs' } });
-
-    const res = await t.api.post(`${TOKENS}/${issued.body.id}/revoke`, { key: tenant.session });
-
-    expect(res).toMatchObject({ status: 404, body: { details: { code: 'not_found' } } });
-    const theirs = await t.api.get(TOKENS, { key: other.session });
-    expect(theirs.body.data).toMatchObject([{ id: issued.body.id, status: 'active' }]);
   });
 });

@@ -2,7 +2,7 @@ import { randomUUID } from 'node:crypto';
 import { BillingConfigSchema, startBillingService } from '@tm/billing';
 import pg from 'pg';
 import request from 'supertest';
-import { describe, expect, inject, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { createTenant, uniqueKey, uniqueNamespace, writeBody } from './support/factories.js';
 import { testLogger, useStack } from './support/stack.js';
 
@@ -40,7 +40,7 @@ async function chargedForOneWrite(apiKey: string) {
 
 /** A new price list in billing's own tables (published versions are never edited; this one is new). */
 async function publishPriceList(version: string, writeMicroUsd: number) {
-  const client = new pg.Client({ connectionString: inject('stack').billingDbUrl });
+  const client = new pg.Client({ connectionString: t.stack.env.billingDbUrl });
   await client.connect();
   try {
     await client.query('INSERT INTO pricing_version (version, effective_from) VALUES ($1, now())', [version]);
@@ -75,7 +75,7 @@ describe('POST /v1/imports: the estimate’s price', () => {
     const tenant = await createTenant();
     const version = `test-${randomUUID()}`;
     await publishPriceList(version, 250);
-    const env = inject('stack');
+    const { env } = t.stack;
     await t.stack.stopBilling();
     const billing = await startBillingService(
       BillingConfigSchema.parse({

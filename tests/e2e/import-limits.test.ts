@@ -1,7 +1,7 @@
 import http from 'node:http';
 import pg from 'pg';
 import request from 'supertest';
-import { describe, expect, inject, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import {
   exceljsWorkbook,
   rezip,
@@ -218,7 +218,7 @@ function holdUploadOpen(key: string, namespace: string) {
 }
 
 async function uploadingJobAppears(tenantId: string): Promise<void> {
-  const client = new pg.Client({ connectionString: inject('stack').templateDbUrl });
+  const client = new pg.Client({ connectionString: t.stack.env.templateDbUrl });
   await client.connect();
   try {
     for (;;) {

@@ -9,7 +9,7 @@ import {
   Subjects,
   UsageDeadLetter,
 } from '@tm/contracts';
-import { describe, expect, inject, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { createTenant, recallBody, uniqueNamespace } from './support/factories.js';
 import { useStack } from './support/stack.js';
 import { telemetryDbRows } from './support/telemetry.js';
@@ -87,7 +87,7 @@ function record(tenantId: string, r: Crafted): RequestRecord {
 
 /** Publish to JetStream, retrying while the stream is still being created by the services starting up. */
 async function publish(subject: string, payload: unknown, msgID: string = randomUUID()) {
-  const nc = await connect({ servers: inject('stack').natsUrl });
+  const nc = await connect({ servers: t.stack.env.natsUrl });
   try {
     const js = jetstream(nc);
     for (let attempt = 0; ; attempt++) {

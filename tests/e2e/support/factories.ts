@@ -47,6 +47,10 @@ export function recallBody(namespace: string, cue: string, extra: { top_k?: unkn
   return { contract_version: 'v1', operation: 'memory.recall', namespace, cue: { text: cue }, ...extra };
 }
 
+/** The texts of a recall answer, in its order. */
+export const relatedTexts = (res: { body: { related: Array<{ text: string }> } }) =>
+  res.body.related.map((r) => r.text);
+
 /** A usage record as memory would relay it, for a real tenant so its charges can be read back. */
 export const usageRecordFor = (
   tenant: { tenant_id: string; user_id: string; key_id: string },

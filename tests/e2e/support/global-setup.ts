@@ -1,7 +1,17 @@
 import { randomBytes } from 'node:crypto';
 import type { TestProject } from 'vitest/node';
 import { assertNoCredentialsLogged, type LogCapture, openLogCapture } from './credential-leak-check.js';
-import { createDatabase, databaseUrl, dropDatabase, migrate, type Service } from './private-databases.js';
+import {
+  cloneDatabase,
+  createDatabase,
+  databasesStartingWith,
+  databaseUrl,
+  dropDatabase,
+  migrate,
+  SERVICES,
+  type Service,
+  templateDatabase,
+} from './private-databases.js';
 import { startPrivateNats } from './private-nats.js';
 
 export interface StackEnv {
@@ -15,39 +25,44 @@ export interface StackEnv {
 
 declare module 'vitest' {
   export interface ProvidedContext {
+    /** The shared set below, for the unit tests of libs and services that need a database or NATS. */
     stack: StackEnv;
+    /** Names this run's databases (`tmt_<runId>_…`); e2e files clone theirs from its templates (file-env.ts). */
+    runId: string;
     logCapture: LogCapture;
   }
 }
 
 /**
- * One private nats-server and one freshly migrated database per service for this run, so the
- * suite can run twice in a row, or beside a running dev stack, without either seeing the other.
+ * Migrates one template database per service (`tmt_<run>_template_<service>`), once per run; every
+ * database of the run is a copy of one (`CREATE DATABASE … TEMPLATE …`). Each e2e file clones its
+ * own set and starts its own nats-server in `useStack()` (file-env.ts), so files can run at once.
+ * Unit tests share one more set (`tmt_<run>_shared_<service>`) and one private nats-server, read
+ * with `inject('stack')`. The run's databases are dropped at the end, whatever a file left behind;
+ * the suite can run twice in a row, or beside a running dev stack, without either seeing the other.
  * After the last file, the run fails if any log line holds a credential (credential-leak-check.ts).
  */
 export default async function setup(project: TestProject) {
   const runId = `${Date.now().toString(36)}_${randomBytes(3).toString('hex')}`;
-  const names = {
-    memory: `tmt_${runId}_memory`,
-    billing: `tmt_${runId}_billing`,
-    telemetry: `tmt_${runId}_telemetry`,
-    template: `tmt_${runId}_template`,
-    gateway: `tmt_${runId}_gateway`,
-  };
+  const shared = (service: Service) => `tmt_${runId}_shared_${service}`;
   const nats = await startPrivateNats();
   const logCapture = await openLogCapture();
-  const created: string[] = [];
   const teardown = async () => {
     await nats.stop();
-    for (const name of created) await dropDatabase(name);
+    // Clones first: a template with a copy in progress cannot be dropped.
+    const left = await databasesStartingWith(`tmt_${runId}_`);
+    const templates = new Set(SERVICES.map((s) => templateDatabase(runId, s)));
+    await Promise.all(left.filter((name) => !templates.has(name)).map((name) => dropDatabase(name)));
+    await Promise.all(left.filter((name) => templates.has(name)).map((name) => dropDatabase(name)));
   };
   try {
     // In parallel: each `prisma migrate deploy` idles ~10 s on an engine timer before exiting.
     await Promise.all(
-      (Object.entries(names) as Array<[Service, string]>).map(async ([service, name]) => {
-        await createDatabase(name);
-        created.push(name);
-        await migrate(service, databaseUrl(name));
+      SERVICES.map(async (service) => {
+        const template = templateDatabase(runId, service);
+        await createDatabase(template);
+        await migrate(service, databaseUrl(template));
+        await cloneDatabase(shared(service), template);
       }),
     );
   } catch (err) {
@@ -56,12 +71,13 @@ export default async function setup(project: TestProject) {
   }
   project.provide('stack', {
     natsUrl: nats.url,
-    memoryDbUrl: databaseUrl(names.memory),
-    gatewayDbUrl: databaseUrl(names.gateway),
-    billingDbUrl: databaseUrl(names.billing),
-    telemetryDbUrl: databaseUrl(names.telemetry),
-    templateDbUrl: databaseUrl(names.template),
+    memoryDbUrl: databaseUrl(shared('memory')),
+    gatewayDbUrl: databaseUrl(shared('gateway')),
+    billingDbUrl: databaseUrl(shared('billing')),
+    telemetryDbUrl: databaseUrl(shared('telemetry')),
+    templateDbUrl: databaseUrl(shared('template')),
   });
+  project.provide('runId', runId);
   project.provide('logCapture', logCapture);
   return async () => {
     await teardown();

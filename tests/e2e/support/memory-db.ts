@@ -1,12 +1,12 @@
 import pg from 'pg';
-import { inject } from 'vitest';
+import { stackEnv } from './stack.js';
 
 /**
  * Read-only peeks at the memory service's database, for what the API cannot show:
  * how many records a burst of writes left behind.
  */
 export async function memoryDbCount(sql: string, params: unknown[]): Promise<number> {
-  const client = new pg.Client({ connectionString: inject('stack').memoryDbUrl });
+  const client = new pg.Client({ connectionString: stackEnv().memoryDbUrl });
   await client.connect();
   try {
     const { rows } = await client.query<{ n: string }>(sql, params);

@@ -30,8 +30,31 @@ export const createDatabase = (name: string) => admin((c) => c.query(`CREATE DAT
 export const dropDatabase = (name: string) =>
   admin((c) => c.query(`DROP DATABASE IF EXISTS "${name}" WITH (FORCE)`));
 
+/**
+ * A copy of a migrated template database, as trigger.dev's tests make theirs: a file copy in
+ * PostgreSQL, no migrations to replay. The template must have no open connections while it is copied,
+ * so nothing but `migrate` ever connects to one.
+ */
+export const cloneDatabase = (name: string, template: string) =>
+  admin((c) => c.query(`CREATE DATABASE "${name}" TEMPLATE "${template}"`));
+
+/** Every database whose name starts with `prefix`: what a run left behind, for its teardown. */
+export const databasesStartingWith = (prefix: string) =>
+  admin(async (c) => {
+    const { rows } = await c.query<{ datname: string }>(
+      `SELECT datname FROM pg_database WHERE starts_with(datname, $1)`,
+      [prefix],
+    );
+    return rows.map((r) => r.datname);
+  });
+
+export const SERVICES = ['memory', 'billing', 'telemetry', 'template', 'gateway'] as const;
+export type Service = (typeof SERVICES)[number];
+
+/** The run's migrated template for a service; every database of the run is cloned from one of these. */
+export const templateDatabase = (runId: string, service: Service) => `tmt_${runId}_template_${service}`;
+
 /** Apply a service's migrations exactly as deployments do: `prisma migrate deploy` (the service's own CLI). */
-export type Service = 'memory' | 'billing' | 'telemetry' | 'template' | 'gateway';
 
 export async function migrate(service: Service, url: string): Promise<void> {
   const cwd = join(root, 'services', service);

@@ -5,8 +5,10 @@ import { createLogger } from '@tm/kit';
 import { MemoryConfigSchema, type MemoryService, startMemoryService } from '@tm/memory';
 import { startTelemetryService, TelemetryConfigSchema, type TelemetryService } from '@tm/telemetry';
 import { startTemplateService, TemplateConfigSchema, type TemplateService } from '@tm/template';
-import { afterAll, beforeAll, inject } from 'vitest';
+import { afterAll, beforeAll } from 'vitest';
 import { type Api, createApi } from './api.js';
+import { openFileEnv } from './file-env.js';
+import type { StackEnv } from './global-setup.js';
 import { logDestination, recordSecrets } from './log-capture.js';
 
 /**
@@ -16,8 +18,9 @@ import { logDestination, recordSecrets } from './log-capture.js';
 export const testLogger = () => createLogger({ name: 'test', level: 'trace', destination: logDestination() });
 
 /**
- * The real stack in this process: memory, billing, telemetry and template services and the gateway, talking over the run's private
- * nats-server, each on its own private database. Tests reach it only through HTTP.
+ * The real stack in this process: memory, billing, telemetry and template services and the gateway,
+ * talking over this file's private nats-server, each on this file's own database (file-env.ts).
+ * Tests reach it only through HTTP.
  */
 export interface StackOptions {
   breakerResetMs?: number;
@@ -30,8 +33,7 @@ export interface StackOptions {
   templateEnv?: Record<string, string>;
 }
 
-export async function startStack(options: StackOptions = {}) {
-  const env = inject('stack');
+export async function startStack(options: StackOptions, env: StackEnv) {
   const logger = testLogger();
   const memoryConfig = MemoryConfigSchema.parse({
     MEMORY_DATABASE_URL: env.memoryDbUrl,
@@ -129,17 +131,35 @@ export async function startStack(options: StackOptions = {}) {
 }
 export type Stack = Awaited<ReturnType<typeof startStack>>;
 
+/** This file's databases and nats-server; a module of its own per test file (vitest isolates files). */
+let fileEnv: StackEnv | undefined;
+
+/** Where this file's stack runs, for helpers that read its databases or streams directly. */
+export function stackEnv(): StackEnv {
+  if (!fileEnv) throw new Error('no stack in this file yet: call useStack() and read this inside a test');
+  return fileEnv;
+}
+
 /**
- * Start the stack before this file's tests and stop it after. The returned object's fields are set
- * once `beforeAll` has run, so tests read them as `t.api`, `t.stack`.
+ * Give this file its own databases and nats-server, start the stack on them before the file's tests,
+ * then stop it and drop them after. The returned object's fields are set once `beforeAll` has run,
+ * so tests read them as `t.api`, `t.stack`. Call it once per file, at the top level.
  */
 export function useStack(options: StackOptions = {}) {
   const t = {} as { stack: Stack; api: Api };
-  beforeAll(async () => {
-    t.stack = await startStack(options);
+  let closeFileEnv: (() => Promise<void>) | undefined;
+  beforeAll(async (file) => {
+    if (fileEnv) throw new Error('useStack() is called once per file');
+    const opened = await openFileEnv('filepath' in file ? file.filepath : file.file.filepath);
+    closeFileEnv = opened.close;
+    fileEnv = opened.env;
+    t.stack = await startStack(options, opened.env);
     t.api = await createApi(t.stack.url);
   });
-  afterAll(() => t.stack?.stop());
+  afterAll(async () => {
+    await t.stack?.stop();
+    await closeFileEnv?.();
+  });
   return t;
 }
 

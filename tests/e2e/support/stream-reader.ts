@@ -1,13 +1,13 @@
 import { jetstream, jetstreamManager } from '@nats-io/jetstream';
 import { connect } from '@nats-io/transport-node';
-import { inject } from 'vitest';
+import { stackEnv } from './stack.js';
 
 /**
  * Every message of a JetStream stream, read from the start as raw text (an ordered consumer, so
  * nothing is left behind). Raw, so tests can also check what a message does not contain.
  */
 export async function streamMessages(stream: string): Promise<string[]> {
-  const nc = await connect({ servers: inject('stack').natsUrl });
+  const nc = await connect({ servers: stackEnv().natsUrl });
   try {
     const jsm = await jetstreamManager(nc);
     const { state } = await jsm.streams.info(stream);

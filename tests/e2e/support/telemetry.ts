@@ -1,14 +1,14 @@
 import type { RequestEvent } from '@tm/contracts';
 import pg from 'pg';
-import { inject } from 'vitest';
 import type { Api } from './api.js';
+import { stackEnv } from './stack.js';
 
 /** Read-only peek at the telemetry service's database, for what the API must never show (secrets). */
 export async function telemetryDbRows<T = Record<string, unknown>>(
   sql: string,
   params: unknown[],
 ): Promise<T[]> {
-  const client = new pg.Client({ connectionString: inject('stack').telemetryDbUrl });
+  const client = new pg.Client({ connectionString: stackEnv().telemetryDbUrl });
   await client.connect();
   try {
     return (await client.query(sql, params)).rows as T[];
