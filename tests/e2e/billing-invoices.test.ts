@@ -3,19 +3,16 @@ import { jetstream } from '@nats-io/jetstream';
 import { connect } from '@nats-io/transport-node';
 import { Subjects, type UsageRecordedEvent } from '@tm/contracts';
 import { describe, expect, it } from 'vitest';
-import { createTenant, uniqueNamespace } from './support/factories.js';
+import { controlSteps } from './support/control.js';
+import { type createTenant, uniqueNamespace } from './support/factories.js';
 import { useStack } from './support/stack.js';
 
 const t = useStack();
+const { tenantWithSession } = controlSteps(t);
 
 const INVOICES = '/api/v1/control/billing/invoices';
 const CHARGES = '/api/v1/control/billing/charges';
 type Tenant = Awaited<ReturnType<typeof createTenant>>;
-
-async function tenantWithSession(): Promise<Tenant & { session: string }> {
-  const tenant = await createTenant();
-  return { ...tenant, session: await t.api.login(tenant.owner.email, tenant.owner.password) };
-}
 
 /** Usage records of past months go straight into memory's usage stream (the API only makes current ones). */
 async function publishUsage(tenant: Tenant, occurredAt: string[], operation = 'memory.write') {

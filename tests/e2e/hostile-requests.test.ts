@@ -2,10 +2,12 @@ import { randomUUID } from 'node:crypto';
 import { request as httpRequest } from 'node:http';
 import { connect } from 'node:net';
 import { describe, expect, it } from 'vitest';
+import { controlSteps } from './support/control.js';
 import { createTenant, recallBody, uniqueKey, uniqueNamespace, writeBody } from './support/factories.js';
 import { useStack } from './support/stack.js';
 
 const t = useStack();
+const { tenantWithSession } = controlSteps(t);
 
 const NUL = '\u0000';
 const refusedAt = (path: string) => ({
@@ -15,11 +17,6 @@ const refusedAt = (path: string) => ({
     details: { code: 'validation_failed', fields: [{ path, message: expect.stringContaining('NUL') }] },
   },
 });
-
-async function tenantWithSession() {
-  const tenant = await createTenant();
-  return { ...tenant, session: await t.api.login(tenant.owner.email, tenant.owner.password) };
-}
 
 describe('NUL characters in text fields', () => {
   it('when a write carries a NUL in its text, event id or source id, then 400 at that field, nothing stored and no idempotency outcome', async () => {

@@ -1,0 +1,444 @@
+import { randomUUID } from 'node:crypto';
+import { jetstream } from '@nats-io/jetstream';
+import { connect } from '@nats-io/transport-node';
+import { Streams, Subjects, type UsageRecordedEvent } from '@tm/contracts';
+import { describe, expect, it } from 'vitest';
+import {
+  billingSteps,
+  type Charge,
+  eventually,
+  PRICING_VERSION,
+  RECALL_MICRO_USD,
+  USAGE,
+  usd,
+  WRITE_MICRO_USD,
+} from './support/billing.js';
+import { controlSteps, TIMESTAMP as timestamp } from './support/control.js';
+import {
+  createTenant,
+  recallBody,
+  uniqueKey,
+  uniqueNamespace,
+  usageRecordFor,
+  writeBody,
+} from './support/factories.js';
+import { useStack } from './support/stack.js';
+import { streamMessages } from './support/stream-reader.js';
+import { usageInStream } from './support/usage-stream.js';
+
+const t = useStack();
+const { tenantWithSession } = controlSteps(t);
+const { memberSession, usage, charges, writes, recalls } = billingSteps(t);
+
+const CONTROL_USAGE = '/api/v1/control/usage';
+
+type Res = Awaited<ReturnType<typeof t.api.get>>;
+
+/** Publish memory's pending usage rows now, then read the tenant's usage once billing has `volume` of them. */
+async function usageOnceRecorded(key: string, volume: number): Promise<Res> {
+  await t.stack.memory.flushOutbox();
+  return eventually(
+    () => usage(key),
+    (res) => res.status === 200 && res.body.request_volume >= volume,
+  );
+}
+
+/** Publish straight to memory's usage stream, as a relay re-send or a foreign producer would. */
+async function publishUsage(record: UsageRecordedEvent, msgId: string) {
+  const nc = await connect({ servers: t.stack.env.natsUrl });
+  try {
+    await jetstream(nc).publish(Subjects.memory.usageRecorded, JSON.stringify(record), { msgID: msgId });
+  } finally {
+    await nc.close();
+  }
+}
+
+const noData = (minutes: number) => ({
+  status: 200,
+  body: {
+    contract_version: 'v1',
+    state: 'no_data',
+    window: { minutes, from: timestamp, to: timestamp },
+    request_volume: 0,
+    operations: [],
+    recorded_charge_usd: 0,
+    void_charge_usd: 0,
+    pricing_version: PRICING_VERSION,
+    sandbox: true,
+    source_of_truth: { ledger: 'billing', description: expect.any(String), last_recorded_at: null },
+    request_id: expect.any(String),
+  },
+});
+
+describe('GET /api/v1/infrastructure/usage', () => {
+  it('when N writes and M recalls are made, then request volume, operations, units and recorded_charge_usd are exact, from the billing ledger', async () => {
+    const tenant = await createTenant();
+    const namespace = uniqueNamespace();
+    const written = await writes(tenant, namespace, 3);
+    const recalled = await recalls(tenant, namespace, 2);
+
+    const res = await usageOnceRecorded(tenant.api_key, 5);
+
+    expect(res).toMatchObject({
+      status: 200,
+      body: {
+        contract_version: 'v1',
+        state: 'measured',
+        window: { minutes: 60, from: timestamp, to: timestamp },
+        request_volume: 5,
+        operations: [
+          {
+            operation: 'memory.recall',
+            requests: 2,
+            units: 2,
+            recorded_charge_usd: usd(2 * RECALL_MICRO_USD),
+          },
+          { operation: 'memory.write', requests: 3, units: 3, recorded_charge_usd: usd(3 * WRITE_MICRO_USD) },
+        ],
+        recorded_charge_usd: 0.0004,
+        void_charge_usd: 0,
+        pricing_version: PRICING_VERSION,
+        sandbox: true,
+        source_of_truth: { ledger: 'billing', description: expect.any(String), last_recorded_at: timestamp },
+        request_id: expect.any(String),
+      },
+    });
+    expect(res.body.operations).toHaveLength(2);
+    // The usage block each response carried agrees with what billing recorded.
+    for (const r of [...written.map((w) => w.res), ...recalled]) {
+      expect(r.body.usage).toEqual({
+        billing_state: 'billable',
+        operation_units: 1,
+        pricing_version: PRICING_VERSION,
+        sandbox: true,
+      });
+    }
+  });
+
+  it('when the same writes are replayed with their idempotency keys, then they report the original usage block and the ledger still holds N+M', async () => {
+    const tenant = await createTenant();
+    const namespace = uniqueNamespace();
+    const written = await writes(tenant, namespace, 3);
+    await recalls(tenant, namespace, 1);
+    await usageOnceRecorded(tenant.api_key, 4);
+
+    const replays = [];
+    for (const w of written) replays.push(await t.api.write(tenant.api_key, w.body, w.key));
+    // A later billable operation: once billing has it, anything the replays had enqueued before it is in too.
+    await recalls(tenant, namespace, 1);
+    const res = await usageOnceRecorded(tenant.api_key, 5);
+
+    for (const [i, replay] of replays.entries()) {
+      const original = written[i]?.res.body;
+      expect(replay).toMatchObject({
+        status: 200,
+        body: {
+          idempotency_outcome: 'Replayed',
+          original_request_id: original.request_id,
+          usage: original.usage,
+        },
+      });
+    }
+    expect(res).toMatchObject({
+      status: 200,
+      body: {
+        state: 'measured',
+        request_volume: 5,
+        operations: [
+          {
+            operation: 'memory.recall',
+            requests: 2,
+            units: 2,
+            recorded_charge_usd: usd(2 * RECALL_MICRO_USD),
+          },
+          { operation: 'memory.write', requests: 3, units: 3, recorded_charge_usd: usd(3 * WRITE_MICRO_USD) },
+        ],
+        recorded_charge_usd: 0.0004,
+      },
+    });
+  });
+
+  it('when a write is not retained (no consent), then its usage block says no_data and billing records nothing for it', async () => {
+    const tenant = await createTenant({ consent: false });
+    const namespace = uniqueNamespace();
+
+    const written = await t.api.write(tenant.api_key, writeBody(namespace, 'not kept'), uniqueKey());
+    // A billable operation after it, so the ledger is known to have caught up past the write.
+    const recalled = await t.api.recall(tenant.api_key, recallBody(namespace, 'not kept'));
+    const res = await usageOnceRecorded(tenant.api_key, 1);
+
+    expect(written).toMatchObject({
+      status: 200,
+      body: {
+        state: 'not_retained',
+        usage: { billing_state: 'no_data', operation_units: 0, pricing_version: PRICING_VERSION },
+      },
+    });
+    expect(recalled.status).toBe(200);
+    expect(res).toMatchObject({
+      status: 200,
+      body: {
+        request_volume: 1,
+        operations: [
+          { operation: 'memory.recall', requests: 1, units: 1, recorded_charge_usd: usd(RECALL_MICRO_USD) },
+        ],
+        recorded_charge_usd: usd(RECALL_MICRO_USD),
+      },
+    });
+  });
+
+  it('when the only usage record is older than the window, then no_data in the window and measured in a wider one', async () => {
+    const tenant = await createTenant();
+    const twoHoursAgo = new Date(Date.now() - 2 * 60 * 60_000).toISOString();
+    const record = usageRecordFor(tenant, { pricing_version: PRICING_VERSION, occurred_at: twoHoursAgo });
+    await publishUsage(record, record.usage_id);
+
+    const wide = await eventually(
+      () => usage(tenant.api_key, '180'),
+      (res) => res.status === 200 && res.body.request_volume > 0,
+    );
+    const lastHour = await usage(tenant.api_key, '60');
+
+    expect(wide).toMatchObject({
+      status: 200,
+      body: { state: 'measured', request_volume: 1, recorded_charge_usd: usd(WRITE_MICRO_USD) },
+    });
+    expect(lastHour).toMatchObject({
+      ...noData(60),
+      body: { ...noData(60).body, source_of_truth: { ledger: 'billing', last_recorded_at: timestamp } },
+    });
+  });
+
+  it('when the tenant has no usage in the window, then state no_data with zeros and no last record', async () => {
+    const tenant = await createTenant();
+
+    const res = await usage(tenant.api_key, '5');
+
+    expect(res).toMatchObject(noData(5));
+    const { from, to } = res.body.window;
+    expect(Date.parse(to) - Date.parse(from)).toBe(5 * 60_000);
+  });
+
+  it('when no window is given, then the default of 60 minutes is used', async () => {
+    const tenant = await createTenant();
+
+    const res = await usage(tenant.api_key);
+
+    expect(res).toMatchObject(noData(60));
+    const { from, to } = res.body.window;
+    expect(Date.parse(to) - Date.parse(from)).toBe(60 * 60_000);
+  });
+
+  it.each(['1', '43200'])('when window_minutes is %s (a bound), then 200', async (minutes) => {
+    const tenant = await createTenant();
+
+    const res = await usage(tenant.api_key, minutes);
+
+    expect(res).toMatchObject(noData(Number(minutes)));
+  });
+
+  it.each(['0', '-1', '43201', 'abc', '1.5', ''])(
+    'when window_minutes is %j, then 400 with field details',
+    async (minutes) => {
+      const tenant = await createTenant();
+
+      const res = await usage(tenant.api_key, minutes);
+
+      expect(res).toMatchObject({
+        status: 400,
+        body: { retryable: false, details: { code: 'validation_failed', fields: expect.any(Array) } },
+      });
+      expect(res.body.details.fields.map((f: { path: string }) => f.path)).toEqual(['window_minutes']);
+    },
+  );
+
+  it('when an unknown query parameter is sent, then 400 naming it', async () => {
+    const tenant = await createTenant();
+
+    const res = await t.api.get(USAGE, { key: tenant.api_key, query: { tenant_id: 'someone-else' } });
+
+    expect(res).toMatchObject({ status: 400, body: { details: { code: 'validation_failed' } } });
+    expect(res.body.details.fields).toEqual([{ path: 'tenant_id', message: 'is not a known field' }]);
+  });
+
+  it("when tenant B reads usage by key or session, then none of tenant A's usage is in it", async () => {
+    const a = await createTenant();
+    const b = await tenantWithSession();
+    await writes(a, uniqueNamespace(), 2);
+    await usageOnceRecorded(a.api_key, 2);
+
+    const byKey = await usage(b.api_key);
+    const bySession = await usage(b.session);
+    const onControl = await usage(b.session, undefined, CONTROL_USAGE);
+    const list = await charges(b.session);
+
+    for (const res of [byKey, bySession, onControl]) expect(res).toMatchObject(noData(60));
+    expect(list).toMatchObject({ status: 200, body: { data: [], paging: { total: 0 } } });
+    expect(JSON.stringify([byKey.body, bySession.body, onControl.body, list.body])).not.toContain(
+      a.tenant_id,
+    );
+  });
+
+  it('when a session reads usage, then it sees the same ledger as the API key', async () => {
+    const tenant = await tenantWithSession();
+    const viewer = await memberSession(tenant.session, 'viewer');
+    await writes(tenant, uniqueNamespace(), 2);
+    const byKey = await usageOnceRecorded(tenant.api_key, 2);
+
+    const bySession = await usage(viewer.session);
+
+    expect(bySession).toMatchObject({
+      status: 200,
+      body: {
+        state: 'measured',
+        request_volume: 2,
+        operations: byKey.body.operations,
+        recorded_charge_usd: usd(2 * WRITE_MICRO_USD),
+      },
+    });
+  });
+
+  it('when the API key lacks telemetry:read, then 403 permission_denied', async () => {
+    const tenant = await tenantWithSession();
+    const created = await t.api.post('/api/v1/control/api-keys', {
+      key: tenant.session,
+      body: { name: 'writer only', permissions: ['memory:write'] },
+    });
+
+    const res = await usage(created.body.key);
+
+    expect(created.status).toBe(201);
+    expect(res).toMatchObject({
+      status: 403,
+      body: { retryable: false, details: { code: 'permission_denied' } },
+    });
+    expect(res.body.error).toContain('telemetry:read');
+  });
+
+  it('when no credential is presented, then 401', async () => {
+    const res = await t.api.get(USAGE, { query: { window_minutes: '60' } });
+
+    expect(res).toMatchObject({ status: 401, body: { details: { code: 'authentication_required' } } });
+  });
+});
+
+describe('usage records consumed by billing', () => {
+  it('when billing is down while usage is published and restarts twice, then each record is charged exactly once', async () => {
+    const tenant = await createTenant();
+    const namespace = uniqueNamespace();
+    await t.stack.stopBilling();
+    try {
+      await writes(tenant, namespace, 2);
+      await t.stack.memory.flushOutbox();
+    } finally {
+      await t.stack.startBilling();
+    }
+
+    const afterRestart = await usageOnceRecorded(tenant.api_key, 2);
+    await t.stack.stopBilling();
+    await t.stack.startBilling();
+    await recalls(tenant, namespace, 1);
+    const afterSecondRestart = await usageOnceRecorded(tenant.api_key, 3);
+
+    expect(afterRestart).toMatchObject({ status: 200, body: { request_volume: 2 } });
+    expect(afterSecondRestart).toMatchObject({
+      status: 200,
+      body: {
+        request_volume: 3,
+        operations: [
+          { operation: 'memory.recall', requests: 1 },
+          { operation: 'memory.write', requests: 2 },
+        ],
+        recorded_charge_usd: usd(2 * WRITE_MICRO_USD + RECALL_MICRO_USD),
+      },
+    });
+  });
+
+  it('when a usage record reaches the stream a second time under another message id, then billing keeps one charge', async () => {
+    const tenant = await tenantWithSession();
+    const namespace = uniqueNamespace();
+    await writes(tenant, namespace, 1);
+    await usageOnceRecorded(tenant.api_key, 1);
+    const [record] = await usageInStream(tenant.tenant_id);
+    if (!record) throw new Error('no usage record in the stream');
+
+    await publishUsage(record, `redelivered-${randomUUID()}`);
+    await recalls(tenant, namespace, 1);
+    const res = await usageOnceRecorded(tenant.api_key, 2);
+    const list = await charges(tenant.session);
+
+    expect(res).toMatchObject({
+      status: 200,
+      body: { request_volume: 2, recorded_charge_usd: usd(WRITE_MICRO_USD + RECALL_MICRO_USD) },
+    });
+    expect(list.body.data.map((c: Charge) => c.operation).sort()).toEqual(['memory.recall', 'memory.write']);
+  });
+
+  it('when a usage record has no price, then it goes to the dead-letter subject with the reason and is not charged', async () => {
+    const tenant = await createTenant();
+    const namespace = uniqueNamespace();
+    const record = usageRecordFor(tenant, { namespace, pricing_version: 'sandbox-1999-01' });
+    const usageId = record.usage_id;
+
+    await publishUsage(record, usageId);
+    const letters = await eventually(
+      async () =>
+        (await streamMessages(Streams.billingDeadLetters.name).catch(() => []))
+          .map((text) => JSON.parse(text))
+          .filter((letter) => letter.payload.includes(usageId)),
+      (found) => found.length > 0,
+    );
+    await recalls(tenant, namespace, 1);
+    const res = await usageOnceRecorded(tenant.api_key, 1);
+
+    expect(letters).toEqual([
+      {
+        stream_sequence: expect.any(Number),
+        subject: Subjects.memory.usageRecorded,
+        reason: 'no price for memory.write in sandbox-1999-01',
+        payload: expect.any(String),
+        dead_lettered_at: timestamp,
+      },
+    ]);
+    expect(JSON.parse(letters[0].payload)).toEqual(record);
+    expect(res).toMatchObject({
+      status: 200,
+      body: { request_volume: 1, operations: [{ operation: 'memory.recall', requests: 1 }] },
+    });
+  });
+});
+
+describe('GET /api/v1/control/usage', () => {
+  it('when the owner reads usage, then it matches the infrastructure route', async () => {
+    const tenant = await tenantWithSession();
+    const namespace = uniqueNamespace();
+    await writes(tenant, namespace, 1);
+    await recalls(tenant, namespace, 1);
+    const infra = await usageOnceRecorded(tenant.api_key, 2);
+
+    const res = await usage(tenant.session, '30', CONTROL_USAGE);
+
+    const { request_id: _r, window: _w, ...same } = infra.body;
+    expect(res).toMatchObject({ status: 200, body: { ...same, window: { minutes: 30 } } });
+  });
+
+  it.each(['0', '43201', 'abc'])(
+    'when window_minutes is %j, then 400 with field details',
+    async (minutes) => {
+      const tenant = await tenantWithSession();
+
+      const res = await usage(tenant.session, minutes, CONTROL_USAGE);
+
+      expect(res).toMatchObject({ status: 400, body: { details: { code: 'validation_failed' } } });
+      expect(res.body.details.fields.map((f: { path: string }) => f.path)).toEqual(['window_minutes']);
+    },
+  );
+
+  it('when an API key is used, then 403 credential_not_accepted', async () => {
+    const tenant = await createTenant();
+
+    const res = await usage(tenant.api_key, '60', CONTROL_USAGE);
+
+    expect(res).toMatchObject({ status: 403, body: { details: { code: 'credential_not_accepted' } } });
+  });
+});
