@@ -4,7 +4,7 @@
 # migrations. Build context: the repository root (docker compose does this; by hand:
 #   docker build --build-arg SERVICE=memory -t tm-memory .)
 # The base is an argument too, so moving Node versions is one line here or one flag on the build.
-ARG NODE_IMAGE=node:20-slim
+ARG NODE_IMAGE=node:24-slim
 FROM ${NODE_IMAGE}
 RUN npm install --global pnpm@10.34.9
 WORKDIR /app
