@@ -103,31 +103,26 @@ async function changeKey(
   deps: Deps,
 ): Promise<ApiKeyView> {
   const db = deps.db ?? getPrisma();
-  await manageableKey(db, account, keyId);
+  const key = await manageableKey(db, account, keyId);
+  if (data.permissions) {
+    // Within both the changer's role (nobody grants what they do not hold) and the role of the user
+    // the key acts for (it could not use more).
+    requireKeyPermissionsWithin(account.role, data.permissions);
+    const user = await findUser(db, account.tenantId, key.userId);
+    if (user) requireKeyPermissionsWithin(user.role, data.permissions);
+  }
   const row = await updateKey(db, keyId, data);
   await announceIdentityChange(deps.nc, account.tenantId);
   return apiKeyView(row);
 }
 
-/**
- * Rename or re-permission a key. Its permissions stay within both the changer's role (nobody grants
- * what they do not hold) and the role of the user the key acts for (it could not use more).
- */
-export async function updateApiKey(
+/** Rename or re-permission a key (its permissions bounded by roles, in `changeKey`). */
+export const updateApiKey = (
   account: Account,
   keyId: string,
   change: { name?: string; permissions?: KeyPermission[] },
   deps: Deps,
-): Promise<ApiKeyView> {
-  if (change.permissions) {
-    const db = deps.db ?? getPrisma();
-    requireKeyPermissionsWithin(account.role, change.permissions);
-    const key = await manageableKey(db, account, keyId);
-    const user = await findUser(db, account.tenantId, key.userId);
-    if (user) requireKeyPermissionsWithin(user.role, change.permissions);
-  }
-  return changeKey(account, keyId, change, deps);
-}
+) => changeKey(account, keyId, change, deps);
 
 export async function attachStorageConnection(
   account: Account,
