@@ -21,6 +21,12 @@ export function serverUrl(database: string, env: NodeJS.ProcessEnv = process.env
   return url.toString();
 }
 
+/** The memory service's own database, on the server above (bench seeding and vacuuming work in it). */
+export function memoryDatabaseUrl(env: NodeJS.ProcessEnv = process.env): string {
+  const database = new URL(env.MEMORY_DATABASE_URL || 'postgresql://x/tm_memory').pathname.slice(1);
+  return serverUrl(database, env);
+}
+
 async function onMaintenanceDb<T>(work: (client: pg.Client) => Promise<T>): Promise<T> {
   const client = new pg.Client({ connectionString: serverUrl('postgres') });
   await client.connect();

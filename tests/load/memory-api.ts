@@ -15,7 +15,7 @@ export function writeRequests(
   namespace: string,
   corpus: TextCorpus,
   keyPrefix: string,
-): LoadRequest {
+): LoadRequest & Required<Pick<LoadRequest, 'next'>> {
   let sequence = 0;
   return {
     method: 'POST',
@@ -35,11 +35,12 @@ export function writeRequests(
   };
 }
 
-/** Recalls against `namespace` with a fresh 3-6 word cue each time. */
+/** Recalls against `namespace` with a fresh cue each time: 3-6 Zipf-drawn words unless `cue` says otherwise. */
 export function recallRequests(
   apiKey: string,
   namespace: string,
   corpus: TextCorpus,
+  cue: () => string = () => corpus.cue(),
   topK = 10,
 ): LoadRequest {
   return {
@@ -47,7 +48,7 @@ export function recallRequests(
     path: RECALL_PATH,
     headers: bearer(apiKey),
     next: () => ({
-      body: JSON.stringify({ contract_version: 'v1', namespace, cue: { text: corpus.cue() }, top_k: topK }),
+      body: JSON.stringify({ contract_version: 'v1', namespace, cue: { text: cue() }, top_k: topK }),
     }),
     accept: (body) => body.includes('"operation":"memory.recall"'),
   };

@@ -1,5 +1,5 @@
 import pg from 'pg';
-import { serverUrl } from './baseline-database.js';
+import { memoryDatabaseUrl } from './baseline-database.js';
 
 /**
  * Vacuum and analyze the memory tables after seeding, as autovacuum does in production (its insert
@@ -8,8 +8,7 @@ import { serverUrl } from './baseline-database.js';
  * recall's index-only scan of the postings would visit the heap for every one.
  */
 export async function vacuumMemoryTables(env: NodeJS.ProcessEnv = process.env): Promise<void> {
-  const database = new URL(env.MEMORY_DATABASE_URL || 'postgresql://x/tm_memory').pathname.slice(1);
-  const client = new pg.Client({ connectionString: serverUrl(database, env) });
+  const client = new pg.Client({ connectionString: memoryDatabaseUrl(env) });
   await client.connect();
   try {
     await client.query('VACUUM (ANALYZE) memory_record, memory_term');

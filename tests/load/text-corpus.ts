@@ -1,3 +1,4 @@
+import { STOPWORDS } from '../../services/memory/src/domain/cue-terms.js';
 import { type Random, randomInt, seededRandom } from './random.js';
 import { buildVocabulary } from './vocabulary.js';
 
@@ -64,6 +65,30 @@ export class TextCorpus {
     const length = randomInt(this.random, 3, 6);
     const words = new Set<string>();
     while (words.size < length) words.add(this.word());
+    return [...words].join(' ');
+  }
+
+  /**
+   * A cue of 3 distinct words from the rarer half of the vocabulary (ranks 2,001-4,000 of 4,000): each
+   * is in about 0.05-0.1 % of the records, some hundreds of postings at 1M.
+   */
+  rareCue(): string {
+    const from = Math.floor(this.words.length / 2);
+    return this.pick(3, () => this.words[randomInt(this.random, from, this.words.length - 1)] ?? 'the');
+  }
+
+  /**
+   * A cue of 3 distinct words from the 30 most frequent content words ("people time work"): each is
+   * in about 2-5 % of the records, tens of thousands of postings at 1M.
+   */
+  commonCue(): string {
+    const common = this.words.filter((w) => !STOPWORDS.has(w)).slice(0, 30);
+    return this.pick(3, () => common[randomInt(this.random, 0, common.length - 1)] ?? 'time');
+  }
+
+  private pick(count: number, draw: () => string): string {
+    const words = new Set<string>();
+    while (words.size < count) words.add(draw());
     return [...words].join(' ');
   }
 

@@ -1,21 +1,24 @@
 /**
  * Where a write's CPU goes: run the write scenario against a running stack (`pnpm start`) and divide
- * each process's CPU time (user + system, from /proc, Linux only) by the writes it served.
+ * each process's CPU time (user + system, from /proc, Linux only) by the writes it served. Given a
+ * namespace, the same for recalls against it (the bench's cues) instead.
  *
- *   node --import tsx tests/load/write-cpu.ts [seconds=10] [connections=32]
+ *   node --import tsx tests/load/write-cpu.ts [seconds=10] [connections=32] [recall-namespace]
  *
  * Throughput on these shared VMs swings by a fifth between runs; CPU per request moves much less, so
  * it is the number to compare when changing the write path. Uses BENCH_API_KEY or a fresh tenant.
  */
 import { execFileSync } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
-import { readFileSync } from 'node:fs';
+import { readFileSync, realpathSync } from 'node:fs';
+import { fileURLToPath } from 'node:url';
 import { resolveApiKey } from './api-key.js';
-import { deleteNamespace, writeRequests } from './memory-api.js';
+import { deleteNamespace, recallRequests, writeRequests } from './memory-api.js';
 import { runLoad } from './run-load.js';
 import { TextCorpus } from './text-corpus.js';
 
 const CLOCK_TICKS_PER_SECOND = 100;
+const ROOT = realpathSync(fileURLToPath(new URL('../..', import.meta.url)));
 const PROCESSES: Record<string, string[]> = {
   gateway: ['-f', 'services/gateway/src/start.ts'],
   memory: ['-f', 'services/memory/src/start.ts'],
@@ -25,11 +28,21 @@ const PROCESSES: Record<string, string[]> = {
   'nats-server': ['-x', 'nats-server'],
 };
 
+/** Matching processes; the services only where they run from this checkout (other stacks may be up). */
 function pids(pattern: string[]): number[] {
   try {
-    return execFileSync('pgrep', pattern, { encoding: 'utf8' }).trim().split('\n').map(Number);
+    const found = execFileSync('pgrep', pattern, { encoding: 'utf8' }).trim().split('\n').map(Number);
+    return pattern[0] === '-f' ? found.filter((pid) => cwdOf(pid).startsWith(ROOT)) : found;
   } catch {
     return [];
+  }
+}
+
+function cwdOf(pid: number): string {
+  try {
+    return realpathSync(`/proc/${pid}/cwd`);
+  } catch {
+    return '';
   }
 }
 
@@ -55,31 +68,31 @@ function cpuTicks(): Record<string, number> {
 const seconds = Number(process.argv[2] ?? 10);
 const connections = Number(process.argv[3] ?? 32);
 const baseUrl = (process.env.BENCH_URL || 'http://127.0.0.1:8080').replace(/\/+$/, '');
+const recallNamespace = process.argv[4];
 const { apiKey } = await resolveApiKey();
 const corpus = new TextCorpus();
 const run = `cpu-${randomBytes(3).toString('hex')}`;
-const load = () =>
-  runLoad(writeRequests(apiKey, run, corpus, `${run}-${Date.now()}`), {
-    baseUrl,
-    connections,
-    duration: seconds,
-  });
+const what = recallNamespace ? 'recall' : 'write';
+const requests = (suffix: string) =>
+  recallNamespace
+    ? recallRequests(apiKey, recallNamespace, corpus)
+    : writeRequests(apiKey, run, corpus, `${run}-${suffix}`);
 
-await runLoad(writeRequests(apiKey, run, corpus, `${run}-warm`), { baseUrl, connections, duration: 3 });
+await runLoad(requests('warm'), { baseUrl, connections, duration: 3 });
 const before = cpuTicks();
-const result = await load();
+const result = await runLoad(requests(String(Date.now())), { baseUrl, connections, duration: seconds });
 const after = cpuTicks();
 
 console.log(
-  `${result.ok} writes in ${result.seconds.toFixed(1)} s: ${result.rps.toFixed(0)} writes/s, p50 ${result.p50.toFixed(1)} ms, p95 ${result.p95.toFixed(1)} ms`,
+  `${result.ok} ${what}s in ${result.seconds.toFixed(1)} s: ${result.rps.toFixed(0)} ${what}s/s, p50 ${result.p50.toFixed(1)} ms, p95 ${result.p95.toFixed(1)} ms`,
 );
 let total = 0;
 for (const name of Object.keys(PROCESSES)) {
   const us = (((after[name] ?? 0) - (before[name] ?? 0)) / CLOCK_TICKS_PER_SECOND / result.ok) * 1e6;
   total += us;
-  console.log(`${name.padEnd(12)} ${us.toFixed(0).padStart(6)} us CPU per write`);
+  console.log(`${name.padEnd(12)} ${us.toFixed(0).padStart(6)} us CPU per ${what}`);
 }
 console.log(
-  `${'total'.padEnd(12)} ${total.toFixed(0).padStart(6)} us CPU per write (the load client not counted)`,
+  `${'total'.padEnd(12)} ${total.toFixed(0).padStart(6)} us CPU per ${what} (the load client not counted)`,
 );
-await deleteNamespace(baseUrl, apiKey, run);
+if (!recallNamespace) await deleteNamespace(baseUrl, apiKey, run);
