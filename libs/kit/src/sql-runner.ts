@@ -3,8 +3,8 @@ import type pg from 'pg';
 /**
  * A statement PostgreSQL parses and plans once per pooled connection, then only binds and runs: for a
  * short hot-path statement, parsing and planning cost more than executing (the key lookup ran about
- * four times as fast prepared). For statements whose best plan depends on the values, not just their
- * shape (recall), pass plain text instead: it is planned for each call's values.
+ * four times as fast prepared; recall's ranking, whose plan is pinned by its shape, twice). For a
+ * statement whose best plan depends on the values, pass plain text instead: it is planned per call.
  */
 export interface PreparedSql {
   name: string;

@@ -1,13 +1,17 @@
 import { randomUUID } from 'node:crypto';
 import { poolRunner } from '@tm/kit';
+import fc from 'fast-check';
 import pg from 'pg';
 import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
+import { MAX_LEVEL_TERMS } from '../src/data-access/rank-by-levels.js';
 import { type RankedRow, rankByOverlap } from '../src/data-access/rank-by-overlap.js';
 
 /**
  * rankByOverlap against plain counting done here in JavaScript, on a namespace large enough for its
- * shortcuts to run: the full-match walk (cue lists of 5,000+ postings), the walk's 2,000-posting window
- * with event-time ties at its edge, the fall-back to counting, as_of and superseded records.
+ * shortcuts to run, once for each way it ranks: by levels (short cues: merged newest-first walks of
+ * each subset of the cue's terms, a level falling short of k) and by the counting statement (its
+ * full-match walk over 5,000+ postings, the walk's 2,000-posting window with event-time ties at its
+ * edge, the fall-back to counting), with as_of and superseded records.
  */
 const tenantId = `rank-${randomUUID()}`;
 const namespace = 'ranked';
@@ -105,15 +109,44 @@ describe('rankByOverlap on a namespace with thousands of postings per term', () 
     ['c0', 'c1', 'r0'], // too few full matches: falls back to counting
     ['c0', 'm0', 'm1', 'r1'],
     ['m1', 'r0'], // small lists: counted directly
+    ['r0'],
+    ['c0', 'c1', 'c2', 'm0', 'r0'], // longer than rank-by-levels takes
   ];
   const asOfs = [null, new Date('2026-01-01T05:00:00Z'), new Date('2026-01-01T11:30:00Z')];
 
-  it('when cues, cut-offs and top_k vary, then the ranking is exactly that of plain counting', async () => {
-    expect(stored).toHaveLength(RECORDS);
-    expect(stored.filter((r) => r.terms.includes('c2')).length).toBeGreaterThan(2_000);
-    for (const cue of cues) {
-      for (const asOf of asOfs) {
-        for (const limit of [1, 7, 50]) {
+  it.each([
+    ['by levels where the cue is short', MAX_LEVEL_TERMS],
+    ['by the counting statement', 0],
+  ])(
+    'when cues, cut-offs and top_k vary, then ranking %s is exactly that of plain counting',
+    async (_, levelsUpTo) => {
+      expect(stored).toHaveLength(RECORDS);
+      expect(stored.filter((r) => r.terms.includes('c2')).length).toBeGreaterThan(2_000);
+      for (const cue of cues) {
+        for (const asOf of asOfs) {
+          for (const limit of [1, 7, 50]) {
+            const rows = await rankByOverlap(
+              poolRunner(pool),
+              { tenantId, namespace, cueTerms: cue, asOf, limit },
+              levelsUpTo,
+            );
+            expect(ranked(rows), `${cue.join(' ')} as_of ${asOf?.toISOString()} top ${limit}`).toEqual(
+              reference(cue, asOf, limit),
+            );
+          }
+        }
+      }
+    },
+  );
+
+  it('when any short cue of these terms is recalled by levels, then the ranking is that of plain counting', async () => {
+    const terms = TERMS.map(([term]) => term);
+    await fc.assert(
+      fc.asyncProperty(
+        fc.uniqueArray(fc.constantFrom(...terms), { minLength: 1, maxLength: MAX_LEVEL_TERMS }),
+        fc.constantFrom(...asOfs),
+        fc.integer({ min: 1, max: 60 }),
+        async (cue, asOf, limit) => {
           const rows = await rankByOverlap(poolRunner(pool), {
             tenantId,
             namespace,
@@ -121,11 +154,10 @@ describe('rankByOverlap on a namespace with thousands of postings per term', () 
             asOf,
             limit,
           });
-          expect(ranked(rows), `${cue.join(' ')} as_of ${asOf?.toISOString()} top ${limit}`).toEqual(
-            reference(cue, asOf, limit),
-          );
-        }
-      }
-    }
+          expect(ranked(rows)).toEqual(reference(cue, asOf, limit));
+        },
+      ),
+      { numRuns: 60, seed: 20261124 },
+    );
   });
 });

@@ -1,13 +1,8 @@
-import type { SqlRunner } from '@tm/kit';
+import { prepared, type SqlRunner } from '@tm/kit';
+import { MAX_LEVEL_TERMS, rankByLevels } from './rank-by-levels.js';
+import type { RankedRow } from './ranked-row.js';
 
-export interface RankedRow {
-  id: string;
-  event_id: string;
-  occurred_at: Date;
-  text: string;
-  source: unknown;
-  matched: number;
-}
+export type { RankedRow } from './ranked-row.js';
 
 /**
  * Where recall ranks: overlap between the cue's distinct terms and each record's, computed in
@@ -31,6 +26,10 @@ export interface RankedRow {
  * Every lookup is pinned to an index descent (LATERAL … OFFSET 0, correlated probes), so the plan does
  * not hinge on statistics: a namespace that is new, or grew since the last ANALYZE, looks empty to the
  * planner, which then chose whole-namespace scans and rescans.
+ *
+ * Since the plan is pinned, it does not depend on the values either, so the statement is prepared once
+ * per connection: planning it took 0.7-0.8 ms, as long as running it on a 20k-record namespace (2.3-3.0
+ * ms a call unprepared, 1.0-1.3 ms prepared; 400 calls per cue on one connection).
  */
 const DRIVER_PEEK = 5_000;
 /** How many of the driver's newest postings the full-match walk probes before it gives up and counts. */
@@ -38,7 +37,9 @@ const FULL_MATCH_WALK = 2_000;
 /** Below this many postings in all (peeked), counting is cheaper than walking: the walk is skipped. */
 const WALK_ABOVE_POSTINGS = 5_000;
 
-const RANK_BY_OVERLAP = `
+const RANK_BY_OVERLAP = prepared(
+  'rank_by_overlap',
+  `
   WITH hidden AS MATERIALIZED (
     SELECT id FROM memory_record
      WHERE tenant_id = $1 AND namespace = $2 AND superseded_at IS NOT NULL
@@ -109,12 +110,19 @@ const RANK_BY_OVERLAP = `
      SELECT * FROM memory_record r WHERE r.id = h.memory_id OFFSET 0) AS r
    WHERE r.tenant_id = $1 AND r.namespace = $2
    ORDER BY h.matched DESC, r.occurred_at DESC, r.event_id ASC
-   LIMIT $5`;
+   LIMIT $5`,
+);
 
-/** `cueTerms` must be distinct (tokenize's are): each shared term counts once. */
+/**
+ * `cueTerms` must be distinct (tokenize's are): each shared term counts once. Cues of up to
+ * `levelsUpTo` terms rank by levels (rank-by-levels.ts), longer ones by the statement above; both give
+ * the same order, and tests set `levelsUpTo` to run each on the same cues.
+ */
 export async function rankByOverlap(
   run: SqlRunner,
   q: { tenantId: string; namespace: string; cueTerms: string[]; asOf: Date | null; limit: number },
+  levelsUpTo = MAX_LEVEL_TERMS,
 ): Promise<RankedRow[]> {
+  if (q.cueTerms.length <= levelsUpTo) return rankByLevels(run, q);
   return run<RankedRow>(RANK_BY_OVERLAP, [q.tenantId, q.namespace, q.cueTerms, q.asOf, q.limit]);
 }
