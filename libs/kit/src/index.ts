@@ -2,6 +2,7 @@ export * from './config.js';
 export * from './database.js';
 export * from './ids.js';
 export * from './logger.js';
+export * from './periodic-task.js';
 export * from './prisma-cli-config.js';
 export * from './prisma-holder.js';
 export * from './run-main.js';

@@ -8,8 +8,9 @@ import {
   startOutboxRelay,
 } from '@tm/bus';
 import { Streams, usageBatchText } from '@tm/contracts';
-import type { Logger } from '@tm/kit';
+import { type Logger, startPeriodicTask } from '@tm/kit';
 import type { MemoryConfig } from './config.js';
+import { pruneExpiredEntries } from './data-access/idempotency-pruning.js';
 import { fetchPending, markFailed, removePublished } from './data-access/outbox-repository.js';
 import { closePrisma, getSql, initPrisma } from './data-access/prisma-client.js';
 import { serveMemoryEndpoints } from './entry-points/nats/memory-endpoints.js';
@@ -48,6 +49,19 @@ export async function startMemoryService(
     { pricingVersion: config.PRICING_VERSION, onCommitted: relay.nudge, version },
     logger,
   );
+  const pruning = startPeriodicTask(
+    'idempotency entry pruning',
+    config.IDEMPOTENCY_PRUNE_INTERVAL_MS,
+    async () => {
+      const pruned = await pruneExpiredEntries(getSql(), config.IDEMPOTENCY_RETENTION_HOURS);
+      if (pruned > 0)
+        logger.info(
+          { pruned, retention_hours: config.IDEMPOTENCY_RETENTION_HOURS },
+          'expired idempotency entries pruned',
+        );
+    },
+    logger,
+  );
   logger.info('memory service ready');
 
   return {
@@ -55,7 +69,7 @@ export async function startMemoryService(
     flushOutbox: relay.flush,
     stop: async () => {
       await Promise.all(subscriptions.map((s) => s.drain()));
-      await relay.stop();
+      await Promise.all([relay.stop(), pruning.stop()]);
       await nc.drain();
       await closePrisma();
     },

@@ -9,6 +9,14 @@ export const MemoryConfigSchema = z.object({
   /** Sandbox price list version reported in usage blocks until billing owns prices. */
   PRICING_VERSION: env.text('sandbox-2026-11'),
   OUTBOX_RELAY_INTERVAL_MS: env.positiveInt(500),
+  /**
+   * How long an idempotency key replays its write: at least this long, until the next pruning pass
+   * after it (docs/decisions.md, "Idempotency retention"). Past it, the key is free again; the event
+   * id still refuses a second copy of the same event.
+   */
+  IDEMPOTENCY_RETENTION_HOURS: env.positiveInt(24),
+  /** How often expired idempotency entries are pruned. */
+  IDEMPOTENCY_PRUNE_INTERVAL_MS: env.positiveInt(10 * 60_000),
 });
 export type MemoryConfig = z.output<typeof MemoryConfigSchema>;
 

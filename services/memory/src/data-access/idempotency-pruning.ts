@@ -1,0 +1,27 @@
+import type { SqlRunner } from '@tm/kit';
+
+/** Entries deleted per statement: short statements, so writes claiming keys never wait long behind one. */
+export const PRUNE_BATCH = 5_000;
+
+const DELETE_EXPIRED = `
+  WITH gone AS (
+    DELETE FROM idempotency_entry WHERE (tenant_id, key) IN (
+      SELECT tenant_id, key FROM idempotency_entry
+       WHERE created_at < now() - make_interval(hours => $1)
+       ORDER BY created_at LIMIT $2)
+    RETURNING 1)
+  SELECT count(*)::int AS n FROM gone`;
+
+/**
+ * Delete the idempotency entries older than `retentionHours`, oldest first, one batch per statement
+ * (each its own transaction) until a batch comes back short. Returns how many went.
+ */
+export async function pruneExpiredEntries(run: SqlRunner, retentionHours: number): Promise<number> {
+  let total = 0;
+  for (;;) {
+    const [row] = await run<{ n: number }>(DELETE_EXPIRED, [retentionHours, PRUNE_BATCH]);
+    const n = row?.n ?? 0;
+    total += n;
+    if (n < PRUNE_BATCH) return total;
+  }
+}
