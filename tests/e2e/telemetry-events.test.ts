@@ -1,8 +1,11 @@
 import { randomUUID } from 'node:crypto';
 import http from 'node:http';
+import { poolRunner } from '@tm/kit';
+import { pruneRecordsBefore } from '@tm/telemetry';
+import pg from 'pg';
 import { describe, expect, it } from 'vitest';
 import { createTenant, recallBody, uniqueKey, uniqueNamespace, writeBody } from './support/factories.js';
-import { useStack } from './support/stack.js';
+import { stackEnv, useStack } from './support/stack.js';
 import { allEvents, eventsFor, eventsWhen, telemetryDbRows } from './support/telemetry.js';
 
 // A per-key limit a minute that the paging test stays under and the rate-limit test can reach.
@@ -267,5 +270,35 @@ describe('request records in the events history', () => {
     expect((await t.api.get('/api/v1/infrastructure/events', { key: created.body.key })).status).toBe(403);
     expect((await t.api.get('/api/v1/infrastructure/events')).status).toBe(401);
     expect((await t.api.get('/api/v1/infrastructure/events', { key: session })).status).toBe(200);
+  });
+
+  it("when a tenant's records pass the retention and are pruned, then its listing and total shrink with them and no other tenant's change", async () => {
+    const [old, other] = [await createTenant(), await createTenant()];
+    const namespace = uniqueNamespace();
+    const oldIds = [rid('old'), rid('old')];
+    const otherIds = [rid('other'), rid('other')];
+    for (const id of oldIds)
+      await t.api.write(old.api_key, writeBody(namespace, 'aging'), uniqueKey(), { 'X-Request-Id': id });
+    for (const id of otherIds)
+      await t.api.write(other.api_key, writeBody(namespace, 'fresh'), uniqueKey(), { 'X-Request-Id': id });
+    await eventsFor(t.api, old.api_key, oldIds);
+    await eventsFor(t.api, other.api_key, otherIds);
+    const page = async (key: string) =>
+      (await t.api.get('/api/v1/infrastructure/events', { key, query: { limit: '10' } })).body;
+    expect((await page(old.api_key)).paging.total).toBe(2);
+
+    await telemetryDbRows(
+      `UPDATE request_record SET occurred_at = now() - interval '40 days' WHERE tenant_id = $1`,
+      [old.tenant_id],
+    );
+    const pool = new pg.Pool({ connectionString: stackEnv().telemetryDbUrl, max: 1 });
+    try {
+      expect(await pruneRecordsBefore(poolRunner(pool), 30, 10_000)).toBeGreaterThanOrEqual(2);
+    } finally {
+      await pool.end();
+    }
+
+    expect(await page(old.api_key)).toMatchObject({ data: [], paging: { total: 0, has_more: false } });
+    expect((await page(other.api_key)).paging.total).toBe(2);
   });
 });

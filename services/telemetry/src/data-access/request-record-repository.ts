@@ -1,16 +1,29 @@
 import type { RequestEvent, RequestRecord } from '@tm/contracts';
 import { prepared, type SqlRunner } from '@tm/kit';
 
-/** A batch of records in one statement; a record already stored (a redelivered batch) is skipped. */
+/** What the events listing leaves out: reads of the history itself (see listEvents). */
+const HISTORY_READ = `method = 'GET' AND route = '/api/v1/infrastructure/events'`;
+
+/**
+ * A batch of records in one statement; a record already stored (a redelivered batch) is skipped. The
+ * records that did go in are added to their tenants' listed counts in the same statement, tenants in
+ * id order so two batches never wait on each other's counters in opposite orders.
+ */
 const INSERT_RECORDS = prepared(
   'telemetry_insert_records',
-  `INSERT INTO request_record (record_id, request_id, tenant_id, method, route, operation, status, outcome, state,
-                               error_code, latency_ms, units, billing_state, namespace_ref, deployment_version,
-                               gateway_instance, occurred_at, key_id, user_id)
-   SELECT * FROM unnest($1::uuid[], $2::text[], $3::text[], $4::text[], $5::text[], $6::text[], $7::int[],
-                        $8::text[], $9::text[], $10::text[], $11::float8[], $12::int[], $13::text[], $14::text[],
-                        $15::text[], $16::text[], $17::timestamptz[], $18::text[], $19::text[])
-   ON CONFLICT (record_id) DO NOTHING`,
+  `WITH stored AS (
+     INSERT INTO request_record (record_id, request_id, tenant_id, method, route, operation, status, outcome, state,
+                                 error_code, latency_ms, units, billing_state, namespace_ref, deployment_version,
+                                 gateway_instance, occurred_at, key_id, user_id)
+     SELECT * FROM unnest($1::uuid[], $2::text[], $3::text[], $4::text[], $5::text[], $6::text[], $7::int[],
+                          $8::text[], $9::text[], $10::text[], $11::float8[], $12::int[], $13::text[], $14::text[],
+                          $15::text[], $16::text[], $17::timestamptz[], $18::text[], $19::text[])
+     ON CONFLICT (record_id) DO NOTHING
+     RETURNING tenant_id, method, route)
+   INSERT INTO listed_record_count (tenant_id, listed)
+   SELECT tenant_id, count(*) FROM stored WHERE tenant_id IS NOT NULL AND NOT (${HISTORY_READ})
+    GROUP BY tenant_id ORDER BY tenant_id
+   ON CONFLICT (tenant_id) DO UPDATE SET listed = listed_record_count.listed + excluded.listed`,
 );
 
 export async function insertRecords(
@@ -76,9 +89,12 @@ const EVENT_COLUMNS = `request_id, to_char(occurred_at AT TIME ZONE 'UTC', 'YYYY
  * Reads of the history itself are left out of the listing (they stay in metrics and the export): a
  * client paging through its history would otherwise push its own pages along with every read.
  */
-const NOT_A_HISTORY_READ = `NOT (method = 'GET' AND route = '/api/v1/infrastructure/events')`;
+const NOT_A_HISTORY_READ = `NOT (${HISTORY_READ})`;
 
-/** Newest first; ties on the same millisecond broken by record id, so pages never overlap. */
+/**
+ * Newest first; ties on the same millisecond broken by record id, so pages never overlap. The total is
+ * the tenant's kept count, not a count of the history (O(1) however long the history is).
+ */
 export async function listEvents(
   run: SqlRunner,
   tenantId: string,
@@ -92,11 +108,36 @@ export async function listEvents(
       [tenantId, limit, offset],
     ),
     run<{ total: number }>(
-      `SELECT count(*)::int AS total FROM request_record WHERE tenant_id = $1 AND ${NOT_A_HISTORY_READ}`,
+      prepared(
+        'telemetry_listed_total',
+        'SELECT listed::int AS total FROM listed_record_count WHERE tenant_id = $1',
+      ),
       [tenantId],
     ),
   ]);
   return { data, total: count[0]?.total ?? 0 };
+}
+
+/**
+ * Delete up to `limit` records older than `days`, and take them off their tenants' listed counts in
+ * the same statement. Returns how many went.
+ */
+export async function pruneRecordsBefore(run: SqlRunner, days: number, limit: number): Promise<number> {
+  const [row] = await run<{ n: number }>(
+    `WITH gone AS (
+       DELETE FROM request_record WHERE record_id IN (
+         SELECT record_id FROM request_record WHERE occurred_at < now() - make_interval(days => $1) LIMIT $2)
+       RETURNING tenant_id, method, route),
+     listed AS (
+       SELECT tenant_id, count(*) AS n FROM gone WHERE tenant_id IS NOT NULL AND NOT (${HISTORY_READ})
+        GROUP BY tenant_id),
+     counted AS (
+       UPDATE listed_record_count c SET listed = c.listed - listed.n FROM listed
+        WHERE c.tenant_id = listed.tenant_id)
+     SELECT count(*)::int AS n FROM gone`,
+    [days, limit],
+  );
+  return row?.n ?? 0;
 }
 
 /**
