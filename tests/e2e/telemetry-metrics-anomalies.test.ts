@@ -1,15 +1,14 @@
 import { randomUUID } from 'node:crypto';
-import { jetstream } from '@nats-io/jetstream';
-import { connect } from '@nats-io/transport-node';
 import {
   type Anomaly,
-  RequestRecord,
+  type RequestRecord,
   RequestRecordBatch,
   RUNTIME,
   Subjects,
   UsageDeadLetter,
 } from '@tm/contracts';
 import { describe, expect, it } from 'vitest';
+import { interleave, publish, publishRecords, record, storedRecords } from './support/crafted-records.js';
 import { createTenant, recallBody, uniqueNamespace } from './support/factories.js';
 import { useStack } from './support/stack.js';
 import { telemetryDbRows } from './support/telemetry.js';
@@ -57,83 +56,6 @@ function percentileCont(values: number[], p: number): number {
 
 /** Shares and rates as reported: six decimal places. */
 const ratio = (part: number, whole: number) => Math.round((part / whole) * 1e6) / 1e6;
-
-// ---- crafted request records, published straight to JetStream -------------------------------------
-
-type Crafted = Partial<RequestRecord> & Pick<RequestRecord, 'latency_ms'>;
-
-function record(tenantId: string, r: Crafted): RequestRecord {
-  const status = r.status ?? 200;
-  return RequestRecord.parse({
-    version: 'v1',
-    record_id: randomUUID(),
-    request_id: `crafted-${randomUUID()}`,
-    tenant_id: tenantId,
-    method: 'POST',
-    route: '/api/v1/memory/write',
-    operation: 'memory.write',
-    status,
-    outcome: status < 400 ? 'accepted' : [401, 403, 429].includes(status) ? 'blocked' : 'failed',
-    state: null,
-    error_code: null,
-    units: 0,
-    billing_state: 'not_metered',
-    namespace_ref: null,
-    deployment_version: 'crafted',
-    occurred_at: new Date().toISOString(),
-    ...r,
-  });
-}
-
-/** Publish to JetStream, retrying while the stream is still being created by the services starting up. */
-async function publish(subject: string, payload: unknown, msgID: string = randomUUID()) {
-  const nc = await connect({ servers: t.stack.env.natsUrl });
-  try {
-    const js = jetstream(nc);
-    for (let attempt = 0; ; attempt++) {
-      try {
-        return await js.publish(subject, JSON.stringify(payload), { msgID });
-      } catch (err) {
-        if (attempt >= 50) throw err;
-        await new Promise((resolve) => setTimeout(resolve, 100));
-      }
-    }
-  } finally {
-    await nc.close();
-  }
-}
-
-/** Publish records as gateway batches of at most `size` records each. */
-async function publishRecords(records: RequestRecord[], size = 120) {
-  for (let i = 0; i < records.length; i += size) {
-    const batch = RequestRecordBatch.parse({
-      version: 'v1',
-      gateway_instance: `crafted-gateway-${randomUUID()}`,
-      dropped: 0,
-      records: records.slice(i, i + size),
-    });
-    const ack = await publish(Subjects.gateway.requestRecorded, batch);
-    expect(ack.duplicate).toBe(false);
-  }
-}
-
-/** A fixed permutation (no randomness: a failure must reproduce), so stored order is not sorted order. */
-const interleave = <T>(items: T[]) => items.map((_, i) => items[(i * 37) % items.length] as T);
-
-// ---- reading the stored records ------------------------------------------------------------------
-
-const storedCount = async (tenantId: string) =>
-  (
-    await telemetryDbRows<{ n: number }>(
-      'SELECT count(*)::int AS n FROM request_record WHERE tenant_id = $1',
-      [tenantId],
-    )
-  )[0]?.n;
-
-/** Wait until exactly `n` records of the tenant are stored (records are stored by a consumer, a little later). */
-async function storedRecords(tenantId: string, n: number) {
-  await expect.poll(() => storedCount(tenantId), { timeout: 15_000, interval: 100 }).toBe(n);
-}
 
 // ---- through the gateway -------------------------------------------------------------------------
 

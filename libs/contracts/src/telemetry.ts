@@ -84,7 +84,14 @@ export const OperationLatency = z.object({
 export const MetricsSummary = z.object({
   state: z.enum(['measured', 'no_data']),
   window: Window,
-  latency: z.array(OperationLatency).meta({ description: 'Continuous percentiles (linear interpolation)' }),
+  latency: z.array(OperationLatency).meta({
+    description:
+      'Per operation. Percentiles are continuous (linear interpolation) when `percentiles` is `exact`, else from a latency histogram',
+  }),
+  percentiles: z.enum(['exact', 'histogram']).meta({
+    description:
+      '`exact` while the window holds at most 10,000 requests (by default): computed from every request. Above, `histogram`: within 1 % of a latency measured at the nearest rank, read from per-minute rollups',
+  }),
   quality: z.object({
     requests: z.number().int(),
     accepted: z.number().int(),

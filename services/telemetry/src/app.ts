@@ -26,7 +26,15 @@ export async function startTelemetryService(
   const records = startRequestRecordConsumer(nc, { batchSize: config.RECORD_BATCH_SIZE, logger });
   const deadLetters = startDeadLetterConsumer(nc, { logger });
   const retention = startRetention(config.TELEMETRY_RETENTION_DAYS, logger);
-  const subscriptions = serveTelemetryEndpoints(nc, { policy: anomalyPolicy(config), version }, logger);
+  const subscriptions = serveTelemetryEndpoints(
+    nc,
+    {
+      policy: anomalyPolicy(config),
+      version,
+      exactPercentilesUpTo: config.TELEMETRY_EXACT_PERCENTILES_UP_TO,
+    },
+    logger,
+  );
   logger.info('telemetry service ready');
   return {
     nc,

@@ -17,6 +17,11 @@ export const TelemetryConfigSchema = z
     LOG_LEVEL: env.logLevel(),
     /** JetStream messages (each a batch of records from one gateway) taken per transaction. */
     RECORD_BATCH_SIZE: env.positiveInt(50),
+    /**
+     * Metrics and anomalies compute exact percentiles from the records while a window holds at most
+     * this many requests; above, from the per-minute latency histogram (within 1 %).
+     */
+    TELEMETRY_EXACT_PERCENTILES_UP_TO: z.coerce.number().int().min(0).default(10_000),
     /** Records older than this are pruned (hourly). */
     TELEMETRY_RETENTION_DAYS: env.positiveInt(30),
     // Anomaly thresholds, per deployment. Rates are fractions of the window's requests.

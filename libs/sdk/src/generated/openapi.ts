@@ -1432,7 +1432,7 @@ export interface components {
                 /** Format: date-time */
                 to: string;
             };
-            /** @description Continuous percentiles (linear interpolation) */
+            /** @description Per operation. Percentiles are continuous (linear interpolation) when `percentiles` is `exact`, else from a latency histogram */
             latency: {
                 /** @description memory.write etc., or "METHOD /route" for other routes */
                 operation: string;
@@ -1442,6 +1442,11 @@ export interface components {
                 p99_ms: number;
                 max_ms: number;
             }[];
+            /**
+             * @description `exact` while the window holds at most 10,000 requests (by default): computed from every request. Above, `histogram`: within 1 % of a latency measured at the nearest rank, read from per-minute rollups
+             * @enum {string}
+             */
+            percentiles: "exact" | "histogram";
             quality: {
                 requests: number;
                 accepted: number;

@@ -16,48 +16,73 @@ export interface Window {
   to: Date;
 }
 
-const IN_WINDOW = 'tenant_id = $1 AND occurred_at >= $2 AND occurred_at < $3';
-const params = (w: Window) => [w.tenantId, w.from, w.to];
+export type PartCounts = Counts & { operation: string; deployment_version: string; max: number };
 
-const COUNTS = `count(*)::int AS requests,
-  count(*) FILTER (WHERE outcome = 'accepted')::int AS accepted,
-  count(*) FILTER (WHERE outcome = 'failed')::int AS errors,
-  count(*) FILTER (WHERE status >= 500)::int AS server_errors,
-  count(*) FILTER (WHERE error_code = 'upstream_timeout')::int AS timeouts,
-  count(*) FILTER (WHERE outcome = 'blocked')::int AS blocked`;
+const MINUTE_MS = 60_000;
 
 /**
- * Per operation: counts and latency percentiles (one sort per operation: percentile_cont over an
- * array). Non-memory routes have no operation name: they are reported as "METHOD /route".
+ * A window [from, to) read as its whole minutes (from the rollups) and its two partial edge minutes
+ * (from the records themselves). A window inside one or two minutes has no whole minute: all edges.
+ * Parameters: $1 tenant, $2 from, $3 to, $4 first whole minute, $5 end of the whole minutes.
  */
-export function operationAggregates(run: SqlRunner, w: Window) {
-  return run<Counts & { operation: string; percentiles: [number, number, number]; max: number }>(
-    `SELECT coalesce(operation, method || ' ' || route) AS operation, ${COUNTS},
-            percentile_cont(ARRAY[0.5, 0.95, 0.99]) WITHIN GROUP (ORDER BY latency_ms) AS percentiles,
-            max(latency_ms) AS max
-       FROM request_record WHERE ${IN_WINDOW}
-      GROUP BY 1 ORDER BY requests DESC, operation`,
-    params(w),
+function windowParams(w: Window) {
+  let first = Math.ceil(w.from.getTime() / MINUTE_MS) * MINUTE_MS;
+  let end = Math.floor(w.to.getTime() / MINUTE_MS) * MINUTE_MS;
+  if (first >= end) first = end = w.to.getTime();
+  return [w.tenantId, w.from, w.to, new Date(first), new Date(end)];
+}
+
+const OPERATION = `coalesce(operation, method || ' ' || route)`;
+const WHOLE_MINUTES = 'tenant_id = $1 AND minute >= $4 AND minute < $5';
+const EDGES =
+  'tenant_id = $1 AND ((occurred_at >= $2 AND occurred_at < $4) OR (occurred_at >= $5 AND occurred_at < $3))';
+
+/**
+ * The window's counts per operation and answering version: rollups of its whole minutes plus its edge
+ * records, added up. Exact, and O(minutes × operations) however many requests the window holds.
+ */
+export function countsByPart(run: SqlRunner, w: Window) {
+  return run<PartCounts>(
+    `SELECT operation, deployment_version, sum(requests)::int AS requests, sum(accepted)::int AS accepted,
+            sum(errors)::int AS errors, sum(server_errors)::int AS server_errors,
+            sum(timeouts)::int AS timeouts, sum(blocked)::int AS blocked, max(max_latency_ms) AS max
+       FROM (SELECT operation, deployment_version, requests, accepted, errors, server_errors, timeouts, blocked,
+                    max_latency_ms
+               FROM request_rollup WHERE ${WHOLE_MINUTES}
+             UNION ALL
+             SELECT ${OPERATION}, deployment_version, 1, (outcome = 'accepted')::int, (outcome = 'failed')::int,
+                    (status >= 500)::int, (error_code IS NOT DISTINCT FROM 'upstream_timeout')::int,
+                    (outcome = 'blocked')::int, latency_ms
+               FROM request_record WHERE ${EDGES}) AS parts
+      GROUP BY 1, 2`,
+    windowParams(w),
   );
 }
 
-/** Requests per deployment version that answered them. */
-export function versionCounts(run: SqlRunner, w: Window) {
-  return run<{ deployment_version: string; requests: number }>(
-    `SELECT deployment_version, count(*)::int AS requests FROM request_record WHERE ${IN_WINDOW}
-      GROUP BY 1 ORDER BY requests DESC, deployment_version`,
-    params(w),
+/** Requests per latency bucket (telemetry_latency_bucket) and operation over the window. */
+export function latencyBuckets(run: SqlRunner, w: Window) {
+  return run<{ operation: string; bucket: number; requests: number }>(
+    `SELECT operation, bucket, sum(requests)::int AS requests
+       FROM (SELECT operation, bucket, requests FROM latency_rollup WHERE ${WHOLE_MINUTES}
+             UNION ALL
+             SELECT ${OPERATION}, telemetry_latency_bucket(latency_ms), 1 FROM request_record WHERE ${EDGES}) AS parts
+      GROUP BY 1, 2 ORDER BY 1, 2`,
+    windowParams(w),
   );
 }
 
-/** The window's totals and its p95 over every request: the inputs of the tenant's anomalies. */
-export async function qualityAggregates(run: SqlRunner, w: Window): Promise<Counts & { p95: number | null }> {
-  const [row] = await run<Counts & { p95: number | null }>(
-    `SELECT ${COUNTS}, percentile_cont(0.95) WITHIN GROUP (ORDER BY latency_ms) AS p95
-       FROM request_record WHERE ${IN_WINDOW}`,
-    params(w),
+/**
+ * Exact continuous percentiles (p50, p95, p99) per operation, and over every request ("*"), from the
+ * records themselves: what a window of few requests is answered with.
+ */
+export function exactPercentiles(run: SqlRunner, w: Window) {
+  return run<{ operation: string; percentiles: [number, number, number] }>(
+    `SELECT coalesce(${OPERATION}, '*') AS operation,
+            percentile_cont(ARRAY[0.5, 0.95, 0.99]) WITHIN GROUP (ORDER BY latency_ms) AS percentiles
+       FROM request_record WHERE tenant_id = $1 AND occurred_at >= $2 AND occurred_at < $3
+      GROUP BY GROUPING SETS ((${OPERATION}), ())`,
+    [w.tenantId, w.from, w.to],
   );
-  return row ?? { requests: 0, accepted: 0, errors: 0, server_errors: 0, timeouts: 0, blocked: 0, p95: null };
 }
 
 /** Deployment-wide counts over [from, to): dead-lettered usage records and dropped request records. */

@@ -1,8 +1,9 @@
 import type { Anomaly, AnomalyName, AnomalyReport, TelemetryWindowMessage } from '@tm/contracts';
 import { getSql } from '../data-access/prisma-client.js';
-import { deploymentSignals, qualityAggregates } from '../data-access/window-aggregates.js';
+import { deploymentSignals } from '../data-access/window-aggregates.js';
 import type { AnomalyPolicy } from './thresholds.js';
 import { lookback, rate, roundMs } from './time-window.js';
+import { ALL_OPERATIONS, windowStatistics } from './window-statistics.js';
 
 const DESCRIBE: Record<AnomalyName, string> = {
   error_rate: 'Share of requests that failed (4xx other than blocked, and 5xx)',
@@ -19,17 +20,29 @@ const DESCRIBE: Record<AnomalyName, string> = {
 export async function detectAnomalies(
   m: TelemetryWindowMessage,
   policy: AnomalyPolicy,
+  options: { exactPercentilesUpTo: number },
 ): Promise<AnomalyReport> {
   const window = lookback(m.window_minutes);
   const run = getSql();
-  const [q, deployment] = await Promise.all([
-    qualityAggregates(run, { tenantId: m.tenant_id, from: window.from, to: window.to }),
+  const [stats, deployment] = await Promise.all([
+    windowStatistics(
+      run,
+      { tenantId: m.tenant_id, from: window.from, to: window.to },
+      options.exactPercentilesUpTo,
+    ),
     deploymentSignals(run, window.from, window.to),
   ]);
+  const q = { requests: 0, errors: 0, blocked: 0 };
+  for (const part of stats.parts) {
+    q.requests += part.requests;
+    q.errors += part.errors;
+    q.blocked += part.blocked;
+  }
+  const p95 = stats.percentiles.get(ALL_OPERATIONS)?.[1];
   const enough = q.requests >= policy.minRequests;
   const observed: Record<AnomalyName, number | null> = {
     error_rate: enough ? rate(q.errors, q.requests) : null,
-    p95_latency: enough && q.p95 !== null ? roundMs(q.p95) : null,
+    p95_latency: enough && p95 !== undefined ? roundMs(p95) : null,
     blocked_rate: enough ? rate(q.blocked, q.requests) : null,
     usage_dead_letters: deployment.deadLetters,
     dropped_request_records: deployment.dropped,

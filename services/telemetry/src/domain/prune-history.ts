@@ -14,6 +14,13 @@ async function pruneOnce(retentionDays: number): Promise<number> {
     total += n;
     if (n < PRUNE_BATCH) break;
   }
+  // A rollup minute goes once all of it is past retention (the records of it are then gone too).
+  for (const table of ['request_rollup', 'latency_rollup']) {
+    await run(
+      `DELETE FROM ${table} WHERE minute + interval '1 minute' <= now() - make_interval(days => $1)`,
+      [retentionDays],
+    );
+  }
   await run('DELETE FROM dropped_record_report WHERE reported_at < now() - make_interval(days => $1)', [
     retentionDays,
   ]);

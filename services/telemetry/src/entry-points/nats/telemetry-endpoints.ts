@@ -18,7 +18,7 @@ const instance = randomUUID();
 
 export function serveTelemetryEndpoints(
   nc: NatsConnection,
-  options: { policy: AnomalyPolicy; version: string },
+  options: { policy: AnomalyPolicy; version: string; exactPercentilesUpTo: number },
   logger: Logger,
 ): Subscription[] {
   const common = { queue: QueueGroups.telemetry, mapError: storageOutage('Telemetry storage') };
@@ -39,7 +39,7 @@ export function serveTelemetryEndpoints(
         ...common,
         subject: Subjects.telemetry.metrics,
         input: TelemetryWindowMessage,
-        handler: summarizeMetrics,
+        handler: (m) => summarizeMetrics(m, options),
       },
       logger,
     ),
@@ -49,7 +49,7 @@ export function serveTelemetryEndpoints(
         ...common,
         subject: Subjects.telemetry.anomalies,
         input: TelemetryWindowMessage,
-        handler: (m) => detectAnomalies(m, options.policy),
+        handler: (m) => detectAnomalies(m, options.policy, options),
       },
       logger,
     ),
