@@ -23,10 +23,12 @@ export interface BenchOptions {
   sizes: number[];
   /** Where to write the SVG chart of recall latency by namespace size, if anywhere. */
   chart: string | undefined;
+  /** Request records seeded into the bench tenant's telemetry before its reads: in the last hour, and older. */
+  telemetryRecords: { recent: number; older: number };
 }
 
 export const USAGE = `Usage: pnpm bench [--quick] [--check] [--keep] [--duration S] [--connections N] [--seed direct|api] [--seed-connections N]
-                 [--sizes 10000,100000,1000000] [--chart FILE.svg]
+                 [--sizes 10000,100000,1000000] [--chart FILE.svg] [--telemetry-records 1000000,9000000]
 
 Runs against a stack that is already up (\`pnpm start\`). --check exits 1 when a target is missed;
 --keep leaves the bench's namespaces in place (and prints them) instead of deleting them.
@@ -34,6 +36,8 @@ Runs against a stack that is already up (\`pnpm start\`). --check exits 1 when a
 and postings the write path makes (1M records in about 3 minutes), then checks a sample against the
 tokenizer and recall against plain counting; --seed api writes every record through the API instead.
 --chart writes recall latency against namespace size (p50 and p95 per recall scenario) as an SVG.
+--telemetry-records R[,O] seeds R request records over the last hour (and O over the 29 days before) into
+the bench tenant's telemetry history before the telemetry reads, straight into the telemetry database.
   BENCH_URL      base URL of the gateway (default http://127.0.0.1:8080)
   BENCH_API_KEY  API key to use; without it a fresh tenant is bootstrapped with the admin command
   BENCH_PG_URL   PostgreSQL server for the baseline's throwaway database (default: the memory
@@ -69,6 +73,7 @@ export function readBenchOptions(argv: string[], env: NodeJS.ProcessEnv = proces
       seed: { type: 'string', default: 'direct' },
       sizes: { type: 'string' },
       chart: { type: 'string' },
+      'telemetry-records': { type: 'string' },
       help: { type: 'boolean', default: false },
     },
   });
@@ -101,5 +106,14 @@ export function readBenchOptions(argv: string[], env: NodeJS.ProcessEnv = proces
     smallSize: preset.smallSize,
     sizes: [...sizes].sort((a, b) => a - b),
     chart: values.chart,
+    telemetryRecords: telemetryRecords(values['telemetry-records']),
   };
+}
+
+function telemetryRecords(raw: string | undefined): { recent: number; older: number } {
+  if (raw === undefined) return { recent: 0, older: 0 };
+  const [recent, older = 0, ...rest] = raw.split(',').map((s) => Number(s.trim()));
+  if (rest.length > 0 || ![recent, older].every((n) => Number.isInteger(n) && (n as number) >= 0))
+    throw new Error(`--telemetry-records must be R or R,O (whole numbers), got ${raw}`);
+  return { recent: recent as number, older };
 }

@@ -26,7 +26,8 @@ import { type LoadRequest, type LoadResult, runLoad } from './run-load.js';
 import { seedNamespace } from './seed.js';
 import { checkSeededNamespace } from './seed-check.js';
 import { seedDirect } from './seed-direct.js';
-import { historySize, telemetryReads } from './telemetry-api.js';
+import { seedTelemetry, tenantOfRequest } from './seed-telemetry.js';
+import { historySize, lastRequestId, telemetryReads } from './telemetry-api.js';
 import { estimateHitShare, TextCorpus } from './text-corpus.js';
 
 const log = (message: string) =>
@@ -182,7 +183,16 @@ async function main() {
       recallAt.set(next, { single, rare, common, loaded });
     }
 
-    // 5. Telemetry reads, one client, over every request this run made (each is a record by now).
+    // 5. Telemetry reads, one client, over every request this run made (each is a record by now),
+    // and the history --telemetry-records seeded.
+    const { recent, older } = options.telemetryRecords;
+    if (recent + older > 0) {
+      const tenantId = await tenantOfRequest(await lastRequestId(baseUrl, apiKey));
+      const seconds = await seedTelemetry(tenantId, { recent, older }, log);
+      notes.push(
+        `Seeded ${count(recent)} request records in the last hour and ${count(older)} older ones in ${seconds.toFixed(0)} s.`,
+      );
+    }
     const history = count(await historySize(baseUrl, apiKey));
     for (const [label, request] of telemetryReads(apiKey)) {
       const result = await measure(request, baseUrl, 1, options);

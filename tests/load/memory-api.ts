@@ -71,21 +71,28 @@ export async function deleteNamespace(
   namespace: string,
 ): Promise<DeleteOutcome> {
   let last: DeleteOutcome = { status: 0, deleted: null, attempts: 0 };
-  for (let attempt = 1; attempt <= 8; attempt++) {
+  // A large namespace goes in steps: each call answers a retryable 409 until the one that finishes
+  // (about 5k-10k records a call), so 1M records take a few hundred calls.
+  let failures = 0;
+  for (let attempt = 1; failures < 8 && attempt <= 2_000; attempt++) {
+    let wait = 1_000;
     try {
       const res = await fetch(`${baseUrl}/api/v1/memory?namespace=${encodeURIComponent(namespace)}`, {
         method: 'DELETE',
         headers: bearer(apiKey),
         signal: AbortSignal.timeout(60_000),
       });
-      const body = (await res.json().catch(() => ({}))) as { deleted?: number };
+      const body = (await res.json().catch(() => ({}))) as { deleted?: number; retryable?: boolean };
       last = { status: res.status, deleted: res.ok ? (body.deleted ?? null) : null, attempts: attempt };
       if (res.ok) return last;
-      if (res.status < 500 && res.status !== 429) return last;
+      if (!body.retryable) return last;
+      if (res.status === 409) wait = 0;
+      else failures++;
     } catch {
       last = { status: 0, deleted: null, attempts: attempt };
+      failures++;
     }
-    await new Promise((r) => setTimeout(r, 1_000 * attempt));
+    await new Promise((r) => setTimeout(r, wait * failures));
   }
   return last;
 }

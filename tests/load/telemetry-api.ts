@@ -21,3 +21,13 @@ export async function historySize(baseUrl: string, apiKey: string): Promise<numb
   const body = (await res.json()) as { paging: { total: number } };
   return body.paging.total;
 }
+
+/** The request id of one request made with the key (the status route), to find its telemetry record. */
+export async function lastRequestId(baseUrl: string, apiKey: string): Promise<string> {
+  const res = await fetch(`${baseUrl}/api/v1/infrastructure/status`, {
+    headers: { authorization: `Bearer ${apiKey}` },
+  });
+  const id = res.headers.get('x-request-id');
+  if (!res.ok || !id) throw new Error(`status answered ${res.status} without a request id`);
+  return id;
+}

@@ -17,6 +17,7 @@ export interface Window {
 }
 
 export type PartCounts = Counts & { operation: string; deployment_version: string; max: number };
+export type Bucket = { operation: string; bucket: number; requests: number };
 
 const MINUTE_MS = 60_000;
 
@@ -38,37 +39,41 @@ const EDGES =
   'tenant_id = $1 AND ((occurred_at >= $2 AND occurred_at < $4) OR (occurred_at >= $5 AND occurred_at < $3))';
 
 /**
- * The window's counts per operation and answering version: rollups of its whole minutes plus its edge
- * records, added up. Exact, and O(minutes × operations) however many requests the window holds.
+ * The window's counts per operation and answering version, and its requests per latency bucket
+ * (telemetry_latency_bucket) and operation: rollups of its whole minutes plus its edge records, added
+ * up, in one statement that reads the edges once. Counts are exact; the cost is O(minutes ×
+ * operations × buckets) plus the edges, which add up to one minute of records.
  */
-export function countsByPart(run: SqlRunner, w: Window) {
-  return run<PartCounts>(
-    `SELECT operation, deployment_version, sum(requests)::int AS requests, sum(accepted)::int AS accepted,
-            sum(errors)::int AS errors, sum(server_errors)::int AS server_errors,
-            sum(timeouts)::int AS timeouts, sum(blocked)::int AS blocked, max(max_latency_ms) AS max
-       FROM (SELECT operation, deployment_version, requests, accepted, errors, server_errors, timeouts, blocked,
-                    max_latency_ms
-               FROM request_rollup WHERE ${WHOLE_MINUTES}
-             UNION ALL
-             SELECT ${OPERATION}, deployment_version, 1, (outcome = 'accepted')::int, (outcome = 'failed')::int,
-                    (status >= 500)::int, (error_code IS NOT DISTINCT FROM 'upstream_timeout')::int,
-                    (outcome = 'blocked')::int, latency_ms
-               FROM request_record WHERE ${EDGES}) AS parts
-      GROUP BY 1, 2`,
+export async function windowRollup(run: SqlRunner, w: Window) {
+  const [row] = await run<{ parts: PartCounts[] | null; buckets: Bucket[] | null }>(
+    `WITH edge AS MATERIALIZED (
+       SELECT ${OPERATION} AS operation, deployment_version, outcome, status, error_code, latency_ms
+         FROM request_record WHERE ${EDGES}
+     ), parts AS (
+       SELECT operation, deployment_version, sum(requests)::int AS requests, sum(accepted)::int AS accepted,
+              sum(errors)::int AS errors, sum(server_errors)::int AS server_errors,
+              sum(timeouts)::int AS timeouts, sum(blocked)::int AS blocked, max(max_latency_ms) AS max
+         FROM (SELECT operation, deployment_version, requests, accepted, errors, server_errors, timeouts, blocked,
+                      max_latency_ms
+                 FROM request_rollup WHERE ${WHOLE_MINUTES}
+               UNION ALL
+               SELECT operation, deployment_version, 1, (outcome = 'accepted')::int, (outcome = 'failed')::int,
+                      (status >= 500)::int, (error_code IS NOT DISTINCT FROM 'upstream_timeout')::int,
+                      (outcome = 'blocked')::int, latency_ms
+                 FROM edge) AS p
+        GROUP BY 1, 2
+     ), buckets AS (
+       SELECT operation, bucket, sum(requests)::int AS requests
+         FROM (SELECT operation, bucket, requests FROM latency_rollup WHERE ${WHOLE_MINUTES}
+               UNION ALL
+               SELECT operation, telemetry_latency_bucket(latency_ms), 1 FROM edge) AS b
+        GROUP BY 1, 2
+     )
+     SELECT (SELECT json_agg(parts) FROM parts) AS parts,
+            (SELECT json_agg(buckets ORDER BY operation, bucket) FROM buckets) AS buckets`,
     windowParams(w),
   );
-}
-
-/** Requests per latency bucket (telemetry_latency_bucket) and operation over the window. */
-export function latencyBuckets(run: SqlRunner, w: Window) {
-  return run<{ operation: string; bucket: number; requests: number }>(
-    `SELECT operation, bucket, sum(requests)::int AS requests
-       FROM (SELECT operation, bucket, requests FROM latency_rollup WHERE ${WHOLE_MINUTES}
-             UNION ALL
-             SELECT ${OPERATION}, telemetry_latency_bucket(latency_ms), 1 FROM request_record WHERE ${EDGES}) AS parts
-      GROUP BY 1, 2 ORDER BY 1, 2`,
-    windowParams(w),
-  );
+  return { parts: row?.parts ?? [], buckets: row?.buckets ?? [] };
 }
 
 /**

@@ -1,10 +1,9 @@
 import type { SqlRunner } from '@tm/kit';
 import {
-  countsByPart,
   exactPercentiles,
-  latencyBuckets,
   type PartCounts,
   type Window,
+  windowRollup,
 } from '../data-access/window-aggregates.js';
 import { histogramQuantile } from './latency-histogram.js';
 
@@ -36,7 +35,7 @@ export async function windowStatistics(
   w: Window,
   exactUpTo: number,
 ): Promise<WindowStatistics> {
-  const parts = await countsByPart(run, w);
+  const { parts, buckets } = await windowRollup(run, w);
   const total = parts.reduce((sum, p) => sum + p.requests, 0);
   const percentiles = new Map<string, Percentiles>();
   if (total === 0) return { parts, percentiles, exactPercentiles: true };
@@ -48,16 +47,16 @@ export async function windowStatistics(
   for (const p of parts) maxOf.set(p.operation, Math.max(maxOf.get(p.operation) ?? 0, p.max));
   const byOperation = new Map<string, Array<{ bucket: number; requests: number }>>();
   const overall = new Map<number, number>();
-  for (const row of await latencyBuckets(run, w)) {
-    const buckets = byOperation.get(row.operation) ?? [];
-    buckets.push(row);
-    byOperation.set(row.operation, buckets);
+  for (const row of buckets) {
+    const list = byOperation.get(row.operation) ?? [];
+    list.push(row);
+    byOperation.set(row.operation, list);
     overall.set(row.bucket, (overall.get(row.bucket) ?? 0) + row.requests);
   }
   const quantiles = (buckets: Array<{ bucket: number; requests: number }>, max: number) =>
     QUANTILES.map((q) => histogramQuantile(buckets, q, max)) as Percentiles;
-  for (const [operation, buckets] of byOperation) {
-    percentiles.set(operation, quantiles(buckets, maxOf.get(operation) ?? 0));
+  for (const [operation, list] of byOperation) {
+    percentiles.set(operation, quantiles(list, maxOf.get(operation) ?? 0));
   }
   const all = [...overall].sort((a, b) => a[0] - b[0]).map(([bucket, requests]) => ({ bucket, requests }));
   percentiles.set(ALL_OPERATIONS, quantiles(all, Math.max(...maxOf.values())));
