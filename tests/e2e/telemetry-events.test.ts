@@ -237,13 +237,98 @@ describe('request records in the events history', () => {
     expect(pages.map((p) => p.status)).toEqual([200, 200, 200]);
     expect(pages.map((p) => p.body.data.length)).toEqual([100, 100, 50]);
     expect(pages.map((p) => p.body.paging)).toEqual([
-      { limit: 100, offset: 0, returned: 100, total: 250, has_more: true, next_offset: 100 },
-      { limit: 100, offset: 100, returned: 100, total: 250, has_more: true, next_offset: 200 },
-      { limit: 100, offset: 200, returned: 50, total: 250, has_more: false, next_offset: null },
+      {
+        limit: 100,
+        offset: 0,
+        returned: 100,
+        total: 250,
+        has_more: true,
+        next_offset: 100,
+        next_cursor: expect.any(String),
+      },
+      {
+        limit: 100,
+        offset: 100,
+        returned: 100,
+        total: 250,
+        has_more: true,
+        next_offset: 200,
+        next_cursor: expect.any(String),
+      },
+      {
+        limit: 100,
+        offset: 200,
+        returned: 50,
+        total: 250,
+        has_more: false,
+        next_offset: null,
+        next_cursor: null,
+      },
     ]);
     // Newest first, every request once; the reads of the history are not in it.
-    const seen = pages.flatMap((p) => p.body.data.map((e: { request_id: string }) => e.request_id));
+    const ids = (p: { body: { data: Array<{ request_id: string }> } }) =>
+      p.body.data.map((e) => e.request_id);
+    const seen = pages.flatMap(ids);
     expect(seen).toEqual([...own].reverse());
+
+    // The same history by cursor: each page starts after the last record of the one before.
+    const byCursor = [await page({ limit: '120' })];
+    for (let next = byCursor[0]?.body.paging.next_cursor; next; ) {
+      const res = await page({ limit: '120', cursor: next });
+      byCursor.push(res);
+      next = res.body.paging.next_cursor;
+    }
+    expect(byCursor.map((p) => p.status)).toEqual([200, 200, 200]);
+    expect(byCursor.map((p) => p.body.paging)).toEqual([
+      {
+        limit: 120,
+        offset: 0,
+        returned: 120,
+        total: 250,
+        has_more: true,
+        next_offset: 120,
+        next_cursor: expect.any(String),
+      },
+      {
+        limit: 120,
+        offset: 0,
+        returned: 120,
+        total: 250,
+        has_more: true,
+        next_offset: null,
+        next_cursor: expect.any(String),
+      },
+      {
+        limit: 120,
+        offset: 0,
+        returned: 10,
+        total: 250,
+        has_more: false,
+        next_offset: null,
+        next_cursor: null,
+      },
+    ]);
+    expect(byCursor.flatMap(ids)).toEqual(seen);
+    // A cursor stays where it was: a page read by it again is the same page.
+    const again = await page({ limit: '120', cursor: byCursor[0]?.body.paging.next_cursor });
+    expect(ids(again)).toEqual(ids(byCursor[1] as typeof again));
+  });
+
+  it.each([
+    [{ cursor: 'bm90LWEtY3Vyc29y' }, 'not one this route made'],
+    [{ cursor: 'a+b' }, 'not base64url'],
+    [
+      {
+        cursor: 'MjAyNi0xMS0yNFQxMDowMDowMC4wMDBafDAxOTM0YjJlLTAwMDAtNzAwMC04MDAwLTAwMDAwMDAwMDAwMA',
+        offset: '5',
+      },
+      'with an offset',
+    ],
+  ])('when the cursor is %o (%s), then 400 names cursor', async (query, _reason) => {
+    const tenant = await createTenant();
+    const res = await t.api.get('/api/v1/infrastructure/events', { key: tenant.api_key, query });
+    expect(res.status).toBe(400);
+    expect(res.body.details.fields.map((f: { path: string }) => f.path)).toContain('cursor');
   });
 
   it.each([

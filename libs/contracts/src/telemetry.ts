@@ -24,7 +24,34 @@ export const EventsQuery = z.strictObject({
     .min(0, 'offset must be at least 0')
     .max(10_000_000, 'offset must be at most 10000000')
     .default(0),
+  cursor: z
+    .string()
+    .regex(/^[A-Za-z0-9_-]{1,200}$/, 'cursor must be a next_cursor this route returned')
+    .optional()
+    .meta({
+      description: "A page's `next_cursor`: the page after it, by keyset (cost independent of depth)",
+    }),
 });
+
+/** Where a keyset page of events starts: just older than this record. */
+export interface EventsCursor {
+  occurred_at: string;
+  record_id: string;
+}
+
+/** next_cursor: the last record of a page, opaque to clients. */
+export const encodeEventsCursor = (c: EventsCursor) =>
+  Buffer.from(`${c.occurred_at}|${c.record_id}`).toString('base64url');
+
+const CURSOR_TEXT =
+  /^(\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}\.\d{3}Z)\|([0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12})$/;
+
+/** The cursor a client sent back, or null when it is not one this route made. */
+export function decodeEventsCursor(cursor: string): EventsCursor | null {
+  const match = CURSOR_TEXT.exec(Buffer.from(cursor, 'base64url').toString('utf8'));
+  if (!match || Number.isNaN(Date.parse(match[1] as string))) return null;
+  return { occurred_at: match[1] as string, record_id: match[2] as string };
+}
 
 /** `?window_minutes=` of metrics and anomalies (default 60, as for usage). */
 export const WindowQuery = z.strictObject({
@@ -63,7 +90,11 @@ export const EventsPage = z
       returned: z.number().int(),
       total: z.number().int().meta({ description: 'Records in the history now' }),
       has_more: z.boolean(),
-      next_offset: z.number().int().nullable(),
+      next_offset: z.number().int().nullable().meta({ description: 'Null when paging by cursor' }),
+      next_cursor: z
+        .string()
+        .nullable()
+        .meta({ description: 'Send as `cursor` for the next (older) page; null when this page is the last' }),
     }),
   })
   .meta({ id: 'EventsPage' });
@@ -236,6 +267,8 @@ export const EventsListMessage = z.object({
   tenant_id: z.string().min(1),
   limit: z.number().int().min(1).max(EVENTS_PAGE.max),
   offset: z.number().int().min(0),
+  /** Keyset paging: records strictly older than this one (offset is then 0). */
+  before: z.object({ occurred_at: z.iso.datetime(), record_id: z.uuid() }).nullable().default(null),
 });
 export type EventsListMessage = z.infer<typeof EventsListMessage>;
 

@@ -59,14 +59,16 @@ export class InfrastructureFamily {
 
   /**
    * Every record of the history from `offset` on, fetching page after page as the loop asks:
-   * `for await (const event of tm.infrastructure.events()) …`.
+   * `for await (const event of tm.infrastructure.events()) …`. Pages after the first follow
+   * `next_cursor`, so requests arriving meanwhile neither repeat nor skip a record.
    */
   async *events(query: EventsIterationQuery = {}, options?: CallOptions): AsyncGenerator<RequestEvent> {
-    let offset: number | null = query.offset ?? 0;
-    while (offset !== null) {
-      const page = await this.eventsPage({ ...(query.limit ? { limit: query.limit } : {}), offset }, options);
+    const limit = query.limit ? { limit: query.limit } : {};
+    let page = await this.eventsPage({ ...limit, offset: query.offset ?? 0 }, options);
+    yield* page.data;
+    while (page.paging.next_cursor) {
+      page = await this.eventsPage({ ...limit, cursor: page.paging.next_cursor }, options);
       yield* page.data;
-      offset = page.paging.has_more ? page.paging.next_offset : null;
     }
   }
 

@@ -1397,7 +1397,10 @@ export interface components {
                 /** @description Records in the history now */
                 total: number;
                 has_more: boolean;
+                /** @description Null when paging by cursor */
                 next_offset: number | null;
+                /** @description Send as `cursor` for the next (older) page; null when this page is the last */
+                next_cursor: string | null;
             };
         };
         RequestEvent: {
@@ -4959,6 +4962,8 @@ export interface operations {
             query?: {
                 limit?: number;
                 offset?: number;
+                /** @description A page's `next_cursor`: the page after it, by keyset (cost independent of depth) */
+                cursor?: string;
             };
             header?: {
                 "X-Request-Id"?: string;

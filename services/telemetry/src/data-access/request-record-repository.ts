@@ -122,20 +122,28 @@ const NOT_A_HISTORY_READ = `NOT (${HISTORY_READ})`;
  * Newest first; ties on the same millisecond broken by record id, so pages never overlap. The sort
  * names the table's columns: the bare names are the formatted output columns, a text sort no index
  * serves (2 s for the first page at 1M records, 5 ms by the index). The total is
- * the tenant's kept count, not a count of the history (O(1) however long the history is).
+ * the tenant's kept count, not a count of the history (O(1) however long the history is). One row
+ * past the page is read, to tell whether there is another; with `before`, the page is a keyset page.
  */
 export async function listEvents(
   run: SqlRunner,
   tenantId: string,
-  limit: number,
-  offset: number,
-): Promise<{ data: RequestEvent[]; total: number }> {
-  const [data, count] = await Promise.all([
-    run<RequestEvent>(
-      `SELECT ${EVENT_COLUMNS} FROM request_record WHERE tenant_id = $1 AND ${NOT_A_HISTORY_READ}
-        ORDER BY request_record.occurred_at DESC, request_record.record_id DESC LIMIT $2 OFFSET $3`,
-      [tenantId, limit, offset],
-    ),
+  page: { limit: number; offset: number; before: { occurred_at: string; record_id: string } | null },
+): Promise<{ rows: Array<RequestEvent & { record_id: string }>; total: number }> {
+  const [rows, count] = await Promise.all([
+    page.before
+      ? run<RequestEvent & { record_id: string }>(
+          `SELECT ${EVENT_COLUMNS}, record_id::text FROM request_record
+            WHERE tenant_id = $1 AND ${NOT_A_HISTORY_READ}
+              AND (request_record.occurred_at, request_record.record_id) < ($3::timestamptz, $4::uuid)
+            ORDER BY request_record.occurred_at DESC, request_record.record_id DESC LIMIT $2 + 1`,
+          [tenantId, page.limit, page.before.occurred_at, page.before.record_id],
+        )
+      : run<RequestEvent & { record_id: string }>(
+          `SELECT ${EVENT_COLUMNS}, record_id::text FROM request_record WHERE tenant_id = $1 AND ${NOT_A_HISTORY_READ}
+            ORDER BY request_record.occurred_at DESC, request_record.record_id DESC LIMIT $2 + 1 OFFSET $3`,
+          [tenantId, page.limit, page.offset],
+        ),
     run<{ total: number }>(
       prepared(
         'telemetry_listed_total',
@@ -144,7 +152,7 @@ export async function listEvents(
       [tenantId],
     ),
   ]);
-  return { data, total: count[0]?.total ?? 0 };
+  return { rows, total: count[0]?.total ?? 0 };
 }
 
 /**

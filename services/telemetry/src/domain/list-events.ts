@@ -1,20 +1,43 @@
-import type { EventsList, EventsListMessage, HistoryPage, HistoryPageMessage } from '@tm/contracts';
+import {
+  type EventsList,
+  type EventsListMessage,
+  encodeEventsCursor,
+  type HistoryPage,
+  type HistoryPageMessage,
+} from '@tm/contracts';
 import { getSql } from '../data-access/prisma-client.js';
 import { historyPage, listEvents } from '../data-access/request-record-repository.js';
 
-/** One page of a tenant's history, newest first, with what a client needs to know there is more. */
+/**
+ * One page of a tenant's history, newest first, with what a client needs to know there is more: by
+ * offset (as documented since v1), or by keyset from a cursor, whose cost does not grow with depth.
+ * Either way the page carries the cursor of the next one.
+ */
 export async function listTenantEvents(m: EventsListMessage): Promise<EventsList> {
-  const { data, total } = await listEvents(getSql(), m.tenant_id, m.limit, m.offset);
-  const hasMore = m.offset + data.length < total;
+  const { rows, total } = await listEvents(getSql(), m.tenant_id, {
+    limit: m.limit,
+    offset: m.offset,
+    before: m.before,
+  });
+  const data = rows.slice(0, m.limit);
+  // One row past the page says whether there is another, whatever arrived since `total` was read.
+  const more = rows.length > m.limit;
+  const last = data.at(-1);
+  const byCursor = m.before !== null;
+  const hasMore = byCursor ? more : m.offset + data.length < total;
   return {
-    data,
+    data: data.map(({ record_id: _, ...event }) => event),
     paging: {
       limit: m.limit,
       offset: m.offset,
       returned: data.length,
       total,
       has_more: hasMore,
-      next_offset: hasMore ? m.offset + data.length : null,
+      next_offset: !byCursor && hasMore ? m.offset + data.length : null,
+      next_cursor:
+        more && last
+          ? encodeEventsCursor({ occurred_at: last.occurred_at, record_id: last.record_id })
+          : null,
     },
   };
 }

@@ -1,6 +1,9 @@
 import {
+  AppError,
   CAPABILITIES,
   CONTRACT_VERSION,
+  decodeEventsCursor,
+  ErrorCode,
   EventsQuery,
   parseOrThrow,
   RUNTIME,
@@ -50,8 +53,17 @@ export function infrastructureRoutes(deps: InfrastructureDeps) {
     );
   });
   router.get('/events', reader, async (req, res) => {
-    const { limit, offset } = parseOrThrow(EventsQuery, req.query, 'events query');
-    const page = await deps.telemetry.events({ tenant_id: readerOf(req).tenantId, limit, offset });
+    const { limit, offset, cursor } = parseOrThrow(EventsQuery, req.query, 'events query');
+    const before = cursor === undefined ? null : decodeEventsCursor(cursor);
+    if (cursor !== undefined && (before === null || offset > 0)) {
+      const message = before
+        ? 'send cursor or offset, not both'
+        : 'cursor must be a next_cursor this route returned';
+      throw new AppError(ErrorCode.ValidationFailed, `Invalid events query: ${message}`, {
+        fields: [{ path: 'cursor', message }],
+      });
+    }
+    const page = await deps.telemetry.events({ tenant_id: readerOf(req).tenantId, limit, offset, before });
     res.json({ contract_version: CONTRACT_VERSION, ...page });
   });
   router.get('/metrics', reader, async (req, res) => {
