@@ -14,6 +14,8 @@ export interface DurableConsumerOptions {
   handleBatch: (msgs: JsMsg[]) => Promise<void>;
   logger: Logger;
   retryMs?: number;
+  /** Copies of the streams JetStream keeps (JETSTREAM_REPLICAS); the consumer inherits it. */
+  replicas: number;
 }
 
 /**
@@ -30,8 +32,9 @@ export function runDurableConsumer(nc: NatsConnection, options: DurableConsumerO
   async function run(): Promise<void> {
     while (!stopped) {
       try {
-        await ensureStream(nc, options.stream);
-        for (const s of options.alsoEnsure ?? []) await ensureStream(nc, s);
+        const replicas = { replicas: options.replicas };
+        await ensureStream(nc, options.stream, replicas);
+        for (const s of options.alsoEnsure ?? []) await ensureStream(nc, s, replicas);
         const jsm = await jetstreamManager(nc);
         await jsm.consumers.add(options.stream.name, {
           durable_name: options.durable,

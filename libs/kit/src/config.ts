@@ -41,4 +41,15 @@ export const env = {
       ),
   logLevel: () => z.enum(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent']).default('info'),
   text: (fallback: string) => z.string().min(1).default(fallback),
+  /**
+   * Copies JetStream keeps of each stream the services create: 1 on a single server, 3 on a
+   * three-node cluster. JetStream allows 1 to 5; more than the cluster has servers fails the start.
+   */
+  jetstreamReplicas: () =>
+    z.coerce
+      .number()
+      .int()
+      .min(1, 'must be 1 to 5')
+      .max(5, 'must be 1 to 5 (JetStream keeps at most 5 copies)')
+      .default(1),
 };

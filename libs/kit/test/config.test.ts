@@ -28,3 +28,19 @@ describe('loadConfig', () => {
     }
   });
 });
+
+describe('JETSTREAM_REPLICAS', () => {
+  const Replicas = z.object({ JETSTREAM_REPLICAS: env.jetstreamReplicas() });
+
+  it('when unset, then streams keep one copy (a single server)', () => {
+    expect(loadConfig(Replicas, {})).toEqual({ JETSTREAM_REPLICAS: 1 });
+  });
+
+  it('when 3, then 3 (a three-node cluster)', () => {
+    expect(loadConfig(Replicas, { JETSTREAM_REPLICAS: '3' })).toEqual({ JETSTREAM_REPLICAS: 3 });
+  });
+
+  it.each(['0', '6', '2.5', 'three'])('when %s, then the start fails naming the variable', (value) => {
+    expect(() => loadConfig(Replicas, { JETSTREAM_REPLICAS: value })).toThrow(/JETSTREAM_REPLICAS/);
+  });
+});

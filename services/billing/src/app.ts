@@ -22,6 +22,7 @@ export async function startBillingService(
   const consumer = startUsageConsumer(nc, {
     prices: createPriceList(),
     batchSize: config.USAGE_BATCH_SIZE,
+    replicas: config.JETSTREAM_REPLICAS,
     logger,
   });
   const subscriptions = serveBillingEndpoints(

@@ -6,6 +6,8 @@ export const BillingConfigSchema = z.object({
   BILLING_DB_POOL_SIZE: env.positiveInt(5),
   NATS_URL: env.natsUrl(),
   LOG_LEVEL: env.logLevel(),
+  /** Copies JetStream keeps of each stream this service creates (1 to 5; 3 on a three-node cluster). */
+  JETSTREAM_REPLICAS: env.jetstreamReplicas(),
   /** Usage records taken from the stream per ledger transaction. */
   USAGE_BATCH_SIZE: env.positiveInt(200),
   /** The price list reported as "in force" (usage records carry their own version). */

@@ -71,6 +71,7 @@ export async function startGateway(config: GatewayConfig, logger: Logger): Promi
   );
   const requestRecorder = createRequestRecorder(nc, logger, {
     maxBuffered: config.REQUEST_RECORD_BUFFER,
+    streamReplicas: config.JETSTREAM_REPLICAS,
   });
   const app = createHttpApp({
     memory,

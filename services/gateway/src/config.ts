@@ -9,6 +9,8 @@ export const GatewayConfigSchema = z
     GATEWAY_DB_POOL_SIZE: env.positiveInt(10),
     NATS_URL: env.natsUrl(),
     LOG_LEVEL: env.logLevel(),
+    /** Copies JetStream keeps of each stream this service creates (1 to 5; 3 on a three-node cluster). */
+    JETSTREAM_REPLICAS: env.jetstreamReplicas(),
     /** Deadline for one call to a downstream service; past it the caller gets a retryable 504. */
     GATEWAY_REQUEST_TIMEOUT_MS: env.positiveInt(5_000),
     /** How long an open breaker refuses calls before trying the service again. */

@@ -94,7 +94,7 @@ async function busConnection(url: string, logger: Logger = silent) {
 async function recorderOnOwnNats(options: { maxBuffered: number; retryMs: number; logger?: Logger }) {
   const nats = await startOwnNats();
   const { nc, seen } = await busConnection(nats.url, options.logger);
-  const recorder = createRequestRecorder(nc, options.logger ?? silent, options);
+  const recorder = createRequestRecorder(nc, options.logger ?? silent, { ...options, streamReplicas: 1 });
   onTestFinished(async () => {
     await recorder.stop(500);
     if (nats.running) await nc.drain();

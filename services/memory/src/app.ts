@@ -30,7 +30,7 @@ export async function startMemoryService(
 ): Promise<MemoryService> {
   initPrisma(config.MEMORY_DATABASE_URL, config.MEMORY_DB_POOL_SIZE);
   const nc = await connectBus({ servers: config.NATS_URL, name: 'memory', logger });
-  await ensureStream(nc, Streams.memoryUsage);
+  await ensureStream(nc, Streams.memoryUsage, { replicas: config.JETSTREAM_REPLICAS });
   const js = jetStreamClient(nc);
 
   const relay = startOutboxRelay({

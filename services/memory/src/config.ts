@@ -6,6 +6,8 @@ export const MemoryConfigSchema = z.object({
   MEMORY_DB_POOL_SIZE: env.positiveInt(10),
   NATS_URL: env.natsUrl(),
   LOG_LEVEL: env.logLevel(),
+  /** Copies JetStream keeps of each stream this service creates (1 to 5; 3 on a three-node cluster). */
+  JETSTREAM_REPLICAS: env.jetstreamReplicas(),
   /** Sandbox price list version reported in usage blocks until billing owns prices. */
   PRICING_VERSION: env.text('sandbox-2026-11'),
   OUTBOX_RELAY_INTERVAL_MS: env.positiveInt(500),

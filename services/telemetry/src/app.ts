@@ -23,8 +23,9 @@ export async function startTelemetryService(
 ): Promise<TelemetryService> {
   initPrisma(config.TELEMETRY_DATABASE_URL, config.TELEMETRY_DB_POOL_SIZE);
   const nc = await connectBus({ servers: config.NATS_URL, name: 'telemetry', logger });
-  const records = startRequestRecordConsumer(nc, { batchSize: config.RECORD_BATCH_SIZE, logger });
-  const deadLetters = startDeadLetterConsumer(nc, { logger });
+  const replicas = config.JETSTREAM_REPLICAS;
+  const records = startRequestRecordConsumer(nc, { batchSize: config.RECORD_BATCH_SIZE, replicas, logger });
+  const deadLetters = startDeadLetterConsumer(nc, { replicas, logger });
   const retention = startRetention(config.TELEMETRY_RETENTION_DAYS, logger);
   const subscriptions = serveTelemetryEndpoints(
     nc,

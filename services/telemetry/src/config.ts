@@ -15,6 +15,8 @@ export const TelemetryConfigSchema = z
     TELEMETRY_DB_POOL_SIZE: env.positiveInt(5),
     NATS_URL: env.natsUrl(),
     LOG_LEVEL: env.logLevel(),
+    /** Copies JetStream keeps of each stream this service creates (1 to 5; 3 on a three-node cluster). */
+    JETSTREAM_REPLICAS: env.jetstreamReplicas(),
     /** JetStream messages (each a batch of records from one gateway) taken per transaction. */
     RECORD_BATCH_SIZE: env.positiveInt(50),
     /**

@@ -52,6 +52,7 @@ export async function openFileEnv(filepath: string): Promise<{ env: StackEnv; cl
   return {
     env: {
       natsUrl: nats.url,
+      natsMonitorUrl: nats.monitorUrl,
       memoryDbUrl: databaseUrl(names.memory),
       gatewayDbUrl: databaseUrl(names.gateway),
       billingDbUrl: databaseUrl(names.billing),

@@ -16,6 +16,8 @@ import { startPrivateNats } from './private-nats.js';
 
 export interface StackEnv {
   natsUrl: string;
+  /** The nats-server's monitoring endpoint (`/connz`, `/jsz`), for tests that count per connection. */
+  natsMonitorUrl: string;
   memoryDbUrl: string;
   gatewayDbUrl: string;
   billingDbUrl: string;
@@ -71,6 +73,7 @@ export default async function setup(project: TestProject) {
   }
   project.provide('stack', {
     natsUrl: nats.url,
+    natsMonitorUrl: nats.monitorUrl,
     memoryDbUrl: databaseUrl(shared('memory')),
     gatewayDbUrl: databaseUrl(shared('gateway')),
     billingDbUrl: databaseUrl(shared('billing')),

@@ -51,20 +51,34 @@ async function waitForPort(port: number, deadlineMs: number): Promise<void> {
   throw new Error(`nats-server did not listen on ${port}`);
 }
 
-/** A throwaway JetStream-enabled nats-server, so test streams never meet a dev stack's. */
-export async function startPrivateNats(): Promise<{ url: string; stop: () => Promise<void> }> {
+/**
+ * A throwaway JetStream-enabled nats-server, so test streams never meet a dev stack's. Its monitoring
+ * port is on too (`monitorUrl`): `/connz?subs=detail` counts the messages each connection's
+ * subscriptions received, which is how a test tells which instance of a queue group took requests.
+ */
+export async function startPrivateNats(): Promise<{
+  url: string;
+  monitorUrl: string;
+  stop: () => Promise<void>;
+}> {
   const binary = findNatsServer();
   if (!binary) {
     throw new Error('nats-server not found: install it (apt-get install nats-server) or put it on PATH');
   }
   const port = await freePort();
+  const monitorPort = await freePort();
   const storeDir = mkdtempSync(join(tmpdir(), 'tm-nats-'));
-  const child: ChildProcess = spawn(binary, ['-js', '-a', '127.0.0.1', '-p', String(port), '-sd', storeDir], {
-    stdio: 'ignore',
-  });
+  const child: ChildProcess = spawn(
+    binary,
+    ['-js', '-a', '127.0.0.1', '-p', String(port), '-m', String(monitorPort), '-sd', storeDir],
+    {
+      stdio: 'ignore',
+    },
+  );
   await waitForPort(port, 10_000);
   return {
     url: `nats://127.0.0.1:${port}`,
+    monitorUrl: `http://127.0.0.1:${monitorPort}`,
     stop: async () => {
       child.kill('SIGTERM');
       await new Promise((r) => child.once('exit', r).once('error', r));

@@ -14,6 +14,8 @@ export interface RequestRecorderOptions {
   maxBuffered: number;
   /** Pause before trying again after a failed publish. */
   retryMs?: number;
+  /** Copies JetStream keeps of the stream (JETSTREAM_REPLICAS). */
+  streamReplicas: number;
 }
 
 /**
@@ -57,7 +59,7 @@ export function createRequestRecorder(nc: NatsConnection, logger: Logger, option
       };
       sending = records.length;
       try {
-        streamReady ??= ensureStream(nc, Streams.gatewayRequests);
+        streamReady ??= ensureStream(nc, Streams.gatewayRequests, { replicas: options.streamReplicas });
         await streamReady;
         await publishDurable(
           js,

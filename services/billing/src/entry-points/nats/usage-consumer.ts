@@ -48,7 +48,7 @@ interface Entry {
  */
 export function startUsageConsumer(
   nc: NatsConnection,
-  deps: { prices: PriceList; batchSize: number; logger: Logger },
+  deps: { prices: PriceList; batchSize: number; replicas: number; logger: Logger },
 ) {
   const { logger } = deps;
   const js = jetStreamClient(nc);
@@ -160,5 +160,6 @@ export function startUsageConsumer(
     handleBatch,
     logger,
     retryMs: RETRY_MS,
+    replicas: deps.replicas,
   });
 }

@@ -28,7 +28,10 @@ function parse<T>(
  * of messages is stored in one statement, then acknowledged; a redelivery is skipped by record id (and
  * a drop report by message id), so every request is stored exactly once.
  */
-export function startRequestRecordConsumer(nc: NatsConnection, deps: { batchSize: number; logger: Logger }) {
+export function startRequestRecordConsumer(
+  nc: NatsConnection,
+  deps: { batchSize: number; replicas: number; logger: Logger },
+) {
   const { logger } = deps;
   return runDurableConsumer(nc, {
     stream: Streams.gatewayRequests,
@@ -37,6 +40,7 @@ export function startRequestRecordConsumer(nc: NatsConnection, deps: { batchSize
     batchSize: deps.batchSize,
     logger,
     retryMs: RETRY_MS,
+    replicas: deps.replicas,
     handleBatch: async (msgs) => {
       const batches: Array<{ msg: JsMsg; batch: RequestRecordBatch }> = [];
       for (const msg of msgs) {
@@ -74,7 +78,7 @@ export function startRequestRecordConsumer(nc: NatsConnection, deps: { batchSize
 }
 
 /** Billing's dead letters, counted for the usage-dead-letter anomaly (their payloads are not kept). */
-export function startDeadLetterConsumer(nc: NatsConnection, deps: { logger: Logger }) {
+export function startDeadLetterConsumer(nc: NatsConnection, deps: { replicas: number; logger: Logger }) {
   const { logger } = deps;
   return runDurableConsumer(nc, {
     stream: Streams.billingDeadLetters,
@@ -83,6 +87,7 @@ export function startDeadLetterConsumer(nc: NatsConnection, deps: { logger: Logg
     batchSize: 100,
     logger,
     retryMs: RETRY_MS,
+    replicas: deps.replicas,
     handleBatch: async (msgs) => {
       for (const msg of msgs) {
         const letter = parse(msg, UsageDeadLetter);

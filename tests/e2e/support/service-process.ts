@@ -1,0 +1,66 @@
+import { type ChildProcess, spawn } from 'node:child_process';
+import { dirname, join } from 'node:path';
+import { createInterface } from 'node:readline';
+import { fileURLToPath } from 'node:url';
+import { logDestination } from './log-capture.js';
+
+const root = join(dirname(fileURLToPath(import.meta.url)), '..', '..', '..');
+
+export interface ServiceProcess {
+  pid: number;
+  /** Send a signal and return (SIGSTOP: the process freezes, holding whatever it had received). */
+  signal: (signal: NodeJS.Signals) => void;
+  /** Send a signal (SIGKILL: a crash, no shutdown step runs) and wait for the process to be gone. */
+  kill: (signal: NodeJS.Signals) => Promise<void>;
+}
+
+/**
+ * A service as its own OS process, started the way the dev launcher starts it (node with tsx's
+ * loader on `services/<name>/src/start.ts`), for tests that must kill an instance outright: an
+ * in-process instance cannot be SIGKILLed without the test. Its log lines go to the run's log file
+ * (the credential leak check reads them too). Resolves once it logs `<name> service ready`.
+ */
+export async function startServiceProcess(
+  name: 'memory' | 'billing' | 'telemetry' | 'template',
+  env: Record<string, string>,
+  readyWithinMs = 30_000,
+): Promise<ServiceProcess> {
+  const child: ChildProcess = spawn(process.execPath, ['--import', 'tsx', `services/${name}/src/start.ts`], {
+    cwd: root,
+    env: { PATH: process.env.PATH ?? '', LOG_LEVEL: 'debug', ...env },
+    stdio: ['ignore', 'pipe', 'pipe'],
+  });
+  const exited = new Promise<void>((resolve) => child.once('exit', () => resolve()));
+  const log = logDestination();
+  const ready = new Promise<void>((resolve, reject) => {
+    const timer = setTimeout(
+      () => reject(new Error(`${name} did not start within ${readyWithinMs} ms`)),
+      readyWithinMs,
+    );
+    child.once('exit', (code) => {
+      clearTimeout(timer);
+      reject(new Error(`${name} exited with ${code} before it was ready`));
+    });
+    for (const stream of [child.stdout, child.stderr]) {
+      if (!stream) continue;
+      createInterface({ input: stream }).on('line', (line) => {
+        log.write(`${line}\n`);
+        if (line.includes(`"${name} service ready"`)) {
+          clearTimeout(timer);
+          resolve();
+        }
+      });
+    }
+  });
+  const kill = async (signal: NodeJS.Signals) => {
+    if (child.exitCode === null && child.signalCode === null) child.kill(signal);
+    await exited;
+  };
+  try {
+    await ready;
+  } catch (err) {
+    await kill('SIGKILL');
+    throw err;
+  }
+  return { pid: child.pid ?? 0, signal: (signal) => void child.kill(signal), kill };
+}
