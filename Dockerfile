@@ -21,7 +21,8 @@ RUN sh infra/docker/install.sh "$SERVICE"
 # Read by infra/docker/start.sh when the container starts.
 ENV SERVICE=${SERVICE}
 USER node
-# start.sh ends in `exec node …`: node itself is the container's main process rather than `pnpm exec
-# tsx`, since pnpm exits on SIGTERM without waiting for its child, which would cut the service's
-# graceful shutdown short. The gateway listens on 8080 (GATEWAY_PORT; docker-compose.yml publishes it).
+# start.sh ends in `exec node … dist/start.js`: the service as install.sh compiled it, no tsx, and node
+# itself as the container's main process rather than pnpm, since pnpm exits on SIGTERM without waiting
+# for its child, which would cut the service's graceful shutdown short. The gateway listens on 8080
+# (GATEWAY_PORT; docker-compose.yml publishes it).
 CMD ["sh", "infra/docker/start.sh"]

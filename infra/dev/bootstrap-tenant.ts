@@ -3,6 +3,7 @@ import { existsSync } from 'node:fs';
 import { chmod, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { runCommand } from './run-command.js';
+import { nodeArgs, type Runtime } from './service-command.js';
 
 export interface BootstrapFiles {
   /** Everything the admin command printed: tenant, owner login, key id, the key itself. */
@@ -19,21 +20,14 @@ export async function bootstrapTenantOnce(
   root: string,
   dataDir: string,
   env: NodeJS.ProcessEnv,
+  runtime: Runtime = 'tsx',
 ): Promise<BootstrapFiles & { created: boolean }> {
   const files = { jsonFile: join(dataDir, 'bootstrap.json'), keyFile: join(dataDir, 'bootstrap-key.txt') };
   if (existsSync(files.jsonFile)) return { ...files, created: false };
 
   // The owner's address only has to be unique; the password is generated and kept with the key.
   const email = `owner-${randomBytes(4).toString('hex')}@example.test`;
-  const admin = [
-    '--import',
-    'tsx',
-    'services/gateway/src/admin/cli.ts',
-    'bootstrap',
-    '--json',
-    '--email',
-    email,
-  ];
+  const admin = [...nodeArgs(runtime, 'gateway', 'admin/cli.ts'), 'bootstrap', '--json', '--email', email];
   const stdout = await runCommand(process.execPath, admin, {
     cwd: root,
     env,

@@ -1,7 +1,8 @@
 /**
  * Dev launcher (`pnpm start`): PostgreSQL and NATS (the system's, or local ones it starts), databases,
  * migrations, a bootstrap tenant, then every service as its own process until Ctrl+C.
- * See infra/README.md for how it decides what to start.
+ * See infra/README.md for how it decides what to start. With `--compiled` (`npm run start:prod`, after
+ * run.mjs has built dist/) the services run from dist/ with plain node instead of tsx.
  */
 import { mkdir } from 'node:fs/promises';
 import { join, relative } from 'node:path';
@@ -13,10 +14,12 @@ import { devGatewaySecret } from './gateway-secret.js';
 import { migrateService } from './migrate-service.js';
 import { findNatsServer, NATS_INSTALL_HINT, startNatsServer } from './nats-server.js';
 import { printLine } from './prefixed-output.js';
+import { nodeArgs, type Runtime } from './service-command.js';
 import { type SupervisedProcess, startSupervised } from './supervised-process.js';
 import { canConnect, isLoopback } from './tcp-probe.js';
 import { waitFor } from './wait-for.js';
 
+const runtime: Runtime = process.argv.includes('--compiled') ? 'compiled' : 'tsx';
 const settings = readDevSettings();
 const { root, dataDir, pg, nats } = settings;
 const say = (message: string) => printLine('dev', message);
@@ -104,18 +107,17 @@ async function main(): Promise<void> {
     }),
   );
 
-  const bootstrap = await bootstrapTenantOnce(root, dataDir, childEnv);
+  const bootstrap = await bootstrapTenantOnce(root, dataDir, childEnv, runtime);
   say(
     bootstrap.created
       ? `bootstrap tenant created (${shown(bootstrap.jsonFile)})`
       : 'bootstrap tenant: reusing it',
   );
 
-  // node with tsx's loader, not the tsx CLI: that one SIGKILLs a child slow to acknowledge a signal.
+  say(`services: ${runtime === 'tsx' ? 'TypeScript through tsx' : 'compiled, from dist/ with plain node'}`);
   for (const service of settings.services) {
-    const entry = `services/${service.name}/src/start.ts`;
     supervise(
-      startSupervised(service.name, process.execPath, ['--import', 'tsx', entry], {
+      startSupervised(service.name, process.execPath, nodeArgs(runtime, service.name, 'start.ts'), {
         cwd: root,
         env: childEnv,
       }),

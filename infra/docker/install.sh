@@ -12,9 +12,12 @@ if [ "$service" = migrate ]; then
   # shellcheck disable=SC2086 # one word per filter
   pnpm install --offline --frozen-lockfile $filters
 elif [ -n "$service" ] && [ -f "services/$service/package.json" ]; then
-  # The service, the workspace libraries it uses, and the root (tsx runs the TypeScript directly).
+  # The service, the workspace libraries it uses, and the root (TypeScript, to compile them).
   pnpm install --offline --frozen-lockfile --filter "@tm/$service..." --filter .
   (cd "services/$service" && pnpm exec prisma generate)
+  # The compiled runtime ([P10]): the service and the @tm/* libraries it references into their dist/,
+  # the generated Prisma client included; start.sh runs that with plain node.
+  pnpm exec tsc -b "services/$service/tsconfig.build.json"
 else
   echo "SERVICE must name a folder of services/ or be 'migrate'; got '$service'" >&2
   exit 1

@@ -11,4 +11,6 @@ if [ "$SERVICE" = migrate ]; then
   exit 0
 fi
 cd "services/$SERVICE"
-exec node --import tsx src/start.ts
+# dist/ as install.sh built it; the condition resolves the @tm/* packages to their dist/ too
+# (infra/dev/service-command.ts, the same as `npm run start:prod`). No tsx in the container's process.
+exec node --conditions=@tm/compiled dist/start.js

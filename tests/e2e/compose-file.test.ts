@@ -3,6 +3,7 @@ import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { describe, expect, it } from 'vitest';
 import { parse } from 'yaml';
+import { COMPILED_CONDITION } from '../../infra/dev/service-command.js';
 
 // `docker compose config` needs the compose plugin, which CI machines lack: this reads the file instead.
 const root = join(dirname(fileURLToPath(import.meta.url)), '..', '..');
@@ -52,5 +53,22 @@ describe('docker-compose.yml', () => {
       [],
     );
     expect(existsSync(join(root, 'infra', 'migrate', 'Dockerfile'))).toBe(false);
+  });
+
+  it('when a service image is built and started, then it compiles the service and runs its dist/ with plain node', () => {
+    const install = read('infra/docker/install.sh');
+    const start = read('infra/docker/start.sh');
+    const commands = (script: string) => script.split('\n').filter((line) => !line.trim().startsWith('#'));
+
+    expect(commands(install).join('\n')).toContain(
+      'pnpm exec tsc -b "services/$service/tsconfig.build.json"',
+    );
+    const exec = commands(start).filter((line) => line.trim().startsWith('exec '));
+    expect(exec).toEqual([`exec node ${COMPILED_CONDITION} dist/start.js`]);
+    expect(commands(start).join('\n')).not.toMatch(/tsx/);
+    expect(read('.dockerignore').split('\n')).toContain('**/dist');
+    for (const name of serviceFolders) {
+      expect(existsSync(join(root, 'services', name, 'tsconfig.build.json')), name).toBe(true);
+    }
   });
 });

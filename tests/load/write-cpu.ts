@@ -19,11 +19,13 @@ import { TextCorpus } from './text-corpus.js';
 
 const CLOCK_TICKS_PER_SECOND = 100;
 const ROOT = realpathSync(fileURLToPath(new URL('../..', import.meta.url)));
+// A service in either runtime: src/start.ts through tsx (`npm start`) or dist/start.js (`npm run start:prod`).
+const service = (name: string) => ['-f', `services/${name}/(src/start\\.ts|dist/start\\.js)`];
 const PROCESSES: Record<string, string[]> = {
-  gateway: ['-f', 'services/gateway/src/start.ts'],
-  memory: ['-f', 'services/memory/src/start.ts'],
-  billing: ['-f', 'services/billing/src/start.ts'],
-  telemetry: ['-f', 'services/telemetry/src/start.ts'],
+  gateway: service('gateway'),
+  memory: service('memory'),
+  billing: service('billing'),
+  telemetry: service('telemetry'),
   postgres: ['-x', 'postgres'],
   'nats-server': ['-x', 'nats-server'],
 };

@@ -66,7 +66,7 @@ const deleteOp: ZodOpenApiOperationObject = {
 };
 
 /** The machine-readable description of the API, generated from the same schemas the code validates with. */
-export function buildOpenApiDocument() {
+export function buildOpenApiDocument(): ReturnType<typeof createDocument> {
   return createDocument({
     openapi: '3.1.0',
     info: {

@@ -40,7 +40,7 @@ export interface HttpDeps {
   logger: Logger;
 }
 
-export function createHttpApp(deps: HttpDeps) {
+export function createHttpApp(deps: HttpDeps): express.Express {
   const app = express();
   app.disable('x-powered-by');
   // Answers are per-request state, never served from a cache: hashing each body for an ETag is waste.

@@ -47,7 +47,11 @@ function responseSink(res: Response): ExportSink {
  * redacted history (all namespaces when none is named), streamed. Retained text is in it in bulk, so it
  * takes `export:read`: an API key holding it, or a session whose role has it.
  */
-export function exportRoute(deps: { auth: AuthDeps; memory: MemoryClient; telemetry: TelemetryClient }) {
+export function exportRoute(deps: {
+  auth: AuthDeps;
+  memory: MemoryClient;
+  telemetry: TelemetryClient;
+}): Router {
   const router = Router();
   router.get('/export', requireReader(deps.auth, 'export:read', 'export:read'), async (req, res) => {
     const namespaces = parseExportQuery(req.query);

@@ -38,7 +38,7 @@ export interface InfrastructureDeps {
  * (load balancers call health). The tenant's telemetry, usage and status take an API key with
  * `telemetry:read` or a session (read-only, the spec's rule 3); export and the smoke test are below.
  */
-export function infrastructureRoutes(deps: InfrastructureDeps) {
+export function infrastructureRoutes(deps: InfrastructureDeps): Router {
   const router = Router();
   const reader = requireReader(deps.auth, 'telemetry:read', 'telemetry:read');
 

@@ -3,7 +3,7 @@ import { Router } from 'express';
 import swaggerUi from 'swagger-ui-express';
 
 /** The machine-readable contract and a browsable reference page, both served from the package (no CDN). */
-export function openApiRoutes() {
+export function openApiRoutes(): Router {
   const document = buildOpenApiDocument();
   const router = Router();
   router.get('/openapi.json', (_req, res) => {

@@ -19,7 +19,7 @@ export function smokeTestRoute(deps: {
   auth: AuthDeps;
   memory: MemoryClient;
   smokeTestPolicy: SmokeTestPolicy;
-}) {
+}): Router {
   const router = Router();
   router.post(
     '/smoke-test',
