@@ -1,7 +1,7 @@
 import http from 'node:http';
 import pg from 'pg';
 import request from 'supertest';
-import { describe, expect, it } from 'vitest';
+import { describe, expect, it, vi } from 'vitest';
 import {
   exceljsWorkbook,
   rezip,
@@ -13,6 +13,9 @@ import { createTenant, uniqueNamespace } from './support/factories.js';
 import { recordsInNamespace } from './support/memory-db.js';
 import { useStack } from './support/stack.js';
 
+// Uploads of up to a million rows, parsed end to end: seconds alone, but they once passed 30 s when
+// CI runs three files at a time on 2 cores. The bound is a hang guard, not a speed check.
+vi.setConfig({ testTimeout: 90_000 });
 const UNZIPPED_LIMIT = 8 * 1024 * 1024;
 const t = useStack({
   // Silence over 300 ms is a stall: reading a 20,000-row file after it arrived takes longer than
