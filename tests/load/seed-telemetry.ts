@@ -1,4 +1,9 @@
 import pg from 'pg';
+// The consumer's own counting SQL, so seeded records reach the rollups and events total as stored ones do.
+import {
+  COUNT_STORED_RECORDS,
+  STORED_COLUMNS,
+} from '../../services/telemetry/src/data-access/count-stored-records.js';
 import { serverUrl } from './baseline-database.js';
 
 /** Records per statement; each statement also adds its records to the rollups and the listed count. */
@@ -13,8 +18,8 @@ export function telemetryDatabaseUrl(env: NodeJS.ProcessEnv = process.env): stri
 /**
  * The same rows the telemetry consumer stores for a request (request-record-repository.ts), made in
  * SQL: a mix of writes and recalls, 2 % failed and 1 % rate limited, latencies of 2-80 ms with a tail,
- * spread evenly over [from, to). The rollups and the events total are added in the same statement, as
- * the consumer does.
+ * spread evenly over [from, to). The rollups and the events total are added in the same statement, by
+ * the consumer's own SQL.
  */
 const INSERT = `
   WITH stored AS (
@@ -30,30 +35,8 @@ const INSERT = `
      CROSS JOIN LATERAL (SELECT CASE WHEN i % 2 = 0 THEN '/api/v1/memory/write' ELSE '/api/v1/memory/recall' END AS route,
                                 CASE WHEN i % 2 = 0 THEN 'memory.write' ELSE 'memory.recall' END AS operation,
                                 CASE WHEN i % 50 = 7 THEN 500 WHEN i % 100 = 3 THEN 429 ELSE 200 END AS status) AS r
-    RETURNING tenant_id, operation, deployment_version, outcome, status, error_code, latency_ms,
-              date_trunc('minute', occurred_at) AS minute),
-  listed AS (
-    INSERT INTO listed_record_count (tenant_id, listed) SELECT $1, count(*) FROM stored
-    ON CONFLICT (tenant_id) DO UPDATE SET listed = listed_record_count.listed + excluded.listed),
-  counted AS (
-    INSERT INTO request_rollup (tenant_id, minute, operation, deployment_version, requests, accepted, errors,
-                                server_errors, timeouts, blocked, max_latency_ms)
-    SELECT tenant_id, minute, operation, deployment_version, count(*), count(*) FILTER (WHERE outcome = 'accepted'),
-           count(*) FILTER (WHERE outcome = 'failed'), count(*) FILTER (WHERE status >= 500),
-           count(*) FILTER (WHERE error_code = 'upstream_timeout'), count(*) FILTER (WHERE outcome = 'blocked'),
-           max(latency_ms)
-      FROM stored GROUP BY 1, 2, 3, 4
-    ON CONFLICT (tenant_id, minute, operation, deployment_version) DO UPDATE
-      SET requests = request_rollup.requests + excluded.requests,
-          accepted = request_rollup.accepted + excluded.accepted,
-          errors = request_rollup.errors + excluded.errors,
-          server_errors = request_rollup.server_errors + excluded.server_errors,
-          timeouts = request_rollup.timeouts + excluded.timeouts,
-          blocked = request_rollup.blocked + excluded.blocked,
-          max_latency_ms = greatest(request_rollup.max_latency_ms, excluded.max_latency_ms))
-  INSERT INTO latency_rollup (tenant_id, minute, operation, bucket, requests)
-  SELECT tenant_id, minute, operation, telemetry_latency_bucket(latency_ms), count(*) FROM stored GROUP BY 1, 2, 3, 4
-  ON CONFLICT (tenant_id, minute, operation, bucket) DO UPDATE SET requests = latency_rollup.requests + excluded.requests`;
+    RETURNING ${STORED_COLUMNS}),
+  ${COUNT_STORED_RECORDS}`;
 
 /** The tenant a key belongs to, from the telemetry record of one of its requests. */
 export async function tenantOfRequest(

@@ -1,8 +1,6 @@
 import type { RequestEvent, RequestRecord } from '@tm/contracts';
 import { prepared, type SqlRunner } from '@tm/kit';
-
-/** What the events listing leaves out: reads of the history itself (see listEvents). */
-const HISTORY_READ = `method = 'GET' AND route = '/api/v1/infrastructure/events'`;
+import { COUNT_STORED_RECORDS, HISTORY_READ, STORED_COLUMNS } from './count-stored-records.js';
 
 /**
  * A batch of records in one statement; a record already stored (a redelivered batch) is skipped. The
@@ -20,37 +18,8 @@ const INSERT_RECORDS = prepared(
                           $8::text[], $9::text[], $10::text[], $11::float8[], $12::int[], $13::text[], $14::text[],
                           $15::text[], $16::text[], $17::timestamptz[], $18::text[], $19::text[])
      ON CONFLICT (record_id) DO NOTHING
-     RETURNING tenant_id, method, route, coalesce(operation, method || ' ' || route) AS operation,
-               deployment_version, outcome, status, error_code, latency_ms,
-               date_trunc('minute', occurred_at) AS minute),
-   listed AS (
-     INSERT INTO listed_record_count (tenant_id, listed)
-     SELECT tenant_id, count(*) FROM stored WHERE tenant_id IS NOT NULL AND NOT (${HISTORY_READ})
-      GROUP BY tenant_id ORDER BY tenant_id
-     ON CONFLICT (tenant_id) DO UPDATE SET listed = listed_record_count.listed + excluded.listed),
-   counted AS (
-     INSERT INTO request_rollup (tenant_id, minute, operation, deployment_version, requests, accepted, errors,
-                                 server_errors, timeouts, blocked, max_latency_ms)
-     SELECT tenant_id, minute, operation, deployment_version, count(*), count(*) FILTER (WHERE outcome = 'accepted'),
-            count(*) FILTER (WHERE outcome = 'failed'), count(*) FILTER (WHERE status >= 500),
-            count(*) FILTER (WHERE error_code = 'upstream_timeout'), count(*) FILTER (WHERE outcome = 'blocked'),
-            max(latency_ms)
-       FROM stored WHERE tenant_id IS NOT NULL
-      GROUP BY 1, 2, 3, 4 ORDER BY 1, 2, 3, 4
-     ON CONFLICT (tenant_id, minute, operation, deployment_version) DO UPDATE
-       SET requests = request_rollup.requests + excluded.requests,
-           accepted = request_rollup.accepted + excluded.accepted,
-           errors = request_rollup.errors + excluded.errors,
-           server_errors = request_rollup.server_errors + excluded.server_errors,
-           timeouts = request_rollup.timeouts + excluded.timeouts,
-           blocked = request_rollup.blocked + excluded.blocked,
-           max_latency_ms = greatest(request_rollup.max_latency_ms, excluded.max_latency_ms))
-   INSERT INTO latency_rollup (tenant_id, minute, operation, bucket, requests)
-   SELECT tenant_id, minute, operation, telemetry_latency_bucket(latency_ms), count(*)
-     FROM stored WHERE tenant_id IS NOT NULL
-    GROUP BY 1, 2, 3, 4 ORDER BY 1, 2, 3, 4
-   ON CONFLICT (tenant_id, minute, operation, bucket) DO UPDATE
-     SET requests = latency_rollup.requests + excluded.requests`,
+     RETURNING ${STORED_COLUMNS}),
+   ${COUNT_STORED_RECORDS}`,
 );
 
 export async function insertRecords(
