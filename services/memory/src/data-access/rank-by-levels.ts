@@ -4,38 +4,6 @@ import type { RankedRow } from './ranked-row.js';
 /** Cues of up to this many terms rank by levels: at most 6 subsets a level (4 choose 2). */
 export const MAX_LEVEL_TERMS = 4;
 
-/** Below this many postings in all, the cue's lists are simply counted: levels would cost more. */
-const COUNT_BELOW = 5_000;
-
-/** The superseded records recall hides, and the cue's postings in all, counted up to COUNT_BELOW. */
-const SURVEY = prepared(
-  'rank_survey',
-  `SELECT (SELECT coalesce(array_agg(id), '{}') FROM memory_record
-            WHERE tenant_id = $1 AND namespace = $2 AND superseded_at IS NOT NULL
-              AND ($3::timestamptz IS NULL OR superseded_at <= $3::timestamptz)) AS hidden,
-          (SELECT count(*) FROM (
-             SELECT 1 FROM memory_term t
-              WHERE t.scope_key = memory_scope_key($1, $2) AND t.term = ANY($4::text[])
-              LIMIT ${COUNT_BELOW}) AS p)::int AS postings`,
-);
-
-/** Every record sharing a term, counted; the top $5 (ties on score and time kept) fetched in order. */
-const COUNT_ALL = prepared(
-  'rank_count_all',
-  `SELECT r.id::text AS id, r.event_id, r.occurred_at, r.text, r.source, h.matched
-     FROM (SELECT t.memory_id, count(*)::int AS matched, t.occurred_at FROM memory_term t
-            WHERE t.scope_key = memory_scope_key($1, $2) AND t.term = ANY($3::text[])
-              AND ($4::timestamptz IS NULL OR t.occurred_at <= $4::timestamptz)
-              AND t.memory_id <> ALL ($6::uuid[])
-            GROUP BY t.memory_id, t.occurred_at
-            ORDER BY matched DESC, t.occurred_at DESC
-            FETCH FIRST $5 ROWS WITH TIES) AS h
-     JOIN memory_record r ON r.id = h.memory_id
-    WHERE r.tenant_id = $1 AND r.namespace = $2
-    ORDER BY h.matched DESC, r.occurred_at DESC, r.event_id ASC
-    LIMIT $5`,
-);
-
 /**
  * For each subset of m terms ($3, flattened), the newest $7 visible records holding all of them (ties
  * on event time included), each with its count of the cue's terms ($4), probed by primary key. OFFSET 0
@@ -83,23 +51,14 @@ interface Candidate {
  * (memory_newest_with_all_m, a merge that stops at k) contain the newest ones the level needs. Once k
  * records are found, lower levels cannot rank above them. A level that falls short has been seen in
  * full (a subset that stopped at k would have supplied enough), so the next level starts from a
- * complete set. Same order as counting: matched terms, newer event, event id. Lists short enough
- * (rare words, small namespaces) are counted outright instead, in one statement.
+ * complete set. Same order as counting: matched terms, newer event, event id. Cues whose lists are
+ * short are counted before this is reached (count-short-lists.ts), which also finds `hidden`.
  */
 export async function rankByLevels(
   run: SqlRunner,
   q: { tenantId: string; namespace: string; cueTerms: string[]; asOf: Date | null; limit: number },
+  hidden: string[],
 ): Promise<RankedRow[]> {
-  const [survey] = await run<{ hidden: string[]; postings: number }>(SURVEY, [
-    q.tenantId,
-    q.namespace,
-    q.asOf,
-    q.cueTerms,
-  ]);
-  const hidden = survey?.hidden ?? [];
-  // One term is one level: its newest k, however long its list.
-  if (q.cueTerms.length > 1 && (survey?.postings ?? 0) < COUNT_BELOW)
-    return run<RankedRow>(COUNT_ALL, [q.tenantId, q.namespace, q.cueTerms, q.asOf, q.limit, hidden]);
   const found = new Map<string, Candidate>();
   for (let m = q.cueTerms.length; m >= 1 && found.size < q.limit; m--) {
     const statement = LEVEL[m];

@@ -1,4 +1,5 @@
 import { prepared, type SqlRunner } from '@tm/kit';
+import { countIfShort } from './count-short-lists.js';
 import { MAX_LEVEL_TERMS, rankByLevels } from './rank-by-levels.js';
 import type { RankedRow } from './ranked-row.js';
 
@@ -114,15 +115,18 @@ const RANK_BY_OVERLAP = prepared(
 );
 
 /**
- * `cueTerms` must be distinct (tokenize's are): each shared term counts once. Cues of up to
- * `levelsUpTo` terms rank by levels (rank-by-levels.ts), longer ones by the statement above; both give
- * the same order, and tests set `levelsUpTo` to run each on the same cues.
+ * `cueTerms` must be distinct (tokenize's are): each shared term counts once. A cue whose lists are
+ * short is counted outright (count-short-lists.ts); past that, cues of up to `levelsUpTo` terms rank by
+ * levels (rank-by-levels.ts), longer ones by the statement above. All give the same order, and tests
+ * set `levelsUpTo` to run each on the same cues.
  */
 export async function rankByOverlap(
   run: SqlRunner,
   q: { tenantId: string; namespace: string; cueTerms: string[]; asOf: Date | null; limit: number },
   levelsUpTo = MAX_LEVEL_TERMS,
 ): Promise<RankedRow[]> {
-  if (q.cueTerms.length <= levelsUpTo) return rankByLevels(run, q);
+  const counted = await countIfShort(run, q);
+  if ('ranked' in counted) return counted.ranked;
+  if (q.cueTerms.length <= levelsUpTo) return rankByLevels(run, q, counted.hidden);
   return run<RankedRow>(RANK_BY_OVERLAP, [q.tenantId, q.namespace, q.cueTerms, q.asOf, q.limit]);
 }
