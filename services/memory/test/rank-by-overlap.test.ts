@@ -1,5 +1,5 @@
 import { randomUUID } from 'node:crypto';
-import { poolRunner } from '@tm/kit';
+import { poolRunner, type SqlRunner } from '@tm/kit';
 import fc from 'fast-check';
 import pg from 'pg';
 import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
@@ -129,7 +129,7 @@ describe('rankByOverlap on a namespace with thousands of postings per term', () 
             const rows = await rankByOverlap(
               poolRunner(pool),
               { tenantId, namespace, cueTerms: cue, asOf, limit },
-              levelsUpTo,
+              { levelsUpTo },
             );
             expect(ranked(rows), `${cue.join(' ')} as_of ${asOf?.toISOString()} top ${limit}`).toEqual(
               reference(cue, asOf, limit),
@@ -160,5 +160,34 @@ describe('rankByOverlap on a namespace with thousands of postings per term', () 
       ),
       { numRuns: 60, seed: 20261124 },
     );
+  });
+
+  it.each([
+    ['short lists, counted in one statement', ['m1', 'r0']],
+    ['long lists, ranked by levels', ['c0', 'c1']],
+    ['long lists, ranked by the counting statement', ['c0', 'c1', 'c2', 'm0', 'r0']],
+  ])('when a recall of %s ranks, then its usage message is in the outbox once', async (_, cue) => {
+    // In a transaction nobody else sees, so the running stack's outbox relay cannot take the row first.
+    const client = await pool.connect();
+    const inTransaction: SqlRunner = async <T>(sql: string | { text: string }, params: unknown[]) =>
+      (await client.query(typeof sql === 'string' ? sql : sql.text, params)).rows as T[];
+    const id = randomUUID();
+    try {
+      await client.query('BEGIN');
+      const rows = await rankByOverlap(
+        inTransaction,
+        { tenantId, namespace, cueTerms: cue, asOf: null, limit: 5 },
+        { recordWith: { id, subject: 'test.usage', payload: { usage_id: id } } },
+      );
+      expect(ranked(rows)).toEqual(reference(cue, null, 5));
+      const { rows: outbox } = await client.query(
+        'SELECT subject, payload FROM outbox_message WHERE id = $1::uuid',
+        [id],
+      );
+      expect(outbox).toEqual([{ subject: 'test.usage', payload: { usage_id: id } }]);
+    } finally {
+      await client.query('ROLLBACK');
+      client.release();
+    }
   });
 });

@@ -1,4 +1,5 @@
 import { prepared, type SqlRunner } from '@tm/kit';
+import type { OutboxEntry } from './outbox-repository.js';
 import type { RankedRow } from './ranked-row.js';
 
 /** Below this many postings in all, the cue's lists are simply counted: the shortcuts would cost more. */
@@ -10,7 +11,9 @@ const COUNT_BELOW = 5_000;
  * the top $5 (ties on score and time kept) in recall's order. When the lists are longer it ranks
  * nothing and hands back the superseded records recall hides, for the shortcuts that follow. One
  * round trip instead of a survey and a count: under load the round trips cost more than the counting.
- * The survey is one row, so a cue with no match still answers one (with no record).
+ * The survey is one row, so a cue with no match still answers one (with no record). `recordWith`, an
+ * outbox message (the recall's usage), is written by the same statement when it ranks, so a recall is
+ * one statement and its usage is recorded exactly when its ranking succeeded.
  */
 const COUNT_IF_SHORT = prepared(
   'rank_count_if_short',
@@ -22,6 +25,9 @@ const COUNT_IF_SHORT = prepared(
                SELECT 1 FROM memory_term t
                 WHERE t.scope_key = memory_scope_key($1, $2) AND t.term = ANY($3::text[])
                 LIMIT ${COUNT_BELOW}) AS p)::int AS postings
+   ), recorded AS (
+     INSERT INTO outbox_message (id, subject, payload)
+     SELECT $6::uuid, $7, $8::jsonb WHERE $6::uuid IS NOT NULL AND (SELECT postings FROM survey) < ${COUNT_BELOW}
    ), top AS (
      SELECT r.id::text AS id, r.event_id, r.occurred_at, r.text, r.source, h.matched
        FROM (SELECT t.memory_id, count(*)::int AS matched, t.occurred_at FROM memory_term t
@@ -48,12 +54,22 @@ interface Row extends Omit<RankedRow, 'id'> {
   hidden: string[] | null;
 }
 
-/** The ranking when the cue's lists are short; otherwise the superseded records to hide. */
+/** The ranking (and `recordWith` written) when the cue's lists are short; else the superseded records to hide. */
 export async function countIfShort(
   run: SqlRunner,
   q: { tenantId: string; namespace: string; cueTerms: string[]; asOf: Date | null; limit: number },
+  recordWith?: OutboxEntry,
 ): Promise<{ ranked: RankedRow[] } | { hidden: string[] }> {
-  const rows = await run<Row>(COUNT_IF_SHORT, [q.tenantId, q.namespace, q.cueTerms, q.asOf, q.limit]);
+  const rows = await run<Row>(COUNT_IF_SHORT, [
+    q.tenantId,
+    q.namespace,
+    q.cueTerms,
+    q.asOf,
+    q.limit,
+    recordWith?.id ?? null,
+    recordWith?.subject ?? null,
+    recordWith ? JSON.stringify(recordWith.payload) : null,
+  ]);
   const hidden = rows[0]?.hidden;
   if (hidden) return { hidden };
   return {

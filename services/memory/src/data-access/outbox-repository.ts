@@ -19,6 +19,13 @@ const MARK_FAILED = prepared(
   'UPDATE outbox_message SET attempts = attempts + 1 WHERE id = ANY($1::uuid[])',
 );
 
+/** One message for the outbox, written with what it describes. */
+export interface OutboxEntry {
+  id: string;
+  subject: string;
+  payload: unknown;
+}
+
 /** Written in the same transaction (or statement) as the change it describes; the relay publishes it later. */
 export async function enqueue(
   run: SqlRunner,

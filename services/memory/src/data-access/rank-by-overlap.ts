@@ -1,5 +1,6 @@
 import { prepared, type SqlRunner } from '@tm/kit';
 import { countIfShort } from './count-short-lists.js';
+import { enqueue, type OutboxEntry } from './outbox-repository.js';
 import { MAX_LEVEL_TERMS, rankByLevels } from './rank-by-levels.js';
 import type { RankedRow } from './ranked-row.js';
 
@@ -118,15 +119,21 @@ const RANK_BY_OVERLAP = prepared(
  * `cueTerms` must be distinct (tokenize's are): each shared term counts once. A cue whose lists are
  * short is counted outright (count-short-lists.ts); past that, cues of up to `levelsUpTo` terms rank by
  * levels (rank-by-levels.ts), longer ones by the statement above. All give the same order, and tests
- * set `levelsUpTo` to run each on the same cues.
+ * set `levelsUpTo` to run each on the same cues. `recordWith` (the recall's usage) is in the outbox
+ * once this returns, and only if it does: written by the counting statement, or after the ranking.
  */
 export async function rankByOverlap(
   run: SqlRunner,
   q: { tenantId: string; namespace: string; cueTerms: string[]; asOf: Date | null; limit: number },
-  levelsUpTo = MAX_LEVEL_TERMS,
+  options: { recordWith?: OutboxEntry; levelsUpTo?: number } = {},
 ): Promise<RankedRow[]> {
-  const counted = await countIfShort(run, q);
+  const { recordWith, levelsUpTo = MAX_LEVEL_TERMS } = options;
+  const counted = await countIfShort(run, q, recordWith);
   if ('ranked' in counted) return counted.ranked;
-  if (q.cueTerms.length <= levelsUpTo) return rankByLevels(run, q, counted.hidden);
-  return run<RankedRow>(RANK_BY_OVERLAP, [q.tenantId, q.namespace, q.cueTerms, q.asOf, q.limit]);
+  const rows =
+    q.cueTerms.length <= levelsUpTo
+      ? await rankByLevels(run, q, counted.hidden)
+      : await run<RankedRow>(RANK_BY_OVERLAP, [q.tenantId, q.namespace, q.cueTerms, q.asOf, q.limit]);
+  if (recordWith) await enqueue(run, recordWith.subject, recordWith.payload, recordWith.id);
+  return rows;
 }

@@ -30,15 +30,28 @@ export async function recallMemory(msg: MemoryRecallMessage, deps: RecallDeps): 
   const terms = cueTerms(body.cue.text);
   const asOf = body.as_of ? new Date(body.as_of) : null;
 
+  const usageId = timeOrderedId();
+  const usage: UsageRecordedEvent = {
+    usage_id: usageId,
+    tenant_id: scope.tenant_id,
+    user_id: scope.user_id,
+    key_id: scope.key_id,
+    request_id: requestId,
+    operation: 'memory.recall',
+    namespace: body.namespace,
+    units: 1,
+    pricing_version: deps.pricingVersion,
+    occurred_at: new Date().toISOString(),
+  };
+  const recordWith = { id: usageId, subject: Subjects.memory.usageRecorded, payload: usage };
+  // The usage is recorded with the ranking (in its statement where it can be), so only a recall that ranked is billed.
   const rows = terms.length
-    ? await rankByOverlap(run, {
-        tenantId: scope.tenant_id,
-        namespace: body.namespace,
-        cueTerms: terms,
-        asOf,
-        limit: body.top_k,
-      })
-    : [];
+    ? await rankByOverlap(
+        run,
+        { tenantId: scope.tenant_id, namespace: body.namespace, cueTerms: terms, asOf, limit: body.top_k },
+        { recordWith },
+      )
+    : await enqueue(run, recordWith.subject, usage, usageId).then(() => []);
 
   const related: RelatedResult[] = rows.map((row) => ({
     event_id: row.event_id,
@@ -51,20 +64,6 @@ export async function recallMemory(msg: MemoryRecallMessage, deps: RecallDeps): 
     ...(row.source ? { source: row.source as RelatedResult['source'] } : {}),
   }));
 
-  const usageId = timeOrderedId();
-  const usageEvent: UsageRecordedEvent = {
-    usage_id: usageId,
-    tenant_id: scope.tenant_id,
-    user_id: scope.user_id,
-    key_id: scope.key_id,
-    request_id: requestId,
-    operation: 'memory.recall',
-    namespace: body.namespace,
-    units: 1,
-    pricing_version: deps.pricingVersion,
-    occurred_at: new Date().toISOString(),
-  };
-  await enqueue(run, Subjects.memory.usageRecorded, usageEvent, usageId);
   deps.onCommitted?.();
 
   const context = renderContext(related);
