@@ -111,7 +111,9 @@ describe('rankByOverlap on a namespace with thousands of postings per term', () 
     ['m1', 'r0'], // small lists: counted directly
     ['r0'],
     ['c0'], // one long list: its newest k
-    ['c0', 'c1', 'c2', 'm0', 'r0'], // longer than rank-by-levels takes
+    ['c0', 'c1', 'c2', 'm0', 'r0'],
+    ['c0', 'c1', 'c2', 'm0', 'm1', 'r0'],
+    ['c0', 'c1', 'c2', 'm0', 'm1', 'r0', 'r1'], // longer than rank-by-levels takes
   ];
   const asOfs = [null, new Date('2026-01-01T05:00:00Z'), new Date('2026-01-01T11:30:00Z')];
 

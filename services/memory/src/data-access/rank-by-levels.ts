@@ -1,8 +1,8 @@
 import { prepared, type SqlRunner } from '@tm/kit';
 import type { RankedRow } from './ranked-row.js';
 
-/** Cues of up to this many terms rank by levels: at most 6 subsets a level (4 choose 2). */
-export const MAX_LEVEL_TERMS = 4;
+/** Cues of up to this many terms rank by levels: at most 20 subsets a level (6 choose 3). */
+export const MAX_LEVEL_TERMS = 6;
 
 /**
  * For each subset of m terms ($3, flattened), the newest $7 visible records holding all of them (ties
