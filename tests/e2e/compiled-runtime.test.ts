@@ -83,6 +83,8 @@ beforeAll(async () => {
     GATEWAY_DATABASE_URL: opened.env.gatewayDbUrl,
     GATEWAY_PORT: '0',
     GATEWAY_HOST: '127.0.0.1',
+    GATEWAY_METRICS_PORT: '0',
+    MEMORY_METRICS_PORT: '0',
     GATEWAY_SECRET_KEY: 'compiled-runtime-test-secret-0123456789abcdef',
     LOG_LEVEL: 'info',
   };

@@ -1,11 +1,13 @@
-import type { NatsConnection, Subscription } from '@nats-io/transport-node';
+import { type NatsConnection, headers as natsHeaders, type Subscription } from '@nats-io/transport-node';
 import { AppError, ErrorCode } from '@tm/contracts';
+import { currentTrace, runInTrace, type TraceContext } from '@tm/kit';
 import type { Logger } from 'pino';
 import { z } from 'zod';
 import { ERROR_HEADER, fromBusErrorBody, toBusErrorBody } from './bus-error.js';
 import { decodeJson } from './codec.js';
 import { outsideContract, type RequestOptions, transportError } from './request.js';
 import { answerMessage, type Endpoint, respondWithError, subscribeEndpoint } from './serve.js';
+import { ITEM_TRACES_HEADER, itemTrace, itemTraces } from './trace-headers.js';
 
 /**
  * Request/reply for many calls in one message each way: `{"items": [...]}` in, `{"results": [...]}` out,
@@ -23,10 +25,12 @@ export function serveBatchedEndpoint<I extends z.ZodType>(
   endpoint: Endpoint<I>,
   logger: Logger,
 ): Subscription {
-  const answer = async (item: unknown) => {
-    const result = await answerMessage(endpoint, item, logger);
-    return 'error' in result ? { error: toBusErrorBody(result.error) } : result;
-  };
+  // Each item is answered inside its own caller's trace.
+  const answer = (item: unknown, trace: TraceContext) =>
+    runInTrace(trace, async () => {
+      const result = await answerMessage(endpoint, item, logger);
+      return 'error' in result ? { error: toBusErrorBody(result.error) } : result;
+    });
   return subscribeEndpoint(nc, endpoint, logger, (msg) => {
     let items: unknown;
     try {
@@ -38,7 +42,10 @@ export function serveBatchedEndpoint<I extends z.ZodType>(
       respondWithError(msg, new AppError(ErrorCode.ValidationFailed, 'A batch message needs an items array'));
       return;
     }
-    void Promise.all(items.map(answer)).then((results) => msg.respond(JSON.stringify({ results })));
+    const traces = itemTraces(msg.headers, items.length);
+    void Promise.all(items.map((item, i) => answer(item, traces[i] as TraceContext))).then((results) =>
+      msg.respond(JSON.stringify({ results })),
+    );
   });
 }
 
@@ -51,6 +58,7 @@ export interface BatchedRequestOptions extends RequestOptions {
 
 interface Queued {
   json: string;
+  trace: TraceContext | undefined;
   resolve: (value: unknown) => void;
   reject: (err: unknown) => void;
 }
@@ -74,9 +82,11 @@ export function createBatchedRequester<I extends z.ZodType, O extends z.ZodType>
 
   async function send(batch: Queued[]): Promise<void> {
     const data = `{"items":[${batch.map((q) => q.json).join(',')}]}`;
+    const headers = natsHeaders();
+    headers.set(ITEM_TRACES_HEADER, batch.map((q) => itemTrace(q.trace)).join(','));
     let body: unknown;
     try {
-      const reply = await nc.request(subject, data, { timeout: options.timeoutMs });
+      const reply = await nc.request(subject, data, { timeout: options.timeoutMs, headers });
       body = decodeJson(reply.data);
       if (reply.headers?.get(ERROR_HEADER)) {
         const err = fromBusErrorBody(body);
@@ -119,7 +129,7 @@ export function createBatchedRequester<I extends z.ZodType, O extends z.ZodType>
       const json = JSON.stringify(contract.input.parse(payload));
       const bytes = Buffer.byteLength(json);
       if (queue.length > 0 && queuedBytes + bytes > maxBytes) flush();
-      queue.push({ json, resolve: resolve as (value: unknown) => void, reject });
+      queue.push({ json, trace: currentTrace(), resolve: resolve as (value: unknown) => void, reject });
       queuedBytes += bytes;
       if (queue.length >= maxItems) flush();
       else if (!scheduled) {

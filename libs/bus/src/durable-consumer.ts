@@ -1,6 +1,7 @@
 import { AckPolicy, DeliverPolicy, type JsMsg, jetstreamManager } from '@nats-io/jetstream';
 import type { NatsConnection } from '@nats-io/transport-node';
 import type { Logger } from 'pino';
+import { watchConsumer } from './backlog-metrics.js';
 import { ensureStream, jetStreamClient } from './jetstream.js';
 
 export interface DurableConsumerOptions {
@@ -66,10 +67,12 @@ export function runDurableConsumer(nc: NatsConnection, options: DurableConsumerO
   }
 
   const running = run();
+  const unwatch = watchConsumer(nc, options.stream.name, options.durable);
   return {
     /** Finish the batch in hand (a fetch waits at most a second), then stop. */
     async stop(): Promise<void> {
       stopped = true;
+      unwatch();
       await running;
     },
   };

@@ -1,4 +1,5 @@
 export type { NatsConnection, Subscription } from '@nats-io/transport-node';
+export * from './backlog-metrics.js';
 export * from './batched-endpoint.js';
 export * from './bus-error.js';
 export * from './codec.js';
@@ -8,3 +9,4 @@ export * from './jetstream.js';
 export * from './outbox-relay.js';
 export * from './request.js';
 export * from './serve.js';
+export * from './trace-headers.js';

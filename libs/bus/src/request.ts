@@ -2,7 +2,9 @@ import { errors, type NatsConnection } from '@nats-io/transport-node';
 import { AppError, ErrorCode } from '@tm/contracts';
 import type { z } from 'zod';
 import { ERROR_HEADER, fromBusErrorBody } from './bus-error.js';
+import { requestErrors, requestSeconds } from './bus-metrics.js';
 import { decodeJson, encodeJson } from './codec.js';
+import { traceHeaders } from './trace-headers.js';
 
 export interface RequestOptions {
   timeoutMs: number;
@@ -12,7 +14,8 @@ export interface RequestOptions {
 
 /**
  * Typed request/reply: validate what we send, bound the wait, and turn every failure into an AppError:
- * nobody listening -> 503, no answer in time -> 504, a typed error reply -> that error.
+ * nobody listening -> 503, no answer in time -> 504, a typed error reply -> that error. The current
+ * trace (if any) travels in the message's headers.
  */
 export async function requestReply<I extends z.ZodType, O extends z.ZodType>(
   nc: NatsConnection,
@@ -23,10 +26,14 @@ export async function requestReply<I extends z.ZodType, O extends z.ZodType>(
 ): Promise<z.output<O>> {
   const data = encodeJson(contract.input.parse(payload));
   let reply: Awaited<ReturnType<NatsConnection['request']>>;
+  const headers = traceHeaders();
+  const stopTimer = requestSeconds.startTimer({ service: options.service });
   try {
-    reply = await nc.request(subject, data, { timeout: options.timeoutMs });
+    reply = await nc.request(subject, data, { timeout: options.timeoutMs, ...(headers ? { headers } : {}) });
   } catch (err) {
     throw transportError(err, options.service);
+  } finally {
+    stopTimer();
   }
   const body = decodeJson(reply.data);
   if (reply.headers?.get(ERROR_HEADER)) throw fromBusErrorBody(body);
@@ -39,8 +46,25 @@ export async function requestReply<I extends z.ZodType, O extends z.ZodType>(
 export const outsideContract = (service: string, cause: unknown) =>
   new AppError(ErrorCode.Internal, `The ${service} service answered outside its contract`, { cause });
 
-/** A failed request (nobody listening, no answer in time, bus down) as the AppError a caller maps to HTTP. */
+/**
+ * A failed request (nobody listening, no answer in time, bus down) as the AppError a caller maps to
+ * HTTP, counted in tm_bus_request_errors_total.
+ */
 export function transportError(err: unknown, service: string): AppError {
+  const error = classify(err, service);
+  requestErrors.inc({
+    service,
+    kind:
+      error.code === ErrorCode.UpstreamTimeout
+        ? 'timeout'
+        : error.message.startsWith('The message bus')
+          ? 'bus_down'
+          : 'no_responders',
+  });
+  return error;
+}
+
+function classify(err: unknown, service: string): AppError {
   const noResponders =
     err instanceof errors.NoRespondersError || (err instanceof errors.RequestError && err.isNoResponders());
   if (noResponders) {

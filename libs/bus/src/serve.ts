@@ -5,10 +5,13 @@ import {
   type Subscription,
 } from '@nats-io/transport-node';
 import { AppError, ErrorCode, validateInput } from '@tm/contracts';
+import { runInTrace } from '@tm/kit';
 import type { Logger } from 'pino';
 import type { z } from 'zod';
 import { ERROR_HEADER, toBusErrorBody } from './bus-error.js';
+import { handledMessages, handlingSeconds, outcomeOf } from './bus-metrics.js';
 import { decodeJson, encodeJson } from './codec.js';
+import { traceOfMessage } from './trace-headers.js';
 
 export interface Endpoint<I extends z.ZodType> {
   subject: string;
@@ -48,33 +51,48 @@ export function subscribeEndpoint(
   });
 }
 
-async function handle<I extends z.ZodType>(msg: Msg, endpoint: Endpoint<I>, logger: Logger): Promise<void> {
-  let body: unknown;
-  try {
-    body = decodeJson(msg.data);
-  } catch (err) {
-    respondWithError(msg, toAppError(err, endpoint, logger));
-    return;
-  }
-  const answer = await answerMessage(endpoint, body, logger);
-  if ('error' in answer) respondWithError(msg, answer.error);
-  else msg.respond(encodeJson(answer.ok));
+/** One message, handled inside the trace its headers carry (so every log line of its work names it). */
+function handle<I extends z.ZodType>(msg: Msg, endpoint: Endpoint<I>, logger: Logger): Promise<void> {
+  return runInTrace(traceOfMessage(msg.headers), async () => {
+    let body: unknown;
+    try {
+      body = decodeJson(msg.data);
+    } catch (err) {
+      respondWithError(msg, toAppError(err, endpoint, logger));
+      return;
+    }
+    const answer = await answerMessage(endpoint, body, logger);
+    if ('error' in answer) respondWithError(msg, answer.error);
+    else msg.respond(encodeJson(answer.ok));
+  });
 }
 
-/** Validate one message body and run the handler on it: the handler's result, or the error to answer. */
+/**
+ * Validate one message body and run the handler on it: the handler's result, or the error to answer.
+ * Counted and timed per subject (tm_bus_handled_total, tm_bus_handle_duration_seconds).
+ */
 export async function answerMessage<I extends z.ZodType>(
   endpoint: Endpoint<I>,
   body: unknown,
   logger: Logger,
 ): Promise<{ ok: unknown } | { error: AppError }> {
+  const stopTimer = handlingSeconds.startTimer({ subject: endpoint.subject });
+  let status: number | undefined;
   try {
     const parsed = validateInput(endpoint.input, body);
     if (parsed.fields) {
       throw new AppError(ErrorCode.ValidationFailed, 'Invalid message', { fields: parsed.fields });
     }
-    return { ok: await endpoint.handler(parsed.data) };
+    const ok = await endpoint.handler(parsed.data);
+    logger.debug({ subject: endpoint.subject }, 'message answered');
+    return { ok };
   } catch (err) {
-    return { error: toAppError(err, endpoint, logger) };
+    const error = toAppError(err, endpoint, logger);
+    status = error.status;
+    return { error };
+  } finally {
+    stopTimer();
+    handledMessages.inc({ subject: endpoint.subject, outcome: outcomeOf(status) });
   }
 }
 

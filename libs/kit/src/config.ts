@@ -39,6 +39,9 @@ export const env = {
         (v) => /^postgres(ql)?:\/\/[^\s]+\/[^\s/]+$/.test(v),
         'must be postgresql://user[:password]@host:port/database',
       ),
+  /** Where a service's Prometheus metrics listen: its own port, apart from any public one (0: any free port). */
+  metricsPort: (fallback: number) => z.coerce.number().int().min(0).max(65_535).default(fallback),
+  metricsHost: () => z.string().min(1).default('127.0.0.1'),
   logLevel: () => z.enum(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent']).default('info'),
   text: (fallback: string) => z.string().min(1).default(fallback),
   /**

@@ -1,4 +1,5 @@
 import { type Logger, pino } from 'pino';
+import { traceLogFields } from './trace-context.js';
 
 export type { Logger };
 
@@ -44,6 +45,8 @@ export function createLogger(options: {
       redact: { paths: REDACT_PATHS, censor: '[redacted]' },
       base: { service: options.name },
       timestamp: pino.stdTimeFunctions.isoTime,
+      // Every line written while a request's work runs carries its trace (trace-context.ts).
+      mixin: traceLogFields,
     },
     // Asynchronous stdout: a busy service's lines are gathered into one write while the previous
     // write is in flight instead of a syscall per line; pino flushes what is left on exit.

@@ -1,5 +1,6 @@
 import type pg from 'pg';
 import { createPgPool } from './database.js';
+import { watchPool } from './metrics/pool-metrics.js';
 
 /**
  * One connection pool and one Prisma client on it per process, created on start from validated
@@ -23,6 +24,7 @@ export function prismaHolder<C extends { $disconnect(): Promise<void> }>(create:
       const pool = createPgPool(url, { poolSize, settings });
       // An idle client losing its connection must not crash the process; the next query reports it.
       pool.on('error', () => {});
+      watchPool(pool);
       state = { url, pool, client: create(pool), users: 1 };
       return state.client;
     },

@@ -6,6 +6,9 @@ export const BillingConfigSchema = z.object({
   BILLING_DB_POOL_SIZE: env.positiveInt(5),
   NATS_URL: env.natsUrl(),
   LOG_LEVEL: env.logLevel(),
+  /** Prometheus metrics (GET /metrics) on their own listener; docs/operations.md. */
+  BILLING_METRICS_PORT: env.metricsPort(9466),
+  METRICS_HOST: env.metricsHost(),
   /** Copies JetStream keeps of each stream this service creates (1 to 5; 3 on a three-node cluster). */
   JETSTREAM_REPLICAS: env.jetstreamReplicas(),
   /** Usage records taken from the stream per ledger transaction. */

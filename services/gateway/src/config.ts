@@ -9,6 +9,9 @@ export const GatewayConfigSchema = z
     GATEWAY_DB_POOL_SIZE: env.positiveInt(10),
     NATS_URL: env.natsUrl(),
     LOG_LEVEL: env.logLevel(),
+    /** Prometheus metrics (GET /metrics) on their own listener; docs/operations.md. */
+    GATEWAY_METRICS_PORT: env.metricsPort(9464),
+    METRICS_HOST: env.metricsHost(),
     /** Copies JetStream keeps of each stream this service creates (1 to 5; 3 on a three-node cluster). */
     JETSTREAM_REPLICAS: env.jetstreamReplicas(),
     /** Deadline for one call to a downstream service; past it the caller gets a retryable 504. */

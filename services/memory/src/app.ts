@@ -6,12 +6,13 @@ import {
   outboxBatchId,
   publishDurable,
   startOutboxRelay,
+  watchOutbox,
 } from '@tm/bus';
 import { Streams, usageBatchText } from '@tm/contracts';
 import { type Logger, startPeriodicTask } from '@tm/kit';
 import type { MemoryConfig } from './config.js';
 import { pruneExpiredEntries } from './data-access/idempotency-pruning.js';
-import { fetchPending, markFailed, removePublished } from './data-access/outbox-repository.js';
+import { countPending, fetchPending, markFailed, removePublished } from './data-access/outbox-repository.js';
 import { closePrisma, getSql, initPrisma } from './data-access/prisma-client.js';
 import { serveMemoryEndpoints } from './entry-points/nats/memory-endpoints.js';
 
@@ -44,6 +45,7 @@ export async function startMemoryService(
     intervalMs: config.OUTBOX_RELAY_INTERVAL_MS,
     logger,
   });
+  const unwatchOutbox = watchOutbox('memory_usage', () => countPending(getSql()));
   const subscriptions = serveMemoryEndpoints(
     nc,
     { pricingVersion: config.PRICING_VERSION, onCommitted: relay.nudge, version },
@@ -70,6 +72,7 @@ export async function startMemoryService(
     stop: async () => {
       await Promise.all(subscriptions.map((s) => s.drain()));
       await Promise.all([relay.stop(), pruning.stop()]);
+      unwatchOutbox();
       await nc.drain();
       await closePrisma();
     },

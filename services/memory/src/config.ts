@@ -6,6 +6,9 @@ export const MemoryConfigSchema = z.object({
   MEMORY_DB_POOL_SIZE: env.positiveInt(10),
   NATS_URL: env.natsUrl(),
   LOG_LEVEL: env.logLevel(),
+  /** Prometheus metrics (GET /metrics) on their own listener; docs/operations.md. */
+  MEMORY_METRICS_PORT: env.metricsPort(9465),
+  METRICS_HOST: env.metricsHost(),
   /** Copies JetStream keeps of each stream this service creates (1 to 5; 3 on a three-node cluster). */
   JETSTREAM_REPLICAS: env.jetstreamReplicas(),
   /** Sandbox price list version reported in usage blocks until billing owns prices. */

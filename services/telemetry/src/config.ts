@@ -15,6 +15,9 @@ export const TelemetryConfigSchema = z
     TELEMETRY_DB_POOL_SIZE: env.positiveInt(5),
     NATS_URL: env.natsUrl(),
     LOG_LEVEL: env.logLevel(),
+    /** Prometheus metrics (GET /metrics) on their own listener; docs/operations.md. */
+    TELEMETRY_METRICS_PORT: env.metricsPort(9467),
+    METRICS_HOST: env.metricsHost(),
     /** Copies JetStream keeps of each stream this service creates (1 to 5; 3 on a three-node cluster). */
     JETSTREAM_REPLICAS: env.jetstreamReplicas(),
     /** JetStream messages (each a batch of records from one gateway) taken per transaction. */

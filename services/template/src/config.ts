@@ -6,6 +6,9 @@ export const TemplateConfigSchema = z.object({
   TEMPLATE_DB_POOL_SIZE: env.positiveInt(5),
   NATS_URL: env.natsUrl(),
   LOG_LEVEL: env.logLevel(),
+  /** Prometheus metrics (GET /metrics) on their own listener; docs/operations.md. */
+  TEMPLATE_METRICS_PORT: env.metricsPort(9468),
+  METRICS_HOST: env.metricsHost(),
   /**
    * How long a memory creation waits for memory.v1.write. Below the gateway's own deadline (3 s by
    * default), so the gateway hears a typed 504 from here rather than timing out itself.

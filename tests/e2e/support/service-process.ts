@@ -12,6 +12,8 @@ export interface ServiceProcess {
   signal: (signal: NodeJS.Signals) => void;
   /** Send a signal (SIGKILL: a crash, no shutdown step runs) and wait for the process to be gone. */
   kill: (signal: NodeJS.Signals) => Promise<void>;
+  /** Every line it has written so far (stdout and stderr). */
+  lines: string[];
 }
 
 /**
@@ -27,11 +29,18 @@ export async function startServiceProcess(
 ): Promise<ServiceProcess> {
   const child: ChildProcess = spawn(process.execPath, ['--import', 'tsx', `services/${name}/src/start.ts`], {
     cwd: root,
-    env: { PATH: process.env.PATH ?? '', LOG_LEVEL: 'debug', ...env },
+    // Metrics on any free port: tests run several instances of a service at once.
+    env: {
+      PATH: process.env.PATH ?? '',
+      LOG_LEVEL: 'debug',
+      [`${name.toUpperCase()}_METRICS_PORT`]: '0',
+      ...env,
+    },
     stdio: ['ignore', 'pipe', 'pipe'],
   });
   const exited = new Promise<void>((resolve) => child.once('exit', () => resolve()));
   const log = logDestination();
+  const lines: string[] = [];
   const ready = new Promise<void>((resolve, reject) => {
     const timer = setTimeout(
       () => reject(new Error(`${name} did not start within ${readyWithinMs} ms`)),
@@ -45,6 +54,7 @@ export async function startServiceProcess(
       if (!stream) continue;
       createInterface({ input: stream }).on('line', (line) => {
         log.write(`${line}\n`);
+        lines.push(line);
         if (line.includes(`"${name} service ready"`)) {
           clearTimeout(timer);
           resolve();
@@ -62,5 +72,5 @@ export async function startServiceProcess(
     await kill('SIGKILL');
     throw err;
   }
-  return { pid: child.pid ?? 0, signal: (signal) => void child.kill(signal), kill };
+  return { pid: child.pid ?? 0, signal: (signal) => void child.kill(signal), kill, lines };
 }

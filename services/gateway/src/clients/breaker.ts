@@ -1,6 +1,13 @@
 import { AppError, ErrorCode } from '@tm/contracts';
 import type { Logger } from '@tm/kit';
 import CircuitBreaker from 'opossum';
+import client from 'prom-client';
+
+const breakerState = new client.Gauge({
+  name: 'tm_breaker_state',
+  help: 'Circuit breaker of the gateway per downstream service: 0 closed, 1 half-open, 2 open',
+  labelNames: ['target'],
+});
 
 export interface BreakerOptions {
   name: string;
@@ -27,9 +34,20 @@ export function createBreaker(options: BreakerOptions) {
     rollingCountTimeout: 10_000,
     errorFilter: (err: unknown) => !isOutage(err),
   });
-  breaker.on('open', () => options.logger.warn({ breaker: options.name }, 'circuit opened'));
-  breaker.on('halfOpen', () => options.logger.info({ breaker: options.name }, 'circuit half-open'));
-  breaker.on('close', () => options.logger.info({ breaker: options.name }, 'circuit closed'));
+  const target = { target: options.name };
+  breakerState.set(target, 0);
+  breaker.on('open', () => {
+    breakerState.set(target, 2);
+    options.logger.warn({ breaker: options.name }, 'circuit opened');
+  });
+  breaker.on('halfOpen', () => {
+    breakerState.set(target, 1);
+    options.logger.info({ breaker: options.name }, 'circuit half-open');
+  });
+  breaker.on('close', () => {
+    breakerState.set(target, 0);
+    options.logger.info({ breaker: options.name }, 'circuit closed');
+  });
 
   return {
     breaker,

@@ -14,6 +14,7 @@ const REMOVE_PUBLISHED = prepared(
   'outbox_remove_published',
   'DELETE FROM outbox_message WHERE id = ANY($1::uuid[])',
 );
+const COUNT_PENDING = prepared('outbox_count_pending', 'SELECT count(*)::int AS n FROM outbox_message');
 const MARK_FAILED = prepared(
   'outbox_mark_failed',
   'UPDATE outbox_message SET attempts = attempts + 1 WHERE id = ANY($1::uuid[])',
@@ -53,4 +54,10 @@ export async function removePublished(run: SqlRunner, ids: string[]) {
 
 export async function markFailed(run: SqlRunner, ids: string[]) {
   await run(MARK_FAILED, [ids]);
+}
+
+/** Rows not yet published, for the backlog metric. */
+export async function countPending(run: SqlRunner): Promise<number> {
+  const [row] = await run<{ n: number }>(COUNT_PENDING, []);
+  return row?.n ?? 0;
 }

@@ -11,6 +11,7 @@ import { answerClientError } from './answer-client-error.js';
 import { accessLog } from './middleware/access-log.js';
 import type { AuthDeps } from './middleware/authenticate.js';
 import { errorHandler, notFound } from './middleware/error-handler.js';
+import { httpMetrics } from './middleware/http-metrics.js';
 import { literalPathSegments } from './middleware/literal-path-segments.js';
 import { recordRequests } from './middleware/record-requests.js';
 import { requestContext } from './middleware/request-context.js';
@@ -47,7 +48,7 @@ export function createHttpApp(deps: HttpDeps): express.Express {
   app.set('etag', false);
   app.set('trust proxy', false);
   app.use(requestContext, securityHeaders, literalPathSegments);
-  app.use(accessLog(deps.logger));
+  app.use(accessLog(deps.logger), httpMetrics);
   app.use(recordRequests(deps.requestRecorder, deps.deployment.version));
   app.use('/api/v1/memory', memoryRoutes(deps.memory, deps.auth, deps.templates));
   app.use('/api/v1/control', controlRoutes(deps.auth, deps.control));

@@ -2,8 +2,8 @@ import type { Logger } from '@tm/kit';
 import type { RequestHandler } from 'express';
 
 /**
- * One line per request once its response is finished (or the client gone): request id, method, path,
- * status and milliseconds. Never headers (credentials), query strings or bodies (memory text). A plain
+ * One line per request once its response is finished (or the client gone): trace and request id,
+ * method, path, status and milliseconds. Never headers (credentials), query strings or bodies (memory text). A plain
  * listener rather than pino-http, whose per-request child logger cost a tenth of the gateway's CPU.
  */
 export function accessLog(logger: Logger): RequestHandler {
@@ -12,6 +12,8 @@ export function accessLog(logger: Logger): RequestHandler {
     const { method, path } = req; // routers rewrite req.url on the way; keep what came in
     res.once('close', () => {
       const line = {
+        trace_id: req.trace?.traceId,
+        span_id: req.trace?.spanId,
         req: { id: req.requestId, method, path },
         res: { status: res.writableFinished ? res.statusCode : null },
         responseTime: Math.round(performance.now() - started),

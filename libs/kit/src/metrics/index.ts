@@ -1,0 +1,3 @@
+export * from './metrics-server.js';
+export * from './pool-metrics.js';
+export * from './registry.js';
