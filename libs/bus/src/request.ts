@@ -48,26 +48,12 @@ export const outsideContract = (service: string, cause: unknown) =>
 
 /**
  * A failed request (nobody listening, no answer in time, bus down) as the AppError a caller maps to
- * HTTP, counted in tm_bus_request_errors_total.
+ * HTTP, counted in tm_bus_request_errors_total by kind.
  */
 export function transportError(err: unknown, service: string): AppError {
-  const error = classify(err, service);
-  requestErrors.inc({
-    service,
-    kind:
-      error.code === ErrorCode.UpstreamTimeout
-        ? 'timeout'
-        : error.message.startsWith('The message bus')
-          ? 'bus_down'
-          : 'no_responders',
-  });
-  return error;
-}
-
-function classify(err: unknown, service: string): AppError {
-  const noResponders =
-    err instanceof errors.NoRespondersError || (err instanceof errors.RequestError && err.isNoResponders());
-  if (noResponders) {
+  const kind = failureKind(err);
+  requestErrors.inc({ service, kind });
+  if (kind === 'no_responders') {
     return new AppError(
       ErrorCode.ServiceUnavailable,
       `The ${service} service is unavailable; retry shortly`,
@@ -77,21 +63,26 @@ function classify(err: unknown, service: string): AppError {
       },
     );
   }
-  if (
-    err instanceof errors.TimeoutError ||
-    (err instanceof Error && err.cause instanceof errors.TimeoutError)
-  ) {
+  if (kind === 'timeout') {
     return new AppError(
       ErrorCode.UpstreamTimeout,
       `The ${service} service did not answer in time; retry with the same idempotency key`,
-      {
-        retryAfter: 1,
-        cause: err,
-      },
+      { retryAfter: 1, cause: err },
     );
   }
   return new AppError(ErrorCode.ServiceUnavailable, `The message bus is unavailable; retry shortly`, {
     retryAfter: 1,
     cause: err,
   });
+}
+
+function failureKind(err: unknown): 'no_responders' | 'timeout' | 'bus_down' {
+  if (err instanceof errors.NoRespondersError || (err instanceof errors.RequestError && err.isNoResponders()))
+    return 'no_responders';
+  if (
+    err instanceof errors.TimeoutError ||
+    (err instanceof Error && err.cause instanceof errors.TimeoutError)
+  )
+    return 'timeout';
+  return 'bus_down';
 }
