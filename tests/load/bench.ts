@@ -27,6 +27,7 @@ import { seedNamespace } from './seed.js';
 import { checkSeededNamespace } from './seed-check.js';
 import { seedDirect } from './seed-direct.js';
 import { seedTelemetry, tenantOfRequest } from './seed-telemetry.js';
+import { describeStorage, memoryTableSizes } from './storage-report.js';
 import { historySize, lastRequestId, telemetryReads } from './telemetry-api.js';
 import { estimateHitShare, TextCorpus } from './text-corpus.js';
 
@@ -139,6 +140,7 @@ async function main() {
       );
       size = next;
       await vacuumMemoryTables();
+      notes.push(describeStorage(next, await memoryTableSizes()));
       if (options.seed === 'direct') {
         const checked = await checkSeededNamespace({ baseUrl, apiKey, namespace: namespaces.large }, corpus);
         log(`seed check at ${count(next)}: ${checked}`);
