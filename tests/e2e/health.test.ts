@@ -110,7 +110,7 @@ describe('GET /api/v1/infrastructure/health', () => {
     });
   });
 
-  it('when the billing database refuses connections, then 200 degraded naming it: writes are served and charged once billing is back', async () => {
+  it('when the billing database refuses connections, then 200 degraded naming it, and writes are still served', async () => {
     const tenant = await createTenant();
     await takeDown(stackEnv().billingDbUrl);
 
