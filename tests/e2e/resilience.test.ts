@@ -45,10 +45,15 @@ describe('when the memory service is down', () => {
     expect(Number(during.headers['retry-after'])).toBeGreaterThan(0);
     expect(t.stack.gateway.memory.breaker.opened).toBe(true);
     const health = await t.api.get('/api/v1/infrastructure/health');
-    expect(health.body).toMatchObject({
-      status: 'degraded',
-      available: false,
-      services: { memory: { available: false } },
+    expect(health).toMatchObject({
+      status: 503,
+      body: {
+        status: 'unavailable',
+        available: false,
+        services: { memory: { available: false, required: true } },
+        error: 'Writes cannot be served now: memory unavailable',
+        details: { code: 'service_unavailable' },
+      },
     });
 
     await t.stack.startMemory();
@@ -120,7 +125,7 @@ describe('when PostgreSQL is unreachable', () => {
   });
 
   // Last in the file: a process holds one gateway database, so the stack's gateway makes way.
-  it('then a gateway without its database answers a retryable 503, not a 500', async () => {
+  it('then a gateway without its database answers a retryable 503, not a 500; its health is 503 naming it, its liveness 200', async () => {
     const tenant = await createTenant();
     await t.stack.stopGateway();
     const gateway = await startGateway(
@@ -133,14 +138,30 @@ describe('when PostgreSQL is unreachable', () => {
       testLogger(),
     );
     try {
-      const res = await (await createApi(gateway.url)).recall(
-        tenant.api_key,
-        recallBody(uniqueNamespace(), 'anything'),
-      );
+      const api = await createApi(gateway.url);
+      const res = await api.recall(tenant.api_key, recallBody(uniqueNamespace(), 'anything'));
+      const health = await api.get('/api/v1/infrastructure/health');
+      const live = await api.get('/api/v1/infrastructure/health/live');
       expect(res).toMatchObject({
         status: 503,
         body: { retryable: true, details: { code: 'storage_unavailable' } },
       });
+      expect(health).toMatchObject({
+        status: 503,
+        body: {
+          status: 'unavailable',
+          services: {
+            gateway_store: {
+              available: false,
+              required: true,
+              dependencies: { database: { available: false } },
+            },
+            memory: { available: true },
+          },
+          error: 'Writes cannot be served now: gateway_store (database) unavailable',
+        },
+      });
+      expect(live).toMatchObject({ status: 200, body: { status: 'alive' } });
     } finally {
       await gateway.stop();
     }

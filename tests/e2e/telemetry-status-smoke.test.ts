@@ -204,7 +204,7 @@ describe('GET /api/v1/infrastructure/status', () => {
 });
 
 describe('while the telemetry service is stopped', () => {
-  it('then status answers 200 degraded with monitoring unavailable, health is unavailable, events is a retryable 503/504; requests made meanwhile reach the history once it is back', async () => {
+  it('then status and health answer 200 degraded (telemetry is not what writes need) with monitoring unavailable, events is a retryable 503/504; requests made meanwhile reach the history once it is back', async () => {
     const tenant = await createTenant();
     const namespace = uniqueNamespace();
     const ids = {
@@ -237,7 +237,7 @@ describe('while the telemetry service is stopped', () => {
         status: 200,
         body: {
           status: 'degraded',
-          available: false,
+          available: true,
           services: {
             memory: { available: true },
             billing: { available: true },
@@ -257,7 +257,11 @@ describe('while the telemetry service is stopped', () => {
       });
       expect(health).toMatchObject({
         status: 200,
-        body: { status: 'degraded', available: false, services: { telemetry: { available: false } } },
+        body: {
+          status: 'degraded',
+          available: true,
+          services: { telemetry: { available: false, required: false } },
+        },
       });
       expect([503, 504]).toContain(events.status);
       expect(events.body).toMatchObject({

@@ -1,7 +1,7 @@
-import { jetstreamManager } from '@nats-io/jetstream';
 import type { NatsConnection } from '@nats-io/transport-node';
 import { readWithin } from '@tm/kit';
 import client from 'prom-client';
+import { type ConsumerLag, readConsumerLag } from './consumer-lag.js';
 
 type Read = () => Promise<number | undefined>;
 
@@ -11,7 +11,7 @@ const consumers = new Map<
   {
     stream: string;
     durable: string;
-    read: () => Promise<{ pending: number; ackPending: number } | undefined>;
+    read: () => Promise<ConsumerLag | undefined>;
   }
 >();
 
@@ -42,7 +42,7 @@ new client.Gauge({
       const info = await read();
       if (!info) continue;
       pending.set({ stream, consumer: durable }, info.pending);
-      this.set({ stream, consumer: durable }, info.ackPending);
+      this.set({ stream, consumer: durable }, info.ack_pending);
     }
   },
 });
@@ -59,10 +59,7 @@ export function watchConsumer(nc: NatsConnection, stream: string, durable: strin
   consumers.set(key, {
     stream,
     durable,
-    read: readWithin(async () => {
-      const info = await (await jetstreamManager(nc)).consumers.info(stream, durable);
-      return { pending: info.num_pending, ackPending: info.num_ack_pending };
-    }),
+    read: readWithin(() => readConsumerLag(nc, stream, durable)),
   });
   return () => consumers.delete(key);
 }

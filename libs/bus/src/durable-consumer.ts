@@ -2,6 +2,7 @@ import { AckPolicy, DeliverPolicy, type JsMsg, jetstreamManager } from '@nats-io
 import type { NatsConnection } from '@nats-io/transport-node';
 import type { Logger } from 'pino';
 import { watchConsumer } from './backlog-metrics.js';
+import { readConsumerLag } from './consumer-lag.js';
 import { ensureStream, jetStreamClient } from './jetstream.js';
 
 export interface DurableConsumerOptions {
@@ -69,6 +70,9 @@ export function runDurableConsumer(nc: NatsConnection, options: DurableConsumerO
   const running = run();
   const unwatch = watchConsumer(nc, options.stream.name, options.durable);
   return {
+    /** The consumer's name and lag, for the service's health report. */
+    durable: options.durable,
+    lag: () => readConsumerLag(nc, options.stream.name, options.durable),
     /** Finish the batch in hand (a fetch waits at most a second), then stop. */
     async stop(): Promise<void> {
       stopped = true;

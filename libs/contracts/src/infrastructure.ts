@@ -1,5 +1,7 @@
 import { z } from 'zod';
+import { ErrorDetails } from './envelope.js';
 import { CONTRACT_VERSION } from './runtime.js';
+import { DependencyHealth } from './service-health.js';
 import { Anomaly } from './telemetry.js';
 
 export const CapabilityStatus = z.enum([
@@ -40,12 +42,33 @@ export const CapabilitiesResponse = z
   .meta({ id: 'CapabilitiesResponse' });
 export type CapabilitiesResponse = z.infer<typeof CapabilitiesResponse>;
 
-export const HealthResponse = z
+/** One entry of health's `services`: a service, or the gateway's own database (`gateway_store`). */
+export const ServiceHealth = z
   .object({
-    status: z.enum(['ok', 'degraded']),
     available: z
       .boolean()
-      .meta({ description: 'Every required service answered its health check; nothing more' }),
+      .meta({ description: 'It answered within its deadline, and can serve (its database answered)' }),
+    required: z
+      .boolean()
+      .meta({ description: 'Writes need it: while it is unavailable, health answers 503' }),
+    dependencies: z.record(z.string(), DependencyHealth).optional().meta({
+      description:
+        'What it reported of its own dependencies (`database`, `nats`, its JetStream consumers by name); absent when it did not answer',
+    }),
+  })
+  .meta({ id: 'ServiceHealth' });
+export type ServiceHealth = z.infer<typeof ServiceHealth>;
+
+export const HealthResponse = z
+  .object({
+    status: z.enum(['ok', 'degraded', 'unavailable']).meta({
+      description:
+        'ok: everything answered; degraded: serving, but something optional is down (see services); ' +
+        'unavailable: writes cannot be served (HTTP 503)',
+    }),
+    available: z.boolean().meta({
+      description: 'Every required service answered its health check (so writes can be served); nothing more',
+    }),
     execution_mode: z.literal('mock'),
     deployment_version: z.string(),
     environment: z.string(),
@@ -53,10 +76,27 @@ export const HealthResponse = z
     schema_version: z.string(),
     checked_at: z.string(),
     production_ready: z.literal(false),
-    services: z.record(z.string(), z.object({ available: z.boolean() })),
+    services: z.record(z.string(), ServiceHealth),
   })
   .meta({ id: 'HealthResponse' });
 export type HealthResponse = z.infer<typeof HealthResponse>;
+
+/** Health's 503: the same report, with the error envelope's fields beside it. */
+export const HealthUnavailable = HealthResponse.extend({
+  status: z.literal('unavailable'),
+  available: z.literal(false),
+  error: z.string(),
+  retryable: z.literal(true),
+  request_id: z.string(),
+  details: ErrorDetails,
+}).meta({ id: 'HealthUnavailable' });
+export type HealthUnavailable = z.infer<typeof HealthUnavailable>;
+
+/** GET /api/v1/infrastructure/health/live: the process runs; nothing else was asked. */
+export const LivenessResponse = z
+  .object({ status: z.literal('alive'), checked_at: z.string() })
+  .meta({ id: 'LivenessResponse' });
+export type LivenessResponse = z.infer<typeof LivenessResponse>;
 
 /** GET /api/v1/infrastructure/status: health, monitoring and consent in one answer for the caller's tenant. */
 export const StatusResponse = HealthResponse.omit({ production_ready: true })

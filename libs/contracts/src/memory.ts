@@ -237,8 +237,6 @@ export type MemoryRecallMessage = z.infer<typeof MemoryRecallMessage>;
 export const MemoryDeleteMessage = z.object({ scope: Scope, request_id: z.string(), namespace: Namespace });
 export type MemoryDeleteMessage = z.infer<typeof MemoryDeleteMessage>;
 
-export const PingReply = z.object({ service: z.string(), instance: z.string(), version: z.string() });
-
 /** One usage record per billable operation, written to the memory outbox with the operation. */
 export const UsageRecordedEvent = z.object({
   usage_id: z.string(),

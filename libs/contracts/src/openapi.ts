@@ -1,7 +1,12 @@
 import { z } from 'zod';
 import { createDocument, type ZodOpenApiOperationObject } from 'zod-openapi';
 import { UsageQuery, UsageResponse } from './billing.js';
-import { CapabilitiesResponse, HealthResponse } from './infrastructure.js';
+import {
+  CapabilitiesResponse,
+  HealthResponse,
+  HealthUnavailable,
+  LivenessResponse,
+} from './infrastructure.js';
 import {
   DeleteReceipt,
   IdempotencyKey,
@@ -101,9 +106,34 @@ export function buildOpenApiDocument(): ReturnType<typeof createDocument> {
       '/api/v1/infrastructure/health': {
         get: {
           operationId: 'health',
-          summary: 'Service and deployment readiness (public)',
+          summary: 'Service and deployment readiness (public): 503 when writes cannot be served',
+          description:
+            'Every service reports its own dependencies (its database, NATS, its JetStream consumers); the ' +
+            'gateway adds its own database (`gateway_store`). 200 while writes can be served, with ' +
+            '`status: degraded` and the entries at fault when something optional is down; 503 with the same ' +
+            'report, the error envelope and Retry-After when a required one is (`required: true`). For a ' +
+            'load balancer or a readiness probe; a liveness probe asks `/api/v1/infrastructure/health/live`.',
           security: publicRoute,
-          responses: { '200': { description: 'Health', ...json(HealthResponse) }, ...parserErrors() },
+          responses: {
+            '200': { description: 'Serving: status ok or degraded', ...json(HealthResponse) },
+            ...parserErrors(),
+            '503': {
+              description:
+                'Not serving writes: a required service or database is unavailable; retry after Retry-After',
+              ...json(HealthUnavailable),
+            },
+          },
+        },
+      },
+      '/api/v1/infrastructure/health/live': {
+        get: {
+          operationId: 'liveness',
+          summary: 'Liveness (public): 200 while the gateway process runs; asks no dependency',
+          security: publicRoute,
+          responses: {
+            '200': { description: 'The process runs', ...json(LivenessResponse) },
+            ...parserErrors(),
+          },
         },
       },
       '/api/v1/infrastructure/usage': {

@@ -60,9 +60,11 @@ export function isStorageUnavailable(err: unknown): boolean {
     const candidate = e as { code?: unknown; message?: unknown; cause?: unknown; kind?: unknown };
     if (typeof candidate.code === 'string' && UNAVAILABLE_CODES.has(candidate.code)) return true;
     if (candidate.code === 'P1001' || candidate.code === 'P1017' || candidate.code === 'P2024') return true;
+    // 55000 is a broad code; only its message says "this database takes no connections now"
+    // (ALLOW_CONNECTIONS false, as an operator or a failover sets it; a write answered 500 before [P11]).
     if (
       typeof candidate.message === 'string' &&
-      /connect(ion)? (refused|terminated|timeout)|Connection terminated|timeout exceeded when trying to connect|Can't reach database server/i.test(
+      /connect(ion)? (refused|terminated|timeout)|Connection terminated|timeout exceeded when trying to connect|Can't reach database server|is not currently accepting connections/i.test(
         candidate.message,
       )
     ) {

@@ -1,5 +1,6 @@
 import type pg from 'pg';
 import { createPgPool } from './database.js';
+import { createDatabaseProbe, type DatabaseProbe } from './database-probe.js';
 import { watchPool } from './metrics/pool-metrics.js';
 
 /**
@@ -9,7 +10,7 @@ import { watchPool } from './metrics/pool-metrics.js';
  * `close`, and the last close ends the pool.
  */
 export function prismaHolder<C extends { $disconnect(): Promise<void> }>(create: (pool: pg.Pool) => C) {
-  let state: { url: string; pool: pg.Pool; client: C; users: number } | undefined;
+  let state: { url: string; pool: pg.Pool; client: C; users: number; probe?: DatabaseProbe } | undefined;
   const current = () => {
     if (!state) throw new Error('database used before init');
     return state;
@@ -30,12 +31,18 @@ export function prismaHolder<C extends { $disconnect(): Promise<void> }>(create:
     },
     get: (): C => current().client,
     pool: (): pg.Pool => current().pool,
+    /** Health: is the database there (`database-probe.ts`)? Made on first use, closed with the pool. */
+    ping() {
+      const held = current();
+      held.probe ??= createDatabaseProbe(held.url);
+      return held.probe.check();
+    },
     async close(): Promise<void> {
       if (state && --state.users > 0) return;
       const closing = state;
       state = undefined;
       await closing?.client.$disconnect();
-      await closing?.pool.end();
+      await Promise.all([closing?.pool.end(), closing?.probe?.close()]);
     },
   };
 }

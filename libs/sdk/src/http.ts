@@ -45,6 +45,8 @@ export interface RequestSpec {
   headers?: Record<string, string | undefined>;
   /** Return the response with its body unread (the export). */
   stream?: boolean;
+  /** Statuses besides 2xx whose body is the answer, returned without a retry (health's 503 is its report). */
+  answers?: readonly number[];
 }
 
 export interface Answer<T> {
@@ -169,7 +171,7 @@ export class Transport {
       }
       const text = await response.text();
       const body = parseBody(text, response.headers.get('content-type'));
-      if (response.ok) {
+      if (response.ok || spec.answers?.includes(response.status)) {
         if (body === INVALID) {
           return new TextMemoryError({
             status: response.status,

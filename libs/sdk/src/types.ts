@@ -36,6 +36,8 @@ export type RecallRequest = Schemas['RecallRequest'];
 export type RecallResponse = ResponseOf<'memoryRecall'>;
 export type DeleteReceipt = ResponseOf<'memoryDelete'>;
 export type HealthResponse = ResponseOf<'health'>;
+/** What `health()` returns: the 200 report, or the 503 one (status `unavailable`, with the error fields). */
+export type HealthReport = HealthResponse | ResponseOf<'health', 503>;
 export type CapabilitiesResponse = ResponseOf<'capabilities'>;
 export type StatusResponse = ResponseOf<'status'>;
 export type EventsPage = ResponseOf<'events'>;

@@ -203,6 +203,16 @@ describe('retry policy: answers never retried', () => {
     });
   });
 
+  it('when health answers 503 with its report, then the report is returned after one attempt, not thrown', async () => {
+    const report = { status: 'unavailable', available: false, services: { memory: { available: false } } };
+    script = [envelope(503, 'service_unavailable', true, report), ok()];
+
+    const health = await client().infrastructure.health();
+
+    expect(seen).toHaveLength(1);
+    expect(health).toMatchObject({ ...report, retryable: true, details: { code: 'service_unavailable' } });
+  });
+
   it('when a call fails, then neither the message nor the error holds the API key', async () => {
     script = [envelope(401, 'authentication_required', false)];
 

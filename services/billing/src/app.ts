@@ -1,7 +1,7 @@
-import { connectBus, type NatsConnection } from '@tm/bus';
+import { checkServiceHealth, connectBus, type NatsConnection } from '@tm/bus';
 import type { Logger } from '@tm/kit';
 import type { BillingConfig } from './config.js';
-import { closePrisma, initPrisma } from './data-access/prisma-client.js';
+import { closePrisma, initPrisma, pingDatabase } from './data-access/prisma-client.js';
 import { createPriceList } from './domain/price-list.js';
 import { serveBillingEndpoints } from './entry-points/nats/billing-endpoints.js';
 import { startUsageConsumer } from './entry-points/nats/usage-consumer.js';
@@ -27,7 +27,11 @@ export async function startBillingService(
   });
   const subscriptions = serveBillingEndpoints(
     nc,
-    { pricingVersion: config.PRICING_VERSION, version },
+    {
+      pricingVersion: config.PRICING_VERSION,
+      version,
+      health: () => checkServiceHealth({ database: pingDatabase, consumers: [consumer] }),
+    },
     logger,
   );
   logger.info('billing service ready');

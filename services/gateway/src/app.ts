@@ -5,10 +5,11 @@ import type { Logger } from '@tm/kit';
 import { createBillingClient } from './clients/billing-client.js';
 import { createMemoryClient, type MemoryClient } from './clients/memory-client.js';
 import { createRequestRecorder, type RequestRecorder } from './clients/request-recorder.js';
+import { PING_TIMEOUT_MS } from './clients/service-client.js';
 import { createTelemetryClient } from './clients/telemetry-client.js';
 import { createTemplateClient } from './clients/template-client.js';
 import type { GatewayConfig } from './config.js';
-import { closePrisma, getPrisma, getSql, initPrisma, pingDatabase } from './data-access/prisma-client.js';
+import { closePrisma, getSql, initPrisma, pingDatabase } from './data-access/prisma-client.js';
 import { deriveGatewaySecrets } from './domain/identity/gateway-secrets.js';
 import { createKeyUsage } from './domain/identity/key-usage.js';
 import { createVerifiedKeyCache } from './domain/identity/verified-key-cache.js';
@@ -95,12 +96,20 @@ export async function startGateway(config: GatewayConfig, logger: Logger): Promi
     },
     logger,
     deployment: { version: config.DEPLOYMENT_VERSION, environment: config.DEPLOYMENT_ENVIRONMENT },
+    // Required: what a write needs (decisions.md, "Health", [P11]). Billing is not: a write's usage
+    // waits in memory's outbox and JetStream, and is charged when billing is back.
     probes: {
-      memory: () => memory.ping(1_000),
-      billing: () => billing.ping(1_000),
-      telemetry: () => telemetry.ping(1_000),
-      template: () => templates.ping(1_000),
-      gateway_store: () => pingDatabase(getPrisma()),
+      gateway_store: {
+        required: true,
+        check: async () => {
+          const database = await pingDatabase();
+          return { available: database.available, dependencies: { database } };
+        },
+      },
+      memory: { required: true, check: () => memory.ping(PING_TIMEOUT_MS) },
+      billing: { required: false, check: () => billing.ping(PING_TIMEOUT_MS) },
+      telemetry: { required: false, check: () => telemetry.ping(PING_TIMEOUT_MS) },
+      template: { required: false, check: () => templates.ping(PING_TIMEOUT_MS) },
     },
   });
   const server = await startServer(app, config.GATEWAY_PORT, config.GATEWAY_HOST);

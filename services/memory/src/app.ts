@@ -1,4 +1,5 @@
 import {
+  checkServiceHealth,
   connectBus,
   ensureStream,
   jetStreamClient,
@@ -13,7 +14,7 @@ import { type Logger, startPeriodicTask } from '@tm/kit';
 import type { MemoryConfig } from './config.js';
 import { pruneExpiredEntries } from './data-access/idempotency-pruning.js';
 import { countPending, fetchPending, markFailed, removePublished } from './data-access/outbox-repository.js';
-import { closePrisma, getSql, initPrisma } from './data-access/prisma-client.js';
+import { closePrisma, getSql, initPrisma, pingDatabase } from './data-access/prisma-client.js';
 import { serveMemoryEndpoints } from './entry-points/nats/memory-endpoints.js';
 
 export interface MemoryService {
@@ -48,7 +49,12 @@ export async function startMemoryService(
   const unwatchOutbox = watchOutbox('memory_usage', () => countPending(getSql()));
   const subscriptions = serveMemoryEndpoints(
     nc,
-    { pricingVersion: config.PRICING_VERSION, onCommitted: relay.nudge, version },
+    {
+      pricingVersion: config.PRICING_VERSION,
+      onCommitted: relay.nudge,
+      version,
+      health: () => checkServiceHealth({ database: pingDatabase }),
+    },
     logger,
   );
   const pruning = startPeriodicTask(

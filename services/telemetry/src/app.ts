@@ -1,7 +1,7 @@
-import { connectBus, type NatsConnection } from '@tm/bus';
+import { checkServiceHealth, connectBus, type NatsConnection } from '@tm/bus';
 import type { Logger } from '@tm/kit';
 import type { TelemetryConfig } from './config.js';
-import { closePrisma, initPrisma } from './data-access/prisma-client.js';
+import { closePrisma, initPrisma, pingDatabase } from './data-access/prisma-client.js';
 import { startRetention } from './domain/prune-history.js';
 import { anomalyPolicy } from './domain/thresholds.js';
 import {
@@ -33,6 +33,7 @@ export async function startTelemetryService(
       policy: anomalyPolicy(config),
       version,
       exactPercentilesUpTo: config.TELEMETRY_EXACT_PERCENTILES_UP_TO,
+      health: () => checkServiceHealth({ database: pingDatabase, consumers: [records, deadLetters] }),
     },
     logger,
   );

@@ -1,9 +1,9 @@
-import { connectBus, type NatsConnection } from '@tm/bus';
+import { checkServiceHealth, connectBus, type NatsConnection } from '@tm/bus';
 import type { Logger } from '@tm/kit';
 import { createWritePriceReader } from './clients/billing-prices.js';
 import { createMemoryWriter } from './clients/memory-writer.js';
 import type { TemplateConfig } from './config.js';
-import { closePrisma, initPrisma } from './data-access/prisma-client.js';
+import { closePrisma, initPrisma, pingDatabase } from './data-access/prisma-client.js';
 import { createReadSlots } from './domain/import/read-slots.js';
 import { startImportWorker } from './entry-points/jobs/import-worker.js';
 import { serveImportEndpoints } from './entry-points/nats/import-endpoints.js';
@@ -34,7 +34,11 @@ export async function startTemplateService(
     logger,
   );
   const subscriptions = [
-    ...serveTemplateEndpoints(nc, { writeMemory, version }, logger),
+    ...serveTemplateEndpoints(
+      nc,
+      { writeMemory, version, health: () => checkServiceHealth({ database: pingDatabase }) },
+      logger,
+    ),
     ...serveImportEndpoints(
       nc,
       {

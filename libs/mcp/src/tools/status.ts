@@ -14,7 +14,7 @@ export function registerStatus(server: McpServer, { tm, defaultNamespace }: Tool
         '`remember` answers state "not_retained" and keeps nothing).',
       inputSchema: {},
       outputSchema: {
-        status: z.enum(['ok', 'degraded']),
+        status: z.enum(['ok', 'degraded', 'unavailable']),
         available: z.boolean(),
         services: z.record(z.string(), z.object({ available: z.boolean() })),
         monitoring: z.object({ state: z.string(), anomaly_count: z.number().nullable() }),

@@ -1,6 +1,6 @@
 import { TextMemoryError } from '../errors.js';
 import type { CallOptions, Transport } from '../http.js';
-import type { QueryOf, RequestEvent, ResponseOf } from '../types.js';
+import type { HealthReport, QueryOf, RequestEvent, ResponseOf } from '../types.js';
 
 export interface ExportQuery {
   /** Namespaces to export (up to 100); every namespace of the tenant when absent. */
@@ -32,9 +32,29 @@ export class InfrastructureFamily {
       .then((answer) => answer.data);
   }
 
-  /** Readiness (public, no credential). `available: true` means the services answered. */
+  /**
+   * Readiness (public, no credential). `available: true` means the services writes need answered;
+   * when they did not, the server's 503 carries the same report, and it is returned, not thrown:
+   * a health check asks for the state, it does not wait for a better one.
+   */
   health(options?: CallOptions) {
-    return this.get<ResponseOf<'health'>>('/infrastructure/health', 'none', options);
+    return this.http
+      .request<HealthReport>(
+        {
+          method: 'GET',
+          path: '/api/v1/infrastructure/health',
+          credential: 'none',
+          safe: true,
+          answers: [503],
+        },
+        options,
+      )
+      .then((answer) => answer.data);
+  }
+
+  /** Liveness (public): the gateway process runs; it asks none of its dependencies. */
+  live(options?: CallOptions) {
+    return this.get<ResponseOf<'liveness'>>('/infrastructure/health/live', 'none', options);
   }
 
   /** Operations, guarantees, limitations and input limits (public). */

@@ -812,8 +812,28 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
-        /** Service and deployment readiness (public) */
+        /**
+         * Service and deployment readiness (public): 503 when writes cannot be served
+         * @description Every service reports its own dependencies (its database, NATS, its JetStream consumers); the gateway adds its own database (`gateway_store`). 200 while writes can be served, with `status: degraded` and the entries at fault when something optional is down; 503 with the same report, the error envelope and Retry-After when a required one is (`required: true`). For a load balancer or a readiness probe; a liveness probe asks `/api/v1/infrastructure/health/live`.
+         */
         get: operations["health"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/infrastructure/health/live": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** Liveness (public): 200 while the gateway process runs; asks no dependency */
+        get: operations["liveness"];
         put?: never;
         post?: never;
         delete?: never;
@@ -1560,9 +1580,12 @@ export interface components {
             request_id: string;
         };
         StatusResponse: {
-            /** @enum {string} */
-            status: "ok" | "degraded";
-            /** @description Every required service answered its health check; nothing more */
+            /**
+             * @description ok: everything answered; degraded: serving, but something optional is down (see services); unavailable: writes cannot be served (HTTP 503)
+             * @enum {string}
+             */
+            status: "ok" | "degraded" | "unavailable";
+            /** @description Every required service answered its health check (so writes can be served); nothing more */
             available: boolean;
             /** @constant */
             execution_mode: "mock";
@@ -1573,9 +1596,7 @@ export interface components {
             schema_version: string;
             checked_at: string;
             services: {
-                [key: string]: {
-                    available: boolean;
-                };
+                [key: string]: components["schemas"]["ServiceHealth"];
             };
             /** @constant */
             production_ready: false;
@@ -1620,6 +1641,25 @@ export interface components {
                 scope: "private_memory";
             };
             request_id: string;
+        };
+        ServiceHealth: {
+            /** @description It answered within its deadline, and can serve (its database answered) */
+            available: boolean;
+            /** @description Writes need it: while it is unavailable, health answers 503 */
+            required: boolean;
+            /** @description What it reported of its own dependencies (`database`, `nats`, its JetStream consumers by name); absent when it did not answer */
+            dependencies?: {
+                [key: string]: components["schemas"]["DependencyHealth"];
+            };
+        };
+        DependencyHealth: {
+            available: boolean;
+            /** @description Round trip of the check (a database: `SELECT 1` on a connection of its own) */
+            latency_ms?: number;
+            /** @description A JetStream consumer: messages in its stream not yet delivered (its lag) */
+            pending?: number;
+            /** @description A JetStream consumer: messages delivered but not yet acknowledged */
+            ack_pending?: number;
         };
         ExportDocument: {
             /** @constant */
@@ -2188,9 +2228,12 @@ export interface components {
             };
         };
         HealthResponse: {
-            /** @enum {string} */
-            status: "ok" | "degraded";
-            /** @description Every required service answered its health check; nothing more */
+            /**
+             * @description ok: everything answered; degraded: serving, but something optional is down (see services); unavailable: writes cannot be served (HTTP 503)
+             * @enum {string}
+             */
+            status: "ok" | "degraded" | "unavailable";
+            /** @description Every required service answered its health check (so writes can be served); nothing more */
             available: boolean;
             /** @constant */
             execution_mode: "mock";
@@ -2203,10 +2246,45 @@ export interface components {
             /** @constant */
             production_ready: false;
             services: {
-                [key: string]: {
-                    available: boolean;
-                };
+                [key: string]: components["schemas"]["ServiceHealth"];
             };
+        };
+        HealthUnavailable: {
+            /** @constant */
+            status: "unavailable";
+            /** @constant */
+            available: false;
+            /** @constant */
+            execution_mode: "mock";
+            deployment_version: string;
+            environment: string;
+            /** @constant */
+            contract_version: "v1";
+            schema_version: string;
+            checked_at: string;
+            /** @constant */
+            production_ready: false;
+            services: {
+                [key: string]: components["schemas"]["ServiceHealth"];
+            };
+            error: string;
+            /** @constant */
+            retryable: true;
+            request_id: string;
+            details: {
+                /** @enum {string} */
+                code: "validation_failed" | "malformed_json" | "malformed_request" | "headers_too_large" | "unsupported_media_type" | "payload_too_large" | "malformed_file" | "unsupported_file_type" | "upload_timeout" | "authentication_required" | "permission_denied" | "credential_not_accepted" | "operator_capability_required" | "consent_required" | "policy_denied" | "storage_not_attached" | "not_found" | "already_exists" | "version_conflict" | "precondition_failed" | "idempotency_conflict" | "idempotency_in_flight" | "duplicate_event" | "rate_limited" | "too_many_imports" | "service_unavailable" | "upstream_timeout" | "storage_unavailable" | "internal_error";
+                request_id: string;
+                fields?: {
+                    path: string;
+                    message: string;
+                }[];
+            };
+        };
+        LivenessResponse: {
+            /** @constant */
+            status: "alive";
+            checked_at: string;
         };
         CapabilitiesResponse: {
             /** @constant */
@@ -7369,13 +7447,60 @@ export interface operations {
         };
         requestBody?: never;
         responses: {
-            /** @description Health */
+            /** @description Serving: status ok or degraded */
             200: {
                 headers: {
                     [name: string]: unknown;
                 };
                 content: {
                     "application/json": components["schemas"]["HealthResponse"];
+                };
+            };
+            /** @description Malformed or invalid request; correct it, do not retry unchanged */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description Request headers larger than 16 KiB (headers_too_large) */
+            431: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description Not serving writes: a required service or database is unavailable; retry after Retry-After */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["HealthUnavailable"];
+                };
+            };
+        };
+    };
+    liveness: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The process runs */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["LivenessResponse"];
                 };
             };
             /** @description Malformed or invalid request; correct it, do not retry unchanged */

@@ -10,5 +10,7 @@ const holder = prismaHolder(
 export const initPrisma = holder.init;
 export const getPrisma = holder.get;
 export const closePrisma = holder.close;
+/** Health: `SELECT 1` on a connection of its own, within half a second. */
+export const pingDatabase = holder.ping;
 /** Direct statements on the same pool, for the usage consumer's hot path. */
 export const getSql = () => poolRunner(holder.pool());

@@ -2,6 +2,7 @@ import { AppError, ErrorCode } from '@tm/contracts';
 import type { Logger } from '@tm/kit';
 import CircuitBreaker from 'opossum';
 import client from 'prom-client';
+import { RECOVERY_PROBE_MS } from './breaker-recovery.js';
 
 const breakerState = new client.Gauge({
   name: 'tm_breaker_state',
@@ -22,7 +23,8 @@ const isOutage = (err: unknown) =>
 
 /**
  * One breaker per downstream service. While open, calls fail at once with a retryable 503 and a
- * Retry-After, instead of queueing on a service that is down; after `resetMs` one call probes it.
+ * Retry-After, instead of queueing on a service that is down; after `resetMs` one call probes it,
+ * and meanwhile its ping closes it as soon as the service answers (`breaker-recovery.ts`).
  */
 export function createBreaker(options: BreakerOptions) {
   const breaker = new CircuitBreaker(<T>(call: () => Promise<T>) => call(), {
@@ -61,7 +63,8 @@ export function createBreaker(options: BreakerOptions) {
             ErrorCode.ServiceUnavailable,
             `The ${options.name} service is unavailable; retry shortly`,
             {
-              retryAfter: Math.ceil(options.resetMs / 1000),
+              // The ping closes it within RECOVERY_PROBE_MS of the service's return, not at the reset.
+              retryAfter: Math.ceil(Math.min(options.resetMs, RECOVERY_PROBE_MS) / 1000),
               cause: err,
             },
           );

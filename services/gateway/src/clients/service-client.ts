@@ -3,6 +3,7 @@ import { PingReply } from '@tm/contracts';
 import type { Logger } from '@tm/kit';
 import { z } from 'zod';
 import { createBreaker } from './breaker.js';
+import { closeOnRecovery } from './breaker-recovery.js';
 
 /** One request/reply endpoint of a service: its subject and the contracts both messages are checked against. */
 export interface Endpoint<I extends z.ZodType = z.ZodType, O extends z.ZodType = z.ZodType> {
@@ -26,6 +27,9 @@ export interface ServiceTable<E extends Record<string, Endpoint>> {
   ping: string;
   endpoints: E;
 }
+
+/** A ping's deadline: the service checks its own dependencies within half of it. */
+export const PING_TIMEOUT_MS = 1_000;
 
 export interface ServiceClientOptions {
   /** Deadline of one call; past it the caller gets a retryable 504. */
@@ -65,11 +69,22 @@ export function createServiceClient<E extends Record<string, Endpoint>>(
       return [name, (msg: unknown) => call(() => requestReply(nc, subject, { input, output }, msg, opts))];
     }),
   ) as Calls<E>;
-  return {
-    breaker,
-    ...calls,
-    /** Health probe: bypasses the breaker so an open breaker cannot hide a recovered service. */
-    ping: (timeoutMs: number) =>
-      requestReply(nc, table.ping, { input: z.object({}), output: PingReply }, {}, { timeoutMs, service }),
+  /**
+   * The service's health report. It bypasses the breaker, so an open breaker cannot hide a recovered
+   * service; and an answer closes the breaker, since the breaker counts only "not there" (a service
+   * whose database is down answers, and its calls get their own retryable 503).
+   */
+  const ping = async (timeoutMs: number) => {
+    const reply = await requestReply(
+      nc,
+      table.ping,
+      { input: z.object({}), output: PingReply },
+      {},
+      { timeoutMs, service },
+    );
+    if (!breaker.closed) breaker.close();
+    return reply;
   };
+  closeOnRecovery(breaker, () => ping(PING_TIMEOUT_MS));
+  return { breaker, ...calls, ping };
 }

@@ -11,6 +11,8 @@ const holder = prismaHolder(
 export const initPrisma = holder.init;
 export const getPrisma = holder.get;
 export const closePrisma = holder.close;
+/** Health: `SELECT 1` on a connection of its own, within half a second. */
+export const pingDatabase = holder.ping;
 /** Direct statements on the same pool, for the hot paths. */
 export const getSql = () => poolRunner(holder.pool());
 
@@ -20,6 +22,3 @@ export const getSql = () => poolRunner(holder.pool());
  */
 export const inTransaction = <T>(db: PrismaClient, work: (tx: Prisma.TransactionClient) => Promise<T>) =>
   db.$transaction(work);
-
-/** Health probe of the gateway's own database. */
-export const pingDatabase = (db: Db) => db.$queryRaw`SELECT 1`;

@@ -11,6 +11,8 @@ const holder = prismaHolder(
 export const initPrisma = holder.init;
 export const getPrisma = holder.get;
 export const closePrisma = holder.close;
+/** Health: `SELECT 1` on a connection of its own, within half a second. */
+export const pingDatabase = holder.ping;
 /** The pool itself, for what keeps state per pool (the write batcher). */
 export const getPool = holder.pool;
 /** Direct statements on the same pool, for the hot paths. */

@@ -14,5 +14,7 @@ const holder = prismaHolder(
 export const initPrisma = (url: string, poolSize: number) => holder.init(url, poolSize, { work_mem: '32MB' });
 export const getPrisma = holder.get;
 export const closePrisma = holder.close;
+/** Health: `SELECT 1` on a connection of its own, within half a second. */
+export const pingDatabase = holder.ping;
 /** Direct statements on the same pool: record inserts and the aggregates. */
 export const getSql = () => poolRunner(holder.pool());

@@ -10,3 +10,5 @@ const holder = prismaHolder(
 export const initPrisma = holder.init;
 export const getPrisma = holder.get;
 export const closePrisma = holder.close;
+/** Health: `SELECT 1` on a connection of its own, within half a second. */
+export const pingDatabase = holder.ping;

@@ -6,6 +6,7 @@ import {
   ListInvoicesMessage,
   PriceListMessage,
   QueueGroups,
+  type ServiceSelfReport,
   Subjects,
   UsageSummaryMessage,
   VoidChargeMessage,
@@ -25,7 +26,7 @@ const mapStorageError = storageOutage('Billing storage');
 
 export function serveBillingEndpoints(
   nc: NatsConnection,
-  options: { pricingVersion: string; version: string },
+  options: { pricingVersion: string; version: string; health: () => Promise<ServiceSelfReport> },
   logger: Logger,
 ): Subscription[] {
   const queue = QueueGroups.billing;
@@ -102,7 +103,12 @@ export function serveBillingEndpoints(
         subject: Subjects.billing.ping,
         queue,
         input: z.unknown(),
-        handler: async () => ({ service: 'billing', instance, version: options.version }),
+        handler: async () => ({
+          service: 'billing',
+          instance,
+          version: options.version,
+          ...(await options.health()),
+        }),
       },
       logger,
     ),

@@ -1,26 +1,56 @@
-import { CONTRACT_VERSION, type HealthResponse, SCHEMA_VERSION } from '@tm/contracts';
+import {
+  CONTRACT_VERSION,
+  type HealthResponse,
+  SCHEMA_VERSION,
+  type ServiceHealth,
+  type ServiceSelfReport,
+} from '@tm/contracts';
 
-export interface HealthProbes {
-  /** Each probe resolves when its dependency answered, and rejects otherwise. */
-  [dependency: string]: () => Promise<unknown>;
+/** One entry of the health report: a service (its ping) or the gateway's own database. */
+export interface HealthProbe {
+  /** Writes need it: while it is unavailable the deployment is, and health answers 503. */
+  required: boolean;
+  /**
+   * Resolves with what the dependency says of itself, or with nothing when answering is all it can
+   * say (a service from before [P11]); rejects when it did not answer within its deadline.
+   */
+  check: () => Promise<Partial<ServiceSelfReport> | undefined>;
+}
+
+export type HealthProbes = Record<string, HealthProbe>;
+
+async function probe({ required, check }: HealthProbe): Promise<ServiceHealth> {
+  try {
+    const report = await check();
+    return {
+      available: report?.available ?? true,
+      required,
+      ...(report?.dependencies && { dependencies: report.dependencies }),
+    };
+  } catch {
+    return { available: false, required };
+  }
 }
 
 /**
- * Ask every required dependency to answer, in parallel and bounded by each probe's own deadline.
- * `available: true` means exactly that they answered, nothing more.
+ * Ask every dependency, in parallel, each bounded by its probe's own deadline. `available` is the
+ * spec's "the required service answered the health check": every required entry answered and can
+ * serve. `status` adds what is optional: `degraded` when anything else, or any dependency a service
+ * reported, is down.
  */
 export async function checkHealth(
   probes: HealthProbes,
   deployment: { version: string; environment: string },
 ): Promise<HealthResponse> {
   const names = Object.keys(probes);
-  const results = await Promise.allSettled(names.map((n) => probes[n]?.()));
-  const services = Object.fromEntries(
-    names.map((n, i) => [n, { available: results[i]?.status === 'fulfilled' }]),
+  const entries = await Promise.all(names.map((name) => probe(probes[name] as HealthProbe)));
+  const services = Object.fromEntries(names.map((name, i) => [name, entries[i] as ServiceHealth]));
+  const available = entries.every((s) => s.available || !s.required);
+  const whole = entries.every(
+    (s) => s.available && Object.values(s.dependencies ?? {}).every((d) => d.available),
   );
-  const available = Object.values(services).every((s) => s.available);
   return {
-    status: available ? 'ok' : 'degraded',
+    status: !available ? 'unavailable' : whole ? 'ok' : 'degraded',
     available,
     execution_mode: 'mock',
     deployment_version: deployment.version,

@@ -21,6 +21,7 @@ import type { ControlDeps } from './routes/control/control-deps.js';
 import { controlRoutes } from './routes/control/control-routes.js';
 import { importRoutes } from './routes/import-routes.js';
 import { infrastructureRoutes } from './routes/infrastructure-routes.js';
+import { liveness } from './routes/liveness-route.js';
 import { memoryRoutes } from './routes/memory-routes.js';
 import { openApiRoutes } from './routes/openapi-routes.js';
 import { templateMemoryRoutes } from './routes/template-memory-routes.js';
@@ -48,6 +49,9 @@ export function createHttpApp(deps: HttpDeps): express.Express {
   app.set('etag', false);
   app.set('trust proxy', false);
   app.use(requestContext, securityHeaders, literalPathSegments);
+  // Before the access log and the request records: an orchestrator asks every few seconds, and
+  // those lines and records would say nothing but "still running" (decisions.md, [P11]).
+  app.get('/api/v1/infrastructure/health/live', liveness);
   app.use(accessLog(deps.logger), httpMetrics);
   app.use(recordRequests(deps.requestRecorder, deps.deployment.version));
   app.use('/api/v1/memory', memoryRoutes(deps.memory, deps.auth, deps.templates));

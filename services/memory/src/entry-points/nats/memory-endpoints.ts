@@ -8,6 +8,7 @@ import {
   MemoryRecallMessage,
   MemoryWriteMessage,
   QueueGroups,
+  type ServiceSelfReport,
   Subjects,
 } from '@tm/contracts';
 import { type Logger, storageOutage } from '@tm/kit';
@@ -24,7 +25,13 @@ const mapStorageError = storageOutage('Memory storage');
 
 export function serveMemoryEndpoints(
   nc: NatsConnection,
-  options: { pricingVersion: string; onCommitted: () => void; version: string },
+  options: {
+    pricingVersion: string;
+    onCommitted: () => void;
+    version: string;
+    /** The answer to a ping: its database and bus, for the gateway's health. */
+    health: () => Promise<ServiceSelfReport>;
+  },
   logger: Logger,
 ): Subscription[] {
   const queue = QueueGroups.memory;
@@ -89,7 +96,12 @@ export function serveMemoryEndpoints(
         subject: Subjects.memory.ping,
         queue,
         input: z.unknown(),
-        handler: async () => ({ service: 'memory', instance, version: options.version }),
+        handler: async () => ({
+          service: 'memory',
+          instance,
+          version: options.version,
+          ...(await options.health()),
+        }),
       },
       logger,
     ),

@@ -4,6 +4,7 @@ import {
   EventsListMessage,
   HistoryPageMessage,
   QueueGroups,
+  type ServiceSelfReport,
   Subjects,
   TelemetryWindowMessage,
 } from '@tm/contracts';
@@ -18,7 +19,12 @@ const instance = randomUUID();
 
 export function serveTelemetryEndpoints(
   nc: NatsConnection,
-  options: { policy: AnomalyPolicy; version: string; exactPercentilesUpTo: number },
+  options: {
+    policy: AnomalyPolicy;
+    version: string;
+    exactPercentilesUpTo: number;
+    health: () => Promise<ServiceSelfReport>;
+  },
   logger: Logger,
 ): Subscription[] {
   const common = { queue: QueueGroups.telemetry, mapError: storageOutage('Telemetry storage') };
@@ -64,7 +70,12 @@ export function serveTelemetryEndpoints(
         ...common,
         subject: Subjects.telemetry.ping,
         input: z.unknown(),
-        handler: async () => ({ service: 'telemetry', instance, version: options.version }),
+        handler: async () => ({
+          service: 'telemetry',
+          instance,
+          version: options.version,
+          ...(await options.health()),
+        }),
       },
       logger,
     ),

@@ -10,6 +10,7 @@ import {
   ListTemplatesMessage,
   QueueGroups,
   SearchMarketplaceMessage,
+  type ServiceSelfReport,
   Subjects,
   UpdateTemplateMessage,
 } from '@tm/contracts';
@@ -31,7 +32,7 @@ const instance = randomUUID();
 /** The template service's request/reply endpoints, in queue group `template`. */
 export function serveTemplateEndpoints(
   nc: NatsConnection,
-  options: { writeMemory: WriteMemory; version: string },
+  options: { writeMemory: WriteMemory; version: string; health: () => Promise<ServiceSelfReport> },
   logger: Logger,
 ): Subscription[] {
   const common = { queue: QueueGroups.template, mapError: storageOutage('Template storage') };
@@ -108,7 +109,12 @@ export function serveTemplateEndpoints(
         ...common,
         subject: s.ping,
         input: z.unknown(),
-        handler: async () => ({ service: 'template', instance, version: options.version }),
+        handler: async () => ({
+          service: 'template',
+          instance,
+          version: options.version,
+          ...(await options.health()),
+        }),
       },
       logger,
     ),

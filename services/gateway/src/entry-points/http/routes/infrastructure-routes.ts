@@ -5,6 +5,8 @@ import {
   decodeEventsCursor,
   ErrorCode,
   EventsQuery,
+  type HealthResponse,
+  type HealthUnavailable,
   parseOrThrow,
   RUNTIME,
   UsageQuery,
@@ -21,6 +23,18 @@ import type { SmokeTestPolicy } from '../../../domain/operations/run-smoke-test.
 import { type AuthDeps, readerOf, requireReader } from '../middleware/authenticate.js';
 import { exportRoute } from './export-route.js';
 import { smokeTestRoute } from './smoke-test-route.js';
+
+/** A health check is cheap and an outage is seldom over sooner: ask again in two seconds. */
+const HEALTH_RETRY_AFTER_S = 2;
+
+/** "memory (database)", "gateway_store": each required entry that cannot serve, and why if known. */
+const unavailableParts = (health: HealthResponse) =>
+  Object.entries(health.services)
+    .filter(([, s]) => s.required && !s.available)
+    .map(([name, s]) => {
+      const down = Object.entries(s.dependencies ?? {}).filter(([, d]) => !d.available);
+      return down.length > 0 ? `${name} (${down.map(([d]) => d).join(', ')})` : name;
+    });
 
 export interface InfrastructureDeps {
   probes: HealthProbes;
@@ -91,8 +105,26 @@ export function infrastructureRoutes(deps: InfrastructureDeps): Router {
     parseOrThrow(WindowQuery.pick({}), req.query, 'status query');
     res.json(await composeStatus({ ...deps, recorder: deps.requestRecorder }, readerOf(req), req.requestId));
   });
-  router.get('/health', async (_req, res) => {
-    res.json(await checkHealth(deps.probes, deps.deployment));
+  router.get('/health', async (req, res) => {
+    const health = await checkHealth(deps.probes, deps.deployment);
+    if (health.available) {
+      res.json(health);
+      return;
+    }
+    // The report is the answer either way; a 503 is what a load balancer reads (decisions.md, [P11]).
+    res.locals.errorCode = ErrorCode.ServiceUnavailable; // for the request record
+    res
+      .status(503)
+      .setHeader('Retry-After', String(HEALTH_RETRY_AFTER_S))
+      .json({
+        ...health,
+        status: 'unavailable',
+        available: false,
+        error: `Writes cannot be served now: ${unavailableParts(health).join(', ')} unavailable`,
+        retryable: true,
+        request_id: req.requestId,
+        details: { code: ErrorCode.ServiceUnavailable, request_id: req.requestId },
+      } satisfies HealthUnavailable);
   });
   router.get('/capabilities', (_req, res) => {
     res.json(CAPABILITIES);
