@@ -34,10 +34,13 @@ if (command === 'test') {
   // The tests run TypeScript without compiling it; type errors, lint and import cycles must fail the
   // run too. `npm run lint` is biome, madge and redocly (package.json); side by side with tsc, so on two cores
   // the step takes about as long as tsc alone.
-  say('type-checking (tsc) and linting (npm run lint: biome, madge, redocly)...');
+  // The dependency audit (infra/dev/dependency-audit.ts, docs/security.md) runs beside them: a known
+  // advisory at or above high fails the run; its own lines always show, so a skipped audit is seen.
+  say('type-checking (tsc), linting (npm run lint: biome, madge, redocly) and auditing dependencies...');
   await Promise.all([
     checkQuietly(binary(root, 'tsc'), ['-p', 'tsconfig.json']),
     checkQuietly(process.platform === 'win32' ? 'npm.cmd' : 'npm', ['run', '--silent', 'lint']),
+    checkQuietly(process.execPath, tsx('infra/dev/dependency-audit.ts').slice(1), { echo: true }),
   ]);
   buildClientPackagesIfStale();
   // tests/e2e/compiled-runtime.test.ts runs dist/; built here, before the files run side by side, so a
@@ -160,8 +163,11 @@ function runQuietly(file, fileArgs, cwd) {
   process.exit(result.status || 1);
 }
 
-/** Like runQuietly, without blocking, so checks can run side by side; the first failure ends the run. */
-function checkQuietly(file, fileArgs) {
+/**
+ * Like runQuietly, without blocking, so checks can run side by side; the first failure ends the run.
+ * `echo`: the check's stderr is shown as it comes, pass or fail (its verdict must be seen either way).
+ */
+function checkQuietly(file, fileArgs, { echo = false } = {}) {
   return new Promise((resolve) => {
     const child = spawn(file, fileArgs, { cwd: root, stdio: ['ignore', 'pipe', 'pipe'] });
     let output = '';
@@ -169,7 +175,8 @@ function checkQuietly(file, fileArgs) {
       output += chunk;
     });
     child.stderr.on('data', (chunk) => {
-      output += chunk;
+      if (echo) process.stderr.write(chunk);
+      else output += chunk;
     });
     const fail = (reason) => {
       process.stderr.write(output);

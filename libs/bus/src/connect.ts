@@ -9,10 +9,17 @@ export async function connectBus(options: {
   servers: string;
   name: string;
   logger: Logger;
+  /**
+   * The service's NATS user and its password (<SERVICE>_NATS_PASSWORD), for a server that gives each
+   * service only its own subjects (infra/nats/service-permissions.conf). No password: anonymous.
+   */
+  user?: string;
+  password?: string | undefined;
 }): Promise<NatsConnection> {
   const nc = await connect({
     servers: options.servers.split(',').map((s) => s.trim()),
     name: options.name,
+    ...(options.password === undefined ? {} : { user: options.user ?? options.name, pass: options.password }),
     maxReconnectAttempts: -1,
     reconnectTimeWait: 250,
     timeout: 5_000,

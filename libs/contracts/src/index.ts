@@ -1,6 +1,7 @@
 import './zod-setup.js';
 
 export * from './billing.js';
+export * from './bus-permissions.js';
 export * from './capabilities.js';
 export * from './chat.js';
 export * from './control.js';

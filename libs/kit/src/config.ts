@@ -31,6 +31,12 @@ export const env = {
         (v) => v.split(',').every((u) => /^(nats|tls|wss?):\/\/[^\s]+$/.test(u.trim())),
         'must be nats://host:port',
       ),
+  /**
+   * A service's NATS password (its user is the service's name): required by a server that includes
+   * infra/nats/service-permissions.conf, absent for the anonymous dev server (docs/security.md).
+   */
+  natsPassword: () =>
+    z.string().min(16, 'must be at least 16 characters (e.g. openssl rand -base64 24)').optional(),
   databaseUrl: (database: string) =>
     z
       .string()

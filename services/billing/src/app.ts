@@ -18,7 +18,12 @@ export async function startBillingService(
   version = '1.0.0',
 ): Promise<BillingService> {
   initPrisma(config.BILLING_DATABASE_URL, config.BILLING_DB_POOL_SIZE);
-  const nc = await connectBus({ servers: config.NATS_URL, name: 'billing', logger });
+  const nc = await connectBus({
+    servers: config.NATS_URL,
+    name: 'billing',
+    logger,
+    password: config.BILLING_NATS_PASSWORD,
+  });
   const consumer = startUsageConsumer(nc, {
     prices: createPriceList(),
     batchSize: config.USAGE_BATCH_SIZE,

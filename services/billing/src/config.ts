@@ -5,6 +5,8 @@ export const BillingConfigSchema = z.object({
   BILLING_DATABASE_URL: env.databaseUrl('tm_billing'),
   BILLING_DB_POOL_SIZE: env.positiveInt(5),
   NATS_URL: env.natsUrl(),
+  /** This service's NATS password (user `billing`) where the server gives each service its own subjects. */
+  BILLING_NATS_PASSWORD: env.natsPassword(),
   LOG_LEVEL: env.logLevel(),
   /** Prometheus metrics (GET /metrics) on their own listener; docs/operations.md. */
   BILLING_METRICS_PORT: env.metricsPort(9466),

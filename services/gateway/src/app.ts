@@ -29,7 +29,12 @@ export interface Gateway {
 
 export async function startGateway(config: GatewayConfig, logger: Logger): Promise<Gateway> {
   initPrisma(config.GATEWAY_DATABASE_URL, config.GATEWAY_DB_POOL_SIZE);
-  const nc = await connectBus({ servers: config.NATS_URL, name: 'gateway', logger });
+  const nc = await connectBus({
+    servers: config.NATS_URL,
+    name: 'gateway',
+    logger,
+    password: config.GATEWAY_NATS_PASSWORD,
+  });
   const memory = createMemoryClient(nc, {
     timeoutMs: config.GATEWAY_REQUEST_TIMEOUT_MS,
     breakerResetMs: config.BREAKER_RESET_MS,

@@ -8,6 +8,8 @@ export const GatewayConfigSchema = z
     GATEWAY_DATABASE_URL: env.databaseUrl('tm_gateway'),
     GATEWAY_DB_POOL_SIZE: env.positiveInt(10),
     NATS_URL: env.natsUrl(),
+    /** This service's NATS password (user `gateway`) where the server gives each service its own subjects. */
+    GATEWAY_NATS_PASSWORD: env.natsPassword(),
     LOG_LEVEL: env.logLevel(),
     /** Prometheus metrics (GET /metrics) on their own listener; docs/operations.md. */
     GATEWAY_METRICS_PORT: env.metricsPort(9464),

@@ -31,7 +31,12 @@ export async function startMemoryService(
   version = '1.0.0',
 ): Promise<MemoryService> {
   initPrisma(config.MEMORY_DATABASE_URL, config.MEMORY_DB_POOL_SIZE);
-  const nc = await connectBus({ servers: config.NATS_URL, name: 'memory', logger });
+  const nc = await connectBus({
+    servers: config.NATS_URL,
+    name: 'memory',
+    logger,
+    password: config.MEMORY_NATS_PASSWORD,
+  });
   await ensureStream(nc, Streams.memoryUsage, { replicas: config.JETSTREAM_REPLICAS });
   const js = jetStreamClient(nc);
 

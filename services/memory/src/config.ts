@@ -5,6 +5,8 @@ export const MemoryConfigSchema = z.object({
   MEMORY_DATABASE_URL: env.databaseUrl('tm_memory'),
   MEMORY_DB_POOL_SIZE: env.positiveInt(10),
   NATS_URL: env.natsUrl(),
+  /** This service's NATS password (user `memory`) where the server gives each service its own subjects. */
+  MEMORY_NATS_PASSWORD: env.natsPassword(),
   LOG_LEVEL: env.logLevel(),
   /** Prometheus metrics (GET /metrics) on their own listener; docs/operations.md. */
   MEMORY_METRICS_PORT: env.metricsPort(9465),

@@ -22,7 +22,12 @@ export async function startTelemetryService(
   version = '1.0.0',
 ): Promise<TelemetryService> {
   initPrisma(config.TELEMETRY_DATABASE_URL, config.TELEMETRY_DB_POOL_SIZE);
-  const nc = await connectBus({ servers: config.NATS_URL, name: 'telemetry', logger });
+  const nc = await connectBus({
+    servers: config.NATS_URL,
+    name: 'telemetry',
+    logger,
+    password: config.TELEMETRY_NATS_PASSWORD,
+  });
   const replicas = config.JETSTREAM_REPLICAS;
   const records = startRequestRecordConsumer(nc, { batchSize: config.RECORD_BATCH_SIZE, replicas, logger });
   const deadLetters = startDeadLetterConsumer(nc, { replicas, logger });

@@ -14,6 +14,8 @@ export const TelemetryConfigSchema = z
     TELEMETRY_DATABASE_URL: env.databaseUrl('tm_telemetry'),
     TELEMETRY_DB_POOL_SIZE: env.positiveInt(5),
     NATS_URL: env.natsUrl(),
+    /** This service's NATS password (user `telemetry`) where the server gives each service its own subjects. */
+    TELEMETRY_NATS_PASSWORD: env.natsPassword(),
     LOG_LEVEL: env.logLevel(),
     /** Prometheus metrics (GET /metrics) on their own listener; docs/operations.md. */
     TELEMETRY_METRICS_PORT: env.metricsPort(9467),

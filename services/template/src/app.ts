@@ -21,7 +21,12 @@ export async function startTemplateService(
   version = '1.0.0',
 ): Promise<TemplateService> {
   initPrisma(config.TEMPLATE_DATABASE_URL, config.TEMPLATE_DB_POOL_SIZE);
-  const nc = await connectBus({ servers: config.NATS_URL, name: 'template', logger });
+  const nc = await connectBus({
+    servers: config.NATS_URL,
+    name: 'template',
+    logger,
+    password: config.TEMPLATE_NATS_PASSWORD,
+  });
   const writeMemory = createMemoryWriter(nc, { timeoutMs: config.MEMORY_WRITE_TIMEOUT_MS });
   // resumes every job left in `processing` by a previous run
   const importWorker = startImportWorker(

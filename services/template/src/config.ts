@@ -5,6 +5,8 @@ export const TemplateConfigSchema = z.object({
   TEMPLATE_DATABASE_URL: env.databaseUrl('tm_template'),
   TEMPLATE_DB_POOL_SIZE: env.positiveInt(5),
   NATS_URL: env.natsUrl(),
+  /** This service's NATS password (user `template`) where the server gives each service its own subjects. */
+  TEMPLATE_NATS_PASSWORD: env.natsPassword(),
   LOG_LEVEL: env.logLevel(),
   /** Prometheus metrics (GET /metrics) on their own listener; docs/operations.md. */
   TEMPLATE_METRICS_PORT: env.metricsPort(9468),

@@ -3,7 +3,7 @@ import { basename } from 'node:path';
 import { inject } from 'vitest';
 import type { StackEnv } from './global-setup.js';
 import { cloneDatabase, databaseUrl, dropDatabase, SERVICES, templateDatabase } from './private-databases.js';
-import { startPrivateNats } from './private-nats.js';
+import { type PrivateNatsOptions, startPrivateNats } from './private-nats.js';
 
 /** PostgreSQL cuts names at 63 bytes; `tmt_<run>_` and `_<service>` take up to 30 of them. */
 const MAX_LABEL = 28;
@@ -25,7 +25,10 @@ export function fileLabel(filepath: string): string {
  * JetStream server, because the services' durable consumers have fixed names (two stacks on one
  * server would take each other's messages). About a second to open on a quiet machine.
  */
-export async function openFileEnv(filepath: string): Promise<{ env: StackEnv; close: () => Promise<void> }> {
+export async function openFileEnv(
+  filepath: string,
+  natsOptions: PrivateNatsOptions = {},
+): Promise<{ env: StackEnv; close: () => Promise<void> }> {
   const runId = inject('runId');
   const label = fileLabel(filepath);
   const names = Object.fromEntries(SERVICES.map((s) => [s, `tmt_${runId}_${label}_${s}`])) as Record<
@@ -33,7 +36,7 @@ export async function openFileEnv(filepath: string): Promise<{ env: StackEnv; cl
     string
   >;
   const created: string[] = [];
-  const nats = await startPrivateNats();
+  const nats = await startPrivateNats(natsOptions);
   const close = async () => {
     await nats.stop();
     await Promise.all(created.map((name) => dropDatabase(name)));

@@ -1,5 +1,5 @@
 import { type ChildProcess, spawn } from 'node:child_process';
-import { existsSync, mkdtempSync, rmSync } from 'node:fs';
+import { existsSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { createServer, connect as tcpConnect } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -56,7 +56,14 @@ async function waitForPort(port: number, deadlineMs: number): Promise<void> {
  * port is on too (`monitorUrl`): `/connz?subs=detail` counts the messages each connection's
  * subscriptions received, which is how a test tells which instance of a queue group took requests.
  */
-export async function startPrivateNats(): Promise<{
+export interface PrivateNatsOptions {
+  /** Server configuration text (e.g. `include` of infra/nats/service-permissions.conf), beside the flags. */
+  config?: string;
+  /** Environment of the server process: the passwords the configuration refers to as `$VARIABLE`. */
+  env?: Record<string, string>;
+}
+
+export async function startPrivateNats(options: PrivateNatsOptions = {}): Promise<{
   url: string;
   monitorUrl: string;
   stop: () => Promise<void>;
@@ -68,11 +75,18 @@ export async function startPrivateNats(): Promise<{
   const port = await freePort();
   const monitorPort = await freePort();
   const storeDir = mkdtempSync(join(tmpdir(), 'tm-nats-'));
+  const configArgs: string[] = [];
+  if (options.config !== undefined) {
+    const configFile = join(storeDir, 'server.conf');
+    writeFileSync(configFile, options.config);
+    configArgs.push('-c', configFile);
+  }
   const child: ChildProcess = spawn(
     binary,
-    ['-js', '-a', '127.0.0.1', '-p', String(port), '-m', String(monitorPort), '-sd', storeDir],
+    [...configArgs, '-js', '-a', '127.0.0.1', '-p', String(port), '-m', String(monitorPort), '-sd', storeDir],
     {
       stdio: 'ignore',
+      env: { ...process.env, ...options.env },
     },
   );
   await waitForPort(port, 10_000);

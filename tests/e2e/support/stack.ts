@@ -10,6 +10,7 @@ import { type Api, createApi } from './api.js';
 import { openFileEnv } from './file-env.js';
 import type { StackEnv } from './global-setup.js';
 import { logDestination, recordSecrets } from './log-capture.js';
+import type { PrivateNatsOptions } from './private-nats.js';
 
 /**
  * Every stack logs at the finest level into the run's one log file, which the global teardown
@@ -31,6 +32,11 @@ export interface StackOptions {
   telemetryEnv?: Record<string, string>;
   /** Template service settings to override, by variable name (e.g. IMPORT_BATCH_SIZE). */
   templateEnv?: Record<string, string>;
+  /** Memory and billing settings to override, by variable name (e.g. MEMORY_NATS_PASSWORD). */
+  memoryEnv?: Record<string, string>;
+  billingEnv?: Record<string, string>;
+  /** This file's nats-server: extra configuration and its environment (tests/e2e/nats-permissions.test.ts). */
+  nats?: PrivateNatsOptions;
 }
 
 export async function startStack(options: StackOptions, env: StackEnv) {
@@ -39,11 +45,13 @@ export async function startStack(options: StackOptions, env: StackEnv) {
     MEMORY_DATABASE_URL: env.memoryDbUrl,
     NATS_URL: env.natsUrl,
     OUTBOX_RELAY_INTERVAL_MS: '100',
+    ...options.memoryEnv,
   });
   let memory: MemoryService | undefined = await startMemoryService(memoryConfig, logger);
   const billingConfig = BillingConfigSchema.parse({
     BILLING_DATABASE_URL: env.billingDbUrl,
     NATS_URL: env.natsUrl,
+    ...options.billingEnv,
   });
   let billing: BillingService | undefined = await startBillingService(billingConfig, logger);
   const telemetryConfig = TelemetryConfigSchema.parse({
@@ -150,7 +158,7 @@ export function useStack(options: StackOptions = {}) {
   let closeFileEnv: (() => Promise<void>) | undefined;
   beforeAll(async (file) => {
     if (fileEnv) throw new Error('useStack() is called once per file');
-    const opened = await openFileEnv('filepath' in file ? file.filepath : file.file.filepath);
+    const opened = await openFileEnv('filepath' in file ? file.filepath : file.file.filepath, options.nats);
     closeFileEnv = opened.close;
     fileEnv = opened.env;
     t.stack = await startStack(options, opened.env);

@@ -36,6 +36,9 @@ async function revokeKey(args: string[]) {
     servers: config.NATS_URL,
     name: 'gateway-admin',
     logger: createLogger({ name: 'admin', level: 'warn' }),
+    // It announces key changes as the gateway does, so it connects as the gateway's user.
+    user: 'gateway',
+    password: config.GATEWAY_NATS_PASSWORD,
   });
   try {
     const revoked = await revokeApiKey({ tenantId: values.tenant, keyId: values.key }, { nc });
