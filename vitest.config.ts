@@ -2,7 +2,12 @@ import { defineConfig } from 'vitest/config';
 
 export default defineConfig({
   test: {
-    include: ['libs/*/test/**/*.test.ts', 'services/*/test/**/*.test.ts', 'tests/e2e/**/*.test.ts'],
+    include: [
+      'libs/*/test/**/*.test.ts',
+      'services/*/test/**/*.test.ts',
+      'infra/dev/test/**/*.test.ts',
+      'tests/e2e/**/*.test.ts',
+    ],
     globalSetup: ['tests/e2e/support/global-setup.ts'],
     // Each e2e file has its own databases and nats-server (tests/e2e/support/file-env.ts), so files
     // run side by side. Whole suite on 2 cores, quiet machine (vitest's Duration): 455 s one file at a
