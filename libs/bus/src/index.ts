@@ -4,6 +4,7 @@ export * from './batched-endpoint.js';
 export * from './bus-error.js';
 export * from './codec.js';
 export * from './connect.js';
+export * from './drain-endpoints.js';
 export * from './durable-consumer.js';
 export * from './jetstream.js';
 export * from './outbox-relay.js';

@@ -15,6 +15,8 @@ export const TelemetryConfigSchema = z
     TELEMETRY_DB_POOL_SIZE: env.positiveInt(5),
     NATS_URL: env.natsUrl(),
     LOG_LEVEL: env.logLevel(),
+    /** On SIGTERM, how long bus requests already taken may take to be answered before the pool closes. */
+    DRAIN_TIMEOUT_MS: env.drainTimeoutMs(),
     /** Prometheus metrics (GET /metrics) on their own listener; docs/operations.md. */
     TELEMETRY_METRICS_PORT: env.metricsPort(9467),
     METRICS_HOST: env.metricsHost(),
