@@ -5,7 +5,7 @@ import { startProcessMetrics } from './metrics/registry.js';
 import { closeOnSignals } from './shutdown.js';
 
 /** After the drain, what closing the rest (streams, bus connection, pool) may take before exit 1. */
-const CLOSE_AFTER_DRAIN_MS = 5_000;
+export const CLOSE_AFTER_DRAIN_MS = 5_000;
 
 /**
  * A service's process entry: start it, serve its Prometheus metrics on their own port (`metrics`, read
