@@ -11,6 +11,7 @@ import { readDevSettings } from './dev-settings.js';
 import { acceptsConnections, prepareEmbeddedPostgres } from './embedded-postgres.js';
 import { ensureDatabase } from './ensure-database.js';
 import { devGatewaySecret } from './gateway-secret.js';
+import { natsInstallPlan, runInstallPlan, stopPackagedService, thisHost } from './install-nats-server.js';
 import { migrateService } from './migrate-service.js';
 import { findNatsServer, NATS_INSTALL_HINT, startNatsServer } from './nats-server.js';
 import { printLine } from './prefixed-output.js';
@@ -82,7 +83,7 @@ async function ensureNats(): Promise<void> {
   if (await canConnect(nats.host, nats.port)) return say(`NATS: using ${nats.host}:${nats.port}`);
   if (!isLoopback(nats.host))
     throw new Error(`NATS at ${nats.host}:${nats.port} (NATS_URL) is not reachable`);
-  const binary = findNatsServer();
+  const binary = findNatsServer() ?? (await installNatsServer());
   if (!binary)
     throw new Error(
       `NATS: nothing on ${nats.host}:${nats.port} and no nats-server found.\n${NATS_INSTALL_HINT}`,
@@ -93,6 +94,24 @@ async function ensureNats(): Promise<void> {
   );
   supervise('nats', () => startNatsServer(binary, nats.port, storeDir, root));
   await waitFor('nats-server to listen', () => canConnect(nats.host, nats.port), { timeoutMs: 15_000 });
+}
+
+/** Install nats-server where that needs nobody's answer (install-nats-server.ts); undefined if it cannot. */
+async function installNatsServer(): Promise<string | undefined> {
+  const plan = natsInstallPlan(thisHost);
+  if (!plan) return undefined;
+  say(
+    `NATS: no nats-server found; installing it (${plan.steps.map((step) => step.join(' ')).join(', then ')})`,
+  );
+  try {
+    await runInstallPlan(plan, root);
+    if ((await canConnect(nats.host, nats.port)) && (await stopPackagedService(plan, root)))
+      say("NATS: stopped the package's own nats-server service (no JetStream); starting one with JetStream");
+  } catch (err) {
+    say(`NATS: installing nats-server failed: ${err instanceof Error ? err.message : String(err)}`);
+    return undefined;
+  }
+  return findNatsServer();
 }
 
 async function main(): Promise<void> {
