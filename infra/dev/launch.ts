@@ -1,6 +1,6 @@
 /**
  * Dev launcher (`pnpm start`): PostgreSQL and NATS (the system's, or local ones it starts), databases,
- * migrations, a bootstrap tenant, then every service as its own process until Ctrl+C.
+ * migrations, a bootstrap tenant, then every service as its own process, restarted if it dies, until Ctrl+C.
  * See infra/README.md for how it decides what to start. With `--compiled` (`npm run start:prod`, after
  * run.mjs has built dist/) the services run from dist/ with plain node instead of tsx.
  */
