@@ -51,7 +51,8 @@ export function readDevSettings(env: NodeJS.ProcessEnv = process.env): DevSettin
   const first = new URL(natsUrl.split(',')[0]?.trim() ?? natsUrl);
   return {
     root,
-    dataDir: join(root, '.data'),
+    // Elsewhere for a launcher that must not meet the developer's own state (the supervision e2e test).
+    dataDir: env.DEV_DATA_DIR ? resolve(env.DEV_DATA_DIR) : join(root, '.data'),
     pg,
     nats: { url: natsUrl, host: first.hostname.replace(/^\[|\]$/g, ''), port: Number(first.port || 4222) },
     gatewayPort: Number(env.GATEWAY_PORT || 8080),

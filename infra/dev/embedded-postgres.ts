@@ -16,20 +16,22 @@ const asRoot = process.getuid?.() === 0;
  * port; the cluster is initialised on first use and kept between runs. The package does the initdb
  * (as root it creates the `postgres` user if missing and hands it the directory, since PostgreSQL refuses
  * to run as root); the server runs as a supervised child like the services, so it stops last, in order,
- * and its death is noticed.
+ * and is restarted if it dies. Resolves with what starts the server (once now, again after a crash).
  */
-export async function startEmbeddedPostgres(
+export async function prepareEmbeddedPostgres(
   settings: PgSettings,
   dataDir: string,
-): Promise<SupervisedProcess> {
+): Promise<() => SupervisedProcess> {
   const binaries = await loadBinaries();
   if (!existsSync(join(dataDir, 'PG_VERSION'))) await initialise(settings, dataDir);
-  return startSupervised('postgres', binaries.postgres, ['-D', dataDir, '-p', String(settings.port)], {
-    cwd: dataDir,
-    env: process.env,
-    ...(asRoot ? postgresUserIds() : {}),
-    stopSignal: 'SIGINT', // "fast" shutdown; SIGTERM would wait for every client to leave
-  });
+  const ids = asRoot ? postgresUserIds() : {};
+  return () =>
+    startSupervised('postgres', binaries.postgres, ['-D', dataDir, '-p', String(settings.port)], {
+      cwd: dataDir,
+      env: process.env,
+      ...ids,
+      stopSignal: 'SIGINT', // "fast" shutdown; SIGTERM would wait for every client to leave
+    });
 }
 
 /** True once the server answers a real login (it accepts TCP before it is ready). */

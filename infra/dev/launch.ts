@@ -1,6 +1,6 @@
 /**
  * Dev launcher (`pnpm start`): PostgreSQL and NATS (the system's, or local ones it starts), databases,
- * migrations, a bootstrap tenant, then every service as its own process until Ctrl+C.
+ * migrations, a bootstrap tenant, then every service as its own process, restarted if it dies, until Ctrl+C.
  * See infra/README.md for how it decides what to start. With `--compiled` (`npm run start:prod`, after
  * run.mjs has built dist/) the services run from dist/ with plain node instead of tsx.
  */
@@ -8,12 +8,14 @@ import { mkdir } from 'node:fs/promises';
 import { join, relative } from 'node:path';
 import { bootstrapTenantOnce } from './bootstrap-tenant.js';
 import { readDevSettings } from './dev-settings.js';
-import { acceptsConnections, startEmbeddedPostgres } from './embedded-postgres.js';
+import { acceptsConnections, prepareEmbeddedPostgres } from './embedded-postgres.js';
 import { ensureDatabase } from './ensure-database.js';
 import { devGatewaySecret } from './gateway-secret.js';
+import { natsInstallPlan, runInstallPlan, stopPackagedService, thisHost } from './install-nats-server.js';
 import { migrateService } from './migrate-service.js';
 import { findNatsServer, NATS_INSTALL_HINT, startNatsServer } from './nats-server.js';
 import { printLine } from './prefixed-output.js';
+import { keepRunning } from './restarting-process.js';
 import { nodeArgs, type Runtime } from './service-command.js';
 import { type SupervisedProcess, startSupervised } from './supervised-process.js';
 import { canConnect, isLoopback } from './tcp-probe.js';
@@ -52,12 +54,17 @@ for (const signal of ['SIGINT', 'SIGTERM', 'SIGHUP'] as const) {
   process.on(signal, () => void shutdown(0, `${signal}: stopping`));
 }
 
-function supervise(child: SupervisedProcess): SupervisedProcess {
-  stops.push({ name: child.name, stop: () => child.stop() });
-  void child.exited.then((code) => {
-    if (!shuttingDown) void shutdown(1, `${child.name} exited with code ${code}; stopping the rest`);
+/**
+ * Run a child and restart it when it dies (restarting-process.ts): one crashed service no longer takes
+ * the others down. Only a child that keeps failing fast ends the launcher, and with it the rest: a
+ * launcher sitting half up would hide a service that cannot start, where exit 1 tells whoever runs it.
+ */
+function supervise(name: string, start: () => SupervisedProcess): void {
+  const child = keepRunning(name, start);
+  stops.push({ name, stop: () => child.stop() });
+  void child.gaveUp.then(() => {
+    if (!shuttingDown) void shutdown(1, `gave up on ${name}; stopping the rest`);
   });
-  return child;
 }
 
 async function ensurePostgres(): Promise<void> {
@@ -68,7 +75,7 @@ async function ensurePostgres(): Promise<void> {
   say(
     `PostgreSQL: nothing on ${pg.host}:${pg.port}; starting embedded PostgreSQL (data in ${shown(pgDataDir)})`,
   );
-  supervise(await startEmbeddedPostgres(pg, pgDataDir));
+  supervise('postgres', await prepareEmbeddedPostgres(pg, pgDataDir));
   await waitFor('PostgreSQL to accept connections', () => acceptsConnections(pg), { timeoutMs: 30_000 });
 }
 
@@ -76,7 +83,7 @@ async function ensureNats(): Promise<void> {
   if (await canConnect(nats.host, nats.port)) return say(`NATS: using ${nats.host}:${nats.port}`);
   if (!isLoopback(nats.host))
     throw new Error(`NATS at ${nats.host}:${nats.port} (NATS_URL) is not reachable`);
-  const binary = findNatsServer();
+  const binary = findNatsServer() ?? (await installNatsServer());
   if (!binary)
     throw new Error(
       `NATS: nothing on ${nats.host}:${nats.port} and no nats-server found.\n${NATS_INSTALL_HINT}`,
@@ -85,8 +92,26 @@ async function ensureNats(): Promise<void> {
   say(
     `NATS: nothing on ${nats.host}:${nats.port}; starting ${binary} with JetStream (store in ${shown(storeDir)})`,
   );
-  supervise(startNatsServer(binary, nats.port, storeDir, root));
+  supervise('nats', () => startNatsServer(binary, nats.port, storeDir, root));
   await waitFor('nats-server to listen', () => canConnect(nats.host, nats.port), { timeoutMs: 15_000 });
+}
+
+/** Install nats-server where that needs nobody's answer (install-nats-server.ts); undefined if it cannot. */
+async function installNatsServer(): Promise<string | undefined> {
+  const plan = natsInstallPlan(thisHost);
+  if (!plan) return undefined;
+  say(
+    `NATS: no nats-server found; installing it (${plan.steps.map((step) => step.join(' ')).join(', then ')})`,
+  );
+  try {
+    await runInstallPlan(plan, root);
+    if ((await canConnect(nats.host, nats.port)) && (await stopPackagedService(plan, root)))
+      say("NATS: stopped the package's own nats-server service (no JetStream); starting one with JetStream");
+  } catch (err) {
+    say(`NATS: installing nats-server failed: ${err instanceof Error ? err.message : String(err)}`);
+    return undefined;
+  }
+  return findNatsServer();
 }
 
 async function main(): Promise<void> {
@@ -116,7 +141,7 @@ async function main(): Promise<void> {
 
   say(`services: ${runtime === 'tsx' ? 'TypeScript through tsx' : 'compiled, from dist/ with plain node'}`);
   for (const service of settings.services) {
-    supervise(
+    supervise(service.name, () =>
       startSupervised(service.name, process.execPath, nodeArgs(runtime, service.name, 'start.ts'), {
         cwd: root,
         env: childEnv,

@@ -1,5 +1,4 @@
-import { accessSync, constants } from 'node:fs';
-import { delimiter, join } from 'node:path';
+import { isExecutable, onPath } from './install-nats-server.js';
 import { type SupervisedProcess, startSupervised } from './supervised-process.js';
 
 /** Where Debian's `nats-server` package puts the binary, which is not on a normal user's PATH. */
@@ -8,27 +7,14 @@ const DEBIAN_PATH = '/usr/sbin/nats-server';
 export const NATS_INSTALL_HINT = [
   'Install nats-server (2.9 or newer), then run this again:',
   '  Debian/Ubuntu:  sudo apt-get install -y nats-server',
+  '  macOS:          brew install nats-server',
   '  elsewhere:      a release binary from https://github.com/nats-io/nats-server/releases on PATH',
   'or point NATS_URL at a running server with JetStream enabled.',
 ].join('\n');
 
 /** `nats-server` from PATH, else the Debian location; undefined when neither exists. */
 export function findNatsServer(env: NodeJS.ProcessEnv = process.env): string | undefined {
-  const candidates = [
-    ...(env.PATH ?? '')
-      .split(delimiter)
-      .filter(Boolean)
-      .map((dir) => join(dir, 'nats-server')),
-    DEBIAN_PATH,
-  ];
-  return candidates.find((file) => {
-    try {
-      accessSync(file, constants.X_OK);
-      return true;
-    } catch {
-      return false;
-    }
-  });
+  return onPath('nats-server', env) ?? (isExecutable(DEBIAN_PATH) ? DEBIAN_PATH : undefined);
 }
 
 /** A local nats-server with JetStream, its store in `storeDir`. */

@@ -1,9 +1,11 @@
 import { existsSync, readdirSync, readFileSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
+import { CLOSE_AFTER_DRAIN_MS, env } from '@tm/kit';
 import { describe, expect, it } from 'vitest';
 import { parse } from 'yaml';
 import { COMPILED_CONDITION } from '../../infra/dev/service-command.js';
+import { STOP_GRACE_MS } from '../../infra/dev/supervised-process.js';
 
 // `docker compose config` needs the compose plugin, which CI machines lack: this reads the file instead.
 const root = join(dirname(fileURLToPath(import.meta.url)), '..', '..');
@@ -11,6 +13,8 @@ const read = (path: string) => readFileSync(join(root, path), 'utf8');
 
 interface ComposeService {
   image?: string;
+  stop_grace_period?: string;
+  environment?: Record<string, unknown>;
   build?: { context?: string; dockerfile?: string; args?: Record<string, string> };
 }
 const compose = parse(read('docker-compose.yml'), { merge: true }) as {
@@ -70,5 +74,18 @@ describe('docker-compose.yml', () => {
     for (const name of serviceFolders) {
       expect(existsSync(join(root, 'services', name, 'tsconfig.build.json')), name).toBe(true);
     }
+  });
+
+  it('when a service is stopped, then it has its whole drain and close before SIGKILL, as under the dev launcher', () => {
+    const drainMs = env.drainTimeoutMs().parse(undefined);
+    const seconds = (value: string | undefined) => Number(value?.match(/^(\d+)s$/)?.[1] ?? Number.NaN) * 1000;
+
+    for (const [name, service] of built.filter(([, s]) =>
+      serviceFolders.includes(s.build?.args?.SERVICE ?? ''),
+    )) {
+      expect({ name, graceMs: seconds(service.stop_grace_period) }).toEqual({ name, graceMs: STOP_GRACE_MS });
+      expect(service.environment, name).toHaveProperty('DRAIN_TIMEOUT_MS');
+    }
+    expect(drainMs + CLOSE_AFTER_DRAIN_MS).toBeLessThan(STOP_GRACE_MS);
   });
 });

@@ -40,10 +40,10 @@ export function serveBatchedEndpoint<I extends z.ZodType>(
     }
     if (!Array.isArray(items)) {
       respondWithError(msg, new AppError(ErrorCode.ValidationFailed, 'A batch message needs an items array'));
-      return;
+      return Promise.resolve();
     }
     const traces = itemTraces(msg.headers, items.length);
-    void Promise.all(items.map((item, i) => answer(item, traces[i] as TraceContext))).then((results) =>
+    return Promise.all(items.map((item, i) => answer(item, traces[i] as TraceContext))).then((results) =>
       msg.respond(JSON.stringify({ results })),
     );
   });

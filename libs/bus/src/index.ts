@@ -5,6 +5,7 @@ export * from './bus-error.js';
 export * from './codec.js';
 export * from './connect.js';
 export * from './consumer-lag.js';
+export * from './drain-endpoints.js';
 export * from './durable-consumer.js';
 export * from './jetstream.js';
 export * from './outbox-relay.js';

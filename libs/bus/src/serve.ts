@@ -11,6 +11,7 @@ import type { z } from 'zod';
 import { ERROR_HEADER, toBusErrorBody } from './bus-error.js';
 import { handledMessages, handlingSeconds, outcomeOf } from './bus-metrics.js';
 import { decodeJson, encodeJson } from './codec.js';
+import { holdWhileWorking } from './drain-endpoints.js';
 import { traceOfMessage } from './trace-headers.js';
 
 export interface Endpoint<I extends z.ZodType> {
@@ -32,23 +33,35 @@ export function serveEndpoint<I extends z.ZodType>(
   endpoint: Endpoint<I>,
   logger: Logger,
 ): Subscription {
-  return subscribeEndpoint(nc, endpoint, logger, (msg) => void handle(msg, endpoint, logger));
+  return subscribeEndpoint(nc, endpoint, logger, (msg) => handle(msg, endpoint, logger));
 }
 
-/** Subscribe in the endpoint's queue group; a subscription error is logged, each message handed on. */
+/**
+ * Subscribe in the endpoint's queue group; a subscription error is logged, each message handed on. The
+ * work each message starts is counted until it settles, so a stopping service can let it finish
+ * (drainEndpoints).
+ */
 export function subscribeEndpoint(
   nc: NatsConnection,
   endpoint: { subject: string; queue: string },
   logger: Logger,
-  onMessage: (msg: Msg) => void,
+  onMessage: (msg: Msg) => Promise<unknown>,
 ): Subscription {
-  return nc.subscribe(endpoint.subject, {
+  const subscription: Subscription = nc.subscribe(endpoint.subject, {
     queue: endpoint.queue,
     callback: (err, msg) => {
       if (err) logger.error({ err, subject: endpoint.subject }, 'subscription error');
-      else onMessage(msg);
+      else
+        holdWhileWorking(
+          subscription,
+          // Answering failed (the connection closed under it): say so rather than end the process.
+          onMessage(msg).catch((failure: unknown) =>
+            logger.error({ err: failure, subject: endpoint.subject }, 'could not answer a message'),
+          ),
+        );
     },
   });
+  return subscription;
 }
 
 /** One message, handled inside the trace its headers carry (so every log line of its work names it). */

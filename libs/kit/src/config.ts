@@ -48,6 +48,14 @@ export const env = {
   /** Where a service's Prometheus metrics listen: its own port, apart from any public one (0: any free port). */
   metricsPort: (fallback: number) => z.coerce.number().int().min(0).max(65_535).default(fallback),
   metricsHost: () => z.string().min(1).default('127.0.0.1'),
+  /**
+   * How long a stopping process lets the work it holds finish (the gateway its HTTP requests, a service
+   * its bus requests) before it answers or drops what is left and closes. Its default and the 5 s that
+   * follow for closing the rest (runMain's deadline) fit inside the launcher's and compose's 15 s
+   * before SIGKILL; a longer drain needs a longer stop_grace_period.
+   */
+  drainTimeoutMs: () =>
+    z.coerce.number().int().min(0).max(60_000, 'must be at most 60000 (60 s)').default(5_000),
   logLevel: () => z.enum(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent']).default('info'),
   text: (fallback: string) => z.string().min(1).default(fallback),
   /**

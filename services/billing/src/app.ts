@@ -1,4 +1,4 @@
-import { checkServiceHealth, connectBus, type NatsConnection } from '@tm/bus';
+import { checkServiceHealth, connectBus, drainEndpoints, type NatsConnection } from '@tm/bus';
 import type { Logger } from '@tm/kit';
 import type { BillingConfig } from './config.js';
 import { closePrisma, initPrisma, pingDatabase } from './data-access/prisma-client.js';
@@ -43,7 +43,7 @@ export async function startBillingService(
   return {
     nc,
     stop: async () => {
-      await Promise.all(subscriptions.map((s) => s.drain()));
+      await drainEndpoints(subscriptions, config.DRAIN_TIMEOUT_MS, logger);
       await consumer.stop();
       await nc.drain();
       await closePrisma();

@@ -8,6 +8,8 @@ export const BillingConfigSchema = z.object({
   /** This service's NATS password (user `billing`) where the server gives each service its own subjects. */
   BILLING_NATS_PASSWORD: env.natsPassword(),
   LOG_LEVEL: env.logLevel(),
+  /** On SIGTERM, how long bus requests already taken may take to be answered before the pool closes. */
+  DRAIN_TIMEOUT_MS: env.drainTimeoutMs(),
   /** Prometheus metrics (GET /metrics) on their own listener; docs/operations.md. */
   BILLING_METRICS_PORT: env.metricsPort(9466),
   METRICS_HOST: env.metricsHost(),

@@ -7,4 +7,5 @@ await runMain('billing', (logger) => startBillingService(loadBillingConfig(), lo
     const config = loadBillingConfig();
     return { port: config.BILLING_METRICS_PORT, host: config.METRICS_HOST };
   },
+  drainMs: () => loadBillingConfig().DRAIN_TIMEOUT_MS,
 });

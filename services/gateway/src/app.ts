@@ -15,6 +15,7 @@ import { createKeyUsage } from './domain/identity/key-usage.js';
 import { createVerifiedKeyCache } from './domain/identity/verified-key-cache.js';
 import { createRateLimits } from './domain/operations/rate-limits.js';
 import { smokeTestPolicyOf } from './domain/operations/run-smoke-test.js';
+import { trackInFlightRequests } from './entry-points/http/in-flight-requests.js';
 import { createHttpApp, startServer, stopServer } from './entry-points/http/server.js';
 import { listenForIdentityChanges } from './entry-points/nats/identity-changes.js';
 
@@ -79,7 +80,9 @@ export async function startGateway(config: GatewayConfig, logger: Logger): Promi
     maxBuffered: config.REQUEST_RECORD_BUFFER,
     streamReplicas: config.JETSTREAM_REPLICAS,
   });
+  const inFlight = trackInFlightRequests();
   const app = createHttpApp({
+    inFlight,
     memory,
     telemetry,
     templates,
@@ -128,7 +131,7 @@ export async function startGateway(config: GatewayConfig, logger: Logger): Promi
     memory,
     requestRecorder,
     stop: async () => {
-      await stopServer(server);
+      await stopServer(server, inFlight, config.DRAIN_TIMEOUT_MS, logger);
       await requestRecorder.stop();
       rateLimits.stop();
       memory.breaker.shutdown();

@@ -18,6 +18,11 @@ export const GatewayConfigSchema = z
     JETSTREAM_REPLICAS: env.jetstreamReplicas(),
     /** Deadline for one call to a downstream service; past it the caller gets a retryable 504. */
     GATEWAY_REQUEST_TIMEOUT_MS: env.positiveInt(5_000),
+    /**
+     * On SIGTERM, how long requests already taken may take to finish; those still held then (a
+     * downstream that never answers) get a retryable 503 and the process exits.
+     */
+    DRAIN_TIMEOUT_MS: env.drainTimeoutMs(),
     /** How long an open breaker refuses calls before trying the service again. */
     BREAKER_RESET_MS: env.positiveInt(5_000),
     /** Verified API keys kept per instance; changes reach every instance by broadcast, not by expiry. */

@@ -7,4 +7,5 @@ await runMain('gateway', (logger) => startGateway(loadGatewayConfig(), logger), 
     const config = loadGatewayConfig();
     return { port: config.GATEWAY_METRICS_PORT, host: config.METRICS_HOST };
   },
+  drainMs: () => loadGatewayConfig().DRAIN_TIMEOUT_MS,
 });

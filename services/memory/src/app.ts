@@ -1,6 +1,7 @@
 import {
   checkServiceHealth,
   connectBus,
+  drainEndpoints,
   ensureStream,
   jetStreamClient,
   type NatsConnection,
@@ -81,7 +82,7 @@ export async function startMemoryService(
     nc,
     flushOutbox: relay.flush,
     stop: async () => {
-      await Promise.all(subscriptions.map((s) => s.drain()));
+      await drainEndpoints(subscriptions, config.DRAIN_TIMEOUT_MS, logger);
       await Promise.all([relay.stop(), pruning.stop()]);
       unwatchOutbox();
       await nc.drain();

@@ -8,6 +8,8 @@ export const MemoryConfigSchema = z.object({
   /** This service's NATS password (user `memory`) where the server gives each service its own subjects. */
   MEMORY_NATS_PASSWORD: env.natsPassword(),
   LOG_LEVEL: env.logLevel(),
+  /** On SIGTERM, how long bus requests already taken may take to be answered before the pool closes. */
+  DRAIN_TIMEOUT_MS: env.drainTimeoutMs(),
   /** Prometheus metrics (GET /metrics) on their own listener; docs/operations.md. */
   MEMORY_METRICS_PORT: env.metricsPort(9465),
   METRICS_HOST: env.metricsHost(),

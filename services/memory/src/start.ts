@@ -7,4 +7,5 @@ await runMain('memory', (logger) => startMemoryService(loadMemoryConfig(), logge
     const config = loadMemoryConfig();
     return { port: config.MEMORY_METRICS_PORT, host: config.METRICS_HOST };
   },
+  drainMs: () => loadMemoryConfig().DRAIN_TIMEOUT_MS,
 });

@@ -17,6 +17,8 @@ export const TelemetryConfigSchema = z
     /** This service's NATS password (user `telemetry`) where the server gives each service its own subjects. */
     TELEMETRY_NATS_PASSWORD: env.natsPassword(),
     LOG_LEVEL: env.logLevel(),
+    /** On SIGTERM, how long bus requests already taken may take to be answered before the pool closes. */
+    DRAIN_TIMEOUT_MS: env.drainTimeoutMs(),
     /** Prometheus metrics (GET /metrics) on their own listener; docs/operations.md. */
     TELEMETRY_METRICS_PORT: env.metricsPort(9467),
     METRICS_HOST: env.metricsHost(),

@@ -7,4 +7,5 @@ await runMain('telemetry', (logger) => startTelemetryService(loadTelemetryConfig
     const config = loadTelemetryConfig();
     return { port: config.TELEMETRY_METRICS_PORT, host: config.METRICS_HOST };
   },
+  drainMs: () => loadTelemetryConfig().DRAIN_TIMEOUT_MS,
 });

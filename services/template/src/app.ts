@@ -1,4 +1,4 @@
-import { checkServiceHealth, connectBus, type NatsConnection } from '@tm/bus';
+import { checkServiceHealth, connectBus, drainEndpoints, type NatsConnection } from '@tm/bus';
 import type { Logger } from '@tm/kit';
 import { createWritePriceReader } from './clients/billing-prices.js';
 import { createMemoryWriter } from './clients/memory-writer.js';
@@ -64,7 +64,7 @@ export async function startTemplateService(
   return {
     nc,
     stop: async () => {
-      await Promise.all(subscriptions.map((s) => s.drain()));
+      await drainEndpoints(subscriptions, config.DRAIN_TIMEOUT_MS, logger);
       await importWorker.stop();
       await nc.drain();
       await closePrisma();

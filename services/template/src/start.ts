@@ -7,4 +7,5 @@ await runMain('template', (logger) => startTemplateService(loadTemplateConfig(),
     const config = loadTemplateConfig();
     return { port: config.TEMPLATE_METRICS_PORT, host: config.METRICS_HOST };
   },
+  drainMs: () => loadTemplateConfig().DRAIN_TIMEOUT_MS,
 });

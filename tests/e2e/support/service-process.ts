@@ -14,16 +14,30 @@ export interface ServiceProcess {
   kill: (signal: NodeJS.Signals) => Promise<void>;
   /** Every line it has written so far (stdout and stderr). */
   lines: string[];
+  /** Resolves with how it ended. */
+  exited: Promise<{ code: number | null; signal: NodeJS.Signals | null }>;
+  /** Its ready line, parsed (the gateway's carries its `port`). */
+  ready: { port?: number };
 }
+
+/** The line each process logs once it serves. */
+const READY_MESSAGE = {
+  memory: 'memory service ready',
+  billing: 'billing service ready',
+  telemetry: 'telemetry service ready',
+  template: 'template service ready',
+  gateway: 'gateway listening',
+};
 
 /**
  * A service as its own OS process, started the way the dev launcher starts it (node with tsx's
  * loader on `services/<name>/src/start.ts`), for tests that must kill an instance outright: an
  * in-process instance cannot be SIGKILLed without the test. Its log lines go to the run's log file
- * (the credential leak check reads them too). Resolves once it logs `<name> service ready`.
+ * (the credential leak check reads them too). Resolves once it logs `<name> service ready` (the
+ * gateway: `gateway listening`, with its port).
  */
 export async function startServiceProcess(
-  name: 'memory' | 'billing' | 'telemetry' | 'template',
+  name: keyof typeof READY_MESSAGE,
   env: Record<string, string>,
   readyWithinMs = 30_000,
 ): Promise<ServiceProcess> {
@@ -38,10 +52,12 @@ export async function startServiceProcess(
     },
     stdio: ['ignore', 'pipe', 'pipe'],
   });
-  const exited = new Promise<void>((resolve) => child.once('exit', () => resolve()));
+  const exited = new Promise<{ code: number | null; signal: NodeJS.Signals | null }>((resolve) =>
+    child.once('exit', (code, signal) => resolve({ code, signal })),
+  );
   const log = logDestination();
   const lines: string[] = [];
-  const ready = new Promise<void>((resolve, reject) => {
+  const ready = new Promise<{ port?: number }>((resolve, reject) => {
     const timer = setTimeout(
       () => reject(new Error(`${name} did not start within ${readyWithinMs} ms`)),
       readyWithinMs,
@@ -55,9 +71,9 @@ export async function startServiceProcess(
       createInterface({ input: stream }).on('line', (line) => {
         log.write(`${line}\n`);
         lines.push(line);
-        if (line.includes(`"${name} service ready"`)) {
+        if (line.includes(`"${READY_MESSAGE[name]}"`)) {
           clearTimeout(timer);
-          resolve();
+          resolve(JSON.parse(line) as { port?: number });
         }
       });
     }
@@ -67,10 +83,17 @@ export async function startServiceProcess(
     await exited;
   };
   try {
-    await ready;
+    const readyLine = await ready;
+    return {
+      pid: child.pid ?? 0,
+      signal: (signal) => void child.kill(signal),
+      kill,
+      lines,
+      exited,
+      ready: readyLine,
+    };
   } catch (err) {
     await kill('SIGKILL');
     throw err;
   }
-  return { pid: child.pid ?? 0, signal: (signal) => void child.kill(signal), kill, lines };
 }

@@ -1,4 +1,5 @@
 import type { Server } from 'node:http';
+import { AppError, ErrorCode } from '@tm/contracts';
 import type { Logger } from '@tm/kit';
 import express from 'express';
 import type { MemoryClient } from '../../clients/memory-client.js';
@@ -8,9 +9,11 @@ import type { TemplateClient } from '../../clients/template-client.js';
 import type { HealthProbes } from '../../domain/operations/check-health.js';
 import type { SmokeTestPolicy } from '../../domain/operations/run-smoke-test.js';
 import { answerClientError } from './answer-client-error.js';
+import { drainServer } from './drain-server.js';
+import type { InFlightRequests } from './in-flight-requests.js';
 import { accessLog } from './middleware/access-log.js';
 import type { AuthDeps } from './middleware/authenticate.js';
-import { errorHandler, notFound } from './middleware/error-handler.js';
+import { answerWithError, errorHandler, notFound } from './middleware/error-handler.js';
 import { httpMetrics } from './middleware/http-metrics.js';
 import { literalPathSegments } from './middleware/literal-path-segments.js';
 import { recordRequests } from './middleware/record-requests.js';
@@ -39,6 +42,8 @@ export interface HttpDeps {
   control: ControlDeps;
   probes: HealthProbes;
   deployment: { version: string; environment: string };
+  /** Requests taken and not yet answered, for the drain on stop. */
+  inFlight: InFlightRequests;
   logger: Logger;
 }
 
@@ -48,7 +53,7 @@ export function createHttpApp(deps: HttpDeps): express.Express {
   // Answers are per-request state, never served from a cache: hashing each body for an ETag is waste.
   app.set('etag', false);
   app.set('trust proxy', false);
-  app.use(requestContext, securityHeaders, literalPathSegments);
+  app.use(requestContext, deps.inFlight.track, securityHeaders, literalPathSegments);
   // Before the access log and the request records: an orchestrator asks every few seconds, and
   // those lines and records would say nothing but "still running" (decisions.md, [P11]).
   app.get('/api/v1/infrastructure/health/live', liveness);
@@ -75,6 +80,21 @@ export async function startServer(app: express.Express, port: number, host: stri
   });
 }
 
-export async function stopServer(server: Server): Promise<void> {
-  await new Promise<void>((resolve, reject) => server.close((err) => (err ? reject(err) : resolve())));
+/** Drain within `drainMs` (drain-server.ts); a request still held then gets a retryable 503. */
+export function stopServer(server: Server, inFlight: InFlightRequests, drainMs: number, logger: Logger) {
+  return drainServer(server, inFlight, {
+    withinMs: drainMs,
+    answerHeld: (req, res) => answerWithError(req, res, shuttingDown(), logger),
+    logger,
+  });
 }
+
+/** Retryable: the same request succeeds on another instance, or on this one once it is back. */
+const shuttingDown = () =>
+  new AppError(
+    ErrorCode.ServiceUnavailable,
+    'The service is restarting and could not finish this request; retry it',
+    {
+      retryAfter: 1,
+    },
+  );

@@ -6,7 +6,7 @@ import {
   openAiErrorType,
 } from '@tm/contracts';
 import { isStorageUnavailable, type Logger } from '@tm/kit';
-import type { ErrorRequestHandler, RequestHandler } from 'express';
+import type { ErrorRequestHandler, Request, RequestHandler, Response } from 'express';
 
 /** body-parser reports its failures with a `type`; they are the caller's mistakes, not ours. */
 function fromBodyParser(err: { type?: string; status?: unknown; expose?: unknown }): AppError | undefined {
@@ -62,46 +62,54 @@ export function errorHandler(logger: Logger): ErrorRequestHandler {
   return (err, req, res, _next) => {
     // The client hung up mid-body: nobody is left to answer, and it is not our failure.
     if ((err as { type?: string }).type === 'request.aborted' || req.socket.destroyed) return;
+    // Answered already: the drain answered a request still held at its bound (drain-server.ts), and
+    // the handler's late answer or failure ends here.
+    if (res.writableEnded) return;
     const appError =
       err instanceof AppError
         ? err
         : (fromBodyParser(err) ??
           fromInfrastructure(err) ??
           new AppError(ErrorCode.Internal, 'Internal error', { cause: err }));
-    if (appError.status >= 500) {
-      const level = appError.code === ErrorCode.Internal ? 'error' : 'warn';
-      logger[level](
-        { err: appError.cause ?? appError, code: appError.code, request_id: req.requestId },
-        'request failed',
-      );
-    }
-    res.locals.errorCode = appError.code; // for the request record
-    if (appError.retryAfter !== undefined) res.setHeader('Retry-After', String(appError.retryAfter));
-    const details: ErrorEnvelope['details'] = {
-      code: appError.code,
-      request_id: req.requestId,
-      ...(appError.fields ? { fields: appError.fields } : {}),
-    };
-    // OpenAI clients read `error` as { message, type, code, param }; everything else is the same envelope.
-    const body: ErrorEnvelope | OpenAiErrorEnvelope = res.locals.openAiErrors
-      ? {
-          error: {
-            message: appError.message,
-            type: openAiErrorType(appError.status),
-            code: appError.code,
-            param: appError.fields?.[0]?.path ?? null,
-          },
-          retryable: appError.retryable,
-          request_id: req.requestId,
-          details,
-        }
-      : {
-          error: appError.message,
-          retryable: appError.retryable,
-          request_id: req.requestId,
-          ...(res.locals.idempotentWrite ? { idempotency_outcome: idempotencyOutcomeOf(appError) } : {}),
-          details,
-        };
-    res.status(appError.status).json(body);
+    answerWithError(req, res, appError, logger);
   };
+}
+
+/** The envelope for `appError`, with its status and Retry-After; a 5xx is logged, with its cause. */
+export function answerWithError(req: Request, res: Response, appError: AppError, logger: Logger): void {
+  if (appError.status >= 500) {
+    const level = appError.code === ErrorCode.Internal ? 'error' : 'warn';
+    logger[level](
+      { err: appError.cause ?? appError, code: appError.code, request_id: req.requestId },
+      'request failed',
+    );
+  }
+  res.locals.errorCode = appError.code; // for the request record
+  if (appError.retryAfter !== undefined) res.setHeader('Retry-After', String(appError.retryAfter));
+  const details: ErrorEnvelope['details'] = {
+    code: appError.code,
+    request_id: req.requestId,
+    ...(appError.fields ? { fields: appError.fields } : {}),
+  };
+  // OpenAI clients read `error` as { message, type, code, param }; everything else is the same envelope.
+  const body: ErrorEnvelope | OpenAiErrorEnvelope = res.locals.openAiErrors
+    ? {
+        error: {
+          message: appError.message,
+          type: openAiErrorType(appError.status),
+          code: appError.code,
+          param: appError.fields?.[0]?.path ?? null,
+        },
+        retryable: appError.retryable,
+        request_id: req.requestId,
+        details,
+      }
+    : {
+        error: appError.message,
+        retryable: appError.retryable,
+        request_id: req.requestId,
+        ...(res.locals.idempotentWrite ? { idempotency_outcome: idempotencyOutcomeOf(appError) } : {}),
+        details,
+      };
+  res.status(appError.status).json(body);
 }
