@@ -1,5 +1,6 @@
 import { spawn } from 'node:child_process';
 import { existsSync, mkdtempSync, readFileSync, statSync, writeFileSync } from 'node:fs';
+import { createServer } from 'node:http';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { beforeAll, describe, expect, it } from 'vitest';
@@ -242,6 +243,33 @@ describe('tm exit codes and error output', () => {
 
     expect(run).toMatchObject({ code: 4, stdout: '' });
     expect(JSON.parse(run.stderr)).toMatchObject({ code: 'connection_failed' });
+  });
+
+  it('when health answers 503 unavailable, then the report is printed and the exit code is 4', async () => {
+    // A stand-in deployment whose memory database is down: the gateway's 503 health report.
+    const report = {
+      status: 'unavailable',
+      available: false,
+      execution_mode: 'mock',
+      services: { memory: { available: false, required: true } },
+      error: 'memory (database) unavailable',
+      retryable: true,
+    };
+    const server = createServer((_req, res) => {
+      res
+        .writeHead(503, { 'content-type': 'application/json', 'retry-after': '2' })
+        .end(JSON.stringify(report));
+    });
+    await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+    const { port } = server.address() as { port: number };
+    const { tm } = cliUser();
+
+    const run = await tm(['health', '--json'], { env: { TM_BASE_URL: `http://127.0.0.1:${port}` } }).finally(
+      () => new Promise((resolve) => server.close(resolve)),
+    );
+
+    expect(run.code).toBe(4);
+    expect(JSON.parse(run.stdout)).toMatchObject({ status: 'unavailable', available: false });
   });
 });
 

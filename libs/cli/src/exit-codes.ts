@@ -22,6 +22,14 @@ export const EXIT_CODES_HELP = `Exit codes:
   3  refused by the service (4xx: credential, permission, validation, conflict)
   4  service unavailable after retries (5xx, timeout, no connection)`;
 
+/** The command printed its answer and ends with `code`: `tm health` when the deployment is unavailable. */
+export class ExitWith extends Error {
+  override readonly name = 'ExitWith';
+  constructor(readonly code: ExitCode) {
+    super(`exit ${code}`);
+  }
+}
+
 /** A mistake on the command line, found by the CLI itself: exit 2. */
 export class UsageError extends Error {
   override readonly name = 'UsageError';

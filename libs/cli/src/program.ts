@@ -9,7 +9,7 @@ import { registerMemories } from './commands/memories.js';
 import { registerMemory } from './commands/memory.js';
 import { registerTemplates } from './commands/templates.js';
 import { knownSecrets } from './context.js';
-import { EXIT, EXIT_CODES_HELP, exitCodeFor } from './exit-codes.js';
+import { EXIT, EXIT_CODES_HELP, ExitWith, exitCodeFor } from './exit-codes.js';
 import { Output } from './output.js';
 
 const { version } = JSON.parse(readFileSync(new URL('../package.json', import.meta.url), 'utf8')) as {
@@ -52,6 +52,7 @@ export async function main(argv: string[]): Promise<number> {
   } catch (error) {
     // Help and version are CommanderErrors with exit code 0; anything else it throws is a bad command line.
     if (error instanceof CommanderError) return error.exitCode === 0 ? EXIT.ok : EXIT.usage;
+    if (error instanceof ExitWith) return error.code;
     new Output(Boolean(program.opts().json)).error(error, [...knownSecrets]);
     return exitCodeFor(error);
   }

@@ -4,7 +4,7 @@ import { Writable } from 'node:stream';
 import type { RequestEvent } from '@text-memory/sdk';
 import type { Command } from 'commander';
 import { type Context, withContext } from '../context.js';
-import { UsageError } from '../exit-codes.js';
+import { EXIT, ExitWith, UsageError } from '../exit-codes.js';
 import type { Output } from '../output.js';
 import { parseCount } from '../parse.js';
 import { startProgress } from '../progress.js';
@@ -145,6 +145,8 @@ async function health(ctx: Context) {
       ['checked at', result.checked_at],
     ]),
   );
+  // The report is printed either way; scripts and probes branch on the code.
+  if (!result.available) throw new ExitWith(EXIT.unavailable);
 }
 
 async function capabilities(ctx: Context) {
