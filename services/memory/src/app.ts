@@ -6,6 +6,7 @@ import {
   outboxBatchId,
   publishDurable,
   startOutboxRelay,
+  streamSettingsOf,
   watchOutbox,
 } from '@tm/bus';
 import { Streams, usageBatchText } from '@tm/contracts';
@@ -31,7 +32,7 @@ export async function startMemoryService(
 ): Promise<MemoryService> {
   initPrisma(config.MEMORY_DATABASE_URL, config.MEMORY_DB_POOL_SIZE);
   const nc = await connectBus({ servers: config.NATS_URL, name: 'memory', logger });
-  await ensureStream(nc, Streams.memoryUsage, { replicas: config.JETSTREAM_REPLICAS });
+  await ensureStream(nc, Streams.memoryUsage, streamSettingsOf(config));
   const js = jetStreamClient(nc);
 
   const relay = startOutboxRelay({

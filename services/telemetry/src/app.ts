@@ -1,4 +1,4 @@
-import { connectBus, type NatsConnection } from '@tm/bus';
+import { connectBus, type NatsConnection, streamSettingsOf } from '@tm/bus';
 import type { Logger } from '@tm/kit';
 import type { TelemetryConfig } from './config.js';
 import { closePrisma, initPrisma } from './data-access/prisma-client.js';
@@ -23,9 +23,13 @@ export async function startTelemetryService(
 ): Promise<TelemetryService> {
   initPrisma(config.TELEMETRY_DATABASE_URL, config.TELEMETRY_DB_POOL_SIZE);
   const nc = await connectBus({ servers: config.NATS_URL, name: 'telemetry', logger });
-  const replicas = config.JETSTREAM_REPLICAS;
-  const records = startRequestRecordConsumer(nc, { batchSize: config.RECORD_BATCH_SIZE, replicas, logger });
-  const deadLetters = startDeadLetterConsumer(nc, { replicas, logger });
+  const streamSettings = streamSettingsOf(config);
+  const records = startRequestRecordConsumer(nc, {
+    batchSize: config.RECORD_BATCH_SIZE,
+    streamSettings,
+    logger,
+  });
+  const deadLetters = startDeadLetterConsumer(nc, { streamSettings, logger });
   const retention = startRetention(config.TELEMETRY_RETENTION_DAYS, logger);
   const subscriptions = serveTelemetryEndpoints(
     nc,

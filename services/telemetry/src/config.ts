@@ -1,4 +1,4 @@
-import { env, loadConfig } from '@tm/kit';
+import { env, jetstreamEnv, loadConfig } from '@tm/kit';
 import { z } from 'zod';
 
 const ratio = (fallback: number) => z.coerce.number().min(0).max(1).default(fallback);
@@ -18,8 +18,8 @@ export const TelemetryConfigSchema = z
     /** Prometheus metrics (GET /metrics) on their own listener; docs/operations.md. */
     TELEMETRY_METRICS_PORT: env.metricsPort(9467),
     METRICS_HOST: env.metricsHost(),
-    /** Copies JetStream keeps of each stream this service creates (1 to 5; 3 on a three-node cluster). */
-    JETSTREAM_REPLICAS: env.jetstreamReplicas(),
+    /** Copies, age and size limits of the JetStream streams this service creates (docs/operations.md). */
+    ...jetstreamEnv,
     /** JetStream messages (each a batch of records from one gateway) taken per transaction. */
     RECORD_BATCH_SIZE: env.positiveInt(50),
     /**

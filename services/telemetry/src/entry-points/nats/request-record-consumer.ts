@@ -1,4 +1,4 @@
-import { type JsMsg, type NatsConnection, runDurableConsumer } from '@tm/bus';
+import { type JsMsg, type NatsConnection, runDurableConsumer, type StreamSettings } from '@tm/bus';
 import { Consumers, RequestRecordBatch, Streams, Subjects, UsageDeadLetter } from '@tm/contracts';
 import type { Logger } from '@tm/kit';
 import { getSql } from '../../data-access/prisma-client.js';
@@ -30,7 +30,7 @@ function parse<T>(
  */
 export function startRequestRecordConsumer(
   nc: NatsConnection,
-  deps: { batchSize: number; replicas: number; logger: Logger },
+  deps: { batchSize: number; streamSettings: StreamSettings; logger: Logger },
 ) {
   const { logger } = deps;
   return runDurableConsumer(nc, {
@@ -40,7 +40,7 @@ export function startRequestRecordConsumer(
     batchSize: deps.batchSize,
     logger,
     retryMs: RETRY_MS,
-    replicas: deps.replicas,
+    streamSettings: deps.streamSettings,
     handleBatch: async (msgs) => {
       const batches: Array<{ msg: JsMsg; batch: RequestRecordBatch }> = [];
       for (const msg of msgs) {
@@ -78,7 +78,10 @@ export function startRequestRecordConsumer(
 }
 
 /** Billing's dead letters, counted for the usage-dead-letter anomaly (their payloads are not kept). */
-export function startDeadLetterConsumer(nc: NatsConnection, deps: { replicas: number; logger: Logger }) {
+export function startDeadLetterConsumer(
+  nc: NatsConnection,
+  deps: { streamSettings: StreamSettings; logger: Logger },
+) {
   const { logger } = deps;
   return runDurableConsumer(nc, {
     stream: Streams.billingDeadLetters,
@@ -87,7 +90,7 @@ export function startDeadLetterConsumer(nc: NatsConnection, deps: { replicas: nu
     batchSize: 100,
     logger,
     retryMs: RETRY_MS,
-    replicas: deps.replicas,
+    streamSettings: deps.streamSettings,
     handleBatch: async (msgs) => {
       for (const msg of msgs) {
         const letter = parse(msg, UsageDeadLetter);
