@@ -64,7 +64,10 @@ export function recordRequests(recorder: RequestRecorder, deploymentVersion: str
     res.once('close', () => {
       const note = req.recordNote ?? {};
       const tenantId = req.scope?.tenant_id ?? req.account?.tenantId ?? req.reader?.tenantId ?? null;
-      const status = res.writableFinished ? res.statusCode : CLIENT_CLOSED_REQUEST;
+      // A stream the gateway broke off (error-handler.ts) is recorded with its error's status.
+      const status = res.writableFinished
+        ? res.statusCode
+        : ((res.locals.cutShortStatus as number | undefined) ?? CLIENT_CLOSED_REQUEST);
       const accepted = status < 400;
       recorder.record({
         version: 'v1',
