@@ -254,8 +254,10 @@ export const ExportDocument = z
       supersession_relations: z.number().int(),
       history: z.number().int(),
     }),
-    complete: z.boolean().meta({ description: 'false when the export was cut short; see `error`' }),
-    error: z.string().optional(),
+    complete: z.literal(true).meta({
+      description:
+        'Always true. An export that cannot be read whole is a retryable 503/504 before any byte; one that fails after its 200 (more than 1,000 rows in a part) is broken off without the final chunk, never ended as if whole',
+    }),
   })
   .meta({ id: 'ExportDocument' });
 
