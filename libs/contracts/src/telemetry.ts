@@ -157,6 +157,7 @@ export const ANOMALY_NAMES = [
   'blocked_rate',
   'usage_dead_letters',
   'dropped_request_records',
+  'request_record_dead_letters',
 ] as const;
 export const AnomalyName = z.enum(ANOMALY_NAMES);
 export type AnomalyName = z.infer<typeof AnomalyName>;

@@ -479,7 +479,7 @@ export interface paths {
         };
         /**
          * Streamed JSON snapshot: retained records, supersession relations and redacted history
-         * @description Select namespaces with `namespace` (repeat it, up to 100); without it every namespace of the tenant is exported. API key with memory:recall, or a session whose role has export:read. `complete: false` with `error` marks an export cut short.
+         * @description Select namespaces with `namespace` (repeat it, up to 100); without it every namespace of the tenant is exported. API key with export:read, or a session whose role has it. The first page of every part is read before the 200, so an outage is a retryable 503/504 (Retry-After); a later page that cannot be read after retries breaks the transfer off (no final chunk).
          */
         get: operations["export"];
         put?: never;
@@ -1498,7 +1498,7 @@ export interface components {
             anomaly_count: number;
             anomalies: {
                 /** @enum {string} */
-                name: "error_rate" | "p95_latency" | "blocked_rate" | "usage_dead_letters" | "dropped_request_records";
+                name: "error_rate" | "p95_latency" | "blocked_rate" | "usage_dead_letters" | "dropped_request_records" | "request_record_dead_letters";
                 /** @enum {string} */
                 severity: "warning" | "critical";
                 observed: number;
@@ -1552,6 +1552,14 @@ export interface components {
                     /** @enum {string} */
                     scope: "tenant" | "deployment";
                 };
+                request_record_dead_letters: {
+                    warning: number;
+                    critical: number;
+                    /** @enum {string} */
+                    unit: "ratio" | "ms" | "count";
+                    /** @enum {string} */
+                    scope: "tenant" | "deployment";
+                };
             };
             /** @description Rates and p95 are judged only over this many requests */
             min_requests: number;
@@ -1590,7 +1598,7 @@ export interface components {
                 /** @description The anomalies over the window, as the anomalies route reports them */
                 anomalies: {
                     /** @enum {string} */
-                    name: "error_rate" | "p95_latency" | "blocked_rate" | "usage_dead_letters" | "dropped_request_records";
+                    name: "error_rate" | "p95_latency" | "blocked_rate" | "usage_dead_letters" | "dropped_request_records" | "request_record_dead_letters";
                     /** @enum {string} */
                     severity: "warning" | "critical";
                     observed: number;
@@ -1638,9 +1646,11 @@ export interface components {
                 supersession_relations: number;
                 history: number;
             };
-            /** @description false when the export was cut short; see `error` */
-            complete: boolean;
-            error?: string;
+            /**
+             * @description Always true. An export that cannot be read whole is a retryable 503/504 before any byte; one that fails after its 200 (more than 1,000 rows in a part) is broken off without the final chunk, never ended as if whole
+             * @constant
+             */
+            complete: true;
         };
         ExportRecord: {
             memory_id: string;
@@ -4551,7 +4561,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
-            /** @description A service did not answer within the deadline; retryable with the same idempotency key */
+            /** @description A service did not answer within the deadline; retryable, honour Retry-After (a write with the same idempotency key) */
             504: {
                 headers: {
                     [name: string]: unknown;
@@ -4641,7 +4651,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
-            /** @description A service did not answer within the deadline; retryable with the same idempotency key */
+            /** @description A service did not answer within the deadline; retryable, honour Retry-After (a write with the same idempotency key) */
             504: {
                 headers: {
                     [name: string]: unknown;
@@ -4767,7 +4777,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
-            /** @description A service did not answer within the deadline; retryable with the same idempotency key */
+            /** @description A service did not answer within the deadline; retryable, honour Retry-After (a write with the same idempotency key) */
             504: {
                 headers: {
                     [name: string]: unknown;
@@ -4946,7 +4956,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
-            /** @description A service did not answer within the deadline; retryable with the same idempotency key */
+            /** @description A service did not answer within the deadline; retryable, honour Retry-After (a write with the same idempotency key) */
             504: {
                 headers: {
                     [name: string]: unknown;
@@ -5036,7 +5046,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
-            /** @description A service did not answer within the deadline; retryable with the same idempotency key */
+            /** @description A service did not answer within the deadline; retryable, honour Retry-After (a write with the same idempotency key) */
             504: {
                 headers: {
                     [name: string]: unknown;
@@ -5123,7 +5133,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
-            /** @description A service did not answer within the deadline; retryable with the same idempotency key */
+            /** @description A service did not answer within the deadline; retryable, honour Retry-After (a write with the same idempotency key) */
             504: {
                 headers: {
                     [name: string]: unknown;
@@ -5210,7 +5220,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
-            /** @description A service did not answer within the deadline; retryable with the same idempotency key */
+            /** @description A service did not answer within the deadline; retryable, honour Retry-After (a write with the same idempotency key) */
             504: {
                 headers: {
                     [name: string]: unknown;
@@ -5295,7 +5305,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
-            /** @description A service did not answer within the deadline; retryable with the same idempotency key */
+            /** @description A service did not answer within the deadline; retryable, honour Retry-After (a write with the same idempotency key) */
             504: {
                 headers: {
                     [name: string]: unknown;
@@ -5382,7 +5392,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
-            /** @description A service did not answer within the deadline; retryable with the same idempotency key */
+            /** @description A service did not answer within the deadline; retryable, honour Retry-After (a write with the same idempotency key) */
             504: {
                 headers: {
                     [name: string]: unknown;
@@ -5459,7 +5469,7 @@ export interface operations {
                     "application/json": components["schemas"]["SmokeTestFailure"];
                 };
             };
-            /** @description A service did not answer within the deadline; retryable with the same idempotency key */
+            /** @description A service did not answer within the deadline; retryable, honour Retry-After (a write with the same idempotency key) */
             504: {
                 headers: {
                     [name: string]: unknown;
@@ -5547,7 +5557,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
-            /** @description A service did not answer within the deadline; retryable with the same idempotency key */
+            /** @description A service did not answer within the deadline; retryable, honour Retry-After (a write with the same idempotency key) */
             504: {
                 headers: {
                     [name: string]: unknown;
@@ -5665,7 +5675,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
-            /** @description A service did not answer within the deadline; retryable with the same idempotency key */
+            /** @description A service did not answer within the deadline; retryable, honour Retry-After (a write with the same idempotency key) */
             504: {
                 headers: {
                     [name: string]: unknown;
@@ -5764,7 +5774,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
-            /** @description A service did not answer within the deadline; retryable with the same idempotency key */
+            /** @description A service did not answer within the deadline; retryable, honour Retry-After (a write with the same idempotency key) */
             504: {
                 headers: {
                     [name: string]: unknown;
@@ -5905,7 +5915,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
-            /** @description A service did not answer within the deadline; retryable with the same idempotency key */
+            /** @description A service did not answer within the deadline; retryable, honour Retry-After (a write with the same idempotency key) */
             504: {
                 headers: {
                     [name: string]: unknown;
@@ -5998,7 +6008,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
-            /** @description A service did not answer within the deadline; retryable with the same idempotency key */
+            /** @description A service did not answer within the deadline; retryable, honour Retry-After (a write with the same idempotency key) */
             504: {
                 headers: {
                     [name: string]: unknown;
@@ -6094,7 +6104,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
-            /** @description A service did not answer within the deadline; retryable with the same idempotency key */
+            /** @description A service did not answer within the deadline; retryable, honour Retry-After (a write with the same idempotency key) */
             504: {
                 headers: {
                     [name: string]: unknown;
@@ -6230,7 +6240,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
-            /** @description A service did not answer within the deadline; retryable with the same idempotency key */
+            /** @description A service did not answer within the deadline; retryable, honour Retry-After (a write with the same idempotency key) */
             504: {
                 headers: {
                     [name: string]: unknown;
@@ -6326,7 +6336,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
-            /** @description A service did not answer within the deadline; retryable with the same idempotency key */
+            /** @description A service did not answer within the deadline; retryable, honour Retry-After (a write with the same idempotency key) */
             504: {
                 headers: {
                     [name: string]: unknown;
@@ -6451,7 +6461,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
-            /** @description A service did not answer within the deadline; retryable with the same idempotency key */
+            /** @description A service did not answer within the deadline; retryable, honour Retry-After (a write with the same idempotency key) */
             504: {
                 headers: {
                     [name: string]: unknown;
@@ -6548,7 +6558,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
-            /** @description A service did not answer within the deadline; retryable with the same idempotency key */
+            /** @description A service did not answer within the deadline; retryable, honour Retry-After (a write with the same idempotency key) */
             504: {
                 headers: {
                     [name: string]: unknown;
@@ -6645,7 +6655,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
-            /** @description A service did not answer within the deadline; retryable with the same idempotency key */
+            /** @description A service did not answer within the deadline; retryable, honour Retry-After (a write with the same idempotency key) */
             504: {
                 headers: {
                     [name: string]: unknown;
@@ -6745,7 +6755,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
-            /** @description A service did not answer within the deadline; retryable with the same idempotency key */
+            /** @description A service did not answer within the deadline; retryable, honour Retry-After (a write with the same idempotency key) */
             504: {
                 headers: {
                     [name: string]: unknown;
@@ -7134,7 +7144,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
-            /** @description A service did not answer within the deadline; retryable with the same idempotency key */
+            /** @description A service did not answer within the deadline; retryable, honour Retry-After (a write with the same idempotency key) */
             504: {
                 headers: {
                     [name: string]: unknown;
@@ -7242,7 +7252,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
-            /** @description A service did not answer within the deadline; retryable with the same idempotency key */
+            /** @description A service did not answer within the deadline; retryable, honour Retry-After (a write with the same idempotency key) */
             504: {
                 headers: {
                     [name: string]: unknown;
@@ -7349,7 +7359,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
-            /** @description A service did not answer within the deadline; retryable with the same idempotency key */
+            /** @description A service did not answer within the deadline; retryable, honour Retry-After (a write with the same idempotency key) */
             504: {
                 headers: {
                     [name: string]: unknown;
@@ -7475,7 +7485,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
-            /** @description A service did not answer within the deadline; retryable with the same idempotency key */
+            /** @description A service did not answer within the deadline; retryable, honour Retry-After (a write with the same idempotency key) */
             504: {
                 headers: {
                     [name: string]: unknown;
