@@ -3,7 +3,7 @@ import type { NatsConnection } from '@nats-io/transport-node';
 import type { Logger } from 'pino';
 import { watchConsumer } from './backlog-metrics.js';
 import { readConsumerLag } from './consumer-lag.js';
-import { ensureStream, jetStreamClient } from './jetstream.js';
+import { ensureStream, jetStreamClient, type StreamSettings } from './jetstream.js';
 
 export interface DurableConsumerOptions {
   stream: { name: string; subjects: readonly string[] };
@@ -16,8 +16,8 @@ export interface DurableConsumerOptions {
   handleBatch: (msgs: JsMsg[]) => Promise<void>;
   logger: Logger;
   retryMs?: number;
-  /** Copies of the streams JetStream keeps (JETSTREAM_REPLICAS); the consumer inherits it. */
-  replicas: number;
+  /** Copies and limits of the streams (JETSTREAM_*); the consumer inherits the replica count. */
+  streamSettings: StreamSettings;
 }
 
 /**
@@ -34,9 +34,8 @@ export function runDurableConsumer(nc: NatsConnection, options: DurableConsumerO
   async function run(): Promise<void> {
     while (!stopped) {
       try {
-        const replicas = { replicas: options.replicas };
-        await ensureStream(nc, options.stream, replicas);
-        for (const s of options.alsoEnsure ?? []) await ensureStream(nc, s, replicas);
+        await ensureStream(nc, options.stream, options.streamSettings);
+        for (const s of options.alsoEnsure ?? []) await ensureStream(nc, s, options.streamSettings);
         const jsm = await jetstreamManager(nc);
         await jsm.consumers.add(options.stream.name, {
           durable_name: options.durable,

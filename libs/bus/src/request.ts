@@ -66,7 +66,8 @@ export function transportError(err: unknown, service: string): AppError {
   if (kind === 'timeout') {
     return new AppError(
       ErrorCode.UpstreamTimeout,
-      `The ${service} service did not answer in time; retry with the same idempotency key`,
+      // Said to every caller, reads too: only a write has an idempotency key to keep.
+      `The ${service} service did not answer in time; retry shortly (a write with the same idempotency key)`,
       { retryAfter: 1, cause: err },
     );
   }

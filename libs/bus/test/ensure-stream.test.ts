@@ -2,7 +2,7 @@ import { randomUUID } from 'node:crypto';
 import { jetstreamManager } from '@nats-io/jetstream';
 import { connect, type NatsConnection } from '@nats-io/transport-node';
 import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
-import { ensureStream } from '../src/jetstream.js';
+import { ensureStream, type StreamSettings } from '../src/jetstream.js';
 
 let nc: NatsConnection;
 beforeAll(async () => {
@@ -16,31 +16,63 @@ function ownStream() {
   return { name: `ENSURE_${id}`, subjects: [`ensure.${id}.>`] };
 }
 
+const HOUR_NS = 3_600 * 1_000_000_000;
+const MIB = 1024 * 1024;
+/** The defaults of JETSTREAM_MAX_AGE_HOURS and JETSTREAM_MAX_MB_PER_STREAM, one copy. */
+const settings: StreamSettings = { replicas: 1, maxAgeHours: 168, maxMbPerStream: 1024 };
+
 describe('ensureStream', () => {
-  it('when the stream is missing, then it is created with the replica count given', async () => {
+  it('when the stream is missing, then it is created with the replica count, age and size limits given', async () => {
     const stream = ownStream();
     const jsm = await jetstreamManager(nc);
     try {
-      await ensureStream(nc, stream, { replicas: 1 });
+      await ensureStream(nc, stream, settings);
 
       const info = await jsm.streams.info(stream.name);
-      expect(info.config).toMatchObject({ subjects: stream.subjects, num_replicas: 1 });
+      expect(info.config).toMatchObject({
+        subjects: stream.subjects,
+        num_replicas: 1,
+        max_age: 168 * HOUR_NS,
+        max_bytes: 1024 * MIB,
+        duplicate_window: 10 * 60 * 1_000_000_000,
+        discard: 'old',
+      });
     } finally {
       await jsm.streams.delete(stream.name).catch(() => undefined);
     }
   });
 
-  it('when the stream exists with other subjects and a limit an operator set, then the subjects change and the limit stays', async () => {
+  it('when the stream exists without limits and with a setting an operator made, then it gets the limits and keeps the setting', async () => {
+    // A stream as every start before [P11] left it: no age or size limit; max_msgs is the operator's.
     const stream = ownStream();
     const jsm = await jetstreamManager(nc);
-    const hour = 3_600 * 1_000_000_000;
-    await jsm.streams.add({ name: stream.name, subjects: ['ensure.old.>'], max_age: hour });
+    await jsm.streams.add({ name: stream.name, subjects: ['ensure.old.>'], max_msgs: 50_000 });
     try {
-      await ensureStream(nc, stream, { replicas: 1 });
-      await ensureStream(nc, stream, { replicas: 1 }); // every instance at its start: nothing to change
+      await ensureStream(nc, stream, settings);
+      await ensureStream(nc, stream, settings); // every instance at its start: nothing to change
 
       const info = await jsm.streams.info(stream.name);
-      expect(info.config).toMatchObject({ subjects: stream.subjects, num_replicas: 1, max_age: hour });
+      expect(info.config).toMatchObject({
+        subjects: stream.subjects,
+        num_replicas: 1,
+        max_msgs: 50_000,
+        max_age: 168 * HOUR_NS,
+        max_bytes: 1024 * MIB,
+      });
+    } finally {
+      await jsm.streams.delete(stream.name).catch(() => undefined);
+    }
+  });
+
+  it('when the deployment changes its limits, then the existing stream takes the new ones at the next start', async () => {
+    const stream = ownStream();
+    const jsm = await jetstreamManager(nc);
+    try {
+      await ensureStream(nc, stream, settings);
+      await ensureStream(nc, stream, { replicas: 1, maxAgeHours: 24, maxMbPerStream: 64 });
+
+      const info = await jsm.streams.info(stream.name);
+      expect(info.config).toMatchObject({ max_age: 24 * HOUR_NS, max_bytes: 64 * MIB });
     } finally {
       await jsm.streams.delete(stream.name).catch(() => undefined);
     }
@@ -51,7 +83,7 @@ describe('ensureStream', () => {
     const stream = ownStream();
     const jsm = await jetstreamManager(nc);
     try {
-      await expect(ensureStream(nc, stream, { replicas: 3 })).rejects.toThrow();
+      await expect(ensureStream(nc, stream, { ...settings, replicas: 3 })).rejects.toThrow();
     } finally {
       await jsm.streams.delete(stream.name).catch(() => undefined);
     }

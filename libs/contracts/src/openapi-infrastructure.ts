@@ -74,7 +74,8 @@ export const infrastructurePaths: ZodOpenApiPathsObject = {
       summary: 'Streamed JSON snapshot: retained records, supersession relations and redacted history',
       description:
         'Select namespaces with `namespace` (repeat it, up to 100); without it every namespace of the tenant is exported. ' +
-        'API key with memory:recall, or a session whose role has export:read. `complete: false` with `error` marks an export cut short.',
+        'API key with export:read, or a session whose role has it. The first page of every part is read before the 200, so an outage ' +
+        'is a retryable 503/504 (Retry-After); a later page that cannot be read after retries breaks the transfer off (no final chunk).',
       security: reader,
       requestParams: {
         query: z.object({ namespace: z.union([Namespace, z.array(Namespace)]).optional() }),

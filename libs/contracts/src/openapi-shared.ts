@@ -23,7 +23,7 @@ const errorMeaning: Record<number, string> = {
   429: 'Rate, usage or concurrency limit (rate_limited, too_many_imports); honour Retry-After',
   500: 'Internal failure',
   503: 'A service or its storage is unavailable; retryable, honour Retry-After',
-  504: 'A service did not answer within the deadline; retryable with the same idempotency key',
+  504: 'A service did not answer within the deadline; retryable, honour Retry-After (a write with the same idempotency key)',
 };
 
 /** Routes anyone may call: an explicit empty `security`, so the document does not read as an omission. */

@@ -157,6 +157,7 @@ export const ANOMALY_NAMES = [
   'blocked_rate',
   'usage_dead_letters',
   'dropped_request_records',
+  'request_record_dead_letters',
 ] as const;
 export const AnomalyName = z.enum(ANOMALY_NAMES);
 export type AnomalyName = z.infer<typeof AnomalyName>;
@@ -254,8 +255,10 @@ export const ExportDocument = z
       supersession_relations: z.number().int(),
       history: z.number().int(),
     }),
-    complete: z.boolean().meta({ description: 'false when the export was cut short; see `error`' }),
-    error: z.string().optional(),
+    complete: z.literal(true).meta({
+      description:
+        'Always true. An export that cannot be read whole is a retryable 503/504 before any byte; one that fails after its 200 (more than 1,000 rows in a part) is broken off without the final chunk, never ended as if whole',
+    }),
   })
   .meta({ id: 'ExportDocument' });
 

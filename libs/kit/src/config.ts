@@ -69,4 +69,34 @@ export const env = {
       .min(1, 'must be 1 to 5')
       .max(5, 'must be 1 to 5 (JetStream keeps at most 5 copies)')
       .default(1),
+  /**
+   * How long a stream keeps a message, whether or not it was consumed (docs/operations.md, "Streams").
+   * At least an hour: JetStream refuses an age below the streams' 10-minute duplicate window.
+   */
+  jetstreamMaxAgeHours: () =>
+    z.coerce
+      .number()
+      .int()
+      .min(1, 'must be 1 to 8760 hours')
+      .max(8_760, 'must be 1 to 8760 hours (a year)')
+      .default(168),
+  /** The most a stream holds, in MiB; past it the oldest messages go. */
+  jetstreamMaxMbPerStream: () =>
+    z.coerce
+      .number()
+      .int()
+      .min(16, 'must be 16 to 1048576 MiB')
+      .max(1_048_576, 'must be 16 to 1048576 MiB (1 TiB)')
+      .default(1_024),
+};
+
+/**
+ * The JetStream settings of every service that creates streams (memory, billing, telemetry, gateway):
+ * one set of names, so a deployment gives them all the same values. Spread into a config schema.
+ */
+export const jetstreamEnv = {
+  /** Copies JetStream keeps of each stream this service creates (1 to 5; 3 on a three-node cluster). */
+  JETSTREAM_REPLICAS: env.jetstreamReplicas(),
+  JETSTREAM_MAX_AGE_HOURS: env.jetstreamMaxAgeHours(),
+  JETSTREAM_MAX_MB_PER_STREAM: env.jetstreamMaxMbPerStream(),
 };

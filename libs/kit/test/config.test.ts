@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { z } from 'zod';
-import { ConfigError, env, loadConfig } from '../src/config.js';
+import { ConfigError, env, jetstreamEnv, loadConfig } from '../src/config.js';
 
 const Schema = z.object({ PORT: env.port(8080), NATS_URL: env.natsUrl(), DB_URL: env.databaseUrl('tm_x') });
 
@@ -42,5 +42,35 @@ describe('JETSTREAM_REPLICAS', () => {
 
   it.each(['0', '6', '2.5', 'three'])('when %s, then the start fails naming the variable', (value) => {
     expect(() => loadConfig(Replicas, { JETSTREAM_REPLICAS: value })).toThrow(/JETSTREAM_REPLICAS/);
+  });
+});
+
+describe('JetStream stream limits', () => {
+  const Limits = z.object(jetstreamEnv);
+
+  it('when unset, then streams keep a week and at most 1 GiB each, one copy', () => {
+    expect(loadConfig(Limits, {})).toEqual({
+      JETSTREAM_REPLICAS: 1,
+      JETSTREAM_MAX_AGE_HOURS: 168,
+      JETSTREAM_MAX_MB_PER_STREAM: 1024,
+    });
+  });
+
+  it('when set, then those values', () => {
+    expect(
+      loadConfig(Limits, { JETSTREAM_MAX_AGE_HOURS: '720', JETSTREAM_MAX_MB_PER_STREAM: '4096' }),
+    ).toMatchObject({ JETSTREAM_MAX_AGE_HOURS: 720, JETSTREAM_MAX_MB_PER_STREAM: 4096 });
+  });
+
+  it.each([
+    ['JETSTREAM_MAX_AGE_HOURS', '0'],
+    ['JETSTREAM_MAX_AGE_HOURS', '8761'],
+    ['JETSTREAM_MAX_AGE_HOURS', '1.5'],
+    ['JETSTREAM_MAX_AGE_HOURS', 'forever'],
+    ['JETSTREAM_MAX_MB_PER_STREAM', '15'],
+    ['JETSTREAM_MAX_MB_PER_STREAM', '-1'],
+    ['JETSTREAM_MAX_MB_PER_STREAM', 'lots'],
+  ])('when %s is %s, then the start fails naming the variable', (name, value) => {
+    expect(() => loadConfig(Limits, { [name]: value })).toThrow(new RegExp(name));
   });
 });

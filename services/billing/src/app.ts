@@ -1,4 +1,4 @@
-import { checkServiceHealth, connectBus, drainEndpoints, type NatsConnection } from '@tm/bus';
+import { checkServiceHealth, connectBus, drainEndpoints, type NatsConnection, streamSettingsOf } from '@tm/bus';
 import type { Logger } from '@tm/kit';
 import type { BillingConfig } from './config.js';
 import { closePrisma, initPrisma, pingDatabase } from './data-access/prisma-client.js';
@@ -27,7 +27,7 @@ export async function startBillingService(
   const consumer = startUsageConsumer(nc, {
     prices: createPriceList(),
     batchSize: config.USAGE_BATCH_SIZE,
-    replicas: config.JETSTREAM_REPLICAS,
+    streamSettings: streamSettingsOf(config),
     logger,
   });
   const subscriptions = serveBillingEndpoints(

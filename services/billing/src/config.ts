@@ -1,4 +1,4 @@
-import { env, loadConfig } from '@tm/kit';
+import { env, jetstreamEnv, loadConfig } from '@tm/kit';
 import { z } from 'zod';
 
 export const BillingConfigSchema = z.object({
@@ -13,8 +13,8 @@ export const BillingConfigSchema = z.object({
   /** Prometheus metrics (GET /metrics) on their own listener; docs/operations.md. */
   BILLING_METRICS_PORT: env.metricsPort(9466),
   METRICS_HOST: env.metricsHost(),
-  /** Copies JetStream keeps of each stream this service creates (1 to 5; 3 on a three-node cluster). */
-  JETSTREAM_REPLICAS: env.jetstreamReplicas(),
+  /** Copies, age and size limits of the JetStream streams this service creates (docs/operations.md). */
+  ...jetstreamEnv,
   /** Usage records taken from the stream per ledger transaction. */
   USAGE_BATCH_SIZE: env.positiveInt(200),
   /** The price list reported as "in force" (usage records carry their own version). */

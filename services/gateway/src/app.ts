@@ -1,6 +1,6 @@
 import type { Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
-import { connectBus, type NatsConnection } from '@tm/bus';
+import { connectBus, type NatsConnection, streamSettingsOf } from '@tm/bus';
 import type { Logger } from '@tm/kit';
 import { createBillingClient } from './clients/billing-client.js';
 import { createMemoryClient, type MemoryClient } from './clients/memory-client.js';
@@ -78,7 +78,7 @@ export async function startGateway(config: GatewayConfig, logger: Logger): Promi
   );
   const requestRecorder = createRequestRecorder(nc, logger, {
     maxBuffered: config.REQUEST_RECORD_BUFFER,
-    streamReplicas: config.JETSTREAM_REPLICAS,
+    streamSettings: streamSettingsOf(config),
   });
   const inFlight = trackInFlightRequests();
   const app = createHttpApp({

@@ -1,4 +1,4 @@
-import { env, loadConfig } from '@tm/kit';
+import { env, jetstreamEnv, loadConfig } from '@tm/kit';
 import { z } from 'zod';
 
 export const GatewayConfigSchema = z
@@ -14,8 +14,8 @@ export const GatewayConfigSchema = z
     /** Prometheus metrics (GET /metrics) on their own listener; docs/operations.md. */
     GATEWAY_METRICS_PORT: env.metricsPort(9464),
     METRICS_HOST: env.metricsHost(),
-    /** Copies JetStream keeps of each stream this service creates (1 to 5; 3 on a three-node cluster). */
-    JETSTREAM_REPLICAS: env.jetstreamReplicas(),
+    /** Copies, age and size limits of the JetStream streams this service creates (docs/operations.md). */
+    ...jetstreamEnv,
     /** Deadline for one call to a downstream service; past it the caller gets a retryable 504. */
     GATEWAY_REQUEST_TIMEOUT_MS: env.positiveInt(5_000),
     /**

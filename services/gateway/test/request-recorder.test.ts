@@ -94,7 +94,10 @@ async function busConnection(url: string, logger: Logger = silent) {
 async function recorderOnOwnNats(options: { maxBuffered: number; retryMs: number; logger?: Logger }) {
   const nats = await startOwnNats();
   const { nc, seen } = await busConnection(nats.url, options.logger);
-  const recorder = createRequestRecorder(nc, options.logger ?? silent, { ...options, streamReplicas: 1 });
+  const recorder = createRequestRecorder(nc, options.logger ?? silent, {
+    ...options,
+    streamSettings: { replicas: 1, maxAgeHours: 1, maxMbPerStream: 16 },
+  });
   onTestFinished(async () => {
     await recorder.stop(500);
     if (nats.running) await nc.drain();

@@ -8,6 +8,7 @@ import {
   outboxBatchId,
   publishDurable,
   startOutboxRelay,
+  streamSettingsOf,
   watchOutbox,
 } from '@tm/bus';
 import { Streams, usageBatchText } from '@tm/contracts';
@@ -38,7 +39,7 @@ export async function startMemoryService(
     logger,
     password: config.MEMORY_NATS_PASSWORD,
   });
-  await ensureStream(nc, Streams.memoryUsage, { replicas: config.JETSTREAM_REPLICAS });
+  await ensureStream(nc, Streams.memoryUsage, streamSettingsOf(config));
   const js = jetStreamClient(nc);
 
   const relay = startOutboxRelay({

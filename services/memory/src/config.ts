@@ -1,4 +1,4 @@
-import { env, loadConfig } from '@tm/kit';
+import { env, jetstreamEnv, loadConfig } from '@tm/kit';
 import { z } from 'zod';
 
 export const MemoryConfigSchema = z.object({
@@ -13,8 +13,8 @@ export const MemoryConfigSchema = z.object({
   /** Prometheus metrics (GET /metrics) on their own listener; docs/operations.md. */
   MEMORY_METRICS_PORT: env.metricsPort(9465),
   METRICS_HOST: env.metricsHost(),
-  /** Copies JetStream keeps of each stream this service creates (1 to 5; 3 on a three-node cluster). */
-  JETSTREAM_REPLICAS: env.jetstreamReplicas(),
+  /** Copies, age and size limits of the JetStream streams this service creates (docs/operations.md). */
+  ...jetstreamEnv,
   /** Sandbox price list version reported in usage blocks until billing owns prices. */
   PRICING_VERSION: env.text('sandbox-2026-11'),
   OUTBOX_RELAY_INTERVAL_MS: env.positiveInt(500),

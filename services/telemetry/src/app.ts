@@ -1,4 +1,4 @@
-import { checkServiceHealth, connectBus, drainEndpoints, type NatsConnection } from '@tm/bus';
+import { checkServiceHealth, connectBus, drainEndpoints, type NatsConnection, streamSettingsOf } from '@tm/bus';
 import type { Logger } from '@tm/kit';
 import type { TelemetryConfig } from './config.js';
 import { closePrisma, initPrisma, pingDatabase } from './data-access/prisma-client.js';
@@ -28,9 +28,13 @@ export async function startTelemetryService(
     logger,
     password: config.TELEMETRY_NATS_PASSWORD,
   });
-  const replicas = config.JETSTREAM_REPLICAS;
-  const records = startRequestRecordConsumer(nc, { batchSize: config.RECORD_BATCH_SIZE, replicas, logger });
-  const deadLetters = startDeadLetterConsumer(nc, { replicas, logger });
+  const streamSettings = streamSettingsOf(config);
+  const records = startRequestRecordConsumer(nc, {
+    batchSize: config.RECORD_BATCH_SIZE,
+    streamSettings,
+    logger,
+  });
+  const deadLetters = startDeadLetterConsumer(nc, { streamSettings, logger });
   const retention = startRetention(config.TELEMETRY_RETENTION_DAYS, logger);
   const subscriptions = serveTelemetryEndpoints(
     nc,

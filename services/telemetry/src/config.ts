@@ -1,4 +1,4 @@
-import { env, loadConfig } from '@tm/kit';
+import { env, jetstreamEnv, loadConfig } from '@tm/kit';
 import { z } from 'zod';
 
 const ratio = (fallback: number) => z.coerce.number().min(0).max(1).default(fallback);
@@ -7,7 +7,14 @@ const amount = (fallback: number) => z.coerce.number().min(0).default(fallback);
 /** An anomaly's two thresholds; critical must not be below warning. */
 const pairIsOrdered = (c: Record<string, number>, name: string) =>
   (c[`ANOMALY_${name}_WARNING`] ?? 0) <= (c[`ANOMALY_${name}_CRITICAL`] ?? 0);
-const PAIRS = ['ERROR_RATE', 'P95_LATENCY_MS', 'BLOCKED_RATE', 'DEAD_LETTERS', 'DROPPED_RECORDS'];
+const PAIRS = [
+  'ERROR_RATE',
+  'P95_LATENCY_MS',
+  'BLOCKED_RATE',
+  'DEAD_LETTERS',
+  'DROPPED_RECORDS',
+  'RECORD_DEAD_LETTERS',
+];
 
 export const TelemetryConfigSchema = z
   .object({
@@ -22,8 +29,8 @@ export const TelemetryConfigSchema = z
     /** Prometheus metrics (GET /metrics) on their own listener; docs/operations.md. */
     TELEMETRY_METRICS_PORT: env.metricsPort(9467),
     METRICS_HOST: env.metricsHost(),
-    /** Copies JetStream keeps of each stream this service creates (1 to 5; 3 on a three-node cluster). */
-    JETSTREAM_REPLICAS: env.jetstreamReplicas(),
+    /** Copies, age and size limits of the JetStream streams this service creates (docs/operations.md). */
+    ...jetstreamEnv,
     /** JetStream messages (each a batch of records from one gateway) taken per transaction. */
     RECORD_BATCH_SIZE: env.positiveInt(50),
     /**
@@ -44,6 +51,10 @@ export const TelemetryConfigSchema = z
     ANOMALY_DEAD_LETTERS_CRITICAL: amount(25),
     ANOMALY_DROPPED_RECORDS_WARNING: amount(1),
     ANOMALY_DROPPED_RECORDS_CRITICAL: amount(1_000),
+    // Request records this service could not store (dead-lettered alone, their batch stored): each is
+    // a request missing from its tenant's history, and a gateway making records it should not.
+    ANOMALY_RECORD_DEAD_LETTERS_WARNING: amount(1),
+    ANOMALY_RECORD_DEAD_LETTERS_CRITICAL: amount(100),
     /** Rates and p95 are judged only over at least this many requests: two failures of three are noise. */
     ANOMALY_MIN_REQUESTS: env.positiveInt(10),
   })

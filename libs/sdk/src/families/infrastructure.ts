@@ -115,8 +115,8 @@ export class InfrastructureFamily {
   /**
    * Stream the export's JSON into `destination` as it arrives (a WritableStream: a browser file
    * handle, a `Writable.toWeb(…)`; `@text-memory/sdk/node` has `exportToFile`). Resolves with the
-   * bytes written. The per-attempt timeout covers the wait for the answer, not the transfer; the
-   * export may end with `complete: false` when the server cut it short.
+   * bytes written. The per-attempt timeout covers the wait for the answer, not the transfer; an
+   * export the server could not finish is broken off, and the returned promise rejects.
    */
   async exportTo(
     destination: WritableStream<Uint8Array>,

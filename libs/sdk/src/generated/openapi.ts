@@ -479,7 +479,7 @@ export interface paths {
         };
         /**
          * Streamed JSON snapshot: retained records, supersession relations and redacted history
-         * @description Select namespaces with `namespace` (repeat it, up to 100); without it every namespace of the tenant is exported. API key with memory:recall, or a session whose role has export:read. `complete: false` with `error` marks an export cut short.
+         * @description Select namespaces with `namespace` (repeat it, up to 100); without it every namespace of the tenant is exported. API key with export:read, or a session whose role has it. The first page of every part is read before the 200, so an outage is a retryable 503/504 (Retry-After); a later page that cannot be read after retries breaks the transfer off (no final chunk).
          */
         get: operations["export"];
         put?: never;
@@ -1518,7 +1518,7 @@ export interface components {
             anomaly_count: number;
             anomalies: {
                 /** @enum {string} */
-                name: "error_rate" | "p95_latency" | "blocked_rate" | "usage_dead_letters" | "dropped_request_records";
+                name: "error_rate" | "p95_latency" | "blocked_rate" | "usage_dead_letters" | "dropped_request_records" | "request_record_dead_letters";
                 /** @enum {string} */
                 severity: "warning" | "critical";
                 observed: number;
@@ -1572,6 +1572,14 @@ export interface components {
                     /** @enum {string} */
                     scope: "tenant" | "deployment";
                 };
+                request_record_dead_letters: {
+                    warning: number;
+                    critical: number;
+                    /** @enum {string} */
+                    unit: "ratio" | "ms" | "count";
+                    /** @enum {string} */
+                    scope: "tenant" | "deployment";
+                };
             };
             /** @description Rates and p95 are judged only over this many requests */
             min_requests: number;
@@ -1611,7 +1619,7 @@ export interface components {
                 /** @description The anomalies over the window, as the anomalies route reports them */
                 anomalies: {
                     /** @enum {string} */
-                    name: "error_rate" | "p95_latency" | "blocked_rate" | "usage_dead_letters" | "dropped_request_records";
+                    name: "error_rate" | "p95_latency" | "blocked_rate" | "usage_dead_letters" | "dropped_request_records" | "request_record_dead_letters";
                     /** @enum {string} */
                     severity: "warning" | "critical";
                     observed: number;
@@ -1678,9 +1686,11 @@ export interface components {
                 supersession_relations: number;
                 history: number;
             };
-            /** @description false when the export was cut short; see `error` */
-            complete: boolean;
-            error?: string;
+            /**
+             * @description Always true. An export that cannot be read whole is a retryable 503/504 before any byte; one that fails after its 200 (more than 1,000 rows in a part) is broken off without the final chunk, never ended as if whole
+             * @constant
+             */
+            complete: true;
         };
         ExportRecord: {
             memory_id: string;
@@ -4629,7 +4639,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
-            /** @description A service did not answer within the deadline; retryable with the same idempotency key */
+            /** @description A service did not answer within the deadline; retryable, honour Retry-After (a write with the same idempotency key) */
             504: {
                 headers: {
                     [name: string]: unknown;
@@ -4719,7 +4729,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
-            /** @description A service did not answer within the deadline; retryable with the same idempotency key */
+            /** @description A service did not answer within the deadline; retryable, honour Retry-After (a write with the same idempotency key) */
             504: {
                 headers: {
                     [name: string]: unknown;
@@ -4845,7 +4855,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
-            /** @description A service did not answer within the deadline; retryable with the same idempotency key */
+            /** @description A service did not answer within the deadline; retryable, honour Retry-After (a write with the same idempotency key) */
             504: {
                 headers: {
                     [name: string]: unknown;
@@ -5024,7 +5034,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
-            /** @description A service did not answer within the deadline; retryable with the same idempotency key */
+            /** @description A service did not answer within the deadline; retryable, honour Retry-After (a write with the same idempotency key) */
             504: {
                 headers: {
                     [name: string]: unknown;
@@ -5114,7 +5124,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
-            /** @description A service did not answer within the deadline; retryable with the same idempotency key */
+            /** @description A service did not answer within the deadline; retryable, honour Retry-After (a write with the same idempotency key) */
             504: {
                 headers: {
                     [name: string]: unknown;
@@ -5201,7 +5211,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
-            /** @description A service did not answer within the deadline; retryable with the same idempotency key */
+            /** @description A service did not answer within the deadline; retryable, honour Retry-After (a write with the same idempotency key) */
             504: {
                 headers: {
                     [name: string]: unknown;
@@ -5288,7 +5298,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
-            /** @description A service did not answer within the deadline; retryable with the same idempotency key */
+            /** @description A service did not answer within the deadline; retryable, honour Retry-After (a write with the same idempotency key) */
             504: {
                 headers: {
                     [name: string]: unknown;
@@ -5373,7 +5383,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
-            /** @description A service did not answer within the deadline; retryable with the same idempotency key */
+            /** @description A service did not answer within the deadline; retryable, honour Retry-After (a write with the same idempotency key) */
             504: {
                 headers: {
                     [name: string]: unknown;
@@ -5460,7 +5470,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
-            /** @description A service did not answer within the deadline; retryable with the same idempotency key */
+            /** @description A service did not answer within the deadline; retryable, honour Retry-After (a write with the same idempotency key) */
             504: {
                 headers: {
                     [name: string]: unknown;
@@ -5537,7 +5547,7 @@ export interface operations {
                     "application/json": components["schemas"]["SmokeTestFailure"];
                 };
             };
-            /** @description A service did not answer within the deadline; retryable with the same idempotency key */
+            /** @description A service did not answer within the deadline; retryable, honour Retry-After (a write with the same idempotency key) */
             504: {
                 headers: {
                     [name: string]: unknown;
@@ -5625,7 +5635,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
-            /** @description A service did not answer within the deadline; retryable with the same idempotency key */
+            /** @description A service did not answer within the deadline; retryable, honour Retry-After (a write with the same idempotency key) */
             504: {
                 headers: {
                     [name: string]: unknown;
@@ -5743,7 +5753,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
-            /** @description A service did not answer within the deadline; retryable with the same idempotency key */
+            /** @description A service did not answer within the deadline; retryable, honour Retry-After (a write with the same idempotency key) */
             504: {
                 headers: {
                     [name: string]: unknown;
@@ -5842,7 +5852,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
-            /** @description A service did not answer within the deadline; retryable with the same idempotency key */
+            /** @description A service did not answer within the deadline; retryable, honour Retry-After (a write with the same idempotency key) */
             504: {
                 headers: {
                     [name: string]: unknown;
@@ -5983,7 +5993,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
-            /** @description A service did not answer within the deadline; retryable with the same idempotency key */
+            /** @description A service did not answer within the deadline; retryable, honour Retry-After (a write with the same idempotency key) */
             504: {
                 headers: {
                     [name: string]: unknown;
@@ -6076,7 +6086,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
-            /** @description A service did not answer within the deadline; retryable with the same idempotency key */
+            /** @description A service did not answer within the deadline; retryable, honour Retry-After (a write with the same idempotency key) */
             504: {
                 headers: {
                     [name: string]: unknown;
@@ -6172,7 +6182,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
-            /** @description A service did not answer within the deadline; retryable with the same idempotency key */
+            /** @description A service did not answer within the deadline; retryable, honour Retry-After (a write with the same idempotency key) */
             504: {
                 headers: {
                     [name: string]: unknown;
@@ -6308,7 +6318,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
-            /** @description A service did not answer within the deadline; retryable with the same idempotency key */
+            /** @description A service did not answer within the deadline; retryable, honour Retry-After (a write with the same idempotency key) */
             504: {
                 headers: {
                     [name: string]: unknown;
@@ -6404,7 +6414,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
-            /** @description A service did not answer within the deadline; retryable with the same idempotency key */
+            /** @description A service did not answer within the deadline; retryable, honour Retry-After (a write with the same idempotency key) */
             504: {
                 headers: {
                     [name: string]: unknown;
@@ -6529,7 +6539,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
-            /** @description A service did not answer within the deadline; retryable with the same idempotency key */
+            /** @description A service did not answer within the deadline; retryable, honour Retry-After (a write with the same idempotency key) */
             504: {
                 headers: {
                     [name: string]: unknown;
@@ -6626,7 +6636,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
-            /** @description A service did not answer within the deadline; retryable with the same idempotency key */
+            /** @description A service did not answer within the deadline; retryable, honour Retry-After (a write with the same idempotency key) */
             504: {
                 headers: {
                     [name: string]: unknown;
@@ -6723,7 +6733,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
-            /** @description A service did not answer within the deadline; retryable with the same idempotency key */
+            /** @description A service did not answer within the deadline; retryable, honour Retry-After (a write with the same idempotency key) */
             504: {
                 headers: {
                     [name: string]: unknown;
@@ -6823,7 +6833,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
-            /** @description A service did not answer within the deadline; retryable with the same idempotency key */
+            /** @description A service did not answer within the deadline; retryable, honour Retry-After (a write with the same idempotency key) */
             504: {
                 headers: {
                     [name: string]: unknown;
@@ -7212,7 +7222,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
-            /** @description A service did not answer within the deadline; retryable with the same idempotency key */
+            /** @description A service did not answer within the deadline; retryable, honour Retry-After (a write with the same idempotency key) */
             504: {
                 headers: {
                     [name: string]: unknown;
@@ -7320,7 +7330,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
-            /** @description A service did not answer within the deadline; retryable with the same idempotency key */
+            /** @description A service did not answer within the deadline; retryable, honour Retry-After (a write with the same idempotency key) */
             504: {
                 headers: {
                     [name: string]: unknown;
@@ -7427,7 +7437,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
-            /** @description A service did not answer within the deadline; retryable with the same idempotency key */
+            /** @description A service did not answer within the deadline; retryable, honour Retry-After (a write with the same idempotency key) */
             504: {
                 headers: {
                     [name: string]: unknown;
@@ -7600,7 +7610,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
-            /** @description A service did not answer within the deadline; retryable with the same idempotency key */
+            /** @description A service did not answer within the deadline; retryable, honour Retry-After (a write with the same idempotency key) */
             504: {
                 headers: {
                     [name: string]: unknown;

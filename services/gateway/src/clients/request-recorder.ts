@@ -1,5 +1,11 @@
 import { randomUUID } from 'node:crypto';
-import { ensureStream, jetStreamClient, type NatsConnection, publishDurable } from '@tm/bus';
+import {
+  ensureStream,
+  jetStreamClient,
+  type NatsConnection,
+  publishDurable,
+  type StreamSettings,
+} from '@tm/bus';
 import {
   REQUEST_RECORD_BATCH_MAX,
   type RequestRecord,
@@ -14,8 +20,8 @@ export interface RequestRecorderOptions {
   maxBuffered: number;
   /** Pause before trying again after a failed publish. */
   retryMs?: number;
-  /** Copies JetStream keeps of the stream (JETSTREAM_REPLICAS). */
-  streamReplicas: number;
+  /** Copies and limits of the stream (JETSTREAM_*). */
+  streamSettings: StreamSettings;
 }
 
 /**
@@ -59,7 +65,7 @@ export function createRequestRecorder(nc: NatsConnection, logger: Logger, option
       };
       sending = records.length;
       try {
-        streamReady ??= ensureStream(nc, Streams.gatewayRequests, { replicas: options.streamReplicas });
+        streamReady ??= ensureStream(nc, Streams.gatewayRequests, options.streamSettings);
         await streamReady;
         await publishDurable(
           js,

@@ -90,18 +90,27 @@ export function exactPercentiles(run: SqlRunner, w: Window) {
   );
 }
 
-/** Deployment-wide counts over [from, to): dead-lettered usage records and dropped request records. */
+/**
+ * Deployment-wide counts over [from, to): dead-lettered usage records, dropped request records and
+ * dead-lettered request records.
+ */
 export async function deploymentSignals(
   run: SqlRunner,
   from: Date,
   to: Date,
-): Promise<{ deadLetters: number; dropped: number }> {
-  const [row] = await run<{ dead_letters: number; dropped: number }>(
+): Promise<{ deadLetters: number; dropped: number; recordDeadLetters: number }> {
+  const [row] = await run<{ dead_letters: number; dropped: number; record_dead_letters: number }>(
     `SELECT (SELECT count(*) FROM usage_dead_letter WHERE dead_lettered_at >= $1 AND dead_lettered_at < $2)::int
               AS dead_letters,
             (SELECT coalesce(sum(dropped), 0) FROM dropped_record_report WHERE reported_at >= $1 AND reported_at < $2)::int
-              AS dropped`,
+              AS dropped,
+            (SELECT count(*) FROM request_record_dead_letter
+              WHERE dead_lettered_at >= $1 AND dead_lettered_at < $2)::int AS record_dead_letters`,
     [from, to],
   );
-  return { deadLetters: row?.dead_letters ?? 0, dropped: row?.dropped ?? 0 };
+  return {
+    deadLetters: row?.dead_letters ?? 0,
+    dropped: row?.dropped ?? 0,
+    recordDeadLetters: row?.record_dead_letters ?? 0,
+  };
 }

@@ -11,6 +11,8 @@ const DESCRIBE: Record<AnomalyName, string> = {
   blocked_rate: 'Share of requests refused (401, 403, 429)',
   usage_dead_letters: 'Usage records billing could not charge (deployment-wide)',
   dropped_request_records: 'Request records gateways dropped while the bus was away (deployment-wide)',
+  request_record_dead_letters:
+    'Request records telemetry could not store and dead-lettered, their batches stored (deployment-wide)',
 };
 
 /**
@@ -46,6 +48,7 @@ export async function detectAnomalies(
     blocked_rate: enough ? rate(q.blocked, q.requests) : null,
     usage_dead_letters: deployment.deadLetters,
     dropped_request_records: deployment.dropped,
+    request_record_dead_letters: deployment.recordDeadLetters,
   };
   const anomalies: Anomaly[] = [];
   for (const name of Object.keys(observed) as AnomalyName[]) {

@@ -24,9 +24,11 @@ async function pruneOnce(retentionDays: number): Promise<number> {
   await run('DELETE FROM dropped_record_report WHERE reported_at < now() - make_interval(days => $1)', [
     retentionDays,
   ]);
-  await run('DELETE FROM usage_dead_letter WHERE dead_lettered_at < now() - make_interval(days => $1)', [
-    retentionDays,
-  ]);
+  for (const table of ['usage_dead_letter', 'request_record_dead_letter']) {
+    await run(`DELETE FROM ${table} WHERE dead_lettered_at < now() - make_interval(days => $1)`, [
+      retentionDays,
+    ]);
+  }
   return total;
 }
 

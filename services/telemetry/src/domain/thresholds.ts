@@ -41,6 +41,12 @@ export function anomalyPolicy(c: TelemetryConfig): AnomalyPolicy {
         unit: 'count',
         scope: 'deployment',
       },
+      request_record_dead_letters: {
+        warning: c.ANOMALY_RECORD_DEAD_LETTERS_WARNING,
+        critical: c.ANOMALY_RECORD_DEAD_LETTERS_CRITICAL,
+        unit: 'count',
+        scope: 'deployment',
+      },
     },
   };
 }

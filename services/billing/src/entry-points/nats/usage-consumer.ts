@@ -4,6 +4,7 @@ import {
   type NatsConnection,
   publishDurable,
   runDurableConsumer,
+  type StreamSettings,
 } from '@tm/bus';
 import {
   Consumers,
@@ -48,7 +49,7 @@ interface Entry {
  */
 export function startUsageConsumer(
   nc: NatsConnection,
-  deps: { prices: PriceList; batchSize: number; replicas: number; logger: Logger },
+  deps: { prices: PriceList; batchSize: number; streamSettings: StreamSettings; logger: Logger },
 ) {
   const { logger } = deps;
   const js = jetStreamClient(nc);
@@ -160,6 +161,6 @@ export function startUsageConsumer(
     handleBatch,
     logger,
     retryMs: RETRY_MS,
-    replicas: deps.replicas,
+    streamSettings: deps.streamSettings,
   });
 }

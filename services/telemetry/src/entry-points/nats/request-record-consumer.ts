@@ -1,38 +1,56 @@
-import { type JsMsg, type NatsConnection, runDurableConsumer } from '@tm/bus';
-import { Consumers, RequestRecordBatch, Streams, Subjects, UsageDeadLetter } from '@tm/contracts';
-import type { Logger } from '@tm/kit';
+import { type JsMsg, type NatsConnection, runDurableConsumer, type StreamSettings } from '@tm/bus';
+import { Consumers, Streams, Subjects, UsageDeadLetter } from '@tm/contracts';
+import { isStorageUnavailable, type Logger } from '@tm/kit';
 import { getSql } from '../../data-access/prisma-client.js';
-import {
-  insertDeadLetter,
-  insertDropReport,
-  insertRecords,
-} from '../../data-access/request-record-repository.js';
+import { insertDeadLetter } from '../../data-access/request-record-repository.js';
+import { type RecordDeadLetter, type SortedBatch, sortBatch } from '../../domain/sort-request-records.js';
+import { storeBatches, storeOneByOne } from '../../domain/store-request-records.js';
+import { recordsDeadLettered } from './dead-letter-metrics.js';
 
 const RETRY_MS = 1_000;
+/** Deliveries a record may be refused on by itself before it is dead-lettered. */
+const MAX_DELIVERIES = 3;
 
-/** JSON that matches `schema`, or undefined (a poison message is logged and settled, never retried forever). */
-function parse<T>(
-  msg: JsMsg,
-  schema: { safeParse: (v: unknown) => { success: boolean; data?: T } },
-): T | undefined {
-  try {
-    const result = schema.safeParse(msg.json());
-    return result.success ? result.data : undefined;
-  } catch {
-    return undefined;
-  }
-}
+/** A batch's message id (the gateway's, kept across its retries), else its place in the stream. */
+const messageIdOf = (msg: JsMsg) => msg.headers?.get('Nats-Msg-Id') || `seq-${msg.seq}`;
 
 /**
- * The gateways' request records: each JetStream message is a batch from one gateway instance. A fetch
- * of messages is stored in one statement, then acknowledged; a redelivery is skipped by record id (and
- * a drop report by message id), so every request is stored exactly once.
+ * The gateways' request records: each JetStream message is a batch from one gateway instance. Each
+ * record is checked on its own: one that cannot be stored is dead-lettered alone (stored in
+ * request_record_dead_letter, counted, an anomaly), and the rest of its batch is stored. A fetch of
+ * messages is stored in one statement, then acknowledged; a redelivery is skipped by record id (a
+ * dead letter and a drop report by message id), so every request is stored exactly once. A database
+ * that is down naks the fetch; any other failure stores its batches record by record.
  */
 export function startRequestRecordConsumer(
   nc: NatsConnection,
-  deps: { batchSize: number; replicas: number; logger: Logger },
+  deps: { batchSize: number; streamSettings: StreamSettings; logger: Logger },
 ) {
   const { logger } = deps;
+
+  function deadLettered(letters: RecordDeadLetter[]): void {
+    for (const letter of letters) {
+      recordsDeadLettered.inc({ kind: letter.kind });
+      logger.warn(
+        { letter_id: letter.letterId, kind: letter.kind, reason: letter.reason },
+        'request record dead-lettered; the rest of its batch is stored',
+      );
+    }
+  }
+
+  async function storeAlone(msg: JsMsg, batch: SortedBatch): Promise<void> {
+    try {
+      const lastDelivery = msg.info.deliveryCount >= MAX_DELIVERIES;
+      const { settled, stored } = await storeOneByOne(getSql(), batch, lastDelivery);
+      deadLettered(stored);
+      if (settled) msg.ack();
+      else msg.nak(RETRY_MS);
+    } catch (err) {
+      logger.warn({ err, stream_sequence: msg.seq }, 'request records not stored; redelivering');
+      msg.nak(RETRY_MS);
+    }
+  }
+
   return runDurableConsumer(nc, {
     stream: Streams.gatewayRequests,
     durable: Consumers.telemetryRequests,
@@ -40,45 +58,39 @@ export function startRequestRecordConsumer(
     batchSize: deps.batchSize,
     logger,
     retryMs: RETRY_MS,
-    replicas: deps.replicas,
+    streamSettings: deps.streamSettings,
     handleBatch: async (msgs) => {
-      const batches: Array<{ msg: JsMsg; batch: RequestRecordBatch }> = [];
-      for (const msg of msgs) {
-        const batch = parse(msg, RequestRecordBatch);
-        if (batch) batches.push({ msg, batch });
-        else {
-          logger.error({ stream_sequence: msg.seq }, 'not a request record batch; discarded');
-          msg.term();
-        }
-      }
+      const sorted = msgs.map((msg) => ({ msg, batch: sortBatch(messageIdOf(msg), msg.string()) }));
       try {
-        const run = getSql();
-        await insertRecords(
-          run,
-          batches.flatMap(({ batch }) =>
-            batch.records.map((record) => ({ record, gatewayInstance: batch.gateway_instance })),
+        deadLettered(
+          await storeBatches(
+            getSql(),
+            sorted.map((s) => s.batch),
           ),
         );
-        for (const { msg, batch } of batches) {
-          if (batch.dropped > 0) {
-            await insertDropReport(run, {
-              messageId: msg.headers?.get('Nats-Msg-Id') || `seq-${msg.seq}`,
-              gatewayInstance: batch.gateway_instance,
-              dropped: batch.dropped,
-            });
-          }
-        }
-        for (const { msg } of batches) msg.ack();
+        for (const { msg } of sorted) msg.ack();
       } catch (err) {
-        logger.warn({ err, messages: batches.length }, 'request records not stored; redelivering');
-        for (const { msg } of batches) msg.nak(RETRY_MS);
+        if (isStorageUnavailable(err)) {
+          logger.warn({ err, messages: msgs.length }, 'request records not stored; redelivering');
+          for (const msg of msgs) msg.nak(RETRY_MS);
+          return;
+        }
+        // One record the database will not take must not hold back the rest of the fetch.
+        logger.warn(
+          { err, messages: msgs.length },
+          'request records not stored together; storing one by one',
+        );
+        for (const { msg, batch } of sorted) await storeAlone(msg, batch);
       }
     },
   });
 }
 
 /** Billing's dead letters, counted for the usage-dead-letter anomaly (their payloads are not kept). */
-export function startDeadLetterConsumer(nc: NatsConnection, deps: { replicas: number; logger: Logger }) {
+export function startDeadLetterConsumer(
+  nc: NatsConnection,
+  deps: { streamSettings: StreamSettings; logger: Logger },
+) {
   const { logger } = deps;
   return runDurableConsumer(nc, {
     stream: Streams.billingDeadLetters,
@@ -87,10 +99,10 @@ export function startDeadLetterConsumer(nc: NatsConnection, deps: { replicas: nu
     batchSize: 100,
     logger,
     retryMs: RETRY_MS,
-    replicas: deps.replicas,
+    streamSettings: deps.streamSettings,
     handleBatch: async (msgs) => {
       for (const msg of msgs) {
-        const letter = parse(msg, UsageDeadLetter);
+        const letter = readUsageDeadLetter(msg);
         try {
           await insertDeadLetter(getSql(), {
             streamSequence: msg.seq,
@@ -105,4 +117,14 @@ export function startDeadLetterConsumer(nc: NatsConnection, deps: { replicas: nu
       }
     },
   });
+}
+
+/** Billing's dead letter, or undefined when it is unreadable (it is still counted). */
+function readUsageDeadLetter(msg: JsMsg): UsageDeadLetter | undefined {
+  try {
+    const result = UsageDeadLetter.safeParse(msg.json());
+    return result.success ? result.data : undefined;
+  } catch {
+    return undefined;
+  }
 }

@@ -1,5 +1,9 @@
 import type { Logger } from '@tm/kit';
-import type { RequestHandler } from 'express';
+import type { RequestHandler, Response } from 'express';
+
+/** The status answered; a stream the gateway broke off has its error's; null when the client went first. */
+const statusOf = (res: Response): number | null =>
+  res.writableFinished ? res.statusCode : ((res.locals.cutShortStatus as number | undefined) ?? null);
 
 /**
  * One line per request once its response is finished (or the client gone): trace and request id,
@@ -11,16 +15,20 @@ export function accessLog(logger: Logger): RequestHandler {
     const started = performance.now();
     const { method, path } = req; // routers rewrite req.url on the way; keep what came in
     res.once('close', () => {
+      const status = statusOf(res);
       const line = {
         trace_id: req.trace?.traceId,
         span_id: req.trace?.spanId,
         req: { id: req.requestId, method, path },
-        res: { status: res.writableFinished ? res.statusCode : null },
+        res: { status },
         responseTime: Math.round(performance.now() - started),
       };
-      if (!res.writableFinished) logger.info(line, 'request aborted');
-      else if (res.statusCode >= 500) logger.error(line, 'request failed');
-      else logger.info(line, 'request completed');
+      if (status === null) logger.info(line, 'request aborted');
+      else if (status >= 500) {
+        // A retryable 503/504 at warn, as the error handler logged it (failureLevel); any other 5xx
+        // (one no AppError answered, e.g. a failed smoke test's report) at error.
+        logger[res.locals.failureLevel === 'warn' ? 'warn' : 'error'](line, 'request failed');
+      } else logger.info(line, 'request completed');
     });
     next();
   };

@@ -55,6 +55,14 @@ export const notFound: RequestHandler = (req, res) => {
 };
 
 /**
+ * How loud a 5xx is in the log. A retryable one (a service down or slow, a breaker open, a database
+ * unreachable: 503/504) is an outage the client is told to ride out, and its cause is counted in
+ * the metrics (tm_bus_request_errors_total, tm_breaker_state): `warn`. At `error` a fault campaign
+ * wrote 162 such lines, which buried the unexpected ones. Anything else (internal_error) is `error`.
+ */
+export const failureLevel = (error: AppError): 'warn' | 'error' => (error.retryable ? 'warn' : 'error');
+
+/**
  * The only place errors become HTTP: the spec's envelope, a Retry-After on retryable answers,
  * no stack traces or internal identifiers. 5xx bodies say little; the log says enough.
  */
@@ -78,13 +86,21 @@ export function errorHandler(logger: Logger): ErrorRequestHandler {
 /** The envelope for `appError`, with its status and Retry-After; a 5xx is logged, with its cause. */
 export function answerWithError(req: Request, res: Response, appError: AppError, logger: Logger): void {
   if (appError.status >= 500) {
-    const level = appError.code === ErrorCode.Internal ? 'error' : 'warn';
-    logger[level](
+    logger[failureLevel(appError)](
       { err: appError.cause ?? appError, code: appError.code, request_id: req.requestId },
       'request failed',
     );
   }
   res.locals.errorCode = appError.code; // for the request record
+  res.locals.failureLevel = failureLevel(appError); // for the access line
+  if (res.headersSent) {
+    // A streamed answer (the export) failed after its 200 went out: no envelope can follow, so the
+    // transfer is broken off (no final chunk). The client sees an incomplete body, never a
+    // document that looks whole; the record and the access line carry the error's status.
+    res.locals.cutShortStatus = appError.status;
+    res.destroy();
+    return;
+  }
   if (appError.retryAfter !== undefined) res.setHeader('Retry-After', String(appError.retryAfter));
   const details: ErrorEnvelope['details'] = {
     code: appError.code,

@@ -1,4 +1,4 @@
-import type { ErrorCode, RequestOutcome, RequestRecord } from '@tm/contracts';
+import { type ErrorCode, fitRoute, type RequestOutcome, type RequestRecord } from '@tm/contracts';
 import { timeOrderedId } from '@tm/kit';
 import type { Request, RequestHandler } from 'express';
 import type { RequestRecorder } from '../../../clients/request-recorder.js';
@@ -64,7 +64,10 @@ export function recordRequests(recorder: RequestRecorder, deploymentVersion: str
     res.once('close', () => {
       const note = req.recordNote ?? {};
       const tenantId = req.scope?.tenant_id ?? req.account?.tenantId ?? req.reader?.tenantId ?? null;
-      const status = res.writableFinished ? res.statusCode : CLIENT_CLOSED_REQUEST;
+      // A stream the gateway broke off (error-handler.ts) is recorded with its error's status.
+      const status = res.writableFinished
+        ? res.statusCode
+        : ((res.locals.cutShortStatus as number | undefined) ?? CLIENT_CLOSED_REQUEST);
       const accepted = status < 400;
       recorder.record({
         version: 'v1',
@@ -74,9 +77,11 @@ export function recordRequests(recorder: RequestRecorder, deploymentVersion: str
         key_id: req.scope?.key_id ?? req.reader?.keyId ?? null,
         user_id: req.scope?.user_id ?? req.account?.userId ?? req.reader?.userId ?? null,
         method,
+        // A path with a long name in it is cut, not sent to be refused (telemetry dead-letters a
+        // record that breaks its schema; before [P11] it discarded the record's whole batch).
         route: res.locals.unmatchedRoute
           ? '(unmatched)'
-          : (note.route ?? (path.replace(IDS, '{id}').replace(/\/+$/, '') || '/')),
+          : fitRoute(note.route ?? (path.replace(IDS, '{id}').replace(/\/+$/, '') || '/')),
         operation: note.operation ?? null,
         status,
         outcome: outcomeOf(status),
