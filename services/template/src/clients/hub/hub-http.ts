@@ -37,11 +37,11 @@ export async function hubGet(
   const deadline = options.deadline ?? Number.POSITIVE_INFINITY;
   const what = `${url.host}${url.pathname}`;
   let failure: AppError | undefined;
+  /** The wait the hub asked for with Retry-After on its last answer, if it did. */
+  let askedWaitMs: number | undefined;
   for (let attempt = 0; attempt <= options.retries; attempt += 1) {
     if (attempt > 0) {
-      const wait = failure?.retryAfter
-        ? Math.min(failure.retryAfter * 1000, MAX_RETRY_AFTER_MS)
-        : options.retryBaseMs * 2 ** (attempt - 1) * (1 + Math.random());
+      const wait = askedWaitMs ?? options.retryBaseMs * 2 ** (attempt - 1) * (1 + Math.random());
       if (Date.now() + wait >= deadline) break;
       await sleep(wait);
     }
@@ -54,14 +54,20 @@ export async function hubGet(
       });
       const text = await res.text();
       if (res.status === 429 || (res.status >= 500 && res.status !== 501)) {
-        const retryAfter = Number(res.headers.get('retry-after'));
+        const header = res.headers.get('retry-after');
+        const retryAfter = header === null ? Number.NaN : Number(header);
+        askedWaitMs =
+          Number.isFinite(retryAfter) && retryAfter >= 0
+            ? Math.min(retryAfter * 1000, MAX_RETRY_AFTER_MS)
+            : undefined;
         failure = new AppError(ErrorCode.HubUnavailable, `The model hub answered ${res.status} (${what})`, {
-          retryAfter: Number.isFinite(retryAfter) && retryAfter > 0 ? Math.ceil(retryAfter) : 2,
+          retryAfter: Math.max(1, Math.ceil((askedWaitMs ?? 2_000) / 1000)),
         });
         continue;
       }
       return { status: res.status, body: parseJson(text), errorCode: res.headers.get('x-error-code') };
     } catch (err) {
+      askedWaitMs = undefined;
       failure = isTimeout(err)
         ? new AppError(
             ErrorCode.HubTimeout,
