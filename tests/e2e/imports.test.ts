@@ -328,7 +328,7 @@ describe('POST /v1/imports refusals', () => {
     expect(await recordsInNamespace(tenant.tenant_id, namespace)).toBe(0);
   });
 
-  it('when a model-hub dataset is named instead of a file, then 400 naming the field: only uploads are imported', async () => {
+  it('when a multipart upload also names a model-hub dataset, then 400 naming the field: a dataset import is a JSON body of its own', async () => {
     const tenant = await createTenant();
     const res = await upload(
       tenant.api_key,

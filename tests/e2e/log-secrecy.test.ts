@@ -1,10 +1,17 @@
 import { randomBytes, randomUUID } from 'node:crypto';
 import { readFileSync } from 'node:fs';
-import { describe, expect, inject, it, vi } from 'vitest';
+import { afterAll, beforeAll, describe, expect, inject, it, vi } from 'vitest';
 import { createTenant, recallBody, uniqueNamespace } from './support/factories.js';
+import { recordSecrets } from './support/log-capture.js';
 import { useStack } from './support/stack.js';
+import { type StubHub, startStubHub } from './support/stub-hub.js';
 
-const t = useStack();
+let hub: StubHub;
+beforeAll(async () => {
+  hub = await startStubHub();
+});
+afterAll(() => hub?.close());
+const t = useStack({ templateEnv: () => ({ ...hub.env, IMPORT_POLL_MS: '100' }) });
 
 /** The run's log lines for one request id; the access line is written once the response is out. */
 async function logLinesOf(requestId: string) {
@@ -66,5 +73,55 @@ describe('what the gateway logs about credentials', () => {
     for (const secret of [tenant.owner.password, tenant.api_key, session, created.body.key]) {
       expect(log).not.toContain(secret);
     }
+  });
+});
+
+describe('what is logged about a hub token ([P13])', () => {
+  it('when a gated dataset is imported with a hub token, refused with another, then neither token is logged or answered', async () => {
+    const token = `hf_${randomBytes(24).toString('base64url')}`;
+    const wrong = `hf_${randomBytes(24).toString('base64url')}`;
+    recordSecrets([token, wrong]);
+    const dataset = `log-org/gated-${randomUUID().slice(0, 8)}`;
+    hub.add({
+      id: dataset,
+      sha: randomBytes(20).toString('hex'),
+      token,
+      columns: ['q'],
+      configs: { default: { train: [{ q: 'one' }, { q: 'two' }] } },
+    });
+    const tenant = await createTenant();
+    const requestId = `req-log-${randomUUID()}`;
+    const body = { dataset, split: 'train', format: '{q}', namespace: uniqueNamespace('hub-log') };
+
+    const refused = await t.api.post('/v1/imports', {
+      key: tenant.api_key,
+      body: { ...body, hub_token: wrong },
+    });
+    const created = await t.api.post('/v1/imports', {
+      key: tenant.api_key,
+      body: { ...body, hub_token: token },
+      headers: { 'X-Request-Id': requestId },
+    });
+    await t.api.post(`/v1/imports/${created.body.id}/start`, { key: tenant.api_key });
+    const done = await vi.waitFor(
+      async () => {
+        const res = await t.api.get(`/v1/imports/${created.body.id}`, { key: tenant.api_key });
+        expect(res.body.state).toBe('completed');
+        return res;
+      },
+      { timeout: 10_000, interval: 100 },
+    );
+
+    expect(refused).toMatchObject({ status: 403, body: { details: { code: 'dataset_gated' } } });
+    expect(done.body).toMatchObject({ retained: 2, failed: 0 });
+    expect(await logLinesOf(requestId)).toContainEqual(
+      expect.objectContaining({ msg: 'request completed', res: { status: 201 } }),
+    );
+    const log = wholeLog();
+    expect(log).not.toContain(token);
+    expect(log).not.toContain(wrong);
+    expect(JSON.stringify([refused.body, created.body, done.body])).not.toMatch(
+      new RegExp(`${token}|${wrong}`),
+    );
   });
 });

@@ -1,4 +1,5 @@
 import { z } from 'zod';
+import { ErrorCodeSchema } from './envelope.js';
 import { Namespace } from './memory.js';
 import { Scope } from './scope.js';
 import { TemplateName } from './templates.js';
@@ -60,12 +61,29 @@ export const ImportEstimate = z
   .meta({ id: 'ImportEstimate' });
 export type ImportEstimate = z.infer<typeof ImportEstimate>;
 
+/** A dataset import's source as the hub resolved it; every memory it writes carries the same stamp. */
+export const ImportDatasetSource = z
+  .object({
+    id: z.string(),
+    config: z.string(),
+    split: z.string(),
+    revision: z.string().meta({ description: 'The commit sha the hub reported when the import was made' }),
+  })
+  .meta({ id: 'ImportDatasetSource' });
+export type ImportDatasetSource = z.infer<typeof ImportDatasetSource>;
+
 export const ImportJob = z
   .object({
     id: z.uuid(),
     state: ImportState,
-    file_name: z.string(),
-    file_kind: ImportFileKind,
+    file_name: z
+      .string()
+      .nullable()
+      .meta({ description: 'The uploaded file’s name; null for a dataset import' }),
+    file_kind: ImportFileKind.nullable(),
+    dataset: ImportDatasetSource.nullable().meta({
+      description: 'Where a dataset import reads; null for a file',
+    }),
     namespace: z.string(),
     format: z.string(),
     template_name: z.string().nullable(),
@@ -78,6 +96,10 @@ export const ImportJob = z
     created_at: z.iso.datetime(),
     started_at: z.iso.datetime().nullable(),
     completed_at: z.iso.datetime().nullable(),
+    error: z
+      .object({ code: ErrorCodeSchema, message: z.string() })
+      .nullable()
+      .meta({ description: 'Why a `failed` job could not go on (e.g. the dataset changed on the hub)' }),
   })
   .meta({ id: 'ImportJob' });
 export type ImportJob = z.infer<typeof ImportJob>;
@@ -96,27 +118,82 @@ export const ImportFailurePage = z
   .meta({ id: 'ImportFailurePage' });
 export type ImportFailurePage = z.infer<typeof ImportFailurePage>;
 
+/** How rows become text: a format string, or a template whose format is used; where they go. */
+const importMappingShape = {
+  // NUL in any of them is refused by parseOrThrow, as in every input.
+  format: z.string().min(1).max(4_096).optional(),
+  template_name: TemplateName.optional(),
+  marketplace_template_id: z.string().min(1).max(128).optional(),
+  namespace: Namespace.default(DEFAULT_IMPORT_NAMESPACE),
+};
+type ImportMapping = {
+  format?: string | undefined;
+  template_name?: string | undefined;
+  marketplace_template_id?: string | undefined;
+};
+const oneTemplate: [(f: ImportMapping) => boolean, { path: string[]; message: string }] = [
+  (f) => !(f.template_name !== undefined && f.marketplace_template_id !== undefined),
+  { path: ['template_name'], message: 'name a template or a marketplace template, not both' },
+];
+const someFormat: [(f: ImportMapping) => boolean, { path: string[]; message: string }] = [
+  (f) => f.format !== undefined || f.template_name !== undefined || f.marketplace_template_id !== undefined,
+  {
+    path: ['format'],
+    message: 'send a format, or a template_name or marketplace_template_id whose format is used',
+  },
+];
+
 /** The form fields of `POST /v1/imports` (all strings, as multipart sends them); `file` comes last. */
 export const CreateImportFields = z
-  .strictObject({
-    // NUL in any of them is refused by parseOrThrow, as in every input.
-    format: z.string().min(1).max(4_096).optional(),
-    template_name: TemplateName.optional(),
-    marketplace_template_id: z.string().min(1).max(128).optional(),
-    namespace: Namespace.default(DEFAULT_IMPORT_NAMESPACE),
-  })
-  .refine((f) => !(f.template_name !== undefined && f.marketplace_template_id !== undefined), {
-    path: ['template_name'],
-    message: 'name a template or a marketplace template, not both',
-  })
-  .refine(
-    (f) => f.format !== undefined || f.template_name !== undefined || f.marketplace_template_id !== undefined,
-    {
-      path: ['format'],
-      message: 'send a format, or a template_name or marketplace_template_id whose format is used',
-    },
-  );
+  .strictObject(importMappingShape)
+  .refine(...oneTemplate)
+  .refine(...someFormat);
 export type CreateImportFields = z.output<typeof CreateImportFields>;
+
+/**
+ * A model-hub dataset ([P13]): `owner/name` as the hub spells it. Bounded so that the stamp a memory
+ * carries (`hub:<dataset>@<sha>:<config>/<split>#<row>`) always fits a source id's 256 characters.
+ */
+export const HubDatasetId = z
+  .string()
+  .max(96)
+  .regex(
+    /^[A-Za-z0-9][\w.-]*\/[A-Za-z0-9][\w.-]*$/,
+    'must be owner/name (letters, digits, -, _ and .), as the hub spells it',
+  );
+const HubName = z
+  .string()
+  .min(1)
+  .max(48)
+  .regex(/^[\w.-]+$/, 'may hold letters, digits, -, _ and . only');
+
+/** Where a dataset import reads: dataset, config (the hub's default when there is one), split, revision. */
+const hubSourceShape = {
+  dataset: HubDatasetId,
+  config: HubName.optional(),
+  split: HubName,
+  revision: z
+    .string()
+    .min(1)
+    .max(128)
+    .regex(/^[\w./-]+$/, 'must be a branch, tag or commit sha')
+    .optional(),
+};
+
+/**
+ * `POST /v1/imports` with a JSON body: rows read from a public model-hub dataset instead of a file.
+ * `hub_token` is used for this import only (sealed at rest while the job runs, never returned or logged).
+ */
+export const CreateDatasetImportRequest = z
+  .strictObject({
+    ...hubSourceShape,
+    hub_token: z.string().min(1).max(512).optional(),
+    ...importMappingShape,
+  })
+  .refine(...oneTemplate)
+  .refine(...someFormat)
+  .meta({ id: 'DatasetImportRequest' });
+export type CreateDatasetImportRequest = z.output<typeof CreateDatasetImportRequest>;
 
 export const ImportListQuery = z.strictObject({
   limit: z.coerce
@@ -147,6 +224,13 @@ export const ImportChunkMessage = z.object({
   data: z.base64(),
 });
 export type ImportChunkMessage = z.infer<typeof ImportChunkMessage>;
+
+export const CreateDatasetImportMessage = z.object({
+  scope: Scope,
+  request_id: z.string(),
+  request: CreateDatasetImportRequest,
+});
+export type CreateDatasetImportMessage = z.output<typeof CreateDatasetImportMessage>;
 
 export const ImportRefMessage = z.object({ tenant_id: TenantId, import_id: ImportId });
 export type ImportRefMessage = z.infer<typeof ImportRefMessage>;

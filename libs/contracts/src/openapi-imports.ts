@@ -1,6 +1,12 @@
 import { z } from 'zod';
 import type { ZodOpenApiOperationObject, ZodOpenApiPathsObject } from 'zod-openapi';
-import { DEFAULT_IMPORT_NAMESPACE, ImportFailurePage, ImportJob, ImportListQuery } from './imports.js';
+import {
+  CreateDatasetImportRequest,
+  DEFAULT_IMPORT_NAMESPACE,
+  ImportFailurePage,
+  ImportJob,
+  ImportListQuery,
+} from './imports.js';
 import { errors, json } from './openapi-shared.js';
 
 const requestId = z.object({ 'X-Request-Id': z.string().max(128).optional() });
@@ -34,7 +40,8 @@ export const importPaths: ZodOpenApiPathsObject = {
   '/v1/imports': {
     post: op({
       operationId: 'createImport',
-      summary: 'Upload a CSV, XLSX, XLS or JSON file and get the import’s estimate (memory:write)',
+      summary:
+        'Upload a CSV, XLSX, XLS or JSON file, or name a model-hub dataset split, and get the import’s estimate (memory:write)',
       description:
         'The rows are read and stored, nothing is written yet: the answer is the job in state `estimated` ' +
         'with rows, rows that would render empty or too long, placeholders that match no column, and the ' +
@@ -46,12 +53,30 @@ export const importPaths: ZodOpenApiPathsObject = {
         'client sends nothing for the stall timeout (408 `upload_timeout`), a form field holding NUL (400 ' +
         '`validation_failed` at the field), a tenant with its maximum of uploads in flight or an instance ' +
         'reading its maximum (429 `too_many_imports`, retryable, Retry-After). A row value holding NUL is ' +
-        'not a refusal: that row fails as `malformed_row`.',
+        'not a refusal: that row fails as `malformed_row`.\n\n' +
+        'A JSON body names a public model-hub dataset (Hugging Face Hub style) instead: `dataset` ' +
+        '(`owner/name`), optional `config`, `split`, optional `revision` and `hub_token`, with the same ' +
+        '`format` / template and `namespace`. Its estimate comes from the hub’s metadata (the split’s row ' +
+        'count and columns) before any row is read; the rows are read a page at a time once the job is ' +
+        'started, and each memory’s source is `{type: "hub_dataset", id: "hub:<dataset>@<sha>:<config>/<split>#<row>"}`. ' +
+        'The token is used for this import only: sealed at rest while the job runs, never returned or logged. ' +
+        'Refused before any row is written: a dataset read by a loading script of its own (422 ' +
+        '`remote_code_required`: no dataset code is ever run), an unknown or unservable config, split or ' +
+        'revision, or a dataset with only a preview (422 `dataset_split_unavailable`, listing the splits), a ' +
+        'gated or private dataset without a token that has access (403 `dataset_gated`), an unknown dataset ' +
+        '(404 `not_found`), a split over the row limit (413 `payload_too_large`), the hub unreachable (503 ' +
+        '`hub_unavailable`) or not answering in time (504 `hub_timeout`), both retryable with Retry-After.',
       requestParams: { header: requestId },
-      requestBody: { required: true, content: { 'multipart/form-data': { schema: UploadForm } } },
+      requestBody: {
+        required: true,
+        content: {
+          'multipart/form-data': { schema: UploadForm },
+          'application/json': { schema: CreateDatasetImportRequest },
+        },
+      },
       responses: {
         '201': { description: 'The job with its estimate', ...json(ImportJob) },
-        ...errors(400, 401, 403, 404, 408, 413, 415, 429, 500, 503, 504),
+        ...errors(400, 401, 403, 404, 408, 413, 415, 422, 429, 500, 503, 504),
       },
     }),
   },

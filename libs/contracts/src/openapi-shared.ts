@@ -20,6 +20,7 @@ const errorMeaning: Record<number, string> = {
   413: 'Body larger than the limit',
   431: 'Request headers larger than 16 KiB (headers_too_large)',
   415: 'Body is not application/json, or an unsupported file type',
+  422: 'The model-hub dataset cannot be imported as asked (remote_code_required, dataset_split_unavailable)',
   429: 'Rate, usage or concurrency limit (rate_limited, too_many_imports); honour Retry-After',
   500: 'Internal failure',
   503: 'A service or its storage is unavailable; retryable, honour Retry-After',

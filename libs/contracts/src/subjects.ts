@@ -53,6 +53,8 @@ export const Subjects = {
     deleteNamespace: 'template.v1.namespace.delete',
     /** Document import: open a job, append upload chunks, parse and estimate, discard a refused upload. */
     createImport: 'template.v1.imports.create',
+    /** [P13]: open, probe (hub metadata only) and estimate an import of a model-hub dataset. */
+    createDatasetImport: 'template.v1.imports.dataset',
     appendImportChunk: 'template.v1.imports.chunk',
     sealImport: 'template.v1.imports.seal',
     discardImport: 'template.v1.imports.discard',

@@ -8,6 +8,7 @@ export * from './periodic-task.js';
 export * from './prisma-cli-config.js';
 export * from './prisma-holder.js';
 export * from './run-main.js';
+export * from './secret-box.js';
 export * from './shutdown.js';
 export * from './sql-runner.js';
 export * from './trace-context.js';

@@ -8,6 +8,7 @@ export {
 export type { ChatFamily } from './families/chat.js';
 export type { ControlFamily } from './families/control.js';
 export type {
+  DatasetImportInput,
   ImportJob,
   ImportsFamily,
   UploadInput,

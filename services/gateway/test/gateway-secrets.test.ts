@@ -1,7 +1,7 @@
+import { openSecret, sealSecret } from '@tm/kit';
 import { SignJWT } from 'jose';
 import { describe, expect, it } from 'vitest';
 import { deriveGatewaySecrets } from '../src/domain/identity/gateway-secrets.js';
-import { openSecret, sealSecret } from '../src/domain/identity/secret-box.js';
 import { readSessionToken, signSessionToken } from '../src/domain/identity/session-token.js';
 
 const secrets = deriveGatewaySecrets('a configured secret of at least thirty-two chars');

@@ -1,9 +1,11 @@
 import { checkServiceHealth, connectBus, drainEndpoints, type NatsConnection } from '@tm/bus';
 import type { Logger } from '@tm/kit';
 import { createWritePriceReader } from './clients/billing-prices.js';
+import { createHubClient } from './clients/hub/hub-client.js';
 import { createMemoryWriter } from './clients/memory-writer.js';
 import type { TemplateConfig } from './config.js';
 import { closePrisma, initPrisma, pingDatabase } from './data-access/prisma-client.js';
+import { createHubTokenBox } from './domain/import/hub/hub-token-box.js';
 import { createReadSlots } from './domain/import/read-slots.js';
 import { startImportWorker } from './entry-points/jobs/import-worker.js';
 import { serveImportEndpoints } from './entry-points/nats/import-endpoints.js';
@@ -28,6 +30,19 @@ export async function startTemplateService(
     password: config.TEMPLATE_NATS_PASSWORD,
   });
   const writeMemory = createMemoryWriter(nc, { timeoutMs: config.MEMORY_WRITE_TIMEOUT_MS });
+  const hub = createHubClient({
+    hubBaseUrl: config.HUB_BASE_URL,
+    viewerBaseUrl: config.HUB_DATASETS_SERVER_URL,
+    timeoutMs: config.HUB_TIMEOUT_MS,
+    retries: config.HUB_RETRIES,
+    retryBaseMs: config.HUB_RETRY_BASE_MS,
+  });
+  const tokens = createHubTokenBox(config.IMPORT_SECRET_KEY);
+  if (!tokens.persistent) {
+    logger.warn(
+      'IMPORT_SECRET_KEY is not set: a dataset import that needs its hub token cannot resume after a restart',
+    );
+  }
   // resumes every job left in `processing` by a previous run
   const importWorker = startImportWorker(
     {
@@ -35,6 +50,7 @@ export async function startTemplateService(
       pollMs: config.IMPORT_POLL_MS,
       batchSize: config.IMPORT_BATCH_SIZE,
       concurrency: config.IMPORT_CONCURRENCY,
+      datasets: { hub, tokens, pageRows: config.HUB_PAGE_ROWS },
     },
     logger,
   );
@@ -56,6 +72,8 @@ export async function startTemplateService(
         },
         readSlots: createReadSlots(config.IMPORT_MAX_CONCURRENT_READS),
         maxInFlightPerTenant: config.IMPORT_MAX_CONCURRENT_PER_TENANT,
+        // the hub's metadata calls end well inside the gateway's import deadline (60 s)
+        datasets: { hub, tokens, probeBudgetMs: config.HUB_PROBE_BUDGET_MS },
       },
       logger,
     ),

@@ -1,6 +1,13 @@
 import { env, loadConfig } from '@tm/kit';
 import { z } from 'zod';
 
+/** An http(s) base URL without a trailing slash (paths are appended to it). */
+const hubUrl = (fallback: string) =>
+  z
+    .url({ protocol: /^https?$/, error: 'must be an http(s) URL' })
+    .default(fallback)
+    .transform((v) => v.replace(/\/+$/, ''));
+
 export const TemplateConfigSchema = z.object({
   TEMPLATE_DATABASE_URL: env.databaseUrl('tm_template'),
   TEMPLATE_DB_POOL_SIZE: env.positiveInt(5),
@@ -38,6 +45,29 @@ export const TemplateConfigSchema = z.object({
   IMPORT_MAX_CONCURRENT_PER_TENANT: env.positiveInt(2),
   /** Uploads this instance reads at once; reading is CPU- and memory-bound, so about one per core. */
   IMPORT_MAX_CONCURRENT_READS: env.positiveInt(2),
+  /**
+   * Model-hub dataset imports ([P13], docs/decisions.md "Hub datasets"): the hub's own API (dataset
+   * metadata: commit sha, gated, files) and its dataset viewer (splits, info, row pages) are two bases,
+   * as on huggingface.co. Each call has HUB_TIMEOUT_MS; 429 and 5xx (but 501) are retried HUB_RETRIES
+   * times with backoff from HUB_RETRY_BASE_MS, honouring Retry-After.
+   */
+  HUB_BASE_URL: hubUrl('https://huggingface.co'),
+  HUB_DATASETS_SERVER_URL: hubUrl('https://datasets-server.huggingface.co'),
+  HUB_TIMEOUT_MS: env.positiveInt(10_000),
+  HUB_RETRIES: z.coerce.number().int().min(0).max(10).default(3),
+  HUB_RETRY_BASE_MS: env.positiveInt(250),
+  /** All of one import's metadata calls to the hub, retries included; below the gateway's 60 s. */
+  HUB_PROBE_BUDGET_MS: env.positiveInt(30_000),
+  /** Rows per page asked of the viewer's /rows; it serves at most 100. */
+  HUB_PAGE_ROWS: z.coerce.number().int().min(1).max(100).default(100),
+  /**
+   * Seals a caller's hub token at rest while its import runs (AES-256-GCM). Unset: a per-process key,
+   * so a job that needs its token cannot go on after a restart (it fails with dataset_gated).
+   */
+  IMPORT_SECRET_KEY: z
+    .string()
+    .min(32, 'IMPORT_SECRET_KEY must be at least 32 characters (e.g. openssl rand -base64 48)')
+    .optional(),
 });
 export type TemplateConfig = z.output<typeof TemplateConfigSchema>;
 

@@ -11,6 +11,7 @@ const SECRET_FIELDS = new Set([
   'api_key',
   'key',
   'token',
+  'hub_token',
   'password',
   'current_password',
   'new_password',

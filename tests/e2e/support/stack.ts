@@ -30,8 +30,11 @@ export interface StackOptions {
   gatewayEnv?: Record<string, string>;
   /** Telemetry settings to override, by variable name (e.g. ANOMALY_ERROR_RATE_WARNING). */
   telemetryEnv?: Record<string, string>;
-  /** Template service settings to override, by variable name (e.g. IMPORT_BATCH_SIZE). */
-  templateEnv?: Record<string, string>;
+  /**
+   * Template service settings to override, by variable name (e.g. IMPORT_BATCH_SIZE); a function is
+   * read when the stack starts (e.g. for the URL of a stub hub started by an earlier `beforeAll`).
+   */
+  templateEnv?: Record<string, string> | (() => Record<string, string>);
   /** Memory and billing settings to override, by variable name (e.g. MEMORY_NATS_PASSWORD). */
   memoryEnv?: Record<string, string>;
   billingEnv?: Record<string, string>;
@@ -63,7 +66,7 @@ export async function startStack(options: StackOptions, env: StackEnv) {
   const templateConfig = TemplateConfigSchema.parse({
     TEMPLATE_DATABASE_URL: env.templateDbUrl,
     NATS_URL: env.natsUrl,
-    ...options.templateEnv,
+    ...(typeof options.templateEnv === 'function' ? options.templateEnv() : options.templateEnv),
   });
   let template: TemplateService | undefined = await startTemplateService(templateConfig, logger);
   const secretKey = randomBytes(32).toString('base64url');

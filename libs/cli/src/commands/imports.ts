@@ -13,15 +13,24 @@ interface ImportOptions {
   format?: string;
   template?: string;
   marketplaceTemplate?: string;
+  dataset?: string;
+  split?: string;
+  config?: string;
+  revision?: string;
   yes?: boolean;
   intervalMs: number;
 }
+
+/** A hub token is read from here, never from a flag: flags end up in shell history and `ps`. */
+const HUB_TOKEN_VARIABLE = 'TM_HUB_TOKEN';
 
 function showEstimate(ctx: Context, job: ImportJob): void {
   const e = job.estimate;
   ctx.out.record([
     ['import id', job.id],
-    ['file', `${job.file_name} (${job.file_kind})`],
+    job.dataset
+      ? ['dataset', `${job.dataset.id} ${job.dataset.config}/${job.dataset.split} @ ${job.dataset.revision}`]
+      : ['file', `${job.file_name} (${job.file_kind})`],
     ['namespace', job.namespace],
     ['format', job.format],
     ['rows', e.rows],
@@ -33,38 +42,62 @@ function showEstimate(ctx: Context, job: ImportJob): void {
   ]);
 }
 
-async function importFile(ctx: Context, file: string, options: ImportOptions) {
-  const sources = [options.format, options.template, options.marketplaceTemplate].filter(
-    (s) => s !== undefined,
-  );
-  if (sources.length !== 1)
-    throw new UsageError('Give one of --format, --template or --marketplace-template');
+/** The format (or template) and namespace, as both kinds of import take them. */
+function mappingOf(options: ImportOptions) {
+  return {
+    namespace: options.namespace,
+    ...(options.format !== undefined ? { format: options.format } : {}),
+    ...(options.template !== undefined ? { template_name: options.template } : {}),
+    ...(options.marketplaceTemplate !== undefined
+      ? { marketplace_template_id: options.marketplaceTemplate }
+      : {}),
+  };
+}
+
+async function uploadEstimate(ctx: Context, file: string, options: ImportOptions): Promise<ImportJob> {
   try {
     await access(file);
   } catch {
     throw new UsageError(`Cannot read ${file}`);
   }
-  const tm = ctx.client('apiKey');
-
   const upload = startProgress('upload', { unit: 'bytes', json: ctx.out.json });
-  let estimated: ImportJob;
   try {
-    estimated = await uploadFile(
-      tm,
-      file,
-      {
-        namespace: options.namespace,
-        ...(options.format !== undefined ? { format: options.format } : {}),
-        ...(options.template !== undefined ? { template_name: options.template } : {}),
-        ...(options.marketplaceTemplate !== undefined
-          ? { marketplace_template_id: options.marketplaceTemplate }
-          : {}),
-      },
-      { onProgress: ({ sentBytes, totalBytes }) => upload.update(sentBytes, totalBytes) },
-    );
+    return await uploadFile(ctx.client('apiKey'), file, mappingOf(options), {
+      onProgress: ({ sentBytes, totalBytes }) => upload.update(sentBytes, totalBytes),
+    });
   } finally {
     upload.stop();
   }
+}
+
+/** A model-hub dataset split ([P13]): the estimate comes from the hub's metadata. */
+async function datasetEstimate(ctx: Context, dataset: string, options: ImportOptions): Promise<ImportJob> {
+  if (options.split === undefined) throw new UsageError('--dataset needs --split (e.g. --split train)');
+  const token = process.env[HUB_TOKEN_VARIABLE];
+  return ctx.client('apiKey').imports.fromDataset({
+    dataset,
+    split: options.split,
+    ...(options.config !== undefined ? { config: options.config } : {}),
+    ...(options.revision !== undefined ? { revision: options.revision } : {}),
+    ...(token ? { hub_token: token } : {}),
+    ...mappingOf(options),
+  });
+}
+
+async function importFile(ctx: Context, file: string | undefined, options: ImportOptions) {
+  const sources = [options.format, options.template, options.marketplaceTemplate].filter(
+    (s) => s !== undefined,
+  );
+  if (sources.length !== 1)
+    throw new UsageError('Give one of --format, --template or --marketplace-template');
+  if ((file === undefined) === (options.dataset === undefined))
+    throw new UsageError('Give a file or --dataset owner/name, not both');
+  const tm = ctx.client('apiKey');
+
+  const estimated =
+    options.dataset !== undefined
+      ? await datasetEstimate(ctx, options.dataset, options)
+      : await uploadEstimate(ctx, file ?? '', options);
   if (!ctx.out.json) showEstimate(ctx, estimated);
 
   await confirmOrRefuse(
@@ -113,17 +146,27 @@ async function importFile(ctx: Context, file: string, options: ImportOptions) {
 export function registerImports(program: Command): void {
   program
     .command('import')
-    .description('Import a CSV, XLSX/XLS or JSON file: estimate, confirm, then write every row with progress')
-    .argument('<file>', 'the file; its extension decides the reader')
+    .description(
+      'Import a CSV, XLSX/XLS or JSON file, or a model-hub dataset split: estimate, confirm, then write every row with progress',
+    )
+    .argument('[file]', 'the file; its extension decides the reader')
     .requiredOption('-n, --namespace <namespace>', 'where the rows are retained')
     .option('--format <format>', 'a format string: "{name} lives in {city|an unknown city}"')
     .option('--template <name>', 'take the format from a private template')
     .option('--marketplace-template <id>', 'take the format from a marketplace template')
+    .option(
+      '--dataset <owner/name>',
+      `import a public model-hub dataset instead of a file (token, if any: $${HUB_TOKEN_VARIABLE})`,
+    )
+    .option('--split <split>', 'the dataset split to import, e.g. train')
+    .option('--config <config>', 'the dataset config (default: its only one, or "default")')
+    .option('--revision <sha>', 'the revision the hub serves (its current commit)')
     .option('-y, --yes', 'go on after the estimate without asking (required without a terminal)')
     .option('--interval-ms <ms>', 'between progress polls', parseCount, 1000)
     .addHelpText(
       'after',
-      `\nExample:\n  tm import people.csv -n people --format '{name} lives in {city|an unknown city}.'`,
+      `\nExamples:\n  tm import people.csv -n people --format '{name} lives in {city|an unknown city}.'\n` +
+        `  TM_HUB_TOKEN=hf_... tm import --dataset owner/name --split train -n qa --format 'Q: {question} A: {answer}'`,
     )
     .action(withContext(importFile));
 }

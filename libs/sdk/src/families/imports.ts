@@ -1,8 +1,15 @@
 import type { CallOptions, Transport } from '../http.js';
 import { sleep } from '../retry.js';
-import type { QueryOf, ResponseOf } from '../types.js';
+import type { BodyOf, QueryOf, ResponseOf } from '../types.js';
 
 export type ImportJob = ResponseOf<'getImport'>;
+
+/**
+ * A public model-hub dataset split to import ([P13]): `dataset` (`owner/name`), `split`, optional
+ * `config`, `revision` and `hub_token` (used for this import only, never returned), with a `format`
+ * or template and a `namespace`, as an upload takes.
+ */
+export type DatasetImportInput = BodyOf<'createImport'>;
 
 export interface UploadInput {
   /** The file: a Blob or File (in Node, `fs.openAsBlob`; see `@text-memory/sdk/node`), or bytes. */
@@ -72,6 +79,21 @@ export class ImportsFamily {
       callOptions,
     );
     onProgress?.({ sentBytes: totalBytes, totalBytes });
+    return data;
+  }
+
+  /**
+   * Name a model-hub dataset split instead of uploading a file: the job in state `estimated`, its
+   * estimate from the hub's metadata (no row is read until `start`). Refusals have their own codes:
+   * `remote_code_required`, `dataset_split_unavailable` (listing the splits), `dataset_gated`, and the
+   * retryable `hub_unavailable` / `hub_timeout`.
+   */
+  async fromDataset(input: DatasetImportInput, options?: CallOptions): Promise<ImportJob> {
+    const { data } = await this.http.request<ImportJob>(
+      // Each call makes a new job: a lost answer is not repeated (a 429 or hub outage still is).
+      { method: 'POST', path: '/v1/imports', credential: 'apiKey', safe: false, json: input },
+      options,
+    );
     return data;
   }
 

@@ -636,8 +636,10 @@ export interface paths {
         get?: never;
         put?: never;
         /**
-         * Upload a CSV, XLSX, XLS or JSON file and get the import’s estimate (memory:write)
+         * Upload a CSV, XLSX, XLS or JSON file, or name a model-hub dataset split, and get the import’s estimate (memory:write)
          * @description The rows are read and stored, nothing is written yet: the answer is the job in state `estimated` with rows, rows that would render empty or too long, placeholders that match no column, and the estimated cost at the pricing version in force. `POST /v1/imports/{import_id}/start` writes the rows. Refused: an unsupported file type (415 `unsupported_file_type`), a file whose content is unreadable or contradicts its extension (400 `malformed_file`), a file over the size limit (413 `payload_too_large`), a file that holds more once read than an import takes: an XLSX expanding past the unzipped limit, a cell or row count over its limit (413 `payload_too_large`), an upload whose client sends nothing for the stall timeout (408 `upload_timeout`), a form field holding NUL (400 `validation_failed` at the field), a tenant with its maximum of uploads in flight or an instance reading its maximum (429 `too_many_imports`, retryable, Retry-After). A row value holding NUL is not a refusal: that row fails as `malformed_row`.
+         *
+         *     A JSON body names a public model-hub dataset (Hugging Face Hub style) instead: `dataset` (`owner/name`), optional `config`, `split`, optional `revision` and `hub_token`, with the same `format` / template and `namespace`. Its estimate comes from the hub’s metadata (the split’s row count and columns) before any row is read; the rows are read a page at a time once the job is started, and each memory’s source is `{type: "hub_dataset", id: "hub:<dataset>@<sha>:<config>/<split>#<row>"}`. The token is used for this import only: sealed at rest while the job runs, never returned or logged. Refused before any row is written: a dataset read by a loading script of its own (422 `remote_code_required`: no dataset code is ever run), an unknown or unservable config, split or revision, or a dataset with only a preview (422 `dataset_split_unavailable`, listing the splits), a gated or private dataset without a token that has access (403 `dataset_gated`), an unknown dataset (404 `not_found`), a split over the row limit (413 `payload_too_large`), the hub unreachable (503 `hub_unavailable`) or not answering in time (504 `hub_timeout`), both retryable with Retry-After.
          */
         post: operations["createImport"];
         delete?: never;
@@ -1044,6 +1046,23 @@ export interface components {
              */
             file: string;
         };
+        DatasetImportRequest: {
+            dataset: string;
+            config?: string;
+            split: string;
+            revision?: string;
+            hub_token?: string;
+            format?: string;
+            /** @example meeting-notes */
+            template_name?: string;
+            marketplace_template_id?: string;
+            /**
+             * @description Caller-chosen logical partition inside the storage connection
+             * @default imports
+             * @example support-bot
+             */
+            namespace: string;
+        };
         /** @description OpenAI chat-completions body plus `memory_id`. Sampling parameters (temperature, max_tokens, …) are accepted and ignored: the mock is deterministic. */
         ChatCompletionRequest: {
             model: string;
@@ -1171,7 +1190,7 @@ export interface components {
             idempotency_outcome?: "Conflict" | "Retryable";
             details: {
                 /** @enum {string} */
-                code: "validation_failed" | "malformed_json" | "malformed_request" | "headers_too_large" | "unsupported_media_type" | "payload_too_large" | "malformed_file" | "unsupported_file_type" | "upload_timeout" | "authentication_required" | "permission_denied" | "credential_not_accepted" | "operator_capability_required" | "consent_required" | "policy_denied" | "storage_not_attached" | "not_found" | "already_exists" | "version_conflict" | "precondition_failed" | "idempotency_conflict" | "idempotency_in_flight" | "duplicate_event" | "rate_limited" | "too_many_imports" | "service_unavailable" | "upstream_timeout" | "storage_unavailable" | "internal_error";
+                code: "validation_failed" | "malformed_json" | "malformed_request" | "headers_too_large" | "unsupported_media_type" | "payload_too_large" | "malformed_file" | "unsupported_file_type" | "upload_timeout" | "authentication_required" | "permission_denied" | "credential_not_accepted" | "operator_capability_required" | "consent_required" | "policy_denied" | "storage_not_attached" | "not_found" | "already_exists" | "version_conflict" | "precondition_failed" | "idempotency_conflict" | "idempotency_in_flight" | "duplicate_event" | "rate_limited" | "too_many_imports" | "remote_code_required" | "dataset_split_unavailable" | "dataset_gated" | "dataset_revision_changed" | "hub_unavailable" | "hub_timeout" | "service_unavailable" | "upstream_timeout" | "storage_unavailable" | "internal_error";
                 request_id: string;
                 fields?: {
                     path: string;
@@ -1767,7 +1786,7 @@ export interface components {
             retryable: true;
             details: {
                 /** @enum {string} */
-                code: "validation_failed" | "malformed_json" | "malformed_request" | "headers_too_large" | "unsupported_media_type" | "payload_too_large" | "malformed_file" | "unsupported_file_type" | "upload_timeout" | "authentication_required" | "permission_denied" | "credential_not_accepted" | "operator_capability_required" | "consent_required" | "policy_denied" | "storage_not_attached" | "not_found" | "already_exists" | "version_conflict" | "precondition_failed" | "idempotency_conflict" | "idempotency_in_flight" | "duplicate_event" | "rate_limited" | "too_many_imports" | "service_unavailable" | "upstream_timeout" | "storage_unavailable" | "internal_error";
+                code: "validation_failed" | "malformed_json" | "malformed_request" | "headers_too_large" | "unsupported_media_type" | "payload_too_large" | "malformed_file" | "unsupported_file_type" | "upload_timeout" | "authentication_required" | "permission_denied" | "credential_not_accepted" | "operator_capability_required" | "consent_required" | "policy_denied" | "storage_not_attached" | "not_found" | "already_exists" | "version_conflict" | "precondition_failed" | "idempotency_conflict" | "idempotency_in_flight" | "duplicate_event" | "rate_limited" | "too_many_imports" | "remote_code_required" | "dataset_split_unavailable" | "dataset_gated" | "dataset_revision_changed" | "hub_unavailable" | "hub_timeout" | "service_unavailable" | "upstream_timeout" | "storage_unavailable" | "internal_error";
                 request_id: string;
                 fields?: {
                     path: string;
@@ -1931,9 +1950,11 @@ export interface components {
              * @enum {string}
              */
             state: "estimated" | "processing" | "completed" | "failed";
-            file_name: string;
-            /** @enum {string} */
-            file_kind: "csv" | "xlsx" | "xls" | "json";
+            /** @description The uploaded file’s name; null for a dataset import */
+            file_name: string | null;
+            file_kind: ("csv" | "xlsx" | "xls" | "json") | null;
+            /** @description Where a dataset import reads; null for a file */
+            dataset: components["schemas"]["ImportDatasetSource"] | null;
             namespace: string;
             format: string;
             template_name: string | null;
@@ -1948,6 +1969,19 @@ export interface components {
             created_at: string;
             started_at: string | null;
             completed_at: string | null;
+            /** @description Why a `failed` job could not go on (e.g. the dataset changed on the hub) */
+            error: {
+                /** @enum {string} */
+                code: "validation_failed" | "malformed_json" | "malformed_request" | "headers_too_large" | "unsupported_media_type" | "payload_too_large" | "malformed_file" | "unsupported_file_type" | "upload_timeout" | "authentication_required" | "permission_denied" | "credential_not_accepted" | "operator_capability_required" | "consent_required" | "policy_denied" | "storage_not_attached" | "not_found" | "already_exists" | "version_conflict" | "precondition_failed" | "idempotency_conflict" | "idempotency_in_flight" | "duplicate_event" | "rate_limited" | "too_many_imports" | "remote_code_required" | "dataset_split_unavailable" | "dataset_gated" | "dataset_revision_changed" | "hub_unavailable" | "hub_timeout" | "service_unavailable" | "upstream_timeout" | "storage_unavailable" | "internal_error";
+                message: string;
+            } | null;
+        };
+        ImportDatasetSource: {
+            id: string;
+            config: string;
+            split: string;
+            /** @description The commit sha the hub reported when the import was made */
+            revision: string;
         };
         ImportEstimate: {
             /** @description Data rows read from the file */
@@ -2082,14 +2116,14 @@ export interface components {
                 /** @enum {string} */
                 type: "invalid_request_error" | "authentication_error" | "permission_error" | "not_found_error" | "conflict_error" | "rate_limit_error" | "server_error";
                 /** @enum {string} */
-                code: "validation_failed" | "malformed_json" | "malformed_request" | "headers_too_large" | "unsupported_media_type" | "payload_too_large" | "malformed_file" | "unsupported_file_type" | "upload_timeout" | "authentication_required" | "permission_denied" | "credential_not_accepted" | "operator_capability_required" | "consent_required" | "policy_denied" | "storage_not_attached" | "not_found" | "already_exists" | "version_conflict" | "precondition_failed" | "idempotency_conflict" | "idempotency_in_flight" | "duplicate_event" | "rate_limited" | "too_many_imports" | "service_unavailable" | "upstream_timeout" | "storage_unavailable" | "internal_error";
+                code: "validation_failed" | "malformed_json" | "malformed_request" | "headers_too_large" | "unsupported_media_type" | "payload_too_large" | "malformed_file" | "unsupported_file_type" | "upload_timeout" | "authentication_required" | "permission_denied" | "credential_not_accepted" | "operator_capability_required" | "consent_required" | "policy_denied" | "storage_not_attached" | "not_found" | "already_exists" | "version_conflict" | "precondition_failed" | "idempotency_conflict" | "idempotency_in_flight" | "duplicate_event" | "rate_limited" | "too_many_imports" | "remote_code_required" | "dataset_split_unavailable" | "dataset_gated" | "dataset_revision_changed" | "hub_unavailable" | "hub_timeout" | "service_unavailable" | "upstream_timeout" | "storage_unavailable" | "internal_error";
                 param: string | null;
             };
             retryable: boolean;
             request_id: string;
             details: {
                 /** @enum {string} */
-                code: "validation_failed" | "malformed_json" | "malformed_request" | "headers_too_large" | "unsupported_media_type" | "payload_too_large" | "malformed_file" | "unsupported_file_type" | "upload_timeout" | "authentication_required" | "permission_denied" | "credential_not_accepted" | "operator_capability_required" | "consent_required" | "policy_denied" | "storage_not_attached" | "not_found" | "already_exists" | "version_conflict" | "precondition_failed" | "idempotency_conflict" | "idempotency_in_flight" | "duplicate_event" | "rate_limited" | "too_many_imports" | "service_unavailable" | "upstream_timeout" | "storage_unavailable" | "internal_error";
+                code: "validation_failed" | "malformed_json" | "malformed_request" | "headers_too_large" | "unsupported_media_type" | "payload_too_large" | "malformed_file" | "unsupported_file_type" | "upload_timeout" | "authentication_required" | "permission_denied" | "credential_not_accepted" | "operator_capability_required" | "consent_required" | "policy_denied" | "storage_not_attached" | "not_found" | "already_exists" | "version_conflict" | "precondition_failed" | "idempotency_conflict" | "idempotency_in_flight" | "duplicate_event" | "rate_limited" | "too_many_imports" | "remote_code_required" | "dataset_split_unavailable" | "dataset_gated" | "dataset_revision_changed" | "hub_unavailable" | "hub_timeout" | "service_unavailable" | "upstream_timeout" | "storage_unavailable" | "internal_error";
                 request_id: string;
                 fields?: {
                     path: string;
@@ -2283,7 +2317,7 @@ export interface components {
             request_id: string;
             details: {
                 /** @enum {string} */
-                code: "validation_failed" | "malformed_json" | "malformed_request" | "headers_too_large" | "unsupported_media_type" | "payload_too_large" | "malformed_file" | "unsupported_file_type" | "upload_timeout" | "authentication_required" | "permission_denied" | "credential_not_accepted" | "operator_capability_required" | "consent_required" | "policy_denied" | "storage_not_attached" | "not_found" | "already_exists" | "version_conflict" | "precondition_failed" | "idempotency_conflict" | "idempotency_in_flight" | "duplicate_event" | "rate_limited" | "too_many_imports" | "service_unavailable" | "upstream_timeout" | "storage_unavailable" | "internal_error";
+                code: "validation_failed" | "malformed_json" | "malformed_request" | "headers_too_large" | "unsupported_media_type" | "payload_too_large" | "malformed_file" | "unsupported_file_type" | "upload_timeout" | "authentication_required" | "permission_denied" | "credential_not_accepted" | "operator_capability_required" | "consent_required" | "policy_denied" | "storage_not_attached" | "not_found" | "already_exists" | "version_conflict" | "precondition_failed" | "idempotency_conflict" | "idempotency_in_flight" | "duplicate_event" | "rate_limited" | "too_many_imports" | "remote_code_required" | "dataset_split_unavailable" | "dataset_gated" | "dataset_revision_changed" | "hub_unavailable" | "hub_timeout" | "service_unavailable" | "upstream_timeout" | "storage_unavailable" | "internal_error";
                 request_id: string;
                 fields?: {
                     path: string;
@@ -6437,6 +6471,7 @@ export interface operations {
         requestBody: {
             content: {
                 "multipart/form-data": components["schemas"]["ImportUploadForm"];
+                "application/json": components["schemas"]["DatasetImportRequest"];
             };
         };
         responses: {
@@ -6505,6 +6540,15 @@ export interface operations {
             };
             /** @description Body is not application/json, or an unsupported file type */
             415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description The model-hub dataset cannot be imported as asked (remote_code_required, dataset_split_unavailable) */
+            422: {
                 headers: {
                     [name: string]: unknown;
                 };

@@ -1,5 +1,6 @@
 import type { NatsConnection } from '@tm/bus';
 import {
+  CreateDatasetImportMessage,
   CreateImportMessage,
   CreateTemplateMemoryMessage,
   CreateTemplateMemoryResponse,
@@ -50,6 +51,7 @@ const TEMPLATE_SERVICE = {
     getMemory: endpoint(s.getMemory, GetTemplateMemoryMessage, TemplateMemory),
     deleteNamespace: endpoint(s.deleteNamespace, DeleteTemplateNamespaceMessage, TemplateNamespaceDeleted),
     createImport: endpoint(s.createImport, CreateImportMessage, ImportCreated),
+    createDatasetImport: endpoint(s.createDatasetImport, CreateDatasetImportMessage, ImportJob),
     appendImportChunk: endpoint(s.appendImportChunk, ImportChunkMessage, ImportAcknowledged),
     sealImport: endpoint(s.sealImport, ImportRefMessage, ImportJob),
     discardImport: endpoint(s.discardImport, ImportRefMessage, ImportAcknowledged),
@@ -66,7 +68,8 @@ export const createTemplateClient = (
 ) =>
   createServiceClient(nc, TEMPLATE_SERVICE, {
     ...options,
-    // Parsing a whole file takes longer than a request: its own deadline.
-    deadlines: { sealImport: options.importSealTimeoutMs },
+    // Parsing a whole file, or asking a model hub about a dataset (retries included), takes longer
+    // than a request: the import's own deadline.
+    deadlines: { sealImport: options.importSealTimeoutMs, createDatasetImport: options.importSealTimeoutMs },
   });
 export type TemplateClient = ReturnType<typeof createTemplateClient>;

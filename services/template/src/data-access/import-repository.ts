@@ -24,6 +24,11 @@ export async function insertImportJobWithinLimit(
   });
 }
 
+/** A job opened whole, as a dataset import is (its estimate comes from the hub's metadata). */
+export async function insertImportJob(db: Db, data: Prisma.ImportJobUncheckedCreateInput) {
+  await db.importJob.create({ data });
+}
+
 /** A tenant's job, or null: another tenant's job is as absent as one that never existed. */
 export async function findImportJob(db: Db, tenantId: string, importId: string) {
   return db.importJob.findFirst({ where: { id: importId, tenantId } });
@@ -85,11 +90,40 @@ export async function markImportProcessing(
   return count === 1;
 }
 
+/** processing → completed; a hub token kept for the job goes with it. */
 export async function markImportCompleted(db: Db, importId: string) {
   await db.importJob.updateMany({
     where: { id: importId, state: 'processing' },
-    data: { state: 'completed', completedAt: new Date() },
+    data: { state: 'completed', completedAt: new Date(), hubTokenSealed: null },
   });
+}
+
+/** processing → failed: the job cannot go on (its dataset changed or its token stopped working). */
+export async function markImportFailed(db: Db, importId: string, error: { code: string; message: string }) {
+  await db.importJob.updateMany({
+    where: { id: importId, state: 'processing' },
+    data: {
+      state: 'failed',
+      completedAt: new Date(),
+      hubTokenSealed: null,
+      errorCode: error.code,
+      errorMessage: error.message,
+    },
+  });
+}
+
+/** Rows read so far (settled or not): where a dataset import's next page starts. */
+export async function countAllImportRows(db: Db, importId: string) {
+  return db.importRow.count({ where: { importId } });
+}
+
+export async function countPendingImportRows(db: Db, importId: string) {
+  return db.importRow.count({ where: { importId, state: 'pending' } });
+}
+
+/** The split turned out shorter than its metadata said: the job ends at what the hub has. */
+export async function setDatasetRows(db: Db, importId: string, rows: number) {
+  await db.importJob.updateMany({ where: { id: importId }, data: { datasetRows: rows } });
 }
 
 export async function findProcessingJobs(db: Db) {

@@ -3,9 +3,8 @@ import { AppError, type CreateImportMessage, ErrorCode } from '@tm/contracts';
 import { insertImportJobWithinLimit } from '../data-access/import-repository.js';
 import { getPrisma } from '../data-access/prisma-client.js';
 import { fileKindOfName } from './import/detect-format.js';
-import { parseFormat } from './import/format-string.js';
 import { withImportErrors } from './import/import-error-to-app-error.js';
-import { resolveMemoryTemplate } from './resolve-memory-template.js';
+import { resolveImportFormat } from './import/resolve-import-format.js';
 
 /**
  * Opens an import before any byte of the file arrives: the file name's type, the format and the
@@ -25,16 +24,7 @@ export async function createImport(
   const { fields, scope } = msg;
   return withImportErrors(async () => {
     const fileKind = fileKindOfName(msg.file_name);
-    let format = fields.format;
-    let templateName: string | null = null;
-    if (fields.template_name !== undefined || fields.marketplace_template_id !== undefined) {
-      const template = await resolveMemoryTemplate(scope.tenant_id, fields, db);
-      templateName = template.metadata.template_name;
-      format ??= template.format ?? template.fields.map((f) => `${f.name}: {${f.name}}`).join('\n');
-    }
-    if (format === undefined)
-      throw new Error('unreachable: the message schema requires a format or a template');
-    parseFormat(format);
+    const mapping = await resolveImportFormat(scope.tenant_id, fields, db);
     const id = randomUUID();
     const opened = await insertImportJobWithinLimit(
       db,
@@ -45,9 +35,7 @@ export async function createImport(
         fileName: msg.file_name,
         fileKind,
         namespace: fields.namespace,
-        format,
-        templateName: fields.marketplace_template_id === undefined ? templateName : null,
-        marketplaceTemplateId: fields.marketplace_template_id ?? null,
+        ...mapping,
         requestId: msg.request_id,
       },
       { maxInFlight: deps.maxInFlightPerTenant, since: new Date(Date.now() - IN_FLIGHT_WINDOW_MS) },

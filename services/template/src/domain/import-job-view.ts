@@ -1,4 +1,10 @@
-import { type ImportEstimate, ImportFileKind, type ImportJob, ImportState } from '@tm/contracts';
+import {
+  ErrorCodeSchema,
+  type ImportEstimate,
+  ImportFileKind,
+  type ImportJob,
+  ImportState,
+} from '@tm/contracts';
 import { countImportRows, type ImportJobRecord } from '../data-access/import-repository.js';
 import { getPrisma } from '../data-access/prisma-client.js';
 
@@ -22,12 +28,14 @@ export async function importJobView(job: ImportJobRecord, db = getPrisma()): Pro
     id: job.id,
     state: ImportState.parse(job.state),
     file_name: job.fileName,
-    file_kind: ImportFileKind.parse(job.fileKind),
+    file_kind: job.fileKind === null ? null : ImportFileKind.parse(job.fileKind),
+    dataset: datasetOf(job),
     namespace: job.namespace,
     format: job.format,
     template_name: job.templateName,
     marketplace_template_id: job.marketplaceTemplateId,
-    total: counts.pending + counts.retained + counts.failed,
+    // a dataset's rows are read as the job goes: its total is the split's, from the hub
+    total: job.datasetRows ?? counts.pending + counts.retained + counts.failed,
     processed: counts.retained + counts.failed,
     retained: counts.retained,
     failed: counts.failed,
@@ -35,5 +43,16 @@ export async function importJobView(job: ImportJobRecord, db = getPrisma()): Pro
     created_at: job.createdAt.toISOString(),
     started_at: job.startedAt?.toISOString() ?? null,
     completed_at: job.completedAt?.toISOString() ?? null,
+    error:
+      job.errorCode === null
+        ? null
+        : { code: ErrorCodeSchema.parse(job.errorCode), message: job.errorMessage ?? '' },
   };
+}
+
+function datasetOf(job: ImportJobRecord): ImportJob['dataset'] {
+  const { datasetId, datasetConfig, datasetSplit, datasetRevision } = job;
+  if (datasetId === null || datasetConfig === null || datasetSplit === null || datasetRevision === null)
+    return null;
+  return { id: datasetId, config: datasetConfig, split: datasetSplit, revision: datasetRevision };
 }

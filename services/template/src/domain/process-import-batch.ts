@@ -8,6 +8,7 @@ import {
 } from '../data-access/import-repository.js';
 import { getPrisma } from '../data-access/prisma-client.js';
 import { parseFormat } from './import/format-string.js';
+import { datasetSourceId, HUB_DATASET_SOURCE_TYPE } from './import/hub/dataset-source-stamp.js';
 import { renderImportRow } from './import/render-import-row.js';
 
 type Outcome = { state: 'retained'; memoryId: string } | { state: 'failed'; reason: string; message: string };
@@ -58,7 +59,7 @@ export async function processImportBatch(
           event: {
             occurred_at: occurredAt,
             content: { text: rendered.text },
-            source: { type: 'import', id: `import:${job.id}:${row.rowNumber}` },
+            source: sourceOf(job, row.rowNumber),
           },
         },
       });
@@ -84,4 +85,22 @@ export async function processImportBatch(
   }
   await Promise.all(Array.from({ length: Math.min(deps.concurrency, rows.length) }, lane));
   return true;
+}
+
+/** A file's row names its job and row; a dataset's, the dataset, commit, config, split and row it came from. */
+function sourceOf(job: ImportJobRecord, row: number): { type: string; id: string } {
+  const { datasetId, datasetConfig, datasetSplit, datasetRevision } = job;
+  if (datasetId !== null && datasetConfig !== null && datasetSplit !== null && datasetRevision !== null) {
+    return {
+      type: HUB_DATASET_SOURCE_TYPE,
+      id: datasetSourceId({
+        dataset: datasetId,
+        revision: datasetRevision,
+        config: datasetConfig,
+        split: datasetSplit,
+        row,
+      }),
+    };
+  }
+  return { type: 'import', id: `import:${job.id}:${row}` };
 }

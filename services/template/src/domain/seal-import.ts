@@ -35,6 +35,8 @@ export async function sealImport(
   const job = await findImportJob(db, msg.tenant_id, msg.import_id);
   if (!job) throw new AppError(ErrorCode.NotFound, 'No such import');
   if (job.state !== 'uploading') return importJobView(job, db); // a retried seal answers the same job
+  const fileName = job.fileName;
+  if (fileName === null) throw new AppError(ErrorCode.NotFound, 'No such upload'); // a dataset import
   const release = deps.readSlots.tryAcquire();
   if (!release) {
     await deleteImportJob(db, job.id);
@@ -51,7 +53,7 @@ export async function sealImport(
       const parsed = parseFormat(job.format);
       const tally = createImportEstimateTally(parsed);
       const { head, stream } = await peekStreamHead(Readable.from(readImportChunks(db, job.id)), SNIFF_BYTES);
-      const records = readImportRecords(detectFormat(job.fileName, head), stream, deps.limits);
+      const records = readImportRecords(detectFormat(fileName, head), stream, deps.limits);
       let batch: Prisma.ImportRowCreateManyInput[] = [];
       for await (const record of records) {
         tally.add(record);

@@ -7,6 +7,7 @@ import {
   type StorageConnectionUpdateRequest,
   type StorageConnectionView,
 } from '@tm/contracts';
+import { sealSecret } from '@tm/kit';
 import { announceIdentityChange } from '../../clients/identity-broadcast.js';
 import { getPrisma } from '../../data-access/prisma-client.js';
 import {
@@ -17,7 +18,6 @@ import {
 } from '../../data-access/storage-connection-repository.js';
 import type { Account } from '../identity/authenticate-session.js';
 import { requireRole } from '../identity/role-permissions.js';
-import { sealSecret } from '../identity/secret-box.js';
 import { storageConnectionView } from './control-views.js';
 
 interface Deps {

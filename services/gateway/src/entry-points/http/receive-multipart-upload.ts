@@ -34,7 +34,7 @@ export function receiveMultipartUpload<T>(
     return Promise.reject(
       new AppError(
         ErrorCode.UnsupportedMediaType,
-        'Upload the file as multipart/form-data, in a part named file',
+        'Upload the file as multipart/form-data, in a part named file (or name a hub dataset in a JSON body)',
       ),
     );
   }

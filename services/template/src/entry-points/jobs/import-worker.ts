@@ -1,7 +1,9 @@
+import { AppError } from '@tm/contracts';
 import type { Logger } from '@tm/kit';
 import type { WriteMemory } from '../../clients/memory-writer.js';
-import { findProcessingJobs } from '../../data-access/import-repository.js';
+import { findProcessingJobs, type ImportJobRecord } from '../../data-access/import-repository.js';
 import { getPrisma } from '../../data-access/prisma-client.js';
+import { type DatasetRowDeps, fetchDatasetRows } from '../../domain/fetch-dataset-rows.js';
 import { processImportBatch } from '../../domain/process-import-batch.js';
 
 export interface ImportWorker {
@@ -18,7 +20,14 @@ export interface ImportWorker {
  * memory service. Two instances working one job send some rows twice; replays make that harmless.
  */
 export function startImportWorker(
-  deps: { writeMemory: WriteMemory; pollMs: number; batchSize: number; concurrency: number },
+  deps: {
+    writeMemory: WriteMemory;
+    pollMs: number;
+    batchSize: number;
+    concurrency: number;
+    /** Where a dataset import's rows come from ([P13]). */
+    datasets: Omit<DatasetRowDeps, 'batchSize'>;
+  },
   logger: Logger,
 ): ImportWorker {
   let stopped = false;
@@ -31,9 +40,24 @@ export function startImportWorker(
       worked = false;
       for (const job of await findProcessingJobs(getPrisma())) {
         if (stopped) return;
-        if (await processImportBatch(job, deps)) worked = true;
+        if (await runBatch(job)) worked = true;
       }
     }
+  }
+
+  /** One batch of a job; a dataset job reads its next rows from the hub first. */
+  async function runBatch(job: ImportJobRecord): Promise<boolean> {
+    if (job.datasetId !== null) {
+      try {
+        if (!(await fetchDatasetRows(job, { ...deps.datasets, batchSize: deps.batchSize }))) return false;
+      } catch (err) {
+        if (!(err instanceof AppError && err.retryable)) throw err;
+        // the hub is out: this job waits for the next poll, the others go on
+        logger.warn({ err, import_id: job.id, code: err.code }, 'model hub unavailable; import waits');
+        return false;
+      }
+    }
+    return processImportBatch(job, deps);
   }
 
   function schedule(delayMs: number) {

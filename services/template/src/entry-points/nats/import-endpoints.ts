@@ -1,5 +1,6 @@
 import { type NatsConnection, type Subscription, serveEndpoint } from '@tm/bus';
 import {
+  CreateDatasetImportMessage,
   CreateImportMessage,
   ImportChunkMessage,
   ImportRefMessage,
@@ -11,6 +12,7 @@ import {
 import { type Logger, storageOutage } from '@tm/kit';
 import type { ReadWritePrice } from '../../clients/billing-prices.js';
 import { appendImportChunk } from '../../domain/append-import-chunk.js';
+import { createDatasetImport, type DatasetImportDeps } from '../../domain/create-dataset-import.js';
 import { createImport } from '../../domain/create-import.js';
 import { discardImport } from '../../domain/discard-import.js';
 import { getImport } from '../../domain/get-import.js';
@@ -30,6 +32,8 @@ export function serveImportEndpoints(
     limits: ImportLimits;
     readSlots: ReadSlots;
     maxInFlightPerTenant: number;
+    /** Model-hub dataset imports ([P13]); the price is the one above. */
+    datasets: Omit<DatasetImportDeps, 'price' | 'maxRows'>;
   },
   logger: Logger,
 ): Subscription[] {
@@ -43,6 +47,21 @@ export function serveImportEndpoints(
         subject: s.createImport,
         input: CreateImportMessage,
         handler: (m) => createImport(m, { maxInFlightPerTenant: options.maxInFlightPerTenant }),
+      },
+      logger,
+    ),
+    serveEndpoint(
+      nc,
+      {
+        ...common,
+        subject: s.createDatasetImport,
+        input: CreateDatasetImportMessage,
+        handler: (m) =>
+          createDatasetImport(m, {
+            ...options.datasets,
+            price: options.price,
+            maxRows: options.limits.maxRows,
+          }),
       },
       logger,
     ),

@@ -1,5 +1,6 @@
 import {
   AppError,
+  CreateDatasetImportRequest,
   CreateImportFields,
   ErrorCode,
   IMPORT_LIMITS,
@@ -8,15 +9,17 @@ import {
   NUL_MESSAGE,
   parseOrThrow,
 } from '@tm/contracts';
-import { Router } from 'express';
+import { type RequestHandler, Router } from 'express';
 import type { TemplateClient } from '../../../clients/template-client.js';
 import { type AuthDeps, requireApiKey, scopeOf } from '../middleware/authenticate.js';
+import { jsonBody } from '../middleware/json-body.js';
 import { noteForRecord, recordAs } from '../middleware/record-requests.js';
 import { uuidRef } from '../path-params.js';
 import { type IncomingFile, receiveMultipartUpload, type UploadLimits } from '../receive-multipart-upload.js';
 
 /**
- * `/v1/imports`: document import. The upload streams through to the template service in chunks (it
+ * `/v1/imports`: document import, from an uploaded file or ([P13]) a model-hub dataset the template
+ * service reads itself. The upload streams through to the template service in chunks (it
  * reads, estimates and later writes the rows); the gateway only bounds it in size and time. Every
  * route takes `memory:write`: an import's rows are writes, and its status belongs to whoever writes.
  */
@@ -24,6 +27,26 @@ export function importRoutes(templates: TemplateClient, auth: AuthDeps, limits: 
   const router = Router();
   const write = requireApiKey(auth, 'memory:write');
   const one = '/v1/imports/{import_id}';
+
+  // A JSON body names a model-hub dataset ([P13]); anything else is a file upload (the next route).
+  const isJson: RequestHandler = (req, _res, next) => (req.is('application/json') ? next() : next('route'));
+  router.post(
+    '/imports',
+    recordAs('import.create', '/v1/imports'),
+    isJson,
+    write,
+    ...jsonBody,
+    async (req, res) => {
+      const request = parseOrThrow(CreateDatasetImportRequest, req.body, 'import request');
+      noteForRecord(req, { namespace: request.namespace });
+      const job = await templates.createDatasetImport({
+        scope: scopeOf(req),
+        request_id: req.requestId,
+        request,
+      });
+      res.status(201).json(job satisfies ImportJob);
+    },
+  );
 
   router.post('/imports', recordAs('import.create', '/v1/imports'), write, async (req, res) => {
     const scope = scopeOf(req);

@@ -1,0 +1,69 @@
+import { randomUUID } from 'node:crypto';
+import { AppError, type CreateDatasetImportMessage, ErrorCode, type ImportJob } from '@tm/contracts';
+import type { HubClient } from '../clients/hub/hub-client.js';
+import { findImportJob, insertImportJob } from '../data-access/import-repository.js';
+import { getPrisma } from '../data-access/prisma-client.js';
+import { parseFormat } from './import/format-string.js';
+import { estimateFromHubMetadata } from './import/hub/estimate-from-hub-metadata.js';
+import type { HubTokenBox } from './import/hub/hub-token-box.js';
+import { resolveHubDataset } from './import/hub/resolve-hub-dataset.js';
+import { withImportErrors } from './import/import-error-to-app-error.js';
+import type { WritePrice } from './import/import-estimate-tally.js';
+import { resolveImportFormat } from './import/resolve-import-format.js';
+import { importJobView } from './import-job-view.js';
+
+export interface DatasetImportDeps {
+  hub: HubClient;
+  tokens: HubTokenBox;
+  price: () => Promise<WritePrice>;
+  maxRows: number;
+  /** All of the hub's metadata calls together, retries included, end within this. */
+  probeBudgetMs: number;
+}
+
+/**
+ * Opens an import of a model-hub dataset split and answers its estimate, from the hub's metadata
+ * alone: no row is read until the job is started. Every refusal (format, template, the hub's
+ * remote_code_required / dataset_gated / dataset_split_unavailable, too many rows) comes before the
+ * job exists, so a refused import leaves nothing. The caller's hub token is kept sealed with the job,
+ * for the background reads, and only when one was sent.
+ */
+export async function createDatasetImport(
+  msg: CreateDatasetImportMessage,
+  deps: DatasetImportDeps,
+  db = getPrisma(),
+): Promise<ImportJob> {
+  const { request, scope } = msg;
+  const mapping = await withImportErrors(() => resolveImportFormat(scope.tenant_id, request, db));
+  const split = await resolveHubDataset(request, deps.hub, {
+    token: request.hub_token,
+    deadline: Date.now() + deps.probeBudgetMs,
+  });
+  if (split.rows > deps.maxRows) {
+    throw new AppError(
+      ErrorCode.PayloadTooLarge,
+      `Split ${split.split} of ${split.dataset} holds ${split.rows} rows; an import takes at most ${deps.maxRows}`,
+    );
+  }
+  const price = await deps.price();
+  const estimate = estimateFromHubMetadata(parseFormat(mapping.format), split, price);
+  const id = randomUUID();
+  await insertImportJob(db, {
+    id,
+    tenantId: scope.tenant_id,
+    state: 'estimated',
+    namespace: request.namespace,
+    ...mapping,
+    datasetId: split.dataset,
+    datasetConfig: split.config,
+    datasetSplit: split.split,
+    datasetRevision: split.sha,
+    datasetRows: split.rows,
+    hubTokenSealed: request.hub_token === undefined ? null : deps.tokens.seal(request.hub_token, id),
+    estimate,
+    requestId: msg.request_id,
+  });
+  const job = await findImportJob(db, scope.tenant_id, id);
+  if (!job) throw new AppError(ErrorCode.NotFound, 'No such import');
+  return importJobView(job, db);
+}
