@@ -10,7 +10,7 @@ import { bootstrapTenantOnce } from './bootstrap-tenant.js';
 import { readDevSettings } from './dev-settings.js';
 import { acceptsConnections, prepareEmbeddedPostgres } from './embedded-postgres.js';
 import { ensureDatabase } from './ensure-database.js';
-import { devGatewaySecret } from './gateway-secret.js';
+import { devSecret } from './dev-secret.js';
 import { natsInstallPlan, runInstallPlan, stopPackagedService, thisHost } from './install-nats-server.js';
 import { migrateService } from './migrate-service.js';
 import { findNatsServer, NATS_INSTALL_HINT, startNatsServer } from './nats-server.js';
@@ -116,7 +116,8 @@ async function installNatsServer(): Promise<string | undefined> {
 
 async function main(): Promise<void> {
   await mkdir(dataDir, { recursive: true });
-  childEnv.GATEWAY_SECRET_KEY = await devGatewaySecret(dataDir, process.env);
+  childEnv.GATEWAY_SECRET_KEY = await devSecret(dataDir, 'GATEWAY_SECRET_KEY', process.env);
+  childEnv.IMPORT_SECRET_KEY = await devSecret(dataDir, 'IMPORT_SECRET_KEY', process.env);
   await ensurePostgres();
   await ensureNats();
 
