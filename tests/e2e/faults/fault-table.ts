@@ -1,6 +1,7 @@
 import { setTimeout as sleep } from 'node:timers/promises';
 import type { FaultStack } from './fault-stack.js';
 import { PROCESSES, type ProcessName } from './stack-process.js';
+import { outboxBacklog } from './totals.js';
 
 export interface FaultContext {
   stack: FaultStack;
@@ -30,6 +31,8 @@ export interface Fault {
 const RESTART_AFTER_MS = 1_000;
 /** How long PostgreSQL stays stopped in the "stop, then start" row. */
 const PG_STOPPED_MS = 10_000;
+/** How long JetStream's store stays full. */
+const STORE_FULL_MS = 10_000;
 /** SIGTERM gets this long to end the process before it is SIGKILLed (and the row notes it). */
 const GRACE_MS = 15_000;
 
@@ -110,6 +113,23 @@ export const FAULTS: Fault[] = [
       await sleep(stack.options.requestTimeoutMs + 1_500);
       const lifted = Date.now();
       memory.signal('SIGCONT');
+      return lifted;
+    },
+  },
+  {
+    id: 'jetstream-full',
+    title: `JetStream store full ${STORE_FULL_MS / 1000} s (filler stream up to max_file_store), then freed`,
+    connectionErrors: 'none',
+    run: async ({ stack, note }) => {
+      const bytes = await stack.nats.fill();
+      const refusal = await stack.nats.refusal();
+      await sleep(STORE_FULL_MS);
+      const backlog = await outboxBacklog(stack.memoryDbUrl);
+      note(
+        `filled with ${Math.round(bytes / 2 ** 20)} MiB; publishes then ${refusal ? `refused ("${refusal}")` : 'NOT refused'}; memory's outbox held ${backlog} usage rows at the end`,
+      );
+      const lifted = Date.now();
+      await stack.nats.free();
       return lifted;
     },
   },

@@ -1,8 +1,14 @@
 import { type ChildProcess, spawn } from 'node:child_process';
 import { createWriteStream, mkdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
+import { jetstream, jetstreamManager } from '@nats-io/jetstream';
+import { connect } from '@nats-io/transport-node';
 import { canConnect } from '../../../infra/dev/tcp-probe.js';
 import { waitFor } from '../../../infra/dev/wait-for.js';
+
+const FILLER = 'FAULTS_FILLER';
+/** A stream of the suite's own, to check that publishes are refused without touching the services' streams. */
+const PROBE = 'FAULTS_PROBE';
 
 /**
  * The fault suite's own nats-server with JetStream, from a config file in the run's temp dir. A
@@ -53,6 +59,59 @@ export class PrivateJetStream {
       timeoutMs: 15_000,
       intervalMs: 50,
     });
+  }
+
+  /**
+   * A full disk, as JetStream sees it: a stream of filler messages grows until the server refuses one
+   * for want of file store (`max_file_store`), after which every stream's publishes fail with
+   * "insufficient resources". Resolves with the bytes it took. Checked against nats-server 2.9.10.
+   */
+  async fill(): Promise<number> {
+    const nc = await connect({ servers: this.url, name: 'faults-filler' });
+    try {
+      const jsm = await jetstreamManager(nc);
+      await jsm.streams.add({ name: PROBE, subjects: [`${PROBE}.>`] });
+      await jsm.streams.add({ name: FILLER, subjects: [`${FILLER}.>`] });
+      const js = jetstream(nc);
+      const chunk = new Uint8Array(512 * 1024);
+      let bytes = 0;
+      for (;;) {
+        try {
+          await js.publish(`${FILLER}.x`, chunk);
+          bytes += chunk.length;
+        } catch (err) {
+          if (/insufficient resources/i.test((err as Error).message)) return bytes;
+          throw err;
+        }
+      }
+    } finally {
+      await nc.close();
+    }
+  }
+
+  /** Why a publish to another stream is refused now (the fault is in force); undefined if it is not. */
+  async refusal(): Promise<string | undefined> {
+    const nc = await connect({ servers: this.url, name: 'faults-probe' });
+    try {
+      await jetstream(nc).publish(`${PROBE}.x`, new Uint8Array(0));
+      return undefined;
+    } catch (err) {
+      return (err as Error).message;
+    } finally {
+      await nc.close();
+    }
+  }
+
+  /** The disk freed: the filler stream deleted. */
+  async free(): Promise<void> {
+    const nc = await connect({ servers: this.url, name: 'faults-filler' });
+    try {
+      const jsm = await jetstreamManager(nc);
+      await jsm.streams.delete(FILLER);
+      await jsm.streams.delete(PROBE);
+    } finally {
+      await nc.close();
+    }
   }
 
   /** SIGTERM: nats-server closes its clients and flushes the store. */

@@ -3,9 +3,14 @@ import type { RowSettings } from './run-row.js';
 
 /**
  * The stack both runs use: a 2 s gateway deadline (shorter than the 5 s default, so a slow memory row
- * lasts seconds, not tens) and a breaker that probes again after 500 ms.
+ * lasts seconds, not tens), a breaker that probes again after 500 ms, and a 64 MiB JetStream store.
  */
-export const STACK: FaultStackOptions = { requestTimeoutMs: 2_000, breakerResetMs: 500 };
+export const STACK: FaultStackOptions = {
+  requestTimeoutMs: 2_000,
+  breakerResetMs: 500,
+  // A "disk" JetStream can fill in seconds (the jetstream-full row); a full run stores a few MiB.
+  maxFileStore: 64 * 1024 * 1024,
+};
 
 /** `npm run faults`: every row, a load of 6 clients. */
 export const FULL: RowSettings = {

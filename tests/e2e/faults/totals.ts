@@ -31,6 +31,27 @@ async function query<R extends pg.QueryResultRow>(url: string, sql: string, para
   }
 }
 
+/** Usage records committed by memory and not yet on JetStream. */
+export async function outboxBacklog(memoryDbUrl: string): Promise<number> {
+  const [row] = await query<{ n: string }>(memoryDbUrl, 'SELECT count(*) AS n FROM outbox_message', []);
+  return Number(row?.n ?? 0);
+}
+
+/**
+ * Recall usage records the tenant got between two times. Recalls carry no idempotency key, so a
+ * recall the gateway gave up on (504) that memory still ran is billed, and so is its retry: the suite
+ * reports the difference from the recalls answered, it does not fail on it (docs/decisions.md, Faults).
+ */
+export async function recallUsage(billingDbUrl: string, tenantId: string, from: Date, to: Date) {
+  const [row] = await query<{ n: string }>(
+    billingDbUrl,
+    `SELECT count(*) AS n FROM usage_record
+      WHERE tenant_id = $1 AND operation = 'memory.recall' AND occurred_at >= $2 AND occurred_at <= $3`,
+    [tenantId, from, to],
+  );
+  return Number(row?.n ?? 0);
+}
+
 export async function readTotals(scope: RowScope): Promise<StoredTotals> {
   const stored = await query<{ event_id: string }>(
     scope.memoryDbUrl,
