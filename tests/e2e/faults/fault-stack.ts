@@ -104,11 +104,14 @@ export class FaultStack {
       step(`private nats-server on :${natsPort}`);
       await stack.migrate();
       step('databases migrated');
-      await Promise.all(PROCESSES.filter((p) => p !== 'gateway').map((p) => stack.processes[p].start()));
-      await stack.processes.gateway.start();
-      step(`services and gateway on :${gatewayPort}`);
-      stack.tenant = await stack.bootstrapTenant();
-      step('tenant created');
+      // All at once, with the tenant's creation (it needs only the gateway's database): the gateway
+      // answers 503 until the services it calls are up, which healthy-before-the-row waits out.
+      const [tenant] = await Promise.all([
+        stack.bootstrapTenant(),
+        ...PROCESSES.map((p) => stack.processes[p].start()),
+      ]);
+      stack.tenant = tenant;
+      step(`services, gateway on :${gatewayPort} and a tenant`);
     } catch (err) {
       await stack.stop({ keepDir: true });
       throw new Error(`the fault stack did not start (logs in ${dir}): ${(err as Error).message}`);

@@ -45,7 +45,7 @@ export class Load {
   readonly nonRetryable: TextMemoryError[] = [];
   recallsAcked = 0;
   recallsGaveUp = 0;
-  private inFlightCalls = 0;
+  private inFlightRequests = 0;
   private next = 0;
   private stopping = false;
   private workers: Promise<void>[] = [];
@@ -60,8 +60,9 @@ export class Load {
     });
   }
 
+  /** HTTP requests sent and not yet answered (calls waiting out a backoff are not among them). */
   get inFlight(): number {
-    return this.inFlightCalls;
+    return this.inFlightRequests;
   }
 
   get written(): number {
@@ -96,13 +97,8 @@ export class Load {
   private async work(): Promise<void> {
     while (!this.stopping) {
       const n = this.next++;
-      this.inFlightCalls++;
-      try {
-        if (n % this.options.recallEvery === this.options.recallEvery - 1) await this.recall(n);
-        else await this.write(n);
-      } finally {
-        this.inFlightCalls--;
-      }
+      if (n % this.options.recallEvery === this.options.recallEvery - 1) await this.recall(n);
+      else await this.write(n);
       await new Promise((r) => setTimeout(r, this.options.thinkMs));
     }
   }
@@ -149,21 +145,21 @@ export class Load {
     const startedAt = Date.now();
     const record = (fields: Omit<Attempt, 'op' | 'startedAt' | 'ms'>) =>
       this.attempts.push({ op: op(url), startedAt, ms: Date.now() - startedAt, ...fields });
+    const noAnswer = (err: unknown) => {
+      record({ status: 0, code: (err as { cause?: { code?: string } }).cause?.code ?? (err as Error).name });
+      return err;
+    };
     let response: Response;
+    let text: string;
+    this.inFlightRequests++;
     try {
       response = await fetch(input, init);
-    } catch (err) {
-      const cause = (err as { cause?: { code?: string; name?: string } }).cause;
-      record({ status: 0, code: cause?.code ?? (err as Error).name });
-      throw err;
-    }
-    // Read the body here, so the attempt's time covers the whole answer, as the SDK's timeout does.
-    let text: string;
-    try {
+      // Read the body here, so the attempt's time covers the whole answer, as the SDK's timeout does.
       text = await response.text();
     } catch (err) {
-      record({ status: 0, code: (err as { cause?: { code?: string } }).cause?.code ?? (err as Error).name });
-      throw err;
+      throw noAnswer(err);
+    } finally {
+      this.inFlightRequests--;
     }
     if (response.ok) record({ status: response.status });
     else {

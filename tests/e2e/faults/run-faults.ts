@@ -40,7 +40,8 @@ try {
     say(`${fault.id}: ${fault.title}...`);
     const row = await runRow(stack, fault, FULL, runTag);
     rows.push(row);
-    say(`${fault.id}: ${row.passed ? 'pass' : `FAIL: ${row.problems.join('; ')}`}`);
+    const took = `${(row.rowMs / 1000).toFixed(0)} s`;
+    say(`${fault.id}: ${row.passed ? 'pass' : `FAIL: ${row.problems.join('; ')}`} (${took})`);
   }
 } finally {
   await stack.stop({ keepDir: values.keep });

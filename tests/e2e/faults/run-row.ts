@@ -3,7 +3,7 @@ import { TextMemory } from '../../../libs/sdk/src/index.js';
 import type { FaultStack } from './fault-stack.js';
 import type { Fault } from './fault-table.js';
 import { type Attempt, Load } from './load.js';
-import { type Reconciliation, reconcile, settledTotals } from './totals.js';
+import { type Reconciliation, recallUsage, reconcile, settledTotals } from './totals.js';
 
 export interface RowSettings {
   concurrency: number;
@@ -28,6 +28,8 @@ export interface RowResult {
   /** Writes the SDK gave up on after its retries, sent again by the load with the same key. */
   resent: number;
   recallsAcked: number;
+  /** Recall usage records billed during the row (a recall has no idempotency key: see totals.ts). */
+  recallsBilled: number;
   failedAttempts: string;
   worstLatencyMs: number;
   latencyBoundMs: number;
@@ -35,6 +37,8 @@ export interface RowResult {
   problems: string[];
   notes: string[];
   passed: boolean;
+  /** How long the row took, load and settling included. */
+  rowMs: number;
 }
 
 /**
@@ -47,6 +51,7 @@ export async function runRow(
   settings: RowSettings,
   runTag: string,
 ): Promise<RowResult> {
+  const began = Date.now();
   const problems: string[] = [];
   const notes: string[] = [];
   const keyPrefix = `${runTag}-${fault.id}`;
@@ -65,6 +70,7 @@ export async function runRow(
     thinkMs: settings.thinkMs,
     attemptTimeoutMs: latencyBoundMs + 2_000,
   });
+  const loadStarted = new Date();
   load.start();
   const warm = Date.now() + 30_000;
   while (load.acked.size < settings.warmupAcks && Date.now() < warm) await sleep(50);
@@ -83,6 +89,7 @@ export async function runRow(
 
   await sleep(settings.afterHealthyMs);
   await load.stop();
+  const loadEnded = new Date();
   const resent = load.gaveUp.size;
   const unanswered = await load.resendUnanswered(30_000);
   if (unanswered.length)
@@ -119,6 +126,9 @@ export async function runRow(
   for (const err of load.nonRetryable.slice(0, 3))
     problems.push(`the SDK surfaced a non-retryable ${err.status} ${err.code}`);
 
+  const recallsBilled = await recallUsage(stack.billingDbUrl, stack.tenant.tenantId, loadStarted, loadEnded);
+  if (recallsBilled !== load.recallsAcked)
+    notes.push(`${recallsBilled} recalls billed for ${load.recallsAcked} answered`);
   const judged = judgeAttempts(load.attempts, fault, latencyBoundMs);
   problems.push(...judged.problems);
   return {
@@ -127,6 +137,7 @@ export async function runRow(
     totals,
     resent,
     recallsAcked: load.recallsAcked,
+    recallsBilled,
     failedAttempts: judged.summary,
     worstLatencyMs: judged.worstMs,
     latencyBoundMs,
@@ -134,6 +145,7 @@ export async function runRow(
     problems,
     notes,
     passed: problems.length === 0,
+    rowMs: Date.now() - began,
   };
 }
 
