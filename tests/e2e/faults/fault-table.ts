@@ -7,6 +7,8 @@ export interface FaultContext {
   stack: FaultStack;
   /** Something worth a line in the report that is not by itself a failure. */
   note: (text: string) => void;
+  /** Something the fault itself showed that fails the row. */
+  fail: (text: string) => void;
 }
 
 /**
@@ -60,8 +62,11 @@ const sigterm = (name: ProcessName): Fault => ({
   run: async (ctx) => {
     const started = Date.now();
     const { forced, code } = await ctx.stack.processes[name].kill('SIGTERM', GRACE_MS);
-    if (forced) ctx.note(`still running ${GRACE_MS / 1000} s after SIGTERM: SIGKILLed`);
-    else ctx.note(`stopped in ${Date.now() - started} ms (exit ${code})`);
+    const took = `${Date.now() - started} ms`;
+    // A graceful stop ends by itself, with 0: not by our SIGKILL, nor by its own shutdown deadline (exit 1).
+    if (forced) ctx.fail(`still running ${GRACE_MS / 1000} s after SIGTERM: SIGKILLed`);
+    else if (code !== 0) ctx.fail(`SIGTERM: exited ${code} after ${took}, not 0`);
+    else ctx.note(`stopped in ${took}`);
     return restarted(ctx, name);
   },
 });

@@ -28,6 +28,8 @@ export interface RowResult {
   /** Writes the SDK gave up on after its retries, sent again by the load with the same key. */
   resent: number;
   recallsAcked: number;
+  /** What the health route answered while the fault was in force (each distinct answer, first seen first). */
+  healthDuringFault: string[];
   /** Recall usage records billed during the row (a recall has no idempotency key: see totals.ts). */
   recallsBilled: number;
   failedAttempts: string;
@@ -77,11 +79,17 @@ export async function runRow(
 
   const inFlightAtFault = load.inFlight;
   let lifted = Date.now();
+  const health = watchHealth(stack);
   try {
-    lifted = await fault.run({ stack, note: (text) => notes.push(text) });
+    lifted = await fault.run({
+      stack,
+      note: (text) => notes.push(text),
+      fail: (text) => problems.push(text),
+    });
   } catch (err) {
     problems.push(`the fault could not be lifted: ${(err as Error).message}`);
   }
+  const healthDuringFault = await health.stop();
   const healthyAt = await healthyWithin(stack, runTag, settings.healthyWithinMs);
   const timeToHealthyMs = healthyAt === undefined ? undefined : healthyAt - lifted;
   if (timeToHealthyMs === undefined)
@@ -137,6 +145,7 @@ export async function runRow(
     totals,
     resent,
     recallsAcked: load.recallsAcked,
+    healthDuringFault,
     recallsBilled,
     failedAttempts: judged.summary,
     worstLatencyMs: judged.worstMs,
@@ -188,6 +197,38 @@ const isRetryableAnswer = (a: Attempt) =>
   (a.status === 503 || a.status === 504 || (a.status === 409 && a.code === 'idempotency_in_flight')) &&
   a.retryable === true &&
   Boolean(a.retryAfter);
+
+/**
+ * The health route's answers while a fault is in force, read every 250 ms: reported, not judged,
+ * since what health should say during each fault is being changed (503 when writes cannot be served).
+ */
+function watchHealth(stack: FaultStack) {
+  const seen: string[] = [];
+  let watching = true;
+  const loop = (async () => {
+    while (watching) {
+      let answer: string;
+      try {
+        const res = await fetch(`${stack.baseUrl}/api/v1/infrastructure/health`, {
+          signal: AbortSignal.timeout(3_000),
+        });
+        const body = (await res.json()) as { available?: boolean };
+        answer = `${res.status} ${body.available ? 'available' : 'unavailable'}`;
+      } catch {
+        answer = 'no answer';
+      }
+      if (!seen.includes(answer)) seen.push(answer);
+      await sleep(250);
+    }
+  })();
+  return {
+    stop: async () => {
+      watching = false;
+      await loop;
+      return seen;
+    },
+  };
+}
 
 let probes = 0;
 
