@@ -17,12 +17,12 @@ export function tableRow(r: RowResult): string {
   const t = r.totals;
   const verdict = r.passed ? 'pass' : '**FAIL**';
   const why = [...r.problems, ...r.notes].join('; ').replaceAll('|', '\\|');
-  return `| ${r.fault.title} | ${verdict} | ${r.inFlightAtFault} | ${t.acknowledged} | ${t.lost} | ${t.duplicated} | ${t.doubleCharged} | ${r.worstLatencyMs} ms | ${seconds(r.timeToHealthyMs)} | ${r.resent} | ${r.failedAttempts.replaceAll('|', '\\|')} | ${why} |`;
+  return `| ${r.fault.title} | ${verdict} | ${r.inFlightAtFault} | ${t.acknowledged} | ${t.lost} | ${t.duplicated} | ${t.doubleCharged} | ${r.worstLatencyMs} ms | ${r.healthDuringFault.join(' → ')} | ${seconds(r.timeToHealthyMs)} | ${r.resent} | ${r.failedAttempts.replaceAll('|', '\\|')} | ${why} |`;
 }
 
 export const TABLE_HEADER = [
-  '| Fault | Result | In flight at the fault | Acknowledged | Lost | Duplicated | Double-charged | Worst latency | Time to healthy | Re-sent after the SDK gave up | Failed attempts the client saw | Why it failed / notes |',
-  '|---|---|---|---|---|---|---|---|---|---|---|---|',
+  '| Fault | Result | In flight at the fault | Acknowledged | Lost | Duplicated | Double-charged | Worst latency | Health during the fault | Time to healthy | Re-sent after the SDK gave up | Failed attempts the client saw | Why it failed / notes |',
+  '|---|---|---|---|---|---|---|---|---|---|---|---|---|',
 ].join('\n');
 
 export interface RunInfo {
@@ -75,6 +75,9 @@ supervisor would). A row passes when:
   ${info.requestTimeoutMs} ms) + ${s.latencyMarginMs} ms = ${info.requestTimeoutMs + s.latencyMarginMs} ms, measured by the client.
 - **Healthy again** within ${seconds(s.healthyWithinMs)} of the fault being lifted: health answers 200 with every
   dependency \`available\`, and a write is answered 200. The column is the measured time.
+
+"Health during the fault" is what \`GET /api/v1/infrastructure/health\` answered while the fault was in
+force (each change, in order; read every 250 ms); it is reported, not judged.
 
 ${TABLE_HEADER}
 ${rows.map(tableRow).join('\n')}
