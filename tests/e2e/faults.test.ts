@@ -11,6 +11,10 @@ import { CI, STACK } from './faults/suite-settings.js';
  * lists the ones waiting on fixes.
  */
 const CI_ROWS = ['kill9-memory', 'nats-restart', 'pg-restart'] as const;
+/** Rows that fail on main because of a known defect; each joins CI_ROWS once its fix lands. */
+const WAITING_ON_FIXES: Record<string, string> = {
+  'sigterm-gateway': 'graceful stop: in-flight requests are cut and the gateway exits 1 at its deadline',
+};
 
 let stack: FaultStack;
 const runTag = `ci${Date.now().toString(36)}`;
@@ -39,5 +43,8 @@ describe('faults under an SDK write and recall load', () => {
       expect(row.totals.acknowledged).toBeGreaterThanOrEqual(CI.warmupAcks);
       expect(row.timeToHealthyMs).toBeDefined();
     }, 120_000);
+  }
+  for (const [id, why] of Object.entries(WAITING_ON_FIXES)) {
+    it.skip(`when ${faultById(id).title} (waits on a fix: ${why})`, () => {});
   }
 });
