@@ -1,5 +1,5 @@
 #!/usr/bin/env node
-// `npm start | test | bench | admin` on a fresh clone, with Node alone: this file runs before any install,
+// `npm start | test | bench | faults | admin` on a fresh clone, with Node alone: this file runs before any install,
 // so it uses nothing but Node's built-ins. It installs and generates only what is stale, then runs the
 // command from the workspace.
 import { spawn, spawnSync } from 'node:child_process';
@@ -18,6 +18,8 @@ const COMMANDS = {
   start: tsx('infra/dev/launch.ts'),
   test: [binary(root, 'vitest'), 'run'],
   bench: tsx('tests/load/bench.ts'),
+  // The fault suite: its own PostgreSQL, nats-server and service processes (docs/operations.md#fault-suite).
+  faults: tsx('tests/e2e/faults/run-faults.ts'),
   admin: tsx('services/gateway/src/admin/cli.ts'),
   pack: null, // below: build and pack the client packages
   build: null, // below: compile the services and their libraries into dist/

@@ -1,0 +1,50 @@
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { FaultStack } from './faults/fault-stack.js';
+import { faultById } from './faults/fault-table.js';
+import { type RowResult, runRow } from './faults/run-row.js';
+import { CI, STACK } from './faults/suite-settings.js';
+
+/**
+ * The CI subset of `npm run faults` (tests/e2e/faults/): the same fault definitions, row runner and
+ * rules, with a smaller load, on a stack of its own (a private PostgreSQL and nats-server, each
+ * service its own process). Only rows that pass on main are here; docs/operations.md#fault-suite
+ * lists the ones waiting on fixes.
+ */
+const CI_ROWS = ['kill9-memory', 'nats-restart', 'pg-restart'] as const;
+/** Rows that fail on main because of a known defect; each joins CI_ROWS once its fix lands. */
+const WAITING_ON_FIXES: Record<string, string> = {
+  'sigterm-gateway': 'graceful stop: in-flight requests are cut and the gateway exits 1 at its deadline',
+};
+
+let stack: FaultStack;
+const runTag = `ci${Date.now().toString(36)}`;
+
+beforeAll(async () => {
+  stack = await FaultStack.start(STACK);
+}, 150_000);
+afterAll(() => stack?.stop());
+
+/** The row's failures, with its figures beside them so a red run says what it saw. */
+const verdict = (row: RowResult) => ({
+  problems: row.problems,
+  lost: row.totals.lost,
+  duplicated: row.totals.duplicated,
+  doubleCharged: row.totals.doubleCharged,
+  exact: row.totals.exact,
+});
+
+describe('faults under an SDK write and recall load', () => {
+  for (const id of CI_ROWS) {
+    const fault = faultById(id);
+    it(`when ${fault.title}, then every acknowledged write is stored, billed and charged exactly once, every failure was retryable and on time, and the stack is healthy again`, async () => {
+      const row = await runRow(stack, fault, CI, runTag);
+
+      expect(verdict(row)).toEqual({ problems: [], lost: 0, duplicated: 0, doubleCharged: 0, exact: true });
+      expect(row.totals.acknowledged).toBeGreaterThanOrEqual(CI.warmupAcks);
+      expect(row.timeToHealthyMs).toBeDefined();
+    }, 120_000);
+  }
+  for (const [id, why] of Object.entries(WAITING_ON_FIXES)) {
+    it.skip(`when ${faultById(id).title} (waits on a fix: ${why})`, () => {});
+  }
+});

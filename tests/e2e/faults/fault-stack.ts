@@ -1,0 +1,166 @@
+import { randomBytes } from 'node:crypto';
+import { chmodSync, mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { dirname, join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { ensureDatabase } from '../../../infra/dev/ensure-database.js';
+import { migrateService } from '../../../infra/dev/migrate-service.js';
+import { findNatsServer } from '../../../infra/dev/nats-server.js';
+import { runCommand } from '../../../infra/dev/run-command.js';
+import { freePort } from '../support/private-nats.js';
+import { PrivateJetStream } from './private-jetstream.js';
+import { PrivatePostgres } from './private-postgres.js';
+import { PROCESSES, type ProcessName, StackProcess } from './stack-process.js';
+
+const root = join(dirname(fileURLToPath(import.meta.url)), '..', '..', '..');
+
+export interface FaultStackOptions {
+  /** GATEWAY_REQUEST_TIMEOUT_MS: the gateway's deadline per service call. */
+  requestTimeoutMs: number;
+  breakerResetMs: number;
+  /** JetStream's file-store ceiling in bytes. */
+  maxFileStore?: number;
+  /** Told each start-up step as it ends, with the time since the start. */
+  progress?: (step: string) => void;
+}
+
+/**
+ * A whole stack of the suite's own: a private PostgreSQL and nats-server in a temp dir, on free ports,
+ * every service and the gateway as its own process, the databases migrated with `prisma migrate
+ * deploy` as the launcher does, and one tenant made with the admin command. Faults act on its parts.
+ */
+export class FaultStack {
+  readonly processes: Record<ProcessName, StackProcess>;
+  readonly baseUrl: string;
+  private constructor(
+    readonly dir: string,
+    readonly options: FaultStackOptions,
+    readonly pg: PrivatePostgres,
+    readonly nats: PrivateJetStream,
+    readonly env: NodeJS.ProcessEnv,
+    gatewayPort: number,
+  ) {
+    const log = StackProcess.logTo(join(dir, 'services.log'));
+    this.processes = Object.fromEntries(
+      PROCESSES.map((name) => [name, new StackProcess(name, env, log)]),
+    ) as Record<ProcessName, StackProcess>;
+    this.baseUrl = `http://127.0.0.1:${gatewayPort}`;
+  }
+
+  tenant = { tenantId: '', apiKey: '' };
+  get memoryDbUrl() {
+    return this.pg.databaseUrl('tm_memory');
+  }
+  get billingDbUrl() {
+    return this.pg.databaseUrl('tm_billing');
+  }
+
+  static async start(options: FaultStackOptions): Promise<FaultStack> {
+    const dir = mkdtempSync(join(tmpdir(), 'tm-faults-'));
+    // As root, embedded PostgreSQL runs as user postgres, which must be able to enter the run's dir.
+    chmodSync(dir, 0o755);
+    const binary = findNatsServer();
+    if (!binary) throw new Error('nats-server not found (apt-get install nats-server, or put it on PATH)');
+    const [pgPort, natsPort, gatewayPort] = [await freePort(), await freePort(), await freePort()];
+    const pg = new PrivatePostgres(
+      { host: '127.0.0.1', port: pgPort, user: 'postgres', password: '' },
+      join(dir, 'pg'),
+    );
+    const nats = new PrivateJetStream(
+      binary,
+      natsPort,
+      join(dir, 'nats'),
+      join(dir, 'nats.log'),
+      options.maxFileStore,
+    );
+    const env: NodeJS.ProcessEnv = {
+      PATH: process.env.PATH,
+      LOG_LEVEL: 'info',
+      NATS_URL: nats.url,
+      MEMORY_DATABASE_URL: pg.databaseUrl('tm_memory'),
+      BILLING_DATABASE_URL: pg.databaseUrl('tm_billing'),
+      TELEMETRY_DATABASE_URL: pg.databaseUrl('tm_telemetry'),
+      TEMPLATE_DATABASE_URL: pg.databaseUrl('tm_template'),
+      GATEWAY_DATABASE_URL: pg.databaseUrl('tm_gateway'),
+      GATEWAY_HOST: '127.0.0.1',
+      GATEWAY_PORT: String(gatewayPort),
+      GATEWAY_REQUEST_TIMEOUT_MS: String(options.requestTimeoutMs),
+      BREAKER_RESET_MS: String(options.breakerResetMs),
+      GATEWAY_SECRET_KEY: randomBytes(36).toString('base64url'),
+      OUTBOX_RELAY_INTERVAL_MS: '200',
+      // The rows' loads are far below the defaults; keep them from ever answering 429.
+      RATE_LIMIT_PER_KEY: '100000',
+      RATE_LIMIT_PER_TENANT: '100000',
+      ...Object.fromEntries(PROCESSES.map((name) => [`${name.toUpperCase()}_METRICS_PORT`, '0'])),
+    };
+    const stack = new FaultStack(dir, options, pg, nats, env, gatewayPort);
+    const began = Date.now();
+    const step = (name: string) =>
+      options.progress?.(`${name} (${((Date.now() - began) / 1000).toFixed(1)} s)`);
+    try {
+      await pg.start();
+      step(`private PostgreSQL on :${pgPort}`);
+      await nats.start();
+      step(`private nats-server on :${natsPort}`);
+      await stack.migrate();
+      step('databases migrated');
+      // All at once, with the tenant's creation (it needs only the gateway's database): the gateway
+      // answers 503 until the services it calls are up, which healthy-before-the-row waits out.
+      const [tenant] = await Promise.all([
+        stack.bootstrapTenant(),
+        ...PROCESSES.map((p) => stack.processes[p].start()),
+      ]);
+      stack.tenant = tenant;
+      step(`services, gateway on :${gatewayPort} and a tenant`);
+    } catch (err) {
+      await stack.stop({ keepDir: true });
+      throw new Error(`the fault stack did not start (logs in ${dir}): ${(err as Error).message}`);
+    }
+    return stack;
+  }
+
+  /** Create and migrate each service's database, as the launcher does (`prisma migrate deploy`). */
+  private async migrate(): Promise<void> {
+    await Promise.all(
+      PROCESSES.map(async (name) => {
+        const databaseVar = `${name.toUpperCase()}_DATABASE_URL`;
+        const databaseUrl = this.env[databaseVar] as string;
+        await ensureDatabase(databaseUrl);
+        await migrateService(
+          { name, dir: join(root, 'services', name), databaseVar, databaseUrl },
+          // Without it the Prisma CLI idles about 10 s on its update check before it exits.
+          { ...this.env, CHECKPOINT_DISABLE: '1' },
+        );
+      }),
+    );
+  }
+
+  /** A tenant with managed storage, consent and an API key, from the gateway's admin command. */
+  private async bootstrapTenant(): Promise<{ tenantId: string; apiKey: string }> {
+    const stdout = await runCommand(
+      process.execPath,
+      ['--import', 'tsx', 'services/gateway/src/admin/cli.ts', 'bootstrap', '--json', '--name', 'faults'],
+      { cwd: root, env: this.env, label: 'bootstrap', quiet: true },
+    );
+    for (const line of stdout.trim().split('\n').reverse()) {
+      try {
+        const parsed = JSON.parse(line) as { api_key?: string; tenant_id?: string };
+        if (parsed.api_key && parsed.tenant_id) return { tenantId: parsed.tenant_id, apiKey: parsed.api_key };
+      } catch {
+        // a log line
+      }
+    }
+    throw new Error('bootstrap printed no tenant');
+  }
+
+  /** Everything down (gateway first), then the temp dir removed unless asked to keep it. */
+  async stop({ keepDir = false }: { keepDir?: boolean } = {}): Promise<void> {
+    await this.processes.gateway.kill('SIGTERM', 10_000);
+    await Promise.all(
+      PROCESSES.filter((p) => p !== 'gateway').map((p) => this.processes[p].kill('SIGTERM', 10_000)),
+    );
+    await this.nats.stop();
+    await this.pg.stop();
+    if (!keepDir) rmSync(this.dir, { recursive: true, force: true });
+  }
+}

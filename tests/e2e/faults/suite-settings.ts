@@ -1,0 +1,34 @@
+import type { FaultStackOptions } from './fault-stack.js';
+import type { RowSettings } from './run-row.js';
+
+/**
+ * The stack both runs use: a 2 s gateway deadline (shorter than the 5 s default, so a slow memory row
+ * lasts seconds, not tens), a breaker that probes again after 500 ms, and a 64 MiB JetStream store.
+ */
+export const STACK: FaultStackOptions = {
+  requestTimeoutMs: 2_000,
+  breakerResetMs: 500,
+  // A "disk" JetStream can fill in seconds (the jetstream-full row); a full run stores a few MiB.
+  maxFileStore: 64 * 1024 * 1024,
+};
+
+/** `npm run faults`: every row, a load of 6 clients. */
+export const FULL: RowSettings = {
+  concurrency: 6,
+  recallEvery: 4,
+  thinkMs: 20,
+  warmupAcks: 30,
+  afterHealthyMs: 2_000,
+  healthyWithinMs: 60_000,
+  latencyMarginMs: 1_500,
+  settleMs: 30_000,
+};
+
+/** The CI subset (tests/e2e/faults.test.ts): the same rows' rules with a smaller load. */
+export const CI: RowSettings = {
+  ...FULL,
+  concurrency: 3,
+  warmupAcks: 10,
+  afterHealthyMs: 500,
+  settleMs: 20_000,
+};
