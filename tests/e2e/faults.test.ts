@@ -7,14 +7,9 @@ import { CI, STACK } from './faults/suite-settings.js';
 /**
  * The CI subset of `npm run faults` (tests/e2e/faults/): the same fault definitions, row runner and
  * rules, with a smaller load, on a stack of its own (a private PostgreSQL and nats-server, each
- * service its own process). Only rows that pass on main are here; docs/operations.md#fault-suite
- * lists the ones waiting on fixes.
+ * service its own process), chosen to cover a crash, a graceful stop, the bus and the database.
  */
-const CI_ROWS = ['kill9-memory', 'nats-restart', 'pg-restart'] as const;
-/** Rows that fail on main because of a known defect; each joins CI_ROWS once its fix lands. */
-const WAITING_ON_FIXES: Record<string, string> = {
-  'sigterm-gateway': 'graceful stop: in-flight requests are cut and the gateway exits 1 at its deadline',
-};
+const CI_ROWS = ['kill9-memory', 'sigterm-gateway', 'nats-restart', 'pg-restart'] as const;
 
 let stack: FaultStack;
 const runTag = `ci${Date.now().toString(36)}`;
@@ -43,8 +38,5 @@ describe('faults under an SDK write and recall load', () => {
       expect(row.totals.acknowledged).toBeGreaterThanOrEqual(CI.warmupAcks);
       expect(row.timeToHealthyMs).toBeDefined();
     }, 120_000);
-  }
-  for (const [id, why] of Object.entries(WAITING_ON_FIXES)) {
-    it.skip(`when ${faultById(id).title} (waits on a fix: ${why})`, () => {});
   }
 });

@@ -88,6 +88,9 @@ export class FaultStack {
       BREAKER_RESET_MS: String(options.breakerResetMs),
       GATEWAY_SECRET_KEY: randomBytes(36).toString('base64url'),
       OUTBOX_RELAY_INTERVAL_MS: '200',
+      // Streams reserve their size limit on creation; the default (1 GiB each) would not fit the
+      // suite's small store (STACK.maxFileStore), which the jetstream-full row fills.
+      JETSTREAM_MAX_MB_PER_STREAM: '16',
       // The rows' loads are far below the defaults; keep them from ever answering 429.
       RATE_LIMIT_PER_KEY: '100000',
       RATE_LIMIT_PER_TENANT: '100000',

@@ -1,6 +1,6 @@
 import pg from 'pg';
 import type { PgSettings } from '../../../infra/dev/dev-settings.js';
-import { acceptsConnections, startEmbeddedPostgres } from '../../../infra/dev/embedded-postgres.js';
+import { acceptsConnections, prepareEmbeddedPostgres } from '../../../infra/dev/embedded-postgres.js';
 import type { SupervisedProcess } from '../../../infra/dev/supervised-process.js';
 import { waitFor } from '../../../infra/dev/wait-for.js';
 
@@ -11,6 +11,7 @@ import { waitFor } from '../../../infra/dev/wait-for.js';
  */
 export class PrivatePostgres {
   private server: SupervisedProcess | undefined;
+  private startServer: (() => SupervisedProcess) | undefined;
   private quieted = false;
 
   constructor(
@@ -25,7 +26,9 @@ export class PrivatePostgres {
 
   async start(): Promise<void> {
     if (this.server) return;
-    this.server = await startEmbeddedPostgres(this.settings, this.dataDir);
+    // initdb once; each start after that runs the server on the same data.
+    this.startServer ??= await prepareEmbeddedPostgres(this.settings, this.dataDir);
+    this.server = this.startServer();
     await waitFor('the private PostgreSQL to accept connections', () => acceptsConnections(this.settings), {
       timeoutMs: 60_000,
       intervalMs: 100,

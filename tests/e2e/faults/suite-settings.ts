@@ -30,5 +30,8 @@ export const CI: RowSettings = {
   concurrency: 3,
   warmupAcks: 10,
   afterHealthyMs: 500,
+  // In `npm test` two other files share the two cores: a wider margin keeps the rule "answered by
+  // the deadline, not held" without turning a busy machine into a red run (no speed is asserted).
+  latencyMarginMs: 5_000,
   settleMs: 20_000,
 };
