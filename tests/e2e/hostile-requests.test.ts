@@ -113,6 +113,31 @@ describe('NUL characters in text fields', () => {
   });
 });
 
+describe('whole numbers in the query string', () => {
+  // Found by the OpenAPI fuzz test: `?offset=` read as 0 (JavaScript's Number), so it was accepted.
+  it('when a paging or window parameter is empty, hexadecimal or an exponent, then 400 at that parameter on every route', async () => {
+    const tenant = await tenantWithSession();
+    const cases: Array<{ path: string; query: Record<string, string>; key: string }> = [
+      { path: '/v1/templates', query: { offset: '' }, key: tenant.api_key },
+      { path: '/v1/marketplace/templates', query: { limit: '0x10' }, key: tenant.api_key },
+      { path: '/api/v1/infrastructure/events', query: { offset: ' ' }, key: tenant.api_key },
+      { path: '/api/v1/infrastructure/usage', query: { window_minutes: '1e3' }, key: tenant.api_key },
+      { path: '/api/v1/infrastructure/metrics', query: { window_minutes: '' }, key: tenant.api_key },
+      { path: '/api/v1/control/billing/charges', query: { offset: '' }, key: tenant.session },
+      { path: '/api/v1/control/usage', query: { window_minutes: '0x3c' }, key: tenant.session },
+    ];
+    for (const { path, query, key } of cases) {
+      const res = await t.api.get(path, { key, query });
+      const [parameter] = Object.keys(query);
+      expect({ path, status: res.status, body: res.body }).toMatchObject({
+        path,
+        status: 400,
+        body: { details: { code: 'validation_failed', fields: [{ path: parameter }] } },
+      });
+    }
+  });
+});
+
 describe('malformed ids and percent-encodings in the path', () => {
   const paths = [
     '/v1/imports/not-a-uuid',

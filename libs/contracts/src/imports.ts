@@ -1,5 +1,6 @@
 import { z } from 'zod';
 import { Namespace } from './memory.js';
+import { queryInteger } from './query-integer.js';
 import { Scope } from './scope.js';
 import { TemplateName } from './templates.js';
 
@@ -119,13 +120,8 @@ export const CreateImportFields = z
 export type CreateImportFields = z.output<typeof CreateImportFields>;
 
 export const ImportListQuery = z.strictObject({
-  limit: z.coerce
-    .number()
-    .int()
-    .min(1)
-    .max(IMPORT_LIMITS.failuresPage.max)
-    .default(IMPORT_LIMITS.failuresPage.default),
-  offset: z.coerce.number().int().min(0).max(1_000_000).default(0),
+  limit: queryInteger('limit', { min: 1, ...IMPORT_LIMITS.failuresPage }),
+  offset: queryInteger('offset', { min: 0, max: 1_000_000, default: 0 }),
 });
 
 const TenantId = z.string().min(1);
