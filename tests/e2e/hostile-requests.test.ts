@@ -138,6 +138,30 @@ describe('whole numbers in the query string', () => {
   });
 });
 
+describe('stray bodies on control routes that take none', () => {
+  // Found by the OpenAPI fuzz test: the control plane parsed every body, so GET /account with a stray
+  // `false` or text body was 400 or 415, statuses its document does not list for it.
+  it('when a GET or a bodiless POST carries JSON `false` or a text body, then the body is ignored; a route that takes one still refuses it', async () => {
+    const tenant = await tenantWithSession();
+    const stray = [
+      { data: 'false', contentType: 'application/json' },
+      { data: '{', contentType: 'application/json' },
+      { data: 'hello', contentType: 'text/plain' },
+    ];
+    for (const raw of stray) {
+      const account = await t.api.get('/api/v1/control/account', { key: tenant.session, raw });
+      const grant = await t.api.post('/api/v1/control/consent/grant', { key: tenant.session, raw });
+      expect({ raw, account: account.status, grant: grant.status }).toEqual({
+        raw,
+        account: 200,
+        grant: 200,
+      });
+      const created = await t.api.post('/api/v1/control/api-keys', { key: tenant.session, raw });
+      expect(created.status).toBe(raw.contentType === 'text/plain' ? 415 : 400);
+    }
+  });
+});
+
 describe('malformed ids and percent-encodings in the path', () => {
   const paths = [
     '/v1/imports/not-a-uuid',
