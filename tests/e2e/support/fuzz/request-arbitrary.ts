@@ -140,8 +140,14 @@ const oddHeader = fc.oneof(
   fc.constant('h'.repeat(300)),
 );
 
+/** What Node's HTTP client will put in a header (it throws on anything else, NUL and newlines first). */
+const SENDABLE_HEADER = /^[\t\x20-\x7e\x80-\xff]*$/;
+
 function headerValue(parameter: Parameter, schemas: SchemaArbitraries) {
-  const good = schemas.valid(parameter.schema, parameter.name).map(String);
+  const good = schemas
+    .valid(parameter.schema, parameter.name)
+    .map(String)
+    .filter((value) => SENDABLE_HEADER.test(value));
   return fc.option(fc.oneof({ arbitrary: good, weight: 3 }, { arbitrary: oddHeader, weight: 1 }), {
     nil: undefined,
     freq: parameter.required ? 8 : 2,
