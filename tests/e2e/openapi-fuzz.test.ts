@@ -83,9 +83,10 @@ function expectAnswerHolds(
 /** Signs the owner in again after a route that ends sessions succeeded (with the new password, if any). */
 async function keepSignedIn(world: FuzzWorld, operation: Operation, fuzz: FuzzRequest, status: number) {
   if (!ENDS_SESSION.has(operation.id) || status >= 300 || fuzz.credential.kind !== 'right') return;
-  if (fuzz.body.kind === 'json') {
-    const next = (fuzz.body.value as { new_password?: string }).new_password;
-    if (next) world.owner.password = next;
+  const sent = fuzz.body.kind === 'json' ? fuzz.body.value : undefined;
+  if (operation.id === 'POST /api/v1/control/account/password' && sent && typeof sent === 'object') {
+    const next = (sent as { new_password?: unknown }).new_password;
+    if (typeof next === 'string') world.owner.password = next;
   }
   world.session = await t.api.login(world.owner.email, world.owner.password);
 }
@@ -98,9 +99,15 @@ function fuzzOperation(operation: Operation, world: () => FuzzWorld) {
     const bodyPointer = `/paths/${escapePointer(operation.path)}/${operation.method}/requestBody/content/application~1json/schema`;
     const acceptsBody = (value: unknown) => t.api.contract.accepts(bodyPointer, value);
     let lastFootprint: Footprint | undefined;
+    const statuses = new Map<string, number>();
     const property = fc.asyncProperty(requestArbitrary(operation, schemas, acceptsBody), async (fuzz) => {
       const before = lastFootprint ?? (await footprints.of(w.tenantId));
       const { url, response } = await sendFuzzRequest(t.stack.url, operation, fuzz, w);
+      const tally = `${fuzz.credential.kind}:${response.status}`;
+      statuses.set(tally, (statuses.get(tally) ?? 0) + 1);
+      // FUZZ_TRACE=1: every request and its answer, one line each.
+      if (process.env.FUZZ_TRACE)
+        console.info(describeRequest(operation, url, fuzz, response.status, response.body));
       expectAnswerHolds(operation, url, fuzz, response);
       if (response.status < 400) {
         w.succeeded.add(String(response.headers['x-request-id']));
@@ -122,6 +129,9 @@ function fuzzOperation(operation: Operation, world: () => FuzzWorld) {
         `${operation.id} failed. Replay: FUZZ_SEED=${SEED} FUZZ_RUNS=${RUNS} npx vitest run tests/e2e/openapi-fuzz.test.ts\n${(err as Error).message}`,
         { cause: err },
       );
+    } finally {
+      // FUZZ_STATS=1: which answers each credential kind got, to see that inputs reach past validation.
+      if (process.env.FUZZ_STATS) console.info(operation.id, Object.fromEntries([...statuses].sort()));
     }
   });
 }

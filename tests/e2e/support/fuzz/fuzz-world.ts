@@ -174,6 +174,10 @@ export function knownValues(operation: Operation, world: FuzzWorld): KnownValues
     memory_id: operation.path.startsWith('/v1/memories') ? [world.ids.templateMemory] : ['fuzz-chat'],
     import_id: [world.ids.importJob],
     model: CHAT_MODELS.map((m) => m.id),
+    // A completion needs a user message; random role tokens almost never say "user".
+    role: ['user', 'user', 'assistant', 'system'],
+    // Data the world's template takes (a title, a severity), so memories from it can be created.
+    data: [{ title: 'a crash at dawn', severity: 2 }, { title: 'the harbour again' }],
     namespace: [HOME_NAMESPACE],
     email: [world.owner.email],
     password: [world.owner.password],

@@ -1,6 +1,7 @@
 /**
  * Routes fuzzed against one tenant, so a destructive route (revoke a key, disable a user, revoke
- * consent, delete a namespace) only ever spoils its own family's tenant. Order matters: the first
+ * consent, delete a namespace) only ever spoils its own family's tenant. The smoke test is fuzzed with
+ * the infrastructure routes, where the operator token it needs is never revoked. Order matters: the first
  * family whose pattern matches a path takes it.
  */
 export const FAMILIES: ReadonlyArray<{ name: string; pattern: RegExp; needsCharge?: boolean }> = [
@@ -9,10 +10,7 @@ export const FAMILIES: ReadonlyArray<{ name: string; pattern: RegExp; needsCharg
   { name: 'api keys', pattern: /^\/api\/v1\/control\/api-keys/ },
   { name: 'storage connections', pattern: /^\/api\/v1\/control\/storage-connections/ },
   { name: 'consent', pattern: /^\/api\/v1\/control\/consent/ },
-  {
-    name: 'operator tokens and smoke test',
-    pattern: /^\/api\/v1\/(control\/operator-tokens|infrastructure\/smoke-test)/,
-  },
+  { name: 'operator tokens', pattern: /^\/api\/v1\/control\/operator-tokens/ },
   {
     name: 'billing',
     pattern: /^\/api\/v1\/(control\/(usage|billing)|infrastructure\/usage)/,
