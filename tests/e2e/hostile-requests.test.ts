@@ -113,6 +113,55 @@ describe('NUL characters in text fields', () => {
   });
 });
 
+describe('whole numbers in the query string', () => {
+  // Found by the OpenAPI fuzz test: `?offset=` read as 0 (JavaScript's Number), so it was accepted.
+  it('when a paging or window parameter is empty, hexadecimal or an exponent, then 400 at that parameter on every route', async () => {
+    const tenant = await tenantWithSession();
+    const cases: Array<{ path: string; query: Record<string, string>; key: string }> = [
+      { path: '/v1/templates', query: { offset: '' }, key: tenant.api_key },
+      { path: '/v1/marketplace/templates', query: { limit: '0x10' }, key: tenant.api_key },
+      { path: '/api/v1/infrastructure/events', query: { offset: ' ' }, key: tenant.api_key },
+      { path: '/api/v1/infrastructure/usage', query: { window_minutes: '1e3' }, key: tenant.api_key },
+      { path: '/api/v1/infrastructure/metrics', query: { window_minutes: '' }, key: tenant.api_key },
+      { path: '/api/v1/control/billing/charges', query: { offset: '' }, key: tenant.session },
+      { path: '/api/v1/control/usage', query: { window_minutes: '0x3c' }, key: tenant.session },
+    ];
+    for (const { path, query, key } of cases) {
+      const res = await t.api.get(path, { key, query });
+      const [parameter] = Object.keys(query);
+      expect({ path, status: res.status, body: res.body }).toMatchObject({
+        path,
+        status: 400,
+        body: { details: { code: 'validation_failed', fields: [{ path: parameter }] } },
+      });
+    }
+  });
+});
+
+describe('stray bodies on control routes that take none', () => {
+  // Found by the OpenAPI fuzz test: the control plane parsed every body, so GET /account with a stray
+  // `false` or text body was 400 or 415, statuses its document does not list for it.
+  it('when a GET or a bodiless POST carries JSON `false` or a text body, then the body is ignored; a route that takes one still refuses it', async () => {
+    const tenant = await tenantWithSession();
+    const stray = [
+      { data: 'false', contentType: 'application/json' },
+      { data: '{', contentType: 'application/json' },
+      { data: 'hello', contentType: 'text/plain' },
+    ];
+    for (const raw of stray) {
+      const account = await t.api.get('/api/v1/control/account', { key: tenant.session, raw });
+      const grant = await t.api.post('/api/v1/control/consent/grant', { key: tenant.session, raw });
+      expect({ raw, account: account.status, grant: grant.status }).toEqual({
+        raw,
+        account: 200,
+        grant: 200,
+      });
+      const created = await t.api.post('/api/v1/control/api-keys', { key: tenant.session, raw });
+      expect(created.status).toBe(raw.contentType === 'text/plain' ? 415 : 400);
+    }
+  });
+});
+
 describe('malformed ids and percent-encodings in the path', () => {
   const paths = [
     '/v1/imports/not-a-uuid',

@@ -1,4 +1,5 @@
 import { z } from 'zod';
+import { queryInteger } from './query-integer.js';
 import { CONTRACT_VERSION } from './runtime.js';
 
 /**
@@ -15,16 +16,10 @@ export const BillableOperation = z.enum(['memory.write', 'memory.recall']);
 /** Lookback windows for usage, in minutes: one minute to thirty days. */
 export const USAGE_WINDOW_MINUTES = { min: 1, max: 43_200, default: 60 } as const;
 
-export const WindowMinutes = z.coerce
-  .number({ message: 'window_minutes must be a whole number of minutes' })
-  .int('window_minutes must be a whole number of minutes')
-  .min(USAGE_WINDOW_MINUTES.min, `window_minutes must be at least ${USAGE_WINDOW_MINUTES.min}`)
-  .max(USAGE_WINDOW_MINUTES.max, `window_minutes must be at most ${USAGE_WINDOW_MINUTES.max} (30 days)`);
+export const WindowMinutes = queryInteger('window_minutes', USAGE_WINDOW_MINUTES);
 
 /** Query of the usage routes: `?window_minutes=` (default 60). */
-export const UsageQuery = z.strictObject({
-  window_minutes: WindowMinutes.default(USAGE_WINDOW_MINUTES.default),
-});
+export const UsageQuery = z.strictObject({ window_minutes: WindowMinutes });
 
 // ---- bus messages ---------------------------------------------------------------------------------
 
@@ -103,8 +98,8 @@ export const ChargeListQuery = z.strictObject({
   operation: BillableOperation.optional(),
   from: z.iso.datetime({ offset: true }).optional(),
   to: z.iso.datetime({ offset: true }).optional(),
-  limit: z.coerce.number().int().min(1).max(CHARGE_PAGE.max).default(CHARGE_PAGE.default),
-  offset: z.coerce.number().int().min(0).max(1_000_000).default(0),
+  limit: queryInteger('limit', { min: 1, ...CHARGE_PAGE }),
+  offset: queryInteger('offset', { min: 0, max: 1_000_000, default: 0 }),
 });
 export type ChargeListQuery = z.infer<typeof ChargeListQuery>;
 

@@ -1,6 +1,7 @@
 import { z } from 'zod';
 import { ErrorCodeSchema } from './envelope.js';
 import { Namespace } from './memory.js';
+import { queryInteger } from './query-integer.js';
 import { Scope } from './scope.js';
 import { TemplateName } from './templates.js';
 
@@ -196,13 +197,8 @@ export const CreateDatasetImportRequest = z
 export type CreateDatasetImportRequest = z.output<typeof CreateDatasetImportRequest>;
 
 export const ImportListQuery = z.strictObject({
-  limit: z.coerce
-    .number()
-    .int()
-    .min(1)
-    .max(IMPORT_LIMITS.failuresPage.max)
-    .default(IMPORT_LIMITS.failuresPage.default),
-  offset: z.coerce.number().int().min(0).max(1_000_000).default(0),
+  limit: queryInteger('limit', { min: 1, ...IMPORT_LIMITS.failuresPage }),
+  offset: queryInteger('offset', { min: 0, max: 1_000_000, default: 0 }),
 });
 
 const TenantId = z.string().min(1);

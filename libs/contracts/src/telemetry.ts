@@ -1,5 +1,6 @@
 import { z } from 'zod';
 import { USAGE_WINDOW_MINUTES, WindowMinutes } from './billing.js';
+import { queryInteger } from './query-integer.js';
 import { RecordBillingState, RequestOutcome } from './request-record.js';
 import { CONTRACT_VERSION } from './runtime.js';
 
@@ -12,18 +13,8 @@ export const EVENTS_PAGE = { default: 100, max: 500 } as const;
 
 /** `?limit=&offset=` of the events route. */
 export const EventsQuery = z.strictObject({
-  limit: z.coerce
-    .number({ message: 'limit must be a whole number' })
-    .int('limit must be a whole number')
-    .min(1, 'limit must be at least 1')
-    .max(EVENTS_PAGE.max, `limit must be at most ${EVENTS_PAGE.max}`)
-    .default(EVENTS_PAGE.default),
-  offset: z.coerce
-    .number({ message: 'offset must be a whole number' })
-    .int('offset must be a whole number')
-    .min(0, 'offset must be at least 0')
-    .max(10_000_000, 'offset must be at most 10000000')
-    .default(0),
+  limit: queryInteger('limit', { min: 1, ...EVENTS_PAGE }),
+  offset: queryInteger('offset', { min: 0, max: 10_000_000, default: 0 }),
   cursor: z
     .string()
     .regex(/^[A-Za-z0-9_-]{1,200}$/, 'cursor must be a next_cursor this route returned')
@@ -55,7 +46,7 @@ export function decodeEventsCursor(cursor: string): EventsCursor | null {
 
 /** `?window_minutes=` of metrics and anomalies (default 60, as for usage). */
 export const WindowQuery = z.strictObject({
-  window_minutes: WindowMinutes.default(USAGE_WINDOW_MINUTES.default),
+  window_minutes: WindowMinutes,
 });
 
 /** One request as a tenant sees it in its history: what happened, never what was sent. */

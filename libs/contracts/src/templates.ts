@@ -2,6 +2,7 @@ import { z } from 'zod';
 import { FormatStringError, type ParsedFormat, parseFormat, placeholderNames } from './format-string.js';
 import { JSON_BOUNDS, jsonBytes, jsonDepth } from './json-bounds.js';
 import { IdempotencyKey, isReservedNamespace, Namespace, RESERVED_NAMESPACE_PREFIX } from './memory.js';
+import { queryInteger } from './query-integer.js';
 import { Usage } from './runtime.js';
 import { Scope } from './scope.js';
 
@@ -171,18 +172,8 @@ export type Template = z.infer<typeof Template>;
 
 // ---- paging -----------------------------------------------------------------------------------
 
-const pageLimit = z.coerce
-  .number({ message: 'limit must be a whole number' })
-  .int('limit must be a whole number')
-  .min(1, 'limit must be at least 1')
-  .max(TEMPLATE_LIMITS.page.max, `limit must be at most ${TEMPLATE_LIMITS.page.max}`)
-  .default(TEMPLATE_LIMITS.page.default);
-const pageOffset = z.coerce
-  .number({ message: 'offset must be a whole number' })
-  .int('offset must be a whole number')
-  .min(0, 'offset must be at least 0')
-  .max(1_000_000, 'offset must be at most 1000000')
-  .default(0);
+const pageLimit = queryInteger('limit', { min: 1, ...TEMPLATE_LIMITS.page });
+const pageOffset = queryInteger('offset', { min: 0, max: 1_000_000, default: 0 });
 
 export const TemplateListQuery = z.strictObject({ limit: pageLimit, offset: pageOffset });
 

@@ -9,7 +9,7 @@ const addFormats = ((addFormatsModule as unknown as { default?: AddFormats }).de
 
 type OpenApiDoc = { paths: Record<string, Record<string, { responses: Record<string, unknown> }>> };
 
-const escapePointer = (s: string) => s.replace(/~/g, '~0').replace(/\//g, '~1');
+export const escapePointer = (s: string) => s.replace(/~/g, '~0').replace(/\//g, '~1');
 
 /**
  * Validates responses against the OpenAPI document the gateway serves, so a route and its
@@ -48,7 +48,16 @@ export class ContractValidator {
     return validate;
   }
 
-  expectResponse(method: string, concretePath: string, status: number, body: unknown) {
+  /**
+   * Whether the document's schema at `pointer` (a JSON pointer into it, e.g. an operation's request
+   * body) accepts `value`; the fuzzer tags its own inputs with this.
+   */
+  accepts(pointer: string, value: unknown): boolean {
+    return this.compile(`accepts ${pointer}`, `openapi.json#${pointer}`)(value) === true;
+  }
+
+  /** For answers without a JSON body (204, an event stream): the status alone is held to the document. */
+  expectDocumentedStatus(method: string, concretePath: string, status: number) {
     const path = this.documentedPath(concretePath) ?? concretePath;
     const operation = this.doc.paths[path]?.[method.toLowerCase()];
     expect(operation, `${method} ${path} is not in the OpenAPI document`).toBeDefined();
@@ -56,6 +65,11 @@ export class ContractValidator {
       Object.keys(operation?.responses ?? {}),
       `${method} ${path} does not document status ${status}`,
     ).toContain(String(status));
+    return path;
+  }
+
+  expectResponse(method: string, concretePath: string, status: number, body: unknown) {
+    const path = this.expectDocumentedStatus(method, concretePath, status);
     const id = `${method} ${path} ${status}`;
     const validate = this.compile(
       id,

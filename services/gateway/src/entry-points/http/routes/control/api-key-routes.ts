@@ -11,6 +11,7 @@ import {
   updateApiKey,
 } from '../../../../domain/control/manage-api-keys.js';
 import { accountOf } from '../../middleware/authenticate.js';
+import { jsonBody } from '../../middleware/json-body.js';
 import { idParam } from '../../path-params.js';
 import type { ControlDeps } from './control-deps.js';
 
@@ -22,7 +23,7 @@ export function apiKeyRoutes(deps: ControlDeps): Router {
     res.json(await listApiKeys(accountOf(req)));
   });
 
-  router.post('/', async (req, res) => {
+  router.post('/', ...jsonBody, async (req, res) => {
     const input = parseOrThrow(ApiKeyCreateRequest, req.body, 'API key');
     res.status(201).json(await createApiKey(accountOf(req), input, deps));
   });
@@ -31,7 +32,7 @@ export function apiKeyRoutes(deps: ControlDeps): Router {
     res.json(await getApiKey(accountOf(req), keyId(req)));
   });
 
-  router.patch('/:id', async (req, res) => {
+  router.patch('/:id', ...jsonBody, async (req, res) => {
     const change = parseOrThrow(ApiKeyUpdateRequest, req.body, 'API key change');
     res.json(await updateApiKey(accountOf(req), keyId(req), change, deps));
   });
@@ -44,7 +45,7 @@ export function apiKeyRoutes(deps: ControlDeps): Router {
     res.status(201).json(await rotateApiKey(accountOf(req), keyId(req), deps));
   });
 
-  router.put('/:id/storage-connection', async (req, res) => {
+  router.put('/:id/storage-connection', ...jsonBody, async (req, res) => {
     const { storage_connection_id } = parseOrThrow(StorageAttachRequest, req.body, 'attachment');
     res.json(await attachStorageConnection(accountOf(req), keyId(req), storage_connection_id, deps));
   });

@@ -9,6 +9,7 @@ import { Router } from 'express';
 import type { BillingClient } from '../../../../clients/billing-client.js';
 import { requireRole } from '../../../../domain/identity/role-permissions.js';
 import { accountOf } from '../../middleware/authenticate.js';
+import { jsonBody } from '../../middleware/json-body.js';
 import { idParam } from '../../path-params.js';
 
 /** Usage summary and the charge ledger, answered by the billing service for the signed-in tenant. */
@@ -30,7 +31,7 @@ export function billingRoutes(billing: BillingClient): Router {
   });
 
   /** recorded or unbilled → void; voiding again answers the void charge (idempotent). */
-  router.post('/billing/charges/:id/void', async (req, res) => {
+  router.post('/billing/charges/:id/void', ...jsonBody, async (req, res) => {
     const account = accountOf(req);
     requireRole(account.role, 'billing:void');
     const { reason } = parseOrThrow(VoidChargeRequest, req.body, 'void request');
@@ -45,7 +46,7 @@ export function billingRoutes(billing: BillingClient): Router {
   });
 
   /** Roll up a closed month: its recorded charges become invoiced (idempotent per month). */
-  router.post('/billing/invoices', async (req, res) => {
+  router.post('/billing/invoices', ...jsonBody, async (req, res) => {
     const account = accountOf(req);
     requireRole(account.role, 'billing:invoice');
     const { period } = parseOrThrow(InvoiceCreateRequest, req.body, 'invoice request');

@@ -1,6 +1,5 @@
 import { Router } from 'express';
 import { type AuthDeps, requireSession } from '../../middleware/authenticate.js';
-import { jsonBody } from '../../middleware/json-body.js';
 import { accountRoutes } from './account-routes.js';
 import { apiKeyRoutes } from './api-key-routes.js';
 import { billingRoutes } from './billing-routes.js';
@@ -19,7 +18,8 @@ export function controlRoutes(auth: AuthDeps, deps: ControlDeps): Router {
   const router = Router();
   router.use(sessionRoutes(auth, deps));
   const signedIn = Router();
-  signedIn.use(requireSession(auth), jsonBody);
+  // Bodies are parsed by the routes that take one: a stray body on a GET is ignored, not refused.
+  signedIn.use(requireSession(auth));
   signedIn.use(accountRoutes());
   signedIn.use('/users', userRoutes(deps));
   signedIn.use('/api-keys', apiKeyRoutes(deps));

@@ -6,6 +6,7 @@ import {
   revokeOperatorToken,
 } from '../../../../domain/control/operator-tokens.js';
 import { accountOf } from '../../middleware/authenticate.js';
+import { jsonBody } from '../../middleware/json-body.js';
 import { idParam } from '../../path-params.js';
 
 export function operatorTokenRoutes(): Router {
@@ -15,7 +16,7 @@ export function operatorTokenRoutes(): Router {
     res.json(await listOperatorTokens(accountOf(req)));
   });
 
-  router.post('/', async (req, res) => {
+  router.post('/', ...jsonBody, async (req, res) => {
     const input = parseOrThrow(OperatorTokenCreateRequest, req.body ?? {}, 'operator token');
     res.status(201).json(await issueOperatorToken(accountOf(req), input));
   });

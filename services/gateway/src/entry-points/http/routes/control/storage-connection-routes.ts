@@ -7,6 +7,7 @@ import {
   updateTenantStorageConnection,
 } from '../../../../domain/control/manage-storage-connections.js';
 import { accountOf } from '../../middleware/authenticate.js';
+import { jsonBody } from '../../middleware/json-body.js';
 import { idParam } from '../../path-params.js';
 import type { ControlDeps } from './control-deps.js';
 
@@ -17,7 +18,7 @@ export function storageConnectionRoutes(deps: ControlDeps): Router {
     res.json(await listTenantStorageConnections(accountOf(req)));
   });
 
-  router.post('/', async (req, res) => {
+  router.post('/', ...jsonBody, async (req, res) => {
     const input = parseOrThrow(StorageConnectionCreateRequest, req.body, 'storage connection');
     res.status(201).json(await createTenantStorageConnection(accountOf(req), input, deps));
   });
@@ -26,7 +27,7 @@ export function storageConnectionRoutes(deps: ControlDeps): Router {
     res.json(await getTenantStorageConnection(accountOf(req), idParam(req, 'storage connection')));
   });
 
-  router.patch('/:id', async (req, res) => {
+  router.patch('/:id', ...jsonBody, async (req, res) => {
     const change = parseOrThrow(StorageConnectionUpdateRequest, req.body, 'storage connection change');
     res.json(
       await updateTenantStorageConnection(accountOf(req), idParam(req, 'storage connection'), change, deps),

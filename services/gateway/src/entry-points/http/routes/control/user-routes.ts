@@ -7,6 +7,7 @@ import {
   updateTenantUser,
 } from '../../../../domain/control/manage-users.js';
 import { accountOf } from '../../middleware/authenticate.js';
+import { jsonBody } from '../../middleware/json-body.js';
 import { idParam } from '../../path-params.js';
 import type { ControlDeps } from './control-deps.js';
 
@@ -17,7 +18,7 @@ export function userRoutes(deps: ControlDeps): Router {
     res.json(await listTenantUsers(accountOf(req)));
   });
 
-  router.post('/', async (req, res) => {
+  router.post('/', ...jsonBody, async (req, res) => {
     const input = parseOrThrow(UserCreateRequest, req.body, 'user');
     res.status(201).json(await createTenantUser(accountOf(req), input));
   });
@@ -26,7 +27,7 @@ export function userRoutes(deps: ControlDeps): Router {
     res.json(await getTenantUser(accountOf(req), idParam(req, 'user')));
   });
 
-  router.patch('/:id', async (req, res) => {
+  router.patch('/:id', ...jsonBody, async (req, res) => {
     const change = parseOrThrow(UserUpdateRequest, req.body, 'user change');
     res.json(await updateTenantUser(accountOf(req), idParam(req, 'user'), change, deps));
   });
