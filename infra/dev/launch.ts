@@ -7,10 +7,10 @@
 import { mkdir } from 'node:fs/promises';
 import { join, relative } from 'node:path';
 import { bootstrapTenantOnce } from './bootstrap-tenant.js';
+import { devSecret } from './dev-secret.js';
 import { readDevSettings } from './dev-settings.js';
 import { acceptsConnections, prepareEmbeddedPostgres } from './embedded-postgres.js';
 import { ensureDatabase } from './ensure-database.js';
-import { devSecret } from './dev-secret.js';
 import { natsInstallPlan, runInstallPlan, stopPackagedService, thisHost } from './install-nats-server.js';
 import { migrateService } from './migrate-service.js';
 import { findNatsServer, NATS_INSTALL_HINT, startNatsServer } from './nats-server.js';

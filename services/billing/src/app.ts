@@ -1,4 +1,10 @@
-import { checkServiceHealth, connectBus, drainEndpoints, type NatsConnection, streamSettingsOf } from '@tm/bus';
+import {
+  checkServiceHealth,
+  connectBus,
+  drainEndpoints,
+  type NatsConnection,
+  streamSettingsOf,
+} from '@tm/bus';
 import type { Logger } from '@tm/kit';
 import type { BillingConfig } from './config.js';
 import { closePrisma, initPrisma, pingDatabase } from './data-access/prisma-client.js';
