@@ -1,4 +1,5 @@
 import { afterEach, describe, expect, it } from 'vitest';
+import { eventually } from './support/billing.js';
 import { bringDatabaseBack, takeDatabaseDown } from './support/database-outage.js';
 import { createTenant, uniqueKey, uniqueNamespace, writeBody } from './support/factories.js';
 import { stackEnv, useStack } from './support/stack.js';
@@ -166,7 +167,12 @@ describe('the memory breaker, when memory comes back', () => {
     const refused = await t.api.write(tenant.api_key, writeBody(uniqueNamespace(), 'refused'), uniqueKey());
 
     await t.stack.startMemory();
-    const health = await t.api.get(HEALTH);
+    // Until memory has answered health (its database probe connects on the first ask, which takes
+    // longer than health's bound on a busy machine); then the write right after it is the point.
+    const health = await eventually(
+      () => t.api.get(HEALTH),
+      (res) => res.status === 200,
+    );
     const write = await t.api.write(tenant.api_key, writeBody(uniqueNamespace(), 'served'), uniqueKey());
 
     expect(refused).toMatchObject({

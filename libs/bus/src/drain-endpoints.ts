@@ -34,7 +34,9 @@ export async function drainEndpoints(
   const bound = new AbortController();
   const drained = await Promise.race([
     (async () => {
-      await Promise.all(subscriptions.map((s) => s.drain()));
+      // A subscription the connection already closed (a NATS restart, a stop that raced this one) has
+      // nothing left to drain, and drain() would throw for it.
+      await Promise.all(subscriptions.map((s) => (s.isClosed() ? undefined : s.drain().catch(() => {}))));
       await Promise.allSettled(subscriptions.flatMap((s) => [...(inFlight.get(s) ?? [])]));
       return true;
     })(),
