@@ -1,7 +1,9 @@
+import { isDeepStrictEqual } from 'node:util';
 import { buildOpenApiDocument } from '@tm/contracts';
 import fc from 'fast-check';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { escapePointer } from './support/contract.js';
+import { classesOf, FuzzTally } from './support/fuzz/fuzz-tally.js';
 import { buildWorld, type FuzzWorld, knownValues } from './support/fuzz/fuzz-world.js';
 import { SchemaArbitraries } from './support/fuzz/json-schema-arbitrary.js';
 import { type OpenApiDocument, type Operation, operationsOf } from './support/fuzz/operations.js';
@@ -17,7 +19,9 @@ import { useStack } from './support/stack.js';
  * Whatever comes in: no 5xx; every answer is one the document describes (status and body); no
  * credential, no entry; a refused input is a 4xx; a refused request stores nothing; and every charge
  * answers a request that succeeded. Seeded and bounded (docs/operations.md, "Fuzzing"):
- * FUZZ_SEED=<seed> replays a run (FUZZ_SEED=random draws one), FUZZ_RUNS=<n> sets the requests per operation.
+ * FUZZ_SEED=<seed> replays a run (FUZZ_SEED=random draws one), FUZZ_RUNS=<n> sets the requests per operation,
+ * FUZZ_REPORT=<file> writes the run's table per bad-input class into that file's section for it
+ * (docs/reliability.md); without it nothing is written.
  */
 /** The seed `npm test` uses: CI's verdict is on the change, not on the draw (decisions.md). */
 const DEFAULT_SEED = 20_261_125;
@@ -42,12 +46,21 @@ const ENDS_SESSION = new Set([
   'POST /api/v1/control/account/password',
 ]);
 
+const tally = new FuzzTally();
+const startedAt = new Date();
+
 let footprints: Footprints;
 beforeAll(async () => {
   footprints = await openFootprints(t.stack.env);
   console.info(`openapi fuzz: FUZZ_SEED=${SEED} FUZZ_RUNS=${RUNS}`);
 });
-afterAll(() => footprints?.close());
+afterAll(async () => {
+  await footprints?.close();
+  const report = process.env.FUZZ_REPORT;
+  if (!report) return;
+  tally.writeSection(report, { seed: SEED, runs: RUNS, startedAt });
+  console.info(`openapi fuzz: the table per bad-input class is in ${report}`);
+});
 
 function describeRequest(
   operation: Operation,
@@ -60,21 +73,34 @@ function describeRequest(
   return `${operation.method.toUpperCase()} ${url} credential=${fuzz.credential.kind} valid=${fuzz.valid} body=${sent?.slice(0, 300)} → ${status} ${JSON.stringify(body)?.slice(0, 300)}`;
 }
 
+type Answer = { status: number; type: string; body: unknown };
+
+/** Why the answer is not one the document gives (status, body, an error without the envelope), if it is not. */
+function offDocument(operation: Operation, url: string, fuzz: FuzzRequest, res: Answer): Error | undefined {
+  try {
+    if (res.type === 'application/json')
+      t.api.contract.expectResponse(operation.method, url, res.status, res.body);
+    else {
+      const label = describeRequest(operation, url, fuzz, res.status, res.body);
+      expect(res.status, `an error without the JSON envelope: ${label}`).toBeLessThan(400);
+      t.api.contract.expectDocumentedStatus(operation.method, url, res.status);
+    }
+  } catch (err) {
+    return err as Error;
+  }
+}
+
 /** The properties every answer holds, whatever was sent. */
 function expectAnswerHolds(
   operation: Operation,
   url: string,
   fuzz: FuzzRequest,
-  res: { status: number; type: string; body: unknown },
+  res: Answer,
+  undocumented: Error | undefined,
 ) {
   const label = describeRequest(operation, url, fuzz, res.status, res.body);
   expect(res.status, `5xx: ${label}`).toBeLessThan(500);
-  if (res.type === 'application/json')
-    t.api.contract.expectResponse(operation.method, url, res.status, res.body);
-  else {
-    expect(res.status, `an error without the JSON envelope: ${label}`).toBeLessThan(400);
-    t.api.contract.expectDocumentedStatus(operation.method, url, res.status);
-  }
+  if (undocumented) throw undocumented;
   const { kind } = fuzz.credential;
   if (operation.credential !== 'public' && (kind === 'none' || kind === 'garbage')) {
     expect(res.status, `no valid credential, yet not 401: ${label}`).toBe(401);
@@ -123,18 +149,27 @@ function fuzzOperation(operation: Operation, world: () => FuzzWorld) {
     const statuses = new Map<string, number>();
     const property = fc.asyncProperty(requestArbitrary(operation, schemas, acceptsBody), async (fuzz) => {
       const before = lastFootprint ?? (await footprints.of(w.tenantId));
+      const sentAt = performance.now();
       const { url, response } = await sendFuzzRequest(t.stack.url, operation, fuzz, w);
-      const tally = `${fuzz.credential.kind}:${response.status}`;
-      statuses.set(tally, (statuses.get(tally) ?? 0) + 1);
+      const latencyMs = performance.now() - sentAt;
+      const key = `${fuzz.credential.kind}:${response.status}`;
+      statuses.set(key, (statuses.get(key) ?? 0) + 1);
       // FUZZ_TRACE=1: every request and its answer, one line each.
       if (process.env.FUZZ_TRACE)
         console.info(describeRequest(operation, url, fuzz, response.status, response.body));
-      expectAnswerHolds(operation, url, fuzz, response);
-      if (response.status < 400) {
+      const undocumented = offDocument(operation, url, fuzz, response);
+      const after = response.status < 400 ? undefined : await footprints.of(w.tenantId);
+      tally.record(operation.id, classesOf(operation, fuzz), {
+        status: response.status,
+        latencyMs,
+        offDocument: undocumented !== undefined,
+        storedWhileRefused: after !== undefined && !isDeepStrictEqual(after, before),
+      });
+      expectAnswerHolds(operation, url, fuzz, response, undocumented);
+      if (after === undefined) {
         w.succeeded.add(String(response.headers['x-request-id']));
         lastFootprint = undefined;
       } else {
-        const after = await footprints.of(w.tenantId);
         expect(
           after,
           `a refused request changed what the tenant has stored: ${describeRequest(operation, url, fuzz, response.status, response.body)}`,
@@ -147,6 +182,7 @@ function fuzzOperation(operation: Operation, world: () => FuzzWorld) {
     try {
       await fc.assert(property, { seed: SEED, numRuns: RUNS, includeErrorInReport: true });
     } catch (err) {
+      tally.fail(operation.id);
       throw new Error(
         `${operation.id} failed. Replay: FUZZ_SEED=${SEED} FUZZ_RUNS=${RUNS} npx vitest run tests/e2e/openapi-fuzz.test.ts\n${(err as Error).message}`,
         { cause: err },

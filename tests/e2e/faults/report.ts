@@ -1,8 +1,9 @@
 import { existsSync, readFileSync, writeFileSync } from 'node:fs';
 import type { RowResult, RowSettings } from './run-row.js';
 
-const BAD_INPUT_START = '<!-- bad-input-classes:start -->';
-const BAD_INPUT_END = '<!-- bad-input-classes:end -->';
+/** The fuzz test's section of docs/reliability.md (support/fuzz/fuzz-tally.ts writes it; this page keeps it). */
+export const BAD_INPUT_START = '<!-- bad-input-classes:start -->';
+export const BAD_INPUT_END = '<!-- bad-input-classes:end -->';
 const BAD_INPUT_PLACEHOLDER = [
   BAD_INPUT_START,
   '_To be filled by the fuzzing effort (one row per bad-input class). `npm run faults` keeps whatever',

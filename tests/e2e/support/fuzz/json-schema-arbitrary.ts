@@ -23,6 +23,24 @@ export interface JsonSchema {
   maximum?: number;
 }
 
+/** How a value breaks its schema: the bad-input classes the fuzz report counts (fuzz-tally.ts). */
+export type SchemaMutation =
+  | 'wrong type'
+  | 'bound crossed'
+  | 'pattern or enum broken'
+  | 'required field dropped'
+  | 'unknown field';
+
+/** A value the schema should refuse, and how it was made. */
+export interface Mutated {
+  value: unknown;
+  mutation: SchemaMutation;
+}
+
+const as =
+  (mutation: SchemaMutation) =>
+  (value: unknown): Mutated => ({ value, mutation });
+
 /** Hints per property name: real values (ids, names) that reach further into a route than random ones. */
 export type KnownValues = Record<string, readonly unknown[]>;
 
@@ -104,14 +122,17 @@ export class SchemaArbitraries {
   }
 
   /** Values the schema refuses: the wrong type, a bound crossed, a required key gone, an unknown key. */
-  invalid(input: JsonSchema): fc.Arbitrary<unknown> {
+  invalid(input: JsonSchema): fc.Arbitrary<Mutated> {
     const schema = this.resolve(input);
-    const options: fc.Arbitrary<unknown>[] = [wrongType(schema)];
+    const options: fc.Arbitrary<Mutated>[] = [wrongType(schema).map(as('wrong type'))];
     if (schema.type === 'string' && !('const' in schema) && !schema.enum)
       options.push(...invalidStrings(schema));
     if ('const' in schema || schema.enum) {
       options.push(
-        fc.string({ maxLength: SMALL }).filter((s) => !(schema.enum ?? [schema.const]).includes(s)),
+        fc
+          .string({ maxLength: SMALL })
+          .filter((s) => !(schema.enum ?? [schema.const]).includes(s))
+          .map(as('pattern or enum broken')),
       );
     }
     if (schema.type === 'integer' || schema.type === 'number') options.push(invalidNumbers(schema));
@@ -123,30 +144,39 @@ export class SchemaArbitraries {
     return fc.oneof(...options);
   }
 
-  private invalidArrays(schema: JsonSchema): fc.Arbitrary<unknown>[] {
+  private invalidArrays(schema: JsonSchema): fc.Arbitrary<Mutated>[] {
     const item = schema.items ?? {};
-    const options: fc.Arbitrary<unknown>[] = [
-      fc.tuple(this.valid(item), this.invalid(item)).map(([good, bad]) => [good, bad]),
+    const options: fc.Arbitrary<Mutated>[] = [
+      fc
+        .tuple(this.valid(item), this.invalid(item))
+        .map(([good, bad]) => ({ ...bad, value: [good, bad.value] })),
     ];
-    if (schema.minItems) options.push(fc.constant([]));
+    if (schema.minItems) options.push(fc.constant([]).map(as('bound crossed')));
     if (schema.maxItems !== undefined) {
       const max = schema.maxItems;
-      options.push(this.valid(item).map((v) => Array.from({ length: max + 1 }, () => v)));
+      options.push(
+        this.valid(item)
+          .map((v) => Array.from({ length: max + 1 }, () => v))
+          .map(as('bound crossed')),
+      );
     }
     return options;
   }
 
-  private invalidObjects(schema: JsonSchema): fc.Arbitrary<unknown>[] {
+  private invalidObjects(schema: JsonSchema): fc.Arbitrary<Mutated>[] {
     const base = this.validObject(schema);
-    const options: fc.Arbitrary<unknown>[] = (schema.required ?? []).map((key) =>
-      base.map(({ [key]: _gone, ...rest }) => rest),
+    const options: fc.Arbitrary<Mutated>[] = (schema.required ?? []).map((key) =>
+      base.map(({ [key]: _gone, ...rest }) => rest).map(as('required field dropped')),
     );
     if (schema.additionalProperties === false) {
-      options.push(base.map((v) => ({ ...v, unexpected_field: 'x' })));
+      options.push(base.map((v) => ({ ...v, unexpected_field: 'x' })).map(as('unknown field')));
     }
     for (const [key, property] of Object.entries(schema.properties ?? {})) {
-      const bad = property.not ? fc.jsonValue({ maxDepth: 1 }) : this.invalid(property);
-      options.push(fc.tuple(base, bad).map(([v, value]) => ({ ...v, [key]: value })));
+      // A property the schema forbids (`not`): any value of it is a field the route does not take.
+      const bad = property.not
+        ? fc.jsonValue({ maxDepth: 1 }).map(as('unknown field'))
+        : this.invalid(property);
+      options.push(fc.tuple(base, bad).map(([v, b]) => ({ ...b, value: { ...v, [key]: b.value } })));
     }
     return options;
   }
@@ -166,22 +196,31 @@ function validString(schema: JsonSchema): fc.Arbitrary<string> {
   );
 }
 
-function invalidStrings(schema: JsonSchema): fc.Arbitrary<unknown>[] {
-  const options: fc.Arbitrary<unknown>[] = [];
-  if (schema.maxLength !== undefined) options.push(fc.constant('z'.repeat(schema.maxLength + 1)));
-  if (schema.minLength) options.push(fc.constant('z'.repeat(schema.minLength - 1)));
+function invalidStrings(schema: JsonSchema): fc.Arbitrary<Mutated>[] {
+  const options: fc.Arbitrary<Mutated>[] = [];
+  if (schema.maxLength !== undefined)
+    options.push(fc.constant('z'.repeat(schema.maxLength + 1)).map(as('bound crossed')));
+  if (schema.minLength) options.push(fc.constant('z'.repeat(schema.minLength - 1)).map(as('bound crossed')));
   if (schema.pattern) {
     const pattern = new RegExp(schema.pattern);
-    options.push(fc.string({ unit: 'binary', maxLength: SMALL }).filter((s) => !pattern.test(s)));
+    options.push(
+      fc
+        .string({ unit: 'binary', maxLength: SMALL })
+        .filter((s) => !pattern.test(s))
+        .map(as('pattern or enum broken')),
+    );
   }
   return options;
 }
 
-function invalidNumbers(schema: JsonSchema): fc.Arbitrary<unknown> {
-  const options: fc.Arbitrary<unknown>[] = [fc.constantFrom(1e308, -1e308, 2 ** 53 + 2)];
-  if (schema.minimum !== undefined) options.push(fc.constant(schema.minimum - 1));
-  if (schema.maximum !== undefined) options.push(fc.constant(schema.maximum + 1));
-  if (schema.type === 'integer') options.push(fc.constant((schema.minimum ?? 0) + 0.5));
+function invalidNumbers(schema: JsonSchema): fc.Arbitrary<Mutated> {
+  const options: fc.Arbitrary<Mutated>[] = [
+    fc.constantFrom(1e308, -1e308, 2 ** 53 + 2).map(as('bound crossed')),
+  ];
+  if (schema.minimum !== undefined) options.push(fc.constant(schema.minimum - 1).map(as('bound crossed')));
+  if (schema.maximum !== undefined) options.push(fc.constant(schema.maximum + 1).map(as('bound crossed')));
+  // 7.5 where an integer goes: a number, but not of the schema's type.
+  if (schema.type === 'integer') options.push(fc.constant((schema.minimum ?? 0) + 0.5).map(as('wrong type')));
   return fc.oneof(...options);
 }
 

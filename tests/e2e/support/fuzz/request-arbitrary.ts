@@ -1,5 +1,5 @@
 import fc from 'fast-check';
-import type { JsonSchema, SchemaArbitraries } from './json-schema-arbitrary.js';
+import type { JsonSchema, Mutated, SchemaArbitraries, SchemaMutation } from './json-schema-arbitrary.js';
 import type { Operation, Parameter } from './operations.js';
 
 /**
@@ -19,6 +19,19 @@ export type FuzzBody =
   | { kind: 'raw'; data: string; contentType: string }
   | { kind: 'multipart'; fields: Record<string, string>; file?: { name: string; content: string } };
 
+/** What makes an input one the document refuses: a value that breaks its schema, or the request's shape. */
+export type InputMutation =
+  | SchemaMutation
+  | 'malformed JSON'
+  | 'wrong content type'
+  | 'hostile path encoding'
+  | 'query parameter repeated'
+  /** A value generated as valid that the document's validator refuses all the same (a generator's gap). */
+  | 'other schema violation';
+
+/** A generated part of a request, and what, if anything, the document refuses in it. */
+type Part<T> = T & { mutation?: InputMutation | undefined };
+
 /** One generated request, before the world's real credentials are put in at send time. */
 export interface FuzzRequest {
   credential: CredentialChoice;
@@ -29,6 +42,8 @@ export interface FuzzRequest {
   /** `unique`: a well-formed X-Request-Id made unique at send time, so answers and charges can be matched. */
   requestId: 'none' | 'unique' | 'malformed';
   body: FuzzBody;
+  /** What the document refuses in the path, query or body, each kind once; empty for a valid input. */
+  mutations: InputMutation[];
   /** False when a path, query or body value breaks the document's schema: the answer must be a 4xx. */
   valid: boolean;
 }
@@ -76,17 +91,24 @@ function credentialArbitrary(operation: Operation): fc.Arbitrary<CredentialChoic
 /** Percent-encodings a client library would not make: malformed, NUL, overlong UTF-8, dot segments. */
 const HOSTILE_SEGMENTS = ['%zz', '%00', 'a%00b', '%C0%AE', '%E0%A4%A', '..', '%2e%2e', '%ff', 'not-a-uuid'];
 
-function pathValue(parameter: Parameter, schemas: SchemaArbitraries) {
+function pathValue(parameter: Parameter, schemas: SchemaArbitraries): fc.Arbitrary<Part<{ value: string }>> {
   const valid = schemas
     .valid(parameter.schema, parameter.name)
-    .map((v) => ({ value: encodeURIComponent(String(v)), valid: String(v).length > 0 }));
+    .map((v) => ({ value: encodeURIComponent(String(v)) }));
   const hostile = fc.constantFrom(...HOSTILE_SEGMENTS).map((value) => ({
     value,
     // A free-form name can be "not-a-uuid" or ".."; an id with a pattern cannot be any of these.
-    valid: !hasConstraints(parameter.schema) && !value.includes('%'),
+    mutation:
+      !hasConstraints(parameter.schema) && !value.includes('%')
+        ? undefined
+        : ('hostile path encoding' as const),
   }));
   const broken = hasConstraints(parameter.schema)
-    ? [schemas.invalid(parameter.schema).map((v) => ({ value: encodeURIComponent(String(v)), valid: false }))]
+    ? [
+        schemas
+          .invalid(parameter.schema)
+          .map((m) => ({ value: encodeURIComponent(String(m.value)), mutation: m.mutation })),
+      ]
     : [];
   // An empty segment is another route (`/users/` is not `/users/{id}`), not a value of this one.
   return fc
@@ -97,31 +119,35 @@ function pathValue(parameter: Parameter, schemas: SchemaArbitraries) {
 const hasConstraints = (schema: JsonSchema) =>
   schema.pattern !== undefined || schema.format !== undefined || schema.enum !== undefined;
 
-const QUERY_NOISE = ['abc', '1.5', '', '-1', '1e400', '99999999999999999999', 'null', '[]'];
+const QUERY_NOISE: Mutated[] = [
+  ...['abc', '1.5', '', 'null', '[]'].map((value): Mutated => ({ value, mutation: 'wrong type' })),
+  ...['-1', '1e400', '99999999999999999999'].map((value): Mutated => ({ value, mutation: 'bound crossed' })),
+];
 
 /** One query parameter: left out, a valid value, a bad one, or sent twice. */
 function queryValue(parameter: Parameter, schemas: SchemaArbitraries) {
   const schema = schemas.resolve(parameter.schema);
   const allowsList = (schema.anyOf ?? []).some((branch) => branch.type === 'array');
   const asQuery = (v: unknown): string[] => (Array.isArray(v) ? v.map(String) : [String(v)]);
-  type Sent = { values: string[]; valid: boolean };
-  const left = fc.constant<Sent>({ values: [], valid: !parameter.required });
+  type Sent = Part<{ values: string[] }>;
+  const dropped = parameter.required ? ('required field dropped' as const) : undefined;
+  const left = fc.constant<Sent>({ values: [], mutation: dropped });
   const good = schemas
     .valid(schema, parameter.name)
-    .map((v): Sent => ({ values: asQuery(v), valid: asQuery(v).length > 0 || !parameter.required }));
+    .map((v): Sent => ({ values: asQuery(v), mutation: asQuery(v).length > 0 ? undefined : dropped }));
   // A query value is text: for a text parameter only text can be wrong (7 is the valid "7"); for a
   // number, text that is no number is wrong too.
   const numeric = schema.type === 'integer' || schema.type === 'number';
   const wrong = schemas
     .invalid(schema)
-    .filter((v) => typeof v === 'string' || (numeric && typeof v === 'number'));
+    .filter(({ value }) => typeof value === 'string' || (numeric && typeof value === 'number'));
   const bad = (numeric ? fc.oneof(wrong, fc.constantFrom(...QUERY_NOISE)) : wrong).map(
-    (v): Sent => ({ values: [String(v)], valid: false }),
+    (m): Sent => ({ values: [String(m.value)], mutation: m.mutation }),
   );
   const twice = good.map(
     (sent): Sent => ({
       values: [...sent.values, ...sent.values],
-      valid: allowsList || sent.values.length === 0,
+      mutation: allowsList || sent.values.length === 0 ? sent.mutation : 'query parameter repeated',
     }),
   );
   // Mostly fine: with six parameters (billing charges), one bad in four left almost nothing valid.
@@ -163,20 +189,33 @@ function jsonBodyArbitrary(
   accepts: (v: unknown) => boolean,
 ) {
   const schema = operation.body?.schema ?? {};
-  const tagged = (arbitrary: fc.Arbitrary<unknown>) =>
-    arbitrary.map((value) => ({ body: { kind: 'json', value } as FuzzBody, valid: accepts(value) }));
+  type Sent = Part<{ body: FuzzBody }>;
+  // A mutation can land inside an `anyOf` and be accepted after all: the validator has the last word.
+  const tagged = (arbitrary: fc.Arbitrary<Mutated | { value: unknown; mutation?: undefined }>) =>
+    arbitrary.map(
+      ({ value, mutation }): Sent => ({
+        body: { kind: 'json', value },
+        mutation: accepts(value) ? undefined : (mutation ?? 'other schema violation'),
+      }),
+    );
   const raw = fc
     .oneof(
-      fc.constantFrom(...MALFORMED_JSON).map((data) => ({ data, contentType: 'application/json' })),
-      schemas.valid(schema).map((v) => ({ data: JSON.stringify(v), contentType: 'text/plain' })),
-      schemas
-        .valid(schema)
-        .map((v) => ({ data: JSON.stringify(v), contentType: 'application/x-www-form-urlencoded' })),
+      fc
+        .constantFrom(...MALFORMED_JSON)
+        .map((data) => ({ data, contentType: 'application/json', mutation: 'malformed JSON' as const })),
+      ...['text/plain', 'application/x-www-form-urlencoded'].map((contentType) =>
+        schemas
+          .valid(schema)
+          .map((v) => ({ data: JSON.stringify(v), contentType, mutation: 'wrong content type' as const })),
+      ),
     )
-    .map(({ data, contentType }) => ({ body: { kind: 'raw', data, contentType } as FuzzBody, valid: false }));
-  const none = fc.constant({ body: { kind: 'none' } as FuzzBody, valid: !operation.body?.required });
+    .map(({ mutation, ...raw }): Sent => ({ body: { kind: 'raw', ...raw }, mutation }));
+  const none = fc.constant<Sent>({
+    body: { kind: 'none' },
+    mutation: operation.body?.required ? 'required field dropped' : undefined,
+  });
   return fc.oneof(
-    { arbitrary: tagged(schemas.valid(schema)), weight: 4 },
+    { arbitrary: tagged(schemas.valid(schema).map((value) => ({ value }))), weight: 4 },
     { arbitrary: tagged(schemas.invalid(schema)), weight: 4 },
     { arbitrary: raw, weight: 1 },
     { arbitrary: none, weight: 1 },
@@ -203,19 +242,21 @@ function multipartArbitrary(operation: Operation, schemas: SchemaArbitraries) {
     name: fc.constantFrom('notes.csv', 'notes.json', 'notes.xlsx', 'notes.txt', 'notes'),
     content: fc.oneof(fc.constantFrom(...FILE_CONTENT), fc.string({ maxLength: 40 })),
   });
-  return fc.tuple(fields, fc.option(file, { nil: undefined, freq: 5 })).map(([f, upload]) => ({
-    body: { kind: 'multipart', fields: f, ...(upload ? { file: upload } : {}) } as FuzzBody,
-    valid: upload !== undefined,
-  }));
+  return fc.tuple(fields, fc.option(file, { nil: undefined, freq: 5 })).map(
+    ([f, upload]): Part<{ body: FuzzBody }> => ({
+      body: { kind: 'multipart', fields: f, ...(upload ? { file: upload } : {}) },
+      mutation: upload ? undefined : 'required field dropped',
+    }),
+  );
 }
 
 /** Routes without a body in the document are sent one now and then: it must not matter. */
 const strayBody = fc.oneof(
-  { arbitrary: fc.constant({ body: { kind: 'none' } as FuzzBody, valid: true }), weight: 4 },
+  { arbitrary: fc.constant<Part<{ body: FuzzBody }>>({ body: { kind: 'none' } }), weight: 4 },
   {
     arbitrary: fc
       .jsonValue({ maxDepth: 1 })
-      .map((value) => ({ body: { kind: 'json', value } as FuzzBody, valid: true })),
+      .map((value): Part<{ body: FuzzBody }> => ({ body: { kind: 'json', value } })),
     weight: 1,
   },
 );
@@ -225,7 +266,13 @@ function bodyArbitrary(operation: Operation, schemas: SchemaArbitraries, accepts
   if (operation.body.contentType === 'multipart/form-data') {
     return fc.oneof(
       { arbitrary: multipartArbitrary(operation, schemas), weight: 4 },
-      { arbitrary: jsonBodyArbitrary(operation, schemas, () => false), weight: 1 },
+      {
+        // JSON where the route takes a form: refused whatever it holds.
+        arbitrary: jsonBodyArbitrary(operation, schemas, () => false).map((sent) =>
+          sent.body.kind === 'none' ? sent : { ...sent, mutation: 'wrong content type' as const },
+        ),
+        weight: 1,
+      },
     );
   }
   return jsonBodyArbitrary(operation, schemas, accepts);
@@ -258,20 +305,22 @@ export function requestArbitrary(
       requestId: fc.constantFrom('none' as const, 'unique' as const, 'malformed' as const),
       body: bodyArbitrary(operation, schemas, acceptsBody),
     })
-    .map((r) => ({
-      credential: r.credential,
-      path: Object.fromEntries(Object.entries(r.path).map(([name, v]) => [name, v.value])),
-      query: Object.entries(r.query).flatMap(([name, v]) =>
-        v.values.map((value): [string, string] => [name, value]),
-      ),
-      headers: Object.fromEntries(
-        Object.entries(r.headers).filter((e): e is [string, string] => e[1] !== undefined),
-      ),
-      requestId: r.requestId,
-      body: r.body.body,
-      valid:
-        Object.values(r.path).every((v) => v.valid) &&
-        Object.values(r.query).every((v) => v.valid) &&
-        r.body.valid,
-    }));
+    .map((r) => {
+      const parts: Array<Part<object>> = [...Object.values(r.path), ...Object.values(r.query), r.body];
+      const mutations = [...new Set(parts.flatMap((part) => (part.mutation ? [part.mutation] : [])))];
+      return {
+        credential: r.credential,
+        path: Object.fromEntries(Object.entries(r.path).map(([name, v]) => [name, v.value])),
+        query: Object.entries(r.query).flatMap(([name, v]) =>
+          v.values.map((value): [string, string] => [name, value]),
+        ),
+        headers: Object.fromEntries(
+          Object.entries(r.headers).filter((e): e is [string, string] => e[1] !== undefined),
+        ),
+        requestId: r.requestId,
+        body: r.body.body,
+        mutations,
+        valid: mutations.length === 0,
+      };
+    });
 }
