@@ -41,6 +41,7 @@ if (command === 'test') {
   say('type-checking (tsc), linting (npm run lint: biome, madge, redocly) and auditing dependencies...');
   await Promise.all([
     checkQuietly(binary(root, 'tsc'), ['-p', 'tsconfig.json']),
+    checkQuietly(binary(root, 'tsc'), ['-p', 'libs/console/tsconfig.json']),
     checkQuietly(process.platform === 'win32' ? 'npm.cmd' : 'npm', ['run', '--silent', 'lint']),
     checkQuietly(process.execPath, tsx('infra/dev/dependency-audit.ts').slice(1), { echo: true }),
   ]);
@@ -49,6 +50,8 @@ if (command === 'test') {
   // fresh clone's 80 s compile does not compete with them (the test's own `tsc -b` then finds it current).
   buildServices();
 }
+// The gateway serves the console's build at /console.
+if (command === 'start' || command === 'build') buildClientPackagesIfStale();
 if (command === 'build' || (command === 'start' && extraArgs.includes('--compiled'))) {
   buildServices();
   if (command === 'build') process.exit(0);
@@ -115,24 +118,34 @@ function generatePrismaClients(force) {
 // The client packages a user installs (the SDK first: the CLI and MCP server import its dist/). The
 // tests run their built dist/ as a user would; rebuild a package only when one of its sources is newer.
 function buildClientPackagesIfStale() {
-  const builtFile = { sdk: 'dist/index.js', cli: 'dist/bin.js', mcp: 'dist/bin.js' };
-  const newest = (dir) =>
-    Math.max(
-      0,
-      ...readdirSync(dir, { withFileTypes: true }).map((entry) =>
-        entry.isDirectory() ? newest(join(dir, entry.name)) : mtime(join(dir, entry.name)),
-      ),
-    );
-  for (const [name, built] of Object.entries(builtFile)) {
+  // name → [the file a build leaves, the command, what else it is built from]. The console bundles the
+  // SDK's source with Vite, so an SDK change rebuilds it too.
+  const vite = binary(join(root, 'libs', 'console'), 'vite');
+  const builds = {
+    sdk: ['dist/index.js', [binary(root, 'tsc'), '-p', 'libs/sdk/tsconfig.build.json'], []],
+    cli: ['dist/bin.js', [binary(root, 'tsc'), '-p', 'libs/cli/tsconfig.build.json'], []],
+    mcp: ['dist/bin.js', [binary(root, 'tsc'), '-p', 'libs/mcp/tsconfig.build.json'], []],
+    console: [
+      'dist/index.html',
+      [vite, 'build', '--logLevel', 'warn', 'libs/console'],
+      ['libs/console/index.html', 'libs/console/vite.config.ts', 'libs/sdk/src'],
+    ],
+  };
+  const newest = (path) =>
+    !existsSync(path)
+      ? 0
+      : statSync(path).isDirectory()
+        ? Math.max(0, ...readdirSync(path).map((entry) => newest(join(path, entry))))
+        : mtime(path);
+  for (const [name, [built, [file, ...fileArgs], inputs]] of Object.entries(builds)) {
     const dir = join(root, 'libs', name);
     const sources = Math.max(
-      newest(join(dir, 'src')),
-      mtime(join(dir, 'package.json')),
-      mtime(join(dir, 'tsconfig.build.json')),
+      ...['src', 'package.json', 'tsconfig.build.json'].map((part) => newest(join(dir, part))),
+      ...inputs.map((input) => newest(join(root, input))),
     );
     if (mtime(join(dir, built)) > sources) continue;
-    say(`building libs/${name} (tsc)...`);
-    runQuietly(binary(root, 'tsc'), ['-p', join(dir, 'tsconfig.build.json')], root);
+    say(`building libs/${name} (${name === 'console' ? 'vite' : 'tsc'})...`);
+    runQuietly(file, fileArgs, root);
   }
 }
 
@@ -149,7 +162,7 @@ function buildServices() {
 function packClientPackages() {
   const destination = join(root, 'dist', 'packages');
   const [pnpm, ...pnpmArgs] = findPnpm();
-  for (const name of ['sdk', 'cli', 'mcp']) {
+  for (const name of ['sdk', 'cli', 'mcp', 'console']) {
     runQuietly(pnpm, [...pnpmArgs, 'pack', '--pack-destination', destination], join(root, 'libs', name));
   }
   say(`packed into ${destination}: ${readdirSync(destination).join(', ')}`);

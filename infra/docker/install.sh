@@ -18,6 +18,10 @@ elif [ -n "$service" ] && [ -f "services/$service/package.json" ]; then
   # The compiled runtime ([P10]): the service and the @tm/* libraries it references into their dist/,
   # the generated Prisma client included; start.sh runs that with plain node.
   pnpm exec tsc -b "services/$service/tsconfig.build.json"
+  if [ "$service" = gateway ]; then
+    # The web console the gateway serves at /console: static files (libs/console, Vite).
+    pnpm --filter @text-memory/console build
+  fi
 else
   echo "SERVICE must name a folder of services/ or be 'migrate'; got '$service'" >&2
   exit 1

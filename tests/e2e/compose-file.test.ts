@@ -76,6 +76,14 @@ describe('docker-compose.yml', () => {
     }
   });
 
+  it('when the gateway image is built, then it builds the console it serves at /console', () => {
+    const install = read('infra/docker/install.sh');
+
+    expect(install).toMatch(
+      /if \[ "\$service" = gateway \]; then\n\s+#[^\n]*\n\s+pnpm --filter @text-memory\/console build/,
+    );
+  });
+
   it('when a service is stopped, then it has its whole drain and close before SIGKILL, as under the dev launcher', () => {
     const drainMs = env.drainTimeoutMs().parse(undefined);
     const seconds = (value: string | undefined) => Number(value?.match(/^(\d+)s$/)?.[1] ?? Number.NaN) * 1000;

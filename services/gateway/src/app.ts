@@ -16,6 +16,7 @@ import { createVerifiedKeyCache } from './domain/identity/verified-key-cache.js'
 import { createRateLimits } from './domain/operations/rate-limits.js';
 import { smokeTestPolicyOf } from './domain/operations/run-smoke-test.js';
 import { trackInFlightRequests } from './entry-points/http/in-flight-requests.js';
+import { defaultConsoleDir } from './entry-points/http/routes/console-routes.js';
 import { createHttpApp, startServer, stopServer } from './entry-points/http/server.js';
 import { listenForIdentityChanges } from './entry-points/nats/identity-changes.js';
 
@@ -83,6 +84,7 @@ export async function startGateway(config: GatewayConfig, logger: Logger): Promi
   const inFlight = trackInFlightRequests();
   const app = createHttpApp({
     inFlight,
+    consoleDir: config.CONSOLE_DIR ?? defaultConsoleDir(),
     memory,
     telemetry,
     templates,

@@ -61,6 +61,8 @@ export const GatewayConfigSchema = z
     IMPORT_UPLOAD_TIMEOUT_MS: env.positiveInt(30_000),
     /** Deadline for the template service to read an uploaded file and answer its estimate. */
     IMPORT_PARSE_TIMEOUT_MS: env.positiveInt(60_000),
+    /** The web console's build, served at /console; unset, the @text-memory/console package's dist/. */
+    CONSOLE_DIR: z.string().min(1).optional(),
   })
   .refine((c) => c.DEPLOYMENT_ENVIRONMENT !== 'production' || c.GATEWAY_SECRET_KEY !== undefined, {
     path: ['GATEWAY_SECRET_KEY'],

@@ -20,6 +20,7 @@ import { recordRequests } from './middleware/record-requests.js';
 import { requestContext } from './middleware/request-context.js';
 import { securityHeaders } from './middleware/security-headers.js';
 import { chatRoutes } from './routes/chat-routes.js';
+import { consoleRoutes } from './routes/console-routes.js';
 import type { ControlDeps } from './routes/control/control-deps.js';
 import { controlRoutes } from './routes/control/control-routes.js';
 import { importRoutes } from './routes/import-routes.js';
@@ -42,6 +43,8 @@ export interface HttpDeps {
   control: ControlDeps;
   probes: HealthProbes;
   deployment: { version: string; environment: string };
+  /** The web console's built files, served at /console. */
+  consoleDir: string;
   /** Requests taken and not yet answered, for the drain on stop. */
   inFlight: InFlightRequests;
   logger: Logger;
@@ -57,6 +60,8 @@ export function createHttpApp(deps: HttpDeps): express.Express {
   // Before the access log and the request records: an orchestrator asks every few seconds, and
   // those lines and records would say nothing but "still running" (decisions.md, [P11]).
   app.get('/api/v1/infrastructure/health/live', liveness);
+  // Static files: neither in the access log nor in a tenant's request history (they name no tenant).
+  app.use('/console', consoleRoutes(deps.consoleDir));
   app.use(accessLog(deps.logger), httpMetrics);
   app.use(recordRequests(deps.requestRecorder, deps.deployment.version));
   app.use('/api/v1/memory', memoryRoutes(deps.memory, deps.auth, deps.templates));

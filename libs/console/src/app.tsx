@@ -1,0 +1,25 @@
+import { Route, Routes } from 'react-router';
+import { Layout } from './components/layout.js';
+import { LoginPage } from './pages/login-page.js';
+import { PAGES } from './pages/page-list.js';
+import { DataKeyProvider } from './session/data-key-context.js';
+import { useSessionState } from './session/session-context.js';
+
+export function App() {
+  const { session, restoring } = useSessionState();
+  if (restoring) return <p className="loading">Loading…</p>;
+  if (!session) return <LoginPage />;
+  return (
+    // Keyed by user: a key chosen by one user is never offered to the next one in this tab.
+    <DataKeyProvider key={session.account.user.id}>
+      <Routes>
+        <Route element={<Layout />}>
+          {PAGES.map((page) => (
+            <Route key={page.path} path={page.path} element={page.element} />
+          ))}
+          <Route path="*" element={<p>No such page.</p>} />
+        </Route>
+      </Routes>
+    </DataKeyProvider>
+  );
+}
