@@ -1,0 +1,85 @@
+import { mkdirSync } from 'node:fs';
+import { dirname, join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { type Browser, type BrowserContext, chromium, type Page } from 'playwright-core';
+import { afterAll, beforeAll } from 'vitest';
+
+/**
+ * A real headless Chromium for the console's tests: Debian's `chromium` package (installed by the test
+ * command, infra/dev/install-chromium.ts) driven by playwright-core. `CHROMIUM_PATH` names another.
+ */
+export const CHROMIUM_PATH = process.env.CHROMIUM_PATH ?? '/usr/bin/chromium';
+
+/** Screenshots are test artifacts (not committed): tests/e2e/artifacts/console/<name>.png. */
+export const SCREENSHOT_DIR = join(dirname(fileURLToPath(import.meta.url)), '..', 'artifacts', 'console');
+
+/**
+ * For `expect.poll` on what a page shows after a call: the API answers in milliseconds, but three test
+ * files share two cores in CI. A bound against hangs, not a speed check.
+ */
+export const EVENTUALLY = { timeout: 15_000, interval: 100 };
+
+export const LAPTOP = { width: 1280, height: 800 };
+export const PHONE = { width: 390, height: 844 };
+
+/** One browser per test file, closed after it. Fields are set once `beforeAll` has run. */
+export function useBrowser() {
+  const t = {} as { browser: Browser };
+  beforeAll(async () => {
+    t.browser = await chromium.launch({
+      executablePath: CHROMIUM_PATH,
+      args: ['--headless', '--no-sandbox', '--disable-gpu', '--disable-background-networking'],
+    });
+  });
+  afterAll(async () => {
+    await t.browser?.close();
+  });
+  return t;
+}
+
+export interface ConsoleTab {
+  context: BrowserContext;
+  page: Page;
+  /** Uncaught errors and console errors the page produced (a CSP violation is one): expected to stay empty. */
+  errors: string[];
+}
+
+/** A fresh browser profile (no storage shared with other tests) on the console of `baseUrl`. */
+export async function openConsole(browser: Browser, baseUrl: string, viewport = LAPTOP): Promise<ConsoleTab> {
+  const context = await browser.newContext({ baseURL: baseUrl, viewport });
+  await context.grantPermissions(['clipboard-read', 'clipboard-write'], { origin: baseUrl });
+  const page = await context.newPage();
+  const errors: string[] = [];
+  page.on('pageerror', (error) => errors.push(error.message));
+  page.on('console', (message) => {
+    // A refused API call is logged by the browser as a failed resource load; the page shows it itself.
+    if (message.type() === 'error' && !/status of \d{3}/.test(message.text())) errors.push(message.text());
+  });
+  await page.goto('/console/');
+  return { context, page, errors };
+}
+
+/** Logs in through the login form and waits for the signed-in frame. */
+export async function logIn(page: Page, email: string, password: string): Promise<void> {
+  await page.getByLabel('Email').fill(email);
+  await page.getByLabel('Password').fill(password);
+  await page.getByRole('button', { name: 'Log in' }).click();
+  await page.getByRole('button', { name: 'Log out' }).waitFor();
+}
+
+/** Saves the page as tests/e2e/artifacts/console/<name>.png, for people to look at. */
+export async function screenshot(page: Page, name: string): Promise<string> {
+  mkdirSync(SCREENSHOT_DIR, { recursive: true });
+  const path = join(SCREENSHOT_DIR, `${name}.png`);
+  await page.screenshot({ path, fullPage: true });
+  return path;
+}
+
+/** What the page keeps in Web Storage (read in the page; the tests' TypeScript has no DOM types). */
+export function webStorage(
+  page: Page,
+): Promise<{ session: Record<string, string>; local: Record<string, string> }> {
+  return page.evaluate(
+    '({ session: Object.fromEntries(Object.entries(sessionStorage)), local: Object.fromEntries(Object.entries(localStorage)) })',
+  );
+}
