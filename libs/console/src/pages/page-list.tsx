@@ -1,4 +1,7 @@
 import type { ReactElement } from 'react';
+import { BillingPage } from './billing-page.js';
+import { EventsPage } from './events-page.js';
+import { MetricsPage } from './metrics-page.js';
 import { OverviewPage } from './overview-page.js';
 
 /**
@@ -12,4 +15,9 @@ export interface ConsolePage {
   needs?: string;
 }
 
-export const PAGES: ConsolePage[] = [{ path: '/', label: 'Overview', element: <OverviewPage /> }];
+export const PAGES: ConsolePage[] = [
+  { path: '/', label: 'Overview', element: <OverviewPage /> },
+  { path: '/metrics', label: 'Metrics and anomalies', element: <MetricsPage />, needs: 'telemetry:read' },
+  { path: '/events', label: 'Events', element: <EventsPage />, needs: 'telemetry:read' },
+  { path: '/billing', label: 'Usage and billing', element: <BillingPage />, needs: 'usage:read' },
+];

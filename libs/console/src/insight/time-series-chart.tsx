@@ -1,0 +1,102 @@
+import { useId } from 'react';
+import { CartesianGrid, Legend, Line, LineChart, ResponsiveContainer, Tooltip, XAxis, YAxis } from 'recharts';
+import { formatBucket } from './format.js';
+
+export interface ChartLine<P> {
+  /** The field of a point this line draws. */
+  key: keyof P & string;
+  name: string;
+  colour: string;
+}
+
+/**
+ * One chart over a window's buckets, with its title as a heading and, for screen readers, a table of
+ * the same numbers: the drawing itself is hidden from them (a picture of a table says less than the
+ * table). Gaps (null, a bucket without requests) stay gaps rather than dropping to zero.
+ */
+export function TimeSeriesChart<P extends { from: string }>({
+  title,
+  points,
+  bucketMinutes,
+  lines,
+  format,
+}: {
+  title: string;
+  points: P[];
+  bucketMinutes: number;
+  lines: ChartLine<P>[];
+  format: (value: number) => string;
+}) {
+  const titleId = useId();
+  const value = (point: P, key: keyof P) => {
+    const v = point[key];
+    return typeof v === 'number' ? format(v) : '–';
+  };
+  return (
+    <figure className="chart-figure" aria-labelledby={titleId}>
+      <figcaption id={titleId} className="chart-title">
+        {title}
+      </figcaption>
+      <div className="chart" aria-hidden="true">
+        <ResponsiveContainer width="100%" height="100%">
+          <LineChart
+            data={points}
+            accessibilityLayer={false}
+            margin={{ top: 8, right: 16, bottom: 0, left: 8 }}
+          >
+            <CartesianGrid stroke="#d0d7de" strokeDasharray="3 3" />
+            <XAxis
+              dataKey="from"
+              tickFormatter={(iso: string) => formatBucket(iso, bucketMinutes)}
+              minTickGap={24}
+              fontSize={12}
+            />
+            <YAxis tickFormatter={(v: number) => format(v)} width={80} fontSize={12} />
+            <Tooltip
+              labelFormatter={(iso) => formatBucket(String(iso), bucketMinutes)}
+              formatter={(v) => (typeof v === 'number' ? format(v) : '–')}
+            />
+            <Legend />
+            {lines.map((line) => (
+              <Line
+                key={line.key}
+                type="monotone"
+                dataKey={line.key}
+                name={line.name}
+                stroke={line.colour}
+                strokeWidth={2}
+                dot={false}
+                isAnimationActive={false}
+              />
+            ))}
+          </LineChart>
+        </ResponsiveContainer>
+      </div>
+      <table className="visually-hidden">
+        <caption>
+          {title}, per {bucketMinutes.toLocaleString()} min
+        </caption>
+        <thead>
+          <tr>
+            <th scope="col">From</th>
+            {lines.map((line) => (
+              <th scope="col" key={line.key}>
+                {line.name}
+              </th>
+            ))}
+          </tr>
+        </thead>
+        <tbody>
+          {points.map((point) => (
+            <tr key={point.from}>
+              <th scope="row">{formatBucket(point.from, bucketMinutes)}</th>
+              {lines.map((line) => (
+                <td key={line.key}>{value(point, line.key)}</td>
+              ))}
+            </tr>
+          ))}
+        </tbody>
+      </table>
+    </figure>
+  );
+}

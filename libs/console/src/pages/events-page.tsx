@@ -1,0 +1,158 @@
+import type { RequestEvent } from '@text-memory/sdk';
+import { useId, useState } from 'react';
+import { ErrorNotice } from '../components/error-notice.js';
+import { Page } from '../components/page.js';
+import { useLoad } from '../hooks/use-load.js';
+import { EventDetails } from '../insight/event-details.js';
+import { type EventFilter, EventFilters, matches, NO_FILTER, operationOf } from '../insight/event-filters.js';
+import { formatCount, formatDateTime, formatMs } from '../insight/format.js';
+import { useSession } from '../session/session-context.js';
+
+const PAGE_SIZES = [25, 50, 100, 200];
+
+/**
+ * The tenant's redacted request history, newest first (GET /infrastructure/events). Pages go forward
+ * by the route's cursor (keyset: requests arriving meanwhile neither repeat nor skip a row) and back
+ * through the cursors already followed; "Newest" starts again from the top.
+ */
+export function EventsPage() {
+  const { client } = useSession();
+  const [limit, setLimit] = useState(50);
+  // The cursor of each page followed so far; the last is the page shown (undefined: the newest).
+  const [cursors, setCursors] = useState<Array<string | undefined>>([undefined]);
+  const [round, setRound] = useState(0);
+  const [filter, setFilter] = useState<EventFilter>(NO_FILTER);
+  const [selected, setSelected] = useState<RequestEvent>();
+  const sizeId = useId();
+  const cursor = cursors[cursors.length - 1];
+  const page = useLoad(
+    (signal) => client.infrastructure.eventsPage(cursor ? { limit, cursor } : { limit }, { signal }),
+    [client, limit, cursor, round],
+  );
+
+  const go = (next: Array<string | undefined>) => {
+    setCursors(next);
+    setSelected(undefined);
+  };
+  const newest = () => {
+    go([undefined]);
+    setRound((n) => n + 1);
+  };
+  const rows = page.data?.data ?? [];
+  const shown = rows.filter((event) => matches(event, filter));
+  const paging = page.data?.paging;
+  const pageNumber = cursors.length;
+
+  return (
+    <Page
+      title="Events"
+      summary="Every request of your tenant, answered or refused, as a redacted record: no text, cue, namespace or key."
+      actions={
+        <button type="button" className="button-secondary" onClick={newest}>
+          Newest
+        </button>
+      }
+    >
+      <ErrorNotice error={page.error} />
+      <EventFilters events={rows} filter={filter} onChange={setFilter} />
+      <p aria-live="polite">
+        {page.loading
+          ? 'Loading…'
+          : paging &&
+            `Page ${pageNumber}: ${formatCount(shown.length)} of ${formatCount(paging.returned)} rows shown, ${formatCount(paging.total)} in the history.`}
+      </p>
+      <div className="table-scroll">
+        <table>
+          <caption className="visually-hidden">Request history, page {pageNumber}</caption>
+          <thead>
+            <tr>
+              <th scope="col">Time</th>
+              <th scope="col">Operation</th>
+              <th scope="col" className="number">
+                Status
+              </th>
+              <th scope="col">Outcome</th>
+              <th scope="col" className="number">
+                Latency
+              </th>
+              <th scope="col">
+                <span className="visually-hidden">Details</span>
+              </th>
+            </tr>
+          </thead>
+          <tbody>
+            {shown.map((event) => {
+              const open =
+                selected?.request_id === event.request_id && selected.occurred_at === event.occurred_at;
+              return (
+                <tr
+                  key={`${event.request_id}-${event.occurred_at}`}
+                  className={open ? 'selected' : undefined}
+                >
+                  <td>{formatDateTime(event.occurred_at)}</td>
+                  <th scope="row">
+                    <code>{operationOf(event)}</code>
+                    {event.error_code && <span className="hint"> {event.error_code}</span>}
+                  </th>
+                  <td className="number">{event.status}</td>
+                  <td>
+                    <span className={`badge badge-${event.outcome}`}>{event.outcome}</span>
+                  </td>
+                  <td className="number">{formatMs(event.latency_ms)}</td>
+                  <td>
+                    <button
+                      type="button"
+                      className="button-link"
+                      aria-expanded={open}
+                      onClick={() => setSelected(open ? undefined : event)}
+                    >
+                      Details<span className="visually-hidden"> of {event.request_id}</span>
+                    </button>
+                  </td>
+                </tr>
+              );
+            })}
+          </tbody>
+        </table>
+      </div>
+      {!page.loading && rows.length > 0 && shown.length === 0 && (
+        <p>No row of this page matches the filters.</p>
+      )}
+      {!page.loading && paging?.total === 0 && <p>No request recorded yet.</p>}
+      {selected && <EventDetails event={selected} onClose={() => setSelected(undefined)} />}
+      <nav className="row" aria-label="Pages of the history">
+        <button
+          type="button"
+          className="button-secondary"
+          disabled={cursors.length < 2 || page.loading}
+          onClick={() => go(cursors.slice(0, -1))}
+        >
+          Previous page
+        </button>
+        <button
+          type="button"
+          className="button-secondary"
+          disabled={!paging?.next_cursor || page.loading}
+          onClick={() => paging?.next_cursor && go([...cursors, paging.next_cursor])}
+        >
+          Next page
+        </button>
+        <label htmlFor={sizeId}>Rows per page</label>
+        <select
+          id={sizeId}
+          value={limit}
+          onChange={(e) => {
+            setLimit(Number(e.target.value));
+            go([undefined]);
+          }}
+        >
+          {PAGE_SIZES.map((size) => (
+            <option key={size} value={size}>
+              {size}
+            </option>
+          ))}
+        </select>
+      </nav>
+    </Page>
+  );
+}
