@@ -1,5 +1,5 @@
 import type { ResponseOf } from '@text-memory/sdk';
-import { useId, useState } from 'react';
+import { useEffect, useId, useRef, useState } from 'react';
 import { ErrorNotice } from '../components/error-notice.js';
 import { TypedConfirmation } from '../components/typed-confirmation.js';
 import { useSession } from '../session/session-context.js';
@@ -24,6 +24,9 @@ export function VoidCharge({
   const [reason, setReason] = useState('');
   const [error, setError] = useState<unknown>();
   const id = useId();
+  // Opened from a row's button: the keyboard goes straight to the reason.
+  const reasonInput = useRef<HTMLInputElement>(null);
+  useEffect(() => reasonInput.current?.focus(), []);
   const confirm = async () => {
     setError(undefined);
     try {
@@ -45,6 +48,7 @@ export function VoidCharge({
         <label htmlFor={`${id}-reason`}>Reason (kept in the charge's history)</label>
         <input
           id={`${id}-reason`}
+          ref={reasonInput}
           value={reason}
           maxLength={500}
           onChange={(e) => setReason(e.target.value)}

@@ -1,0 +1,220 @@
+import { randomUUID } from 'node:crypto';
+import type { Locator, Page } from 'playwright-core';
+import { describe, expect, it } from 'vitest';
+import { EVENTUALLY, logIn, openConsole, PHONE, screenshot, useBrowser } from './support/browser.js';
+import { controlSteps } from './support/control.js';
+import { createTenant, recallBody, uniqueKey, uniqueNamespace, writeBody } from './support/factories.js';
+import { useStack } from './support/stack.js';
+import { eventsFor } from './support/telemetry.js';
+
+const t = useStack();
+const b = useBrowser();
+const { addUser } = controlSteps(t);
+
+const CHARGES = '/api/v1/control/billing/charges';
+/** A test walks several pages, each waiting for telemetry or billing to catch up: on two shared cores, more than the default 30 s. */
+const TEST_TIMEOUT = 120_000;
+/** `n` latency cells (p50, p95, p99, max). */
+const ms = (n: number) => Array.from({ length: n }, () => expect.stringMatching(/^[\d.,]+ ms$/));
+
+/**
+ * The cells of the first table row whose header names `operation` (header first), or [] while there is
+ * none: read cell by cell, since a row's text runs its numbers together.
+ */
+const cellsOf = (table: Locator, operation: string) =>
+  table
+    .getByRole('row')
+    .filter({ has: table.page().getByRole('rowheader', { name: operation, exact: true }) })
+    .first()
+    .locator('th, td')
+    .allTextContents()
+    .catch(() => []);
+
+/** Goes to a page of the console through its navigation, as a user would. */
+async function open(page: Page, label: string, heading: string) {
+  await page.getByRole('navigation', { name: 'Console' }).getByRole('link', { name: label }).click();
+  await page.getByRole('heading', { name: heading, level: 1 }).waitFor();
+}
+
+/** A write, two recalls and a recall the API refuses (400), with request ids to find them by. */
+async function traffic(apiKey: string) {
+  const namespace = uniqueNamespace();
+  const ids = { write: `write-${randomUUID()}`, invalid: `invalid-${randomUUID()}` };
+  const write = await t.api.write(apiKey, writeBody(namespace, 'the console reads this'), uniqueKey(), {
+    'X-Request-Id': ids.write,
+  });
+  expect(write.status).toBe(200);
+  for (let i = 0; i < 2; i++)
+    expect((await t.api.recall(apiKey, recallBody(namespace, 'console'))).status).toBe(200);
+  const invalid = await t.api.post('/api/v1/memory/recall', {
+    key: apiKey,
+    body: recallBody(namespace, 'console', { top_k: 0 }),
+    headers: { 'X-Request-Id': ids.invalid },
+  });
+  expect(invalid.status).toBe(400);
+  await eventsFor(t.api, apiKey, [ids.write, ids.invalid]);
+  return ids;
+}
+
+/** Publishes pending usage and waits until the ledger holds `count` charges of the tenant. */
+async function chargesRecorded(session: string, count: number) {
+  await t.stack.memory.flushOutbox();
+  await expect
+    .poll(async () => (await t.api.get(CHARGES, { key: session })).body.paging?.total, EVENTUALLY)
+    .toBeGreaterThanOrEqual(count);
+  return (await t.api.get(CHARGES, { key: session })).body.data as Array<{
+    id: string;
+    request_id: string;
+    operation: string;
+    state: string;
+  }>;
+}
+
+describe('the console: what happened and what it cost', () => {
+  it(
+    'when requests were made with an API key, then the overview, metrics and events pages show them, the refused one as failed',
+    async () => {
+      const tenant = await createTenant();
+      const ids = await traffic(tenant.api_key);
+      const { page, errors, context } = await openConsole(b.browser, t.stack.url);
+      await logIn(page, tenant.owner.email, tenant.owner.password);
+
+      // Overview: the health card as before (its state is console-login's to check: on a loaded machine a
+      // ping may time out), and the last hour per operation.
+      await expect
+        .poll(() => page.getByRole('heading', { name: /Health/ }).textContent(), EVENTUALLY)
+        .toMatch(/Health (ok|degraded|unavailable)/);
+      const lastHour = page.getByRole('table', { name: 'Requests per operation in the last hour' });
+      await expect
+        .poll(() => cellsOf(lastHour, 'memory.write'), EVENTUALLY)
+        .toEqual(['memory.write', '1', ...ms(4)]);
+      expect(await cellsOf(lastHour, 'memory.recall')).toEqual(['memory.recall', '3', ...ms(4)]);
+      await expect
+        .poll(() => page.getByRole('heading', { name: /Anomalies/ }).textContent(), EVENTUALLY)
+        .toMatch(/ok|anomalous|no_data/);
+      expect(await page.getByRole('heading', { name: 'Usage, last 30 days' }).isVisible()).toBe(true);
+      await screenshot(page, 'insight-overview');
+
+      // Metrics: the operation rows with their counts, the failed recall in the error rate.
+      await open(page, 'Metrics and anomalies', 'Metrics and anomalies');
+      const perOperation = page.getByRole('table', { name: 'Latency per operation' });
+      await expect
+        .poll(() => cellsOf(perOperation, 'memory.recall'), EVENTUALLY)
+        .toEqual(['memory.recall', '3', ...ms(4)]);
+      expect(await cellsOf(perOperation, 'memory.write')).toEqual(['memory.write', '1', ...ms(4)]);
+      expect(await cellsOf(page.getByRole('table', { name: 'Operation mix' }), 'memory.recall')).toEqual([
+        'memory.recall',
+        '3',
+        expect.stringMatching(/%/),
+      ]);
+      const errorsCard = page.getByRole('region', { name: 'Errors and refusals' });
+      expect(await errorsCard.textContent()).toMatch(/1 failed/);
+      // Another window reads again and is kept in the address.
+      await page.getByLabel('Window').selectOption({ label: 'last 24 h' });
+      await expect.poll(() => page.url(), EVENTUALLY).toContain('window=1440');
+      await expect
+        .poll(() => cellsOf(perOperation, 'memory.write'), EVENTUALLY)
+        .toEqual(['memory.write', '1', ...ms(4)]);
+      await screenshot(page, 'insight-metrics');
+
+      // Events: the write's row with its operation and status; the refused recall as failed, with its code.
+      await open(page, 'Events', 'Events');
+      const writeRow = page
+        .getByRole('row')
+        .filter({ has: page.getByRole('button', { name: `Details of ${ids.write}` }) });
+      await expect
+        .poll(() => writeRow.textContent({ timeout: 200 }).catch(() => ''), EVENTUALLY)
+        .toMatch(/memory\.write.*200.*accepted/);
+      const invalidRow = page
+        .getByRole('row')
+        .filter({ has: page.getByRole('button', { name: `Details of ${ids.invalid}` }) });
+      expect(await invalidRow.textContent()).toMatch(/memory\.recall.*validation_failed.*400.*failed/);
+      await page.getByRole('button', { name: `Details of ${ids.invalid}` }).click();
+      const details = page.getByRole('region', { name: `Request ${ids.invalid}` });
+      expect(await details.textContent()).toMatch(/Error code\s*validation_failed/);
+      // The filter narrows the loaded page to the failed row.
+      await page.getByLabel('Outcome').selectOption('failed');
+      await expect.poll(() => page.getByRole('button', { name: /^Details of / }).count(), EVENTUALLY).toBe(1);
+      expect(await page.getByText('cannot be filtered on the server').isVisible()).toBe(true);
+      await screenshot(page, 'insight-events');
+      expect(errors).toEqual([]);
+      await context.close();
+    },
+    TEST_TIMEOUT,
+  );
+
+  it(
+    "when an owner voids a charge through the typed confirmation, then billing shows the window's usage and the API reports the charge void",
+    async () => {
+      const tenant = await createTenant();
+      const session = await t.api.login(tenant.owner.email, tenant.owner.password);
+      await traffic(tenant.api_key);
+      const charges = await chargesRecorded(session, 3);
+      const write = charges.find((c) => c.operation === 'memory.write');
+      if (!write) throw new Error('no write charge');
+
+      const { page, errors, context } = await openConsole(b.browser, t.stack.url);
+      await logIn(page, tenant.owner.email, tenant.owner.password);
+      await open(page, 'Usage and billing', 'Usage and billing');
+
+      const usage = page.getByRole('region', { name: 'Usage, last 24 h' });
+      await expect.poll(() => usage.textContent(), EVENTUALLY).toMatch(/Billable requests\s*3(?!\d)/);
+      const perOperation = page.getByRole('table', { name: 'Usage per operation' });
+      expect(await cellsOf(perOperation, 'memory.write')).toEqual(['memory.write', '1', '1', '$0.0001']);
+      expect(await cellsOf(perOperation, 'memory.recall')).toEqual(['memory.recall', '2', '2', '$0.0001']);
+
+      await page.getByRole('button', { name: `Void the charge of request ${write.request_id}` }).click();
+      await page.getByLabel("Reason (kept in the charge's history)").fill('test traffic');
+      const confirm = page.getByRole('button', { name: 'Void charge', exact: true });
+      expect(await confirm.isDisabled()).toBe(true);
+      await page.getByLabel('Type void to void charge').fill('void');
+      await screenshot(page, 'insight-billing-void');
+      await confirm.click();
+
+      await expect
+        .poll(() => page.getByText(`Charge ${write.id} is now void.`).isVisible(), EVENTUALLY)
+        .toBe(true);
+      const voided = await t.api.get(CHARGES, { key: session, query: { state: 'void' } });
+      expect(voided.body.data).toEqual([
+        expect.objectContaining({
+          id: write.id,
+          state: 'void',
+          history: expect.arrayContaining([
+            expect.objectContaining({ to: 'void', reason: 'test traffic', actor_user_id: tenant.user_id }),
+          ]),
+        }),
+      ]);
+      // The usage totals read again: the voided write's charge is counted as voided.
+      await expect.poll(() => usage.textContent(), EVENTUALLY).toMatch(/Voided\s*\$0\.0001/);
+      expect(await page.getByRole('button', { name: 'Create invoice' }).isVisible()).toBe(true);
+      await screenshot(page, 'insight-billing');
+      expect(errors).toEqual([]);
+      await context.close();
+    },
+    TEST_TIMEOUT,
+  );
+
+  it(
+    'when a viewer opens billing at a phone width, then charges are listed without Void or Create invoice',
+    async () => {
+      const tenant = await createTenant();
+      const session = await t.api.login(tenant.owner.email, tenant.owner.password);
+      const viewer = await addUser(session, 'viewer');
+      await traffic(tenant.api_key);
+      await chargesRecorded(session, 3);
+
+      const { page, errors, context } = await openConsole(b.browser, t.stack.url, PHONE);
+      await logIn(page, viewer.email, viewer.password);
+      await open(page, 'Usage and billing', 'Usage and billing');
+
+      await expect.poll(() => page.getByText(/Charges 1–3 of 3/).isVisible(), EVENTUALLY).toBe(true);
+      expect(await page.getByRole('button', { name: /^Void/ }).count()).toBe(0);
+      expect(await page.getByRole('button', { name: 'Create invoice' }).count()).toBe(0);
+      await expect.poll(() => page.getByText('No invoice yet.').isVisible(), EVENTUALLY).toBe(true);
+      await screenshot(page, 'insight-billing-viewer-phone');
+      expect(errors).toEqual([]);
+      await context.close();
+    },
+    TEST_TIMEOUT,
+  );
+});
