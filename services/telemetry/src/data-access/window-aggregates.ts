@@ -90,6 +90,64 @@ export function exactPercentiles(run: SqlRunner, w: Window) {
   );
 }
 
+/** A bucket of a series, by its number: floor(epoch minutes ÷ bucket minutes), so UTC-aligned. */
+export type SeriesCounts = { slot: number; requests: number; errors: number; blocked: number };
+const SLOT = (at: string, size: string) => `floor(extract(epoch FROM ${at}) / (${size} * 60))::int`;
+
+/**
+ * The window's counts per series bucket (all operations together) and each bucket's latency histogram,
+ * read like windowRollup: whole minutes from the rollups, the two edge minutes from the records, in one
+ * statement. Buckets are whole minutes, so a rollup minute falls in one bucket. Cost as windowRollup's
+ * (its rows are grouped by bucket instead of operation); a 30-day window read by 6-hour buckets
+ * touches each rollup row once, like the totals.
+ */
+export async function windowSeries(run: SqlRunner, w: Window, bucketMinutes: number) {
+  const [row] = await run<{
+    counts: Array<SeriesCounts & { max: number }> | null;
+    histogram: Array<{ slot: number; bucket: number; requests: number }> | null;
+  }>(
+    `WITH edge AS MATERIALIZED (
+       SELECT occurred_at, outcome, latency_ms FROM request_record WHERE ${EDGES}
+     ), counts AS (
+       SELECT slot, sum(requests)::int AS requests, sum(errors)::int AS errors, sum(blocked)::int AS blocked,
+              max(max) AS max
+         FROM (SELECT ${SLOT('minute', '$6')} AS slot, requests, errors, blocked, max_latency_ms AS max
+                 FROM request_rollup WHERE ${WHOLE_MINUTES}
+               UNION ALL
+               SELECT ${SLOT('occurred_at', '$6')}, 1, (outcome = 'failed')::int, (outcome = 'blocked')::int,
+                      latency_ms
+                 FROM edge) AS c
+        GROUP BY 1
+     ), histogram AS (
+       SELECT slot, bucket, sum(requests)::int AS requests
+         FROM (SELECT ${SLOT('minute', '$6')} AS slot, bucket, requests FROM latency_rollup WHERE ${WHOLE_MINUTES}
+               UNION ALL
+               SELECT ${SLOT('occurred_at', '$6')}, telemetry_latency_bucket(latency_ms), 1 FROM edge) AS h
+        GROUP BY 1, 2
+     )
+     SELECT (SELECT json_agg(counts) FROM counts) AS counts,
+            (SELECT json_agg(histogram ORDER BY slot, bucket) FROM histogram) AS histogram`,
+    [...windowParams(w), bucketMinutes],
+  );
+  return { counts: row?.counts ?? [], histogram: row?.histogram ?? [] };
+}
+
+/**
+ * Counts and exact continuous p50/p95 per series bucket from the records themselves: what a window of
+ * few requests (at most TELEMETRY_EXACT_PERCENTILES_UP_TO) is answered with, as exactPercentiles.
+ */
+export function exactWindowSeries(run: SqlRunner, w: Window, bucketMinutes: number) {
+  return run<SeriesCounts & { percentiles: [number, number] }>(
+    `SELECT ${SLOT('occurred_at', '$4')} AS slot, count(*)::int AS requests,
+            count(*) FILTER (WHERE outcome = 'failed')::int AS errors,
+            count(*) FILTER (WHERE outcome = 'blocked')::int AS blocked,
+            percentile_cont(ARRAY[0.5, 0.95]) WITHIN GROUP (ORDER BY latency_ms) AS percentiles
+       FROM request_record WHERE tenant_id = $1 AND occurred_at >= $2 AND occurred_at < $3
+      GROUP BY 1`,
+    [w.tenantId, w.from, w.to, bucketMinutes],
+  );
+}
+
 /**
  * Deployment-wide counts over [from, to): dead-lettered usage records, dropped request records and
  * dead-lettered request records.
