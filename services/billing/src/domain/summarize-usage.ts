@@ -35,7 +35,7 @@ export async function summarizeUsage(
   let voided = 0n;
   for (const g of groups) {
     const op = byOperation.get(g.operation) ?? tally();
-    const slot = bySlot.get(g.slot) ?? tally();
+    const slot = bySlot.get(g.slot.getTime()) ?? tally();
     for (const t of [op, slot, total]) {
       t.requests += g.requests;
       t.units += g.units;
@@ -43,9 +43,8 @@ export async function summarizeUsage(
     }
     if (g.state === 'void') voided += g.amount;
     byOperation.set(g.operation, op);
-    bySlot.set(g.slot, slot);
+    bySlot.set(g.slot.getTime(), slot);
   }
-  const size = bucketMinutes * 60_000;
 
   return {
     contract_version: CONTRACT_VERSION,
@@ -64,7 +63,7 @@ export async function summarizeUsage(
     void_charge_usd: usd(voided),
     bucket_minutes: bucketMinutes,
     series: seriesBucketStarts(from, to, bucketMinutes).map((start) => {
-      const s = bySlot.get(start.getTime() / size) ?? tally();
+      const s = bySlot.get(start.getTime()) ?? tally();
       return {
         from: start.toISOString(),
         requests: s.requests,
