@@ -30,6 +30,15 @@ const cellsOf = (table: Locator, operation: string) =>
     .allTextContents()
     .catch(() => []);
 
+/** The cells of a table's column by its header (a chart's table for screen readers), and their sum. */
+async function column(table: Locator, header: string) {
+  const headers = await table.locator('thead th').allTextContents();
+  const cells = await table
+    .locator(`tbody tr > :nth-child(${headers.indexOf(header) + 1})`)
+    .allTextContents();
+  return { cells, sum: cells.reduce((sum, cell) => sum + (Number(cell.replace(/[^\d.]/g, '')) || 0), 0) };
+}
+
 /** Goes to a page of the console through its navigation, as a user would. */
 async function open(page: Page, label: string, heading: string) {
   await page.getByRole('navigation', { name: 'Console' }).getByRole('link', { name: label }).click();
@@ -160,6 +169,10 @@ describe('the console: what happened and what it cost', () => {
       const usage = page.getByRole('region', { name: 'Usage, last 24 h' });
       await expect.poll(() => usage.textContent(), EVENTUALLY).toMatch(/Billable requests\s*3(?!\d)/);
       const perOperation = page.getByRole('table', { name: 'Usage per operation' });
+      // A day in 15-minute buckets: the usage chart's numbers add up to the window's totals.
+      const usageChart = page.getByRole('table', { name: 'Usage per 15 min' });
+      expect(await column(usageChart, 'Billable requests')).toMatchObject({ sum: 3 });
+      expect(await column(usageChart, 'Units')).toMatchObject({ sum: 3 });
       expect(await cellsOf(perOperation, 'memory.write')).toEqual(['memory.write', '1', '1', '$0.0001']);
       expect(await cellsOf(perOperation, 'memory.recall')).toEqual(['memory.recall', '2', '2', '$0.0001']);
 
@@ -186,6 +199,9 @@ describe('the console: what happened and what it cost', () => {
       ]);
       // The usage totals read again: the voided write's charge is counted as voided.
       await expect.poll(() => usage.textContent(), EVENTUALLY).toMatch(/Voided\s*\$0\.0001/);
+      // The charges chart leaves the void one out: the two recalls' $0.00005 each.
+      const chargesChart = page.getByRole('table', { name: 'Charges per 15 min' });
+      expect((await column(chargesChart, 'Charges (USD)')).sum).toBeCloseTo(0.0001, 8);
       expect(await page.getByRole('button', { name: 'Create invoice' }).isVisible()).toBe(true);
       await screenshot(page, 'insight-billing');
       expect(errors).toEqual([]);

@@ -4,11 +4,11 @@ import { TimeSeriesChart } from './time-series-chart.js';
 
 /**
  * Request rate (with its errors and blocked requests) and latency over the metrics answer's window.
- * Nothing is drawn when the answer has no series (a deployment older than [P12]).
+ * The series comes with the answer (the service counts it), so the charts and the totals agree.
  */
 export function RequestCharts({ metrics }: { metrics: MetricsAnswer }) {
   const { series, bucket_minutes: bucket } = metrics;
-  if (!series || !bucket) return null;
+  if (series.length === 0) return null;
   return (
     <div className="cards">
       <div className="card">
@@ -17,6 +17,7 @@ export function RequestCharts({ metrics }: { metrics: MetricsAnswer }) {
           points={series}
           bucketMinutes={bucket}
           format={formatCount}
+          whole
           lines={[
             { key: 'requests', name: 'Requests', colour: '#0b5cad' },
             { key: 'errors', name: 'Errors', colour: '#b42318' },
@@ -26,7 +27,7 @@ export function RequestCharts({ metrics }: { metrics: MetricsAnswer }) {
       </div>
       <div className="card">
         <TimeSeriesChart
-          title="Latency"
+          title={`Latency per ${bucket.toLocaleString()} min`}
           points={series}
           bucketMinutes={bucket}
           format={formatMs}

@@ -2,37 +2,11 @@ import type { ResponseOf } from '@text-memory/sdk';
 
 /**
  * The time series the metrics and usage answers carry for charts (docs/decisions.md, "Time series for
- * charts ([P12])"): one entry per UTC-aligned bucket of the window, oldest first, empty ones included.
- *
- * LOCAL SHAPE, until branch p12-series (which adds `bucket_minutes` and `series` to both answers and
- * regenerates the SDK's types) is merged: typed here as that branch defines it, and optional, so the
- * charts are simply not drawn by a server that does not send a series. Once merged, these become the
- * SDK's own types.
+ * charts ([P12])"): one entry per UTC-aligned bucket of the window, oldest first, empty ones included
+ * (metrics percentiles null there), in buckets of `bucket_minutes`.
  */
-export interface MetricsPoint {
-  from: string;
-  requests: number;
-  errors: number;
-  blocked: number;
-  /** Null in a bucket without requests. */
-  p50_ms: number | null;
-  p95_ms: number | null;
-}
-
-export interface UsagePoint {
-  from: string;
-  requests: number;
-  units: number;
-  recorded_charge_usd: number;
-}
-
-export interface Series<P> {
-  bucket_minutes?: number;
-  series?: P[];
-}
-
-export type MetricsAnswer = ResponseOf<'metrics'> & Series<MetricsPoint>;
-export type UsageAnswer = ResponseOf<'controlUsage'> & Series<UsagePoint>;
+export type MetricsAnswer = ResponseOf<'metrics'>;
+export type UsageAnswer = ResponseOf<'controlUsage'>;
 
 /** The window lengths the pages offer (the API takes 1-43,200 minutes). */
 export const WINDOWS = [

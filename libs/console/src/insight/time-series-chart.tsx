@@ -20,12 +20,16 @@ export function TimeSeriesChart<P extends { from: string }>({
   bucketMinutes,
   lines,
   format,
+  whole = false,
 }: {
+  /** Names the bucket size ("Requests per 5 min"): the table says per what its rows count. */
   title: string;
   points: P[];
   bucketMinutes: number;
   lines: ChartLine<P>[];
   format: (value: number) => string;
+  /** Counts: no axis ticks between whole numbers. */
+  whole?: boolean;
 }) {
   const titleId = useId();
   const value = (point: P, key: keyof P) => {
@@ -51,7 +55,7 @@ export function TimeSeriesChart<P extends { from: string }>({
               minTickGap={24}
               fontSize={12}
             />
-            <YAxis tickFormatter={(v: number) => format(v)} width={80} fontSize={12} />
+            <YAxis allowDecimals={!whole} tickFormatter={(v: number) => format(v)} width={80} fontSize={12} />
             <Tooltip
               labelFormatter={(iso) => formatBucket(String(iso), bucketMinutes)}
               formatter={(v) => (typeof v === 'number' ? format(v) : '–')}
@@ -72,31 +76,32 @@ export function TimeSeriesChart<P extends { from: string }>({
           </LineChart>
         </ResponsiveContainer>
       </div>
-      <table className="visually-hidden">
-        <caption>
-          {title}, per {bucketMinutes.toLocaleString()} min
-        </caption>
-        <thead>
-          <tr>
-            <th scope="col">From</th>
-            {lines.map((line) => (
-              <th scope="col" key={line.key}>
-                {line.name}
-              </th>
-            ))}
-          </tr>
-        </thead>
-        <tbody>
-          {points.map((point) => (
-            <tr key={point.from}>
-              <th scope="row">{formatBucket(point.from, bucketMinutes)}</th>
+      {/* The wrapper is what hides: a table grows to its rows whatever height it is given. */}
+      <div className="visually-hidden">
+        <table>
+          <caption>{title}</caption>
+          <thead>
+            <tr>
+              <th scope="col">From</th>
               {lines.map((line) => (
-                <td key={line.key}>{value(point, line.key)}</td>
+                <th scope="col" key={line.key}>
+                  {line.name}
+                </th>
               ))}
             </tr>
-          ))}
-        </tbody>
-      </table>
+          </thead>
+          <tbody>
+            {points.map((point) => (
+              <tr key={point.from}>
+                <th scope="row">{formatBucket(point.from, bucketMinutes)}</th>
+                {lines.map((line) => (
+                  <td key={line.key}>{value(point, line.key)}</td>
+                ))}
+              </tr>
+            ))}
+          </tbody>
+        </table>
+      </div>
     </figure>
   );
 }

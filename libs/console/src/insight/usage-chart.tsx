@@ -3,12 +3,12 @@ import type { UsageAnswer } from './series.js';
 import { TimeSeriesChart } from './time-series-chart.js';
 
 /**
- * Billable requests, units and charges over the usage answer's window. Nothing is drawn when the
- * answer has no series (a deployment older than [P12]).
+ * Billable requests, units and charges over the usage answer's window. The series comes with the
+ * answer (the service counts it), so the charts and the totals beside them always agree.
  */
 export function UsageCharts({ usage }: { usage: UsageAnswer }) {
   const { series, bucket_minutes: bucket } = usage;
-  if (!series || !bucket) return null;
+  if (series.length === 0) return null;
   return (
     <div className="cards">
       <div className="card">
@@ -17,6 +17,7 @@ export function UsageCharts({ usage }: { usage: UsageAnswer }) {
           points={series}
           bucketMinutes={bucket}
           format={formatCount}
+          whole
           lines={[
             { key: 'requests', name: 'Billable requests', colour: '#0b5cad' },
             { key: 'units', name: 'Units', colour: '#1a7f37' },
