@@ -10,7 +10,7 @@ export function RequestCharts({ metrics }: { metrics: MetricsAnswer }) {
   const { series, bucket_minutes: bucket } = metrics;
   if (series.length === 0) return null;
   return (
-    <div className="cards">
+    <div className="cards charts">
       <div className="card">
         <TimeSeriesChart
           title={`Requests per ${bucket.toLocaleString()} min`}
@@ -32,8 +32,8 @@ export function RequestCharts({ metrics }: { metrics: MetricsAnswer }) {
           bucketMinutes={bucket}
           format={formatMs}
           lines={[
-            { key: 'p50_ms', name: 'p50', colour: '#1a7f37' },
-            { key: 'p95_ms', name: 'p95', colour: '#6f42c1' },
+            { key: 'p50_ms', name: 'p50', colour: '#1a7f37', dots: true },
+            { key: 'p95_ms', name: 'p95', colour: '#6f42c1', dots: true },
           ]}
         />
       </div>

@@ -7,6 +7,11 @@ export interface ChartLine<P> {
   key: keyof P & string;
   name: string;
   colour: string;
+  /**
+   * Mark each point: for values with gaps (latency is null in a bucket without requests), where a lone
+   * bucket between two gaps would otherwise draw nothing.
+   */
+  dots?: boolean;
 }
 
 /**
@@ -69,7 +74,7 @@ export function TimeSeriesChart<P extends { from: string }>({
                 name={line.name}
                 stroke={line.colour}
                 strokeWidth={2}
-                dot={false}
+                dot={line.dots ? { r: 2.5, fill: line.colour } : false}
                 isAnimationActive={false}
               />
             ))}

@@ -10,7 +10,7 @@ export function UsageCharts({ usage }: { usage: UsageAnswer }) {
   const { series, bucket_minutes: bucket } = usage;
   if (series.length === 0) return null;
   return (
-    <div className="cards">
+    <div className="cards charts">
       <div className="card">
         <TimeSeriesChart
           title={`Usage per ${bucket.toLocaleString()} min`}
