@@ -24,14 +24,16 @@ export function decodeNamespacesCursor(cursor: string): string | null {
 }
 
 const CURSOR_MESSAGE = 'cursor must be a next_cursor this route returned';
+const CURSOR_TEXT = /^[A-Za-z0-9_-]{1,200}$/;
 
 /** `?limit=&cursor=` of the namespace listing. */
 export const NamespacesQuery = z.strictObject({
   limit: queryInteger('limit', { min: 1, ...NAMESPACES_PAGE }),
   cursor: z
     .string()
-    .regex(/^[A-Za-z0-9_-]{1,200}$/, CURSOR_MESSAGE)
-    .refine((cursor) => decodeNamespacesCursor(cursor) !== null, CURSOR_MESSAGE)
+    .regex(CURSOR_TEXT, CURSOR_MESSAGE)
+    // Zod runs both checks: one message for a cursor, whichever it fails.
+    .refine((cursor) => !CURSOR_TEXT.test(cursor) || decodeNamespacesCursor(cursor) !== null, CURSOR_MESSAGE)
     .optional()
     .meta({ description: "A page's `next_cursor`: the namespaces after it, by name" }),
 });
