@@ -1,5 +1,9 @@
 import type { ReactElement } from 'react';
+import { ImportsPage } from './imports-page.js';
+import { NamespacesPage } from './namespaces-page.js';
 import { OverviewPage } from './overview-page.js';
+import { PlaygroundPage } from './playground-page.js';
+import { TemplatesPage } from './templates-page.js';
 
 /**
  * Every page of the console: its path under /console, its name in the navigation, and the role action
@@ -12,4 +16,10 @@ export interface ConsolePage {
   needs?: string;
 }
 
-export const PAGES: ConsolePage[] = [{ path: '/', label: 'Overview', element: <OverviewPage /> }];
+export const PAGES: ConsolePage[] = [
+  { path: '/', label: 'Overview', element: <OverviewPage /> },
+  { path: '/playground', label: 'Playground', element: <PlaygroundPage /> },
+  { path: '/namespaces', label: 'Namespaces', element: <NamespacesPage />, needs: 'telemetry:read' },
+  { path: '/templates', label: 'Templates', element: <TemplatesPage /> },
+  { path: '/imports', label: 'Imports', element: <ImportsPage /> },
+];
