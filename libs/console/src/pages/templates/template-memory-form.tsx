@@ -1,5 +1,5 @@
 import type { ResponseOf } from '@text-memory/sdk';
-import { type FormEvent, useId, useState } from 'react';
+import { type FormEvent, Fragment, useId, useState } from 'react';
 import { DataErrorNotice } from '../../components/data-error-notice.js';
 import { FieldList, localTime } from '../../components/field-list.js';
 import { useDataKey } from '../../session/data-key-context.js';
@@ -101,7 +101,7 @@ export function TemplateMemoryForm({ choice, onClose }: { choice: TemplateChoice
           const raw = typeof values[field.name] === 'string' ? (values[field.name] as string) : '';
           const onChange = (value: string) => setValues({ ...values, [field.name]: value });
           return (
-            <div key={field.name} className="stack">
+            <Fragment key={field.name}>
               <label htmlFor={inputId}>{label}</label>
               {field.type === 'object' || field.type === 'list' ? (
                 <textarea
@@ -120,7 +120,7 @@ export function TemplateMemoryForm({ choice, onClose }: { choice: TemplateChoice
                 />
               )}
               {field.description && <span className="hint">{field.description}</span>}
-            </div>
+            </Fragment>
           );
         })}
         <label htmlFor={`${id}-ns`}>Namespace</label>
@@ -154,7 +154,10 @@ export function TemplateMemoryForm({ choice, onClose }: { choice: TemplateChoice
               items={[
                 ['Memory id', created.memory_id ? <code key="m">{created.memory_id}</code> : 'none'],
                 ['Namespace', created.namespace],
-                ['Template', `${created.template.template_name} ${created.template.template_version}`],
+                [
+                  'Template',
+                  `${created.template.template_name}, version ${created.template.template_version}`,
+                ],
                 ['Source', created.template.source],
                 ['Idempotency', created.idempotency_outcome],
                 ['Created', localTime(created.created_at)],
