@@ -205,6 +205,17 @@ describe('the console: data pages through an API key', () => {
       expect(read.body.text).toBe('Ada visited the observatory');
       expect(read.body.data).toEqual({ person: 'Ada', place: 'the observatory' });
 
+      // An edit is the template's next revision (sent with If-Match on the one read).
+      await page.getByRole('button', { name: `Edit ${name}` }).click();
+      const edit = page.getByRole('form', { name: `Edit ${name} (revision 1)` });
+      await edit.getByLabel('Format string (optional)').fill('{person} went to {place|somewhere}');
+      await edit.getByRole('button', { name: 'Save revision' }).click();
+      await expect
+        .poll(() => page.getByText(`Saved ${name}, revision 2.`).isVisible(), EVENTUALLY)
+        .toBe(true);
+      const updated = await t.api.get(`/v1/templates/${name}`, { key: tenant.api_key });
+      expect([updated.body.revision, updated.body.format]).toEqual([2, '{person} went to {place|somewhere}']);
+
       const market = page.getByRole('region', { name: 'Marketplace' });
       await market.getByLabel('Category').selectOption('meetings');
       await market.getByRole('button', { name: 'Search', exact: true }).click();

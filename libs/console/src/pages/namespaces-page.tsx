@@ -28,6 +28,8 @@ export function NamespacesPage() {
   );
   const next = listing.data?.paging.next_cursor;
   const canDelete = can('memory:delete');
+  const canExport = can('export:read');
+  const hasActions = canDelete || canExport;
 
   return (
     <Page
@@ -71,7 +73,7 @@ export function NamespacesPage() {
                       Superseded
                     </th>
                     <th scope="col">Last retained</th>
-                    <th scope="col">Actions</th>
+                    {hasActions && <th scope="col">Actions</th>}
                   </tr>
                 </thead>
                 <tbody>
@@ -84,21 +86,23 @@ export function NamespacesPage() {
                       <td className="number">{count(row.current_records)}</td>
                       <td className="number">{count(row.superseded_records)}</td>
                       <td>{localTime(row.last_retained_at)}</td>
-                      <td>
-                        <div className="row">
-                          {can('export:read') && <ExportButton namespace={row.namespace} />}
-                          {canDelete && (
-                            <button
-                              type="button"
-                              className="button-danger"
-                              aria-label={`Delete ${row.namespace}`}
-                              onClick={() => setDeleting(row.namespace)}
-                            >
-                              Delete
-                            </button>
-                          )}
-                        </div>
-                      </td>
+                      {hasActions && (
+                        <td>
+                          <div className="row">
+                            {canExport && <ExportButton namespace={row.namespace} />}
+                            {canDelete && (
+                              <button
+                                type="button"
+                                className="button-danger"
+                                aria-label={`Delete ${row.namespace}`}
+                                onClick={() => setDeleting(row.namespace)}
+                              >
+                                Delete
+                              </button>
+                            )}
+                          </div>
+                        </td>
+                      )}
                     </tr>
                   ))}
                 </tbody>
