@@ -7,6 +7,7 @@ import {
   EventsQuery,
   type HealthResponse,
   type HealthUnavailable,
+  MetricsQuery,
   parseOrThrow,
   RUNTIME,
   UsageQuery,
@@ -57,13 +58,9 @@ export function infrastructureRoutes(deps: InfrastructureDeps): Router {
   const reader = requireReader(deps.auth, 'telemetry:read', 'telemetry:read');
 
   router.get('/usage', requireReader(deps.auth, 'telemetry:read', 'usage:read'), async (req, res) => {
-    const { window_minutes } = parseOrThrow(UsageQuery, req.query, 'usage query');
+    const query = parseOrThrow(UsageQuery, req.query, 'usage query');
     res.json(
-      await deps.billing.usage({
-        tenant_id: readerOf(req).tenantId,
-        request_id: req.requestId,
-        window_minutes,
-      }),
+      await deps.billing.usage({ ...query, tenant_id: readerOf(req).tenantId, request_id: req.requestId }),
     );
   });
   router.get('/events', reader, async (req, res) => {
@@ -81,8 +78,8 @@ export function infrastructureRoutes(deps: InfrastructureDeps): Router {
     res.json({ contract_version: CONTRACT_VERSION, ...page });
   });
   router.get('/metrics', reader, async (req, res) => {
-    const { window_minutes } = parseOrThrow(WindowQuery, req.query, 'metrics query');
-    const summary = await deps.telemetry.metrics({ tenant_id: readerOf(req).tenantId, window_minutes });
+    const query = parseOrThrow(MetricsQuery, req.query, 'metrics query');
+    const summary = await deps.telemetry.metrics({ ...query, tenant_id: readerOf(req).tenantId });
     res.json({
       contract_version: CONTRACT_VERSION,
       ...summary,
