@@ -6,16 +6,20 @@ import { ROLES, type Role } from './access-names.js';
 
 type User = ResponseOf<'getUser'>;
 
-/** One user; with `users:manage`, a role to choose and disable/enable. */
+/** One user; with `users:manage` (and not oneself), a role to choose and disable/enable. */
 export function UserRow({
   user,
   isYou,
   manage,
+  withActions,
   onChange,
 }: {
   user: User;
   isYou: boolean;
+  /** This user's role and status may be changed here. */
   manage: boolean;
+  /** The table has an Actions column (the signed-in user holds users:manage). */
+  withActions: boolean;
   onChange: (change: { role?: Role; status?: User['status'] }) => Promise<unknown>;
 }) {
   const [role, setRole] = useState<Role>(user.role);
@@ -60,9 +64,9 @@ export function UserRow({
       <td>
         <DateTime value={user.created_at} />
       </td>
-      {manage && (
+      {withActions && (
         <td>
-          {user.status === 'active' ? (
+          {!manage ? null : user.status === 'active' ? (
             <ConfirmButton
               label="Disable"
               name={`Disable ${email}`}

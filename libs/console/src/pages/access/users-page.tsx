@@ -10,7 +10,7 @@ import { UserRow } from './user-row.js';
 
 /** The tenant's users and their roles; with `users:manage`, add users and change role or status. */
 export function UsersPage() {
-  const { client, account, can, refreshAccount } = useSession();
+  const { client, account, can } = useSession();
   const users = useLoad((signal) => client.control.users.list({ signal }), [client]);
   const action = useAction();
   const [adding, setAdding] = useState(false);
@@ -65,7 +65,10 @@ export function UsersPage() {
                   key={`${user.id}:${user.role}`}
                   user={user}
                   isYou={user.id === account.user.id}
-                  manage={manage}
+                  // Your own role and status are changed by another owner or admin: disabling yourself
+                  // would end this session, and a tenant must keep an active owner.
+                  manage={manage && user.id !== account.user.id}
+                  withActions={manage}
                   onChange={(change) =>
                     action.run(async () => {
                       const updated = await client.control.users.update(user.id, change);
@@ -75,7 +78,6 @@ export function UsersPage() {
                           : `${updated.email} is ${updated.status}.`,
                       );
                       users.reload();
-                      if (user.id === account.user.id) await refreshAccount();
                     })
                   }
                 />
