@@ -22,6 +22,7 @@ import {
   usageRecordFor,
   writeBody,
 } from './support/factories.js';
+import { bucketOf, expectedSeries, sumSeries } from './support/series.js';
 import { useStack } from './support/stack.js';
 import { streamMessages } from './support/stream-reader.js';
 import { usageInStream } from './support/usage-stream.js';
@@ -53,7 +54,11 @@ async function publishUsage(record: UsageRecordedEvent, msgId: string) {
   }
 }
 
-const noData = (minutes: number) => ({
+const MINUTE = 60_000;
+const EMPTY_POINT = { requests: 0, units: 0, recorded_charge_usd: 0 };
+
+/** An empty window: zeros, and a series of empty buckets (checked in full by emptySeries). */
+const noData = (minutes: number, bucketMinutes = 1) => ({
   status: 200,
   body: {
     contract_version: 'v1',
@@ -63,12 +68,17 @@ const noData = (minutes: number) => ({
     operations: [],
     recorded_charge_usd: 0,
     void_charge_usd: 0,
+    bucket_minutes: bucketMinutes,
+    series: expect.any(Array),
     pricing_version: PRICING_VERSION,
     sandbox: true,
     source_of_truth: { ledger: 'billing', description: expect.any(String), last_recorded_at: null },
     request_id: expect.any(String),
   },
 });
+
+/** Every bucket of the answer's window, each empty. */
+const emptySeries = (res: Res) => expectedSeries(res.body.window, res.body.bucket_minutes, EMPTY_POINT, {});
 
 describe('GET /api/v1/infrastructure/usage', () => {
   it('when N writes and M recalls are made, then request volume, operations, units and recorded_charge_usd are exact, from the billing ledger', async () => {
@@ -97,6 +107,8 @@ describe('GET /api/v1/infrastructure/usage', () => {
         ],
         recorded_charge_usd: 0.0004,
         void_charge_usd: 0,
+        bucket_minutes: 1,
+        series: expect.any(Array),
         pricing_version: PRICING_VERSION,
         sandbox: true,
         source_of_truth: { ledger: 'billing', description: expect.any(String), last_recorded_at: timestamp },
@@ -104,6 +116,8 @@ describe('GET /api/v1/infrastructure/usage', () => {
       },
     });
     expect(res.body.operations).toHaveLength(2);
+    // Made within the last minute or two: the series holds them, adding up to the totals.
+    expect(sumSeries(res.body.series, ['requests', 'units'] as const)).toEqual({ requests: 5, units: 5 });
     // The usage block each response carried agrees with what billing recorded.
     for (const r of [...written.map((w) => w.res), ...recalled]) {
       expect(r.body.usage).toEqual({
@@ -215,6 +229,7 @@ describe('GET /api/v1/infrastructure/usage', () => {
     const res = await usage(tenant.api_key, '5');
 
     expect(res).toMatchObject(noData(5));
+    expect(res.body.series).toEqual(emptySeries(res));
     const { from, to } = res.body.window;
     expect(Date.parse(to) - Date.parse(from)).toBe(5 * 60_000);
   });
@@ -229,13 +244,20 @@ describe('GET /api/v1/infrastructure/usage', () => {
     expect(Date.parse(to) - Date.parse(from)).toBe(60 * 60_000);
   });
 
-  it.each(['1', '43200'])('when window_minutes is %s (a bound), then 200', async (minutes) => {
-    const tenant = await createTenant();
+  it.each([
+    ['1', 1],
+    ['43200', 360],
+  ])(
+    'when window_minutes is %s (a bound), then 200 with %i-minute buckets',
+    async (minutes, bucketMinutes) => {
+      const tenant = await createTenant();
 
-    const res = await usage(tenant.api_key, minutes);
+      const res = await usage(tenant.api_key, minutes);
 
-    expect(res).toMatchObject(noData(Number(minutes)));
-  });
+      expect(res).toMatchObject(noData(Number(minutes), bucketMinutes));
+      expect(res.body.series).toEqual(emptySeries(res));
+    },
+  );
 
   it.each(['0', '-1', '43201', 'abc', '1.5', ''])(
     'when window_minutes is %j, then 400 with field details',
@@ -272,7 +294,10 @@ describe('GET /api/v1/infrastructure/usage', () => {
     const onControl = await usage(b.session, undefined, CONTROL_USAGE);
     const list = await charges(b.session);
 
-    for (const res of [byKey, bySession, onControl]) expect(res).toMatchObject(noData(60));
+    for (const res of [byKey, bySession, onControl]) {
+      expect(res).toMatchObject(noData(60));
+      expect(res.body.series).toEqual(emptySeries(res));
+    }
     expect(list).toMatchObject({ status: 200, body: { data: [], paging: { total: 0 } } });
     expect(JSON.stringify([byKey.body, bySession.body, onControl.body, list.body])).not.toContain(
       a.tenant_id,
@@ -319,6 +344,94 @@ describe('GET /api/v1/infrastructure/usage', () => {
     const res = await t.api.get(USAGE, { query: { window_minutes: '60' } });
 
     expect(res).toMatchObject({ status: 401, body: { details: { code: 'authentication_required' } } });
+  });
+});
+
+describe('GET /api/v1/infrastructure/usage: series', () => {
+  it("when usage happened in two known minutes, then the series lists every minute of the window, those with their operations, units and charges, the rest zero, adding up to the totals; another tenant's usage is never in it", async () => {
+    const tenant = await tenantWithSession();
+    const other = await createTenant();
+    const now = Date.now();
+    const ago = (minutes: number) => new Date(now - minutes * MINUTE).toISOString();
+    const records = [
+      usageRecordFor(tenant, { occurred_at: ago(10.5) }),
+      usageRecordFor(tenant, { occurred_at: ago(10.5), units: 3 }),
+      usageRecordFor(tenant, { occurred_at: ago(10.5), operation: 'memory.recall' }),
+      usageRecordFor(tenant, { occurred_at: ago(40.5) }),
+      usageRecordFor(other, { occurred_at: ago(10.5) }),
+      usageRecordFor(other, { occurred_at: ago(25.5) }),
+    ];
+    for (const r of records) await publishUsage({ ...r, pricing_version: PRICING_VERSION }, r.usage_id);
+
+    const res = await eventually(
+      () => usage(tenant.api_key),
+      (r) => r.status === 200 && r.body.request_volume >= 4,
+    );
+    const onControl = await usage(tenant.session, undefined, CONTROL_USAGE);
+
+    expect(res).toMatchObject({
+      status: 200,
+      body: { state: 'measured', request_volume: 4, bucket_minutes: 1 },
+    });
+    for (const answer of [res, onControl]) {
+      expect(answer.body.series).toEqual(
+        expectedSeries(answer.body.window, 1, EMPTY_POINT, {
+          [bucketOf(ago(10.5), 1)]: {
+            requests: 3,
+            units: 5,
+            recorded_charge_usd: usd(4 * WRITE_MICRO_USD + RECALL_MICRO_USD),
+          },
+          [bucketOf(ago(40.5), 1)]: { requests: 1, units: 1, recorded_charge_usd: usd(WRITE_MICRO_USD) },
+        }),
+      );
+    }
+    expect(sumSeries(res.body.series, ['requests', 'units'] as const)).toEqual({ requests: 4, units: 6 });
+    const charged = sumSeries(res.body.series, ['recorded_charge_usd'] as const).recorded_charge_usd;
+    expect(charged).toBeCloseTo(res.body.recorded_charge_usd, 9);
+    expect(res.body.recorded_charge_usd).toBe(usd(5 * WRITE_MICRO_USD + RECALL_MICRO_USD));
+  });
+
+  it('when bucket_minutes is given, then the window is cut in buckets of that size, UTC-aligned', async () => {
+    const tenant = await createTenant();
+    const twoHoursAgo = new Date(Date.now() - 2 * 60 * MINUTE).toISOString();
+    const record = usageRecordFor(tenant, { pricing_version: PRICING_VERSION, occurred_at: twoHoursAgo });
+    await publishUsage(record, record.usage_id);
+
+    const res = await eventually(
+      () => t.api.get(USAGE, { key: tenant.api_key, query: { window_minutes: '180', bucket_minutes: '60' } }),
+      (r) => r.status === 200 && r.body.request_volume > 0,
+    );
+
+    expect(res).toMatchObject({ status: 200, body: { request_volume: 1, bucket_minutes: 60 } });
+    expect(res.body.series).toEqual(
+      expectedSeries(res.body.window, 60, EMPTY_POINT, {
+        [bucketOf(twoHoursAgo, 60)]: { requests: 1, units: 1, recorded_charge_usd: usd(WRITE_MICRO_USD) },
+      }),
+    );
+    expect(res.body.series[0].from).toMatch(/T\d\d:00:00\.000Z$/);
+  });
+
+  it.each([
+    [
+      { window_minutes: '43200', bucket_minutes: '29' },
+      'bucket_minutes must be at least 30 for a window of 43200 minutes (at most 1440 buckets)',
+    ],
+    [{ bucket_minutes: '1441' }, 'bucket_minutes must be at most 1440'],
+  ])('when the query is %j, then 400 naming bucket_minutes, on both usage routes', async (query, message) => {
+    const tenant = await tenantWithSession();
+
+    const infra = await t.api.get(USAGE, { key: tenant.api_key, query });
+    const control = await t.api.get(CONTROL_USAGE, { key: tenant.session, query });
+
+    for (const res of [infra, control]) {
+      expect(res).toMatchObject({
+        status: 400,
+        body: {
+          retryable: false,
+          details: { code: 'validation_failed', fields: [{ path: 'bucket_minutes', message }] },
+        },
+      });
+    }
   });
 });
 
@@ -418,8 +531,10 @@ describe('GET /api/v1/control/usage', () => {
 
     const res = await usage(tenant.session, '30', CONTROL_USAGE);
 
-    const { request_id: _r, window: _w, ...same } = infra.body;
+    // The same totals; the series is the 30-minute window's, holding the same two operations.
+    const { request_id: _r, window: _w, series: _s, ...same } = infra.body;
     expect(res).toMatchObject({ status: 200, body: { ...same, window: { minutes: 30 } } });
+    expect(sumSeries(res.body.series, ['requests', 'units'] as const)).toEqual({ requests: 2, units: 2 });
   });
 
   it.each(['0', '43201', 'abc'])(

@@ -444,6 +444,8 @@ describe('packed @text-memory/sdk and @text-memory/cli installed with npm', () =
     const project = mkdtempSync(join(tmpdir(), 'tm-user-'));
     writeFileSync(join(project, 'package.json'), '{ "name": "tm-user", "private": true }\n');
     const { packageManager } = JSON.parse(readFileSync(join(repo, 'package.json'), 'utf8'));
+    const version = (name: string) =>
+      JSON.parse(readFileSync(join(repo, 'libs', name, 'package.json'), 'utf8')).version as string;
     // pnpm (not npm) packs: it turns `workspace:^` into the SDK's real version range.
     const pnpm = (cwd: string) =>
       runCommand('npx', ['--yes', packageManager, 'pack', '--pack-destination', packs], { cwd });
@@ -456,8 +458,8 @@ describe('packed @text-memory/sdk and @text-memory/cli installed with npm', () =
         '--no-audit',
         '--no-fund',
         '--ignore-scripts',
-        join(packs, 'text-memory-sdk-0.1.0.tgz'),
-        join(packs, 'text-memory-cli-0.1.0.tgz'),
+        join(packs, `text-memory-sdk-${version('sdk')}.tgz`),
+        join(packs, `text-memory-cli-${version('cli')}.tgz`),
       ],
       { cwd: project },
     );
@@ -473,9 +475,10 @@ describe('packed @text-memory/sdk and @text-memory/cli installed with npm', () =
     expect(install.code, install.stderr).toBe(0);
     expect(installed).toMatchObject({
       name: '@text-memory/cli',
-      version: '0.1.0',
+      version: version('cli'),
       bin: { tm: './dist/bin.js' },
-      dependencies: { '@text-memory/sdk': '^0.1.0' },
+      // pnpm pack turns the workspace range into the SDK's version: semver from the CLI's side.
+      dependencies: { '@text-memory/sdk': `^${version('sdk')}` },
     });
     expect(existsSync(join(project, 'node_modules', '@text-memory', 'cli', 'README.md'))).toBe(true);
     expect(health.code, health.stderr).toBe(0);

@@ -10,6 +10,7 @@ import {
 import { describe, expect, it } from 'vitest';
 import { interleave, publish, publishRecords, record, storedRecords } from './support/crafted-records.js';
 import { createTenant, recallBody, uniqueNamespace } from './support/factories.js';
+import { bucketOf, bucketStarts, expectedSeries, sumSeries } from './support/series.js';
 import { useStack } from './support/stack.js';
 import { telemetryDbRows } from './support/telemetry.js';
 
@@ -247,10 +248,12 @@ describe('GET /api/v1/infrastructure/metrics', () => {
       },
       operation_mix: [],
       deployment_versions: [],
+      bucket_minutes: 1,
     };
     const none = await t.api.get(METRICS, { key: empty.api_key });
     expect(none.status).toBe(200);
     expect(none.body).toMatchObject(noData);
+    expect(none.body.series).toEqual(expectedSeries(none.body.window, 1, EMPTY_POINT, {}));
 
     // Ten minutes ago: outside a 5-minute window, inside a 15-minute one.
     const tenMinutesAgo = new Date(Date.now() - 10 * 60_000).toISOString();
@@ -288,6 +291,163 @@ describe('GET /api/v1/infrastructure/metrics', () => {
       { deployment_version: 'crafted', requests: latencies.length },
       { deployment_version: DEPLOYMENT.version, requests: 1 },
     ]);
+  });
+});
+
+const MINUTE = 60_000;
+const EMPTY_POINT = { requests: 0, errors: 0, blocked: 0, p50_ms: null, p95_ms: null };
+const SERIES_COUNTS = ['requests', 'errors', 'blocked'] as const;
+
+describe('GET /api/v1/infrastructure/metrics: series', () => {
+  it("when requests fall in two known minutes, then the series lists every minute of the window oldest first, those two with their counts and exact percentiles, the rest zero, adding up to quality, with no other tenant's requests", async () => {
+    const tenant = await createTenant();
+    const other = await createTenant();
+    const now = Date.now();
+    const ago = (minutes: number) => new Date(now - minutes * MINUTE).toISOString();
+    const recent = [10, 20, 30, 40].map((latency_ms, i) =>
+      record(tenant.tenant_id, {
+        latency_ms,
+        occurred_at: ago(5.5),
+        ...(i === 3 ? { status: 400, error_code: 'validation_failed' } : {}),
+      }),
+    );
+    const older = [7, 9].map((latency_ms, i) =>
+      record(tenant.tenant_id, {
+        latency_ms,
+        occurred_at: ago(20.5),
+        ...(i === 1 ? { status: 429, error_code: 'rate_limited' } : {}),
+      }),
+    );
+    // Another tenant's requests in the same minute, slower than any of the tenant's.
+    const foreign = [500, 600, 700].map((latency_ms) =>
+      record(other.tenant_id, { latency_ms, occurred_at: ago(5.5), status: 500 }),
+    );
+    await publishRecords(interleave([...recent, ...older, ...foreign]));
+    await storedRecords(tenant.tenant_id, 6);
+    await storedRecords(other.tenant_id, 3);
+
+    const res = await t.api.get(METRICS, { key: tenant.api_key });
+
+    expect(res.status).toBe(200);
+    expect(res.body).toMatchObject({ percentiles: 'exact', bucket_minutes: 1 });
+    expect(res.body.series).toEqual(
+      expectedSeries(res.body.window, 1, EMPTY_POINT, {
+        [bucketOf(ago(5.5), 1)]: {
+          requests: 4,
+          errors: 1,
+          blocked: 0,
+          p50_ms: percentileCont([10, 20, 30, 40], 0.5),
+          p95_ms: expect.closeTo(percentileCont([10, 20, 30, 40], 0.95), 6),
+        },
+        [bucketOf(ago(20.5), 1)]: {
+          requests: 2,
+          errors: 0,
+          blocked: 1,
+          p50_ms: percentileCont([7, 9], 0.5),
+          p95_ms: expect.closeTo(percentileCont([7, 9], 0.95), 6),
+        },
+      }),
+    );
+    // 60 whole minutes, and one more unless the window started exactly on a minute.
+    expect(res.body.series.length).toBeGreaterThanOrEqual(60);
+    expect(res.body.series.length).toBeLessThanOrEqual(61);
+    const { requests, errors, blocked } = res.body.quality;
+    expect(sumSeries(res.body.series, SERIES_COUNTS)).toEqual({ requests, errors, blocked });
+    expect(requests).toBe(6);
+  });
+
+  it('when the window is read in 5-minute buckets, then each holds its minutes and still adds up to quality', async () => {
+    const tenant = await createTenant();
+    const now = Date.now();
+    const minutesAgo = [1.5, 2.5, 3.5, 12.5, 13.5, 29];
+    const records = minutesAgo.map((minutes, i) =>
+      record(tenant.tenant_id, {
+        latency_ms: 5 + i,
+        occurred_at: new Date(now - minutes * MINUTE).toISOString(),
+      }),
+    );
+    await publishRecords(records);
+    await storedRecords(tenant.tenant_id, records.length);
+
+    const res = await t.api.get(METRICS, {
+      key: tenant.api_key,
+      query: { window_minutes: '30', bucket_minutes: '5' },
+    });
+
+    expect(res.status).toBe(200);
+    expect(res.body.bucket_minutes).toBe(5);
+    const filled: Record<string, { requests: number; errors: number; blocked: number }> = {};
+    for (const r of records) {
+      const from = bucketOf(r.occurred_at, 5);
+      filled[from] = { requests: (filled[from]?.requests ?? 0) + 1, errors: 0, blocked: 0 };
+    }
+    const series = res.body.series as Array<{ from: string; p50_ms: number | null }>;
+    expect(series).toEqual(
+      expectedSeries(res.body.window, 5, EMPTY_POINT, filled).map((p) =>
+        p.requests > 0 ? { ...p, p50_ms: expect.any(Number), p95_ms: expect.any(Number) } : p,
+      ),
+    );
+    expect(sumSeries(res.body.series, SERIES_COUNTS)).toEqual({
+      requests: records.length,
+      errors: 0,
+      blocked: 0,
+    });
+  });
+
+  it.each([
+    [60, 1],
+    [600, 5],
+    [1_440, 15],
+    [7_200, 60],
+    [43_200, 360],
+  ])(
+    'when the window is %i minutes, then buckets are %i minutes: at most 121, all empty for an idle tenant',
+    async (window, bucket) => {
+      const tenant = await createTenant();
+
+      const res = await t.api.get(METRICS, {
+        key: tenant.api_key,
+        query: { window_minutes: String(window) },
+      });
+
+      expect(res).toMatchObject({ status: 200, body: { state: 'no_data', bucket_minutes: bucket } });
+      expect(res.body.series).toEqual(expectedSeries(res.body.window, bucket, EMPTY_POINT, {}));
+      expect(res.body.series.length).toBeLessThanOrEqual(121);
+    },
+  );
+
+  it.each([
+    [
+      { window_minutes: '1441', bucket_minutes: '1' },
+      'bucket_minutes must be at least 2 for a window of 1441 minutes (at most 1440 buckets)',
+    ],
+    [{ bucket_minutes: '0' }, 'bucket_minutes must be at least 1'],
+    [{ bucket_minutes: 'hour' }, 'bucket_minutes must be a whole number'],
+  ])('when the query is %j, then 400 naming bucket_minutes', async (query, message) => {
+    const tenant = await createTenant();
+
+    const res = await t.api.get(METRICS, { key: tenant.api_key, query });
+
+    expect(res).toMatchObject({
+      status: 400,
+      body: {
+        retryable: false,
+        details: { code: 'validation_failed', fields: [{ path: 'bucket_minutes', message }] },
+      },
+    });
+  });
+
+  it('when a day is read by the minute (the most buckets allowed), then 1,440 or 1,441 of them come back', async () => {
+    const tenant = await createTenant();
+
+    const res = await t.api.get(METRICS, {
+      key: tenant.api_key,
+      query: { window_minutes: '1440', bucket_minutes: '1' },
+    });
+
+    expect(res).toMatchObject({ status: 200, body: { bucket_minutes: 1 } });
+    expect(res.body.series).toEqual(expectedSeries(res.body.window, 1, EMPTY_POINT, {}));
+    expect(bucketStarts(res.body.window, 1).length).toBeGreaterThanOrEqual(1_440);
   });
 });
 

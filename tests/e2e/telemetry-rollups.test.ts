@@ -2,6 +2,7 @@ import type { RequestRecord } from '@tm/contracts';
 import { describe, expect, it } from 'vitest';
 import { interleave, publishRecords, record, storedRecords } from './support/crafted-records.js';
 import { createTenant } from './support/factories.js';
+import { bucketOf, expectedSeries, sumSeries } from './support/series.js';
 import { useStack } from './support/stack.js';
 import { telemetryDbRows } from './support/telemetry.js';
 
@@ -99,6 +100,44 @@ describe('metrics and anomalies from per-minute rollups', () => {
       timeouts: 1,
       blocked: count((r) => r.outcome === 'blocked'),
     });
+    // The series: per minute, counts exact and percentiles within 1 % of each minute's nearest rank.
+    const perMinute = new Map<string, RequestRecord[]>();
+    for (const r of inWindow) {
+      const from = bucketOf(r.occurred_at, 1);
+      perMinute.set(from, [...(perMinute.get(from) ?? []), r]);
+    }
+    const filled = Object.fromEntries(
+      [...perMinute].map(([from, records]) => {
+        const latencies = records.map((r) => r.latency_ms);
+        return [
+          from,
+          {
+            requests: records.length,
+            errors: records.filter((r) => r.outcome === 'failed').length,
+            blocked: records.filter((r) => r.outcome === 'blocked').length,
+            p50_ms: within1Percent(nearestRank(latencies, 0.5)),
+            p95_ms: within1Percent(nearestRank(latencies, 0.95)),
+          },
+        ];
+      }),
+    );
+    expect(perMinute.size).toBeGreaterThanOrEqual(9);
+    expect(res.body.bucket_minutes).toBe(1);
+    expect(res.body.series).toEqual(
+      expectedSeries(
+        res.body.window,
+        1,
+        { requests: 0, errors: 0, blocked: 0, p50_ms: null, p95_ms: null },
+        filled,
+      ),
+    );
+    const { requests, errors, blocked } = res.body.quality;
+    expect(sumSeries(res.body.series, ['requests', 'errors', 'blocked'] as const)).toEqual({
+      requests,
+      errors,
+      blocked,
+    });
+
     const craftedVersions = res.body.deployment_versions.filter((v: { deployment_version: string }) =>
       v.deployment_version.startsWith('version-'),
     );

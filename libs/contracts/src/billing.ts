@@ -1,6 +1,12 @@
 import { z } from 'zod';
 import { queryInteger } from './query-integer.js';
 import { CONTRACT_VERSION } from './runtime.js';
+import {
+  BucketMinutes,
+  BucketMinutesField,
+  refineSeriesPoints,
+  SeriesBucketStart,
+} from './series-buckets.js';
 
 /**
  * Billing: the ledger of usage records and charges (sandbox only). The billing service consumes
@@ -18,16 +24,22 @@ export const USAGE_WINDOW_MINUTES = { min: 1, max: 43_200, default: 60 } as cons
 
 export const WindowMinutes = queryInteger('window_minutes', USAGE_WINDOW_MINUTES);
 
-/** Query of the usage routes: `?window_minutes=` (default 60). */
-export const UsageQuery = z.strictObject({ window_minutes: WindowMinutes });
+/** Query of the usage routes: `?window_minutes=` (default 60) and `?bucket_minutes=` of the series. */
+export const UsageQuery = z
+  .strictObject({ window_minutes: WindowMinutes, bucket_minutes: BucketMinutes })
+  .superRefine(refineSeriesPoints);
 
 // ---- bus messages ---------------------------------------------------------------------------------
 
-export const UsageSummaryMessage = z.object({
-  tenant_id: z.string().min(1),
-  request_id: z.string().min(1),
-  window_minutes: z.number().int().min(USAGE_WINDOW_MINUTES.min).max(USAGE_WINDOW_MINUTES.max),
-});
+export const UsageSummaryMessage = z
+  .object({
+    tenant_id: z.string().min(1),
+    request_id: z.string().min(1),
+    window_minutes: z.number().int().min(USAGE_WINDOW_MINUTES.min).max(USAGE_WINDOW_MINUTES.max),
+    /** Left out (a gateway older than [P12]): the ladder's size for the window. */
+    bucket_minutes: BucketMinutesField,
+  })
+  .superRefine(refineSeriesPoints);
 export type UsageSummaryMessage = z.infer<typeof UsageSummaryMessage>;
 
 const Money = z.number().meta({ description: 'US dollars (sandbox; nothing is charged)' });
@@ -37,6 +49,14 @@ export const OperationUsage = z.object({
   requests: z.number().int(),
   units: z.number().int(),
   recorded_charge_usd: Money,
+});
+
+/** One bucket of the usage series: operations that happened in it, and their charges. */
+export const UsageSeriesPoint = z.object({
+  from: SeriesBucketStart,
+  requests: z.number().int().meta({ description: 'Billable operations (usage records)' }),
+  units: z.number().int(),
+  recorded_charge_usd: Money.meta({ description: 'Charges in state recorded or invoiced' }),
 });
 
 /** GET /api/v1/infrastructure/usage */
@@ -51,6 +71,11 @@ export const UsageResponse = z
       description: 'Charges in state recorded or invoiced; void and unbilled excluded',
     }),
     void_charge_usd: Money,
+    bucket_minutes: z.number().int().meta({ description: 'Size of each bucket of `series`' }),
+    series: z.array(UsageSeriesPoint).meta({
+      description:
+        'The window in UTC-aligned buckets, oldest first, empty ones included (zeros); they add up to the totals above',
+    }),
     pricing_version: z.string().meta({ description: 'The price list in force now' }),
     sandbox: z.literal(true),
     source_of_truth: z.object({

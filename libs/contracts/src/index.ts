@@ -21,6 +21,7 @@ export * from './openapi.js';
 export * from './request-record.js';
 export * from './runtime.js';
 export * from './scope.js';
+export * from './series-buckets.js';
 export * from './service-health.js';
 export * from './subjects.js';
 export * from './telemetry.js';

@@ -10,6 +10,7 @@ import {
   EventsPage,
   EventsQuery,
   ExportDocument,
+  MetricsQuery,
   MetricsResponse,
   WindowQuery,
 } from './telemetry.js';
@@ -58,9 +59,10 @@ export const infrastructurePaths: ZodOpenApiPathsObject = {
   '/api/v1/infrastructure/metrics': {
     get: {
       operationId: 'metrics',
-      summary: 'Latency percentiles per operation, request quality, operation mix and deployment attribution',
+      summary:
+        'Latency percentiles per operation, request quality, operation mix, deployment attribution and a time series',
       security: reader,
-      requestParams: { query: WindowQuery, header: requestId },
+      requestParams: { query: MetricsQuery, header: requestId },
       responses: {
         '200': { description: 'Metrics over the window', ...json(MetricsResponse) },
         ...readErrors,

@@ -9,15 +9,26 @@ const DECIMAL = /^-?\d+$/;
  * anything else fails as "must be a whole number", before the bounds.
  */
 export function queryInteger(name: string, bounds: { min: number; max: number; default: number }) {
-  const wholeNumber = `${name} must be a whole number`;
   return z.preprocess(
-    (value) => (typeof value === 'string' && !DECIMAL.test(value) ? Number.NaN : value),
+    readDecimal,
     // The default inside the pipe: outside it, the document would lose it.
-    z.coerce
-      .number({ message: wholeNumber })
-      .int(wholeNumber)
-      .min(bounds.min, `${name} must be at least ${bounds.min}`)
-      .max(bounds.max, `${name} must be at most ${bounds.max}`)
-      .default(bounds.default),
+    wholeNumber(name, bounds).default(bounds.default),
   );
+}
+
+/** The same, for a parameter without a default: left out, it reads as undefined. */
+export function optionalQueryInteger(name: string, bounds: { min: number; max: number }) {
+  return z.preprocess(readDecimal, wholeNumber(name, bounds)).optional();
+}
+
+const readDecimal = (value: unknown) =>
+  typeof value === 'string' && !DECIMAL.test(value) ? Number.NaN : value;
+
+function wholeNumber(name: string, bounds: { min: number; max: number }) {
+  const message = `${name} must be a whole number`;
+  return z.coerce
+    .number({ message })
+    .int(message)
+    .min(bounds.min, `${name} must be at least ${bounds.min}`)
+    .max(bounds.max, `${name} must be at most ${bounds.max}`);
 }

@@ -3,6 +3,12 @@ import { USAGE_WINDOW_MINUTES, WindowMinutes } from './billing.js';
 import { queryInteger } from './query-integer.js';
 import { RecordBillingState, RequestOutcome } from './request-record.js';
 import { CONTRACT_VERSION } from './runtime.js';
+import {
+  BucketMinutes,
+  BucketMinutesField,
+  refineSeriesPoints,
+  SeriesBucketStart,
+} from './series-buckets.js';
 
 /**
  * Telemetry: the redacted request history the gateway publishes, and what is derived from it
@@ -48,6 +54,11 @@ export function decodeEventsCursor(cursor: string): EventsCursor | null {
 export const WindowQuery = z.strictObject({
   window_minutes: WindowMinutes,
 });
+
+/** `?window_minutes=&bucket_minutes=` of metrics: the window, and the bucket size of its series. */
+export const MetricsQuery = WindowQuery.extend({ bucket_minutes: BucketMinutes }).superRefine(
+  refineSeriesPoints,
+);
 
 /** One request as a tenant sees it in its history: what happened, never what was sent. */
 export const RequestEvent = z
@@ -102,6 +113,19 @@ export const OperationLatency = z.object({
   max_ms: z.number(),
 });
 
+/** One bucket of the metrics series: every request answered in it, whatever its operation. */
+export const MetricsSeriesPoint = z.object({
+  from: SeriesBucketStart,
+  requests: z.number().int(),
+  errors: z.number().int().meta({ description: 'As in `quality`: failed requests' }),
+  blocked: z.number().int().meta({ description: 'As in `quality`: 401, 403 and 429' }),
+  p50_ms: z
+    .number()
+    .nullable()
+    .meta({ description: 'Null when the bucket holds no request; computed as `percentiles` says' }),
+  p95_ms: z.number().nullable(),
+});
+
 /** Body of the metrics route (the telemetry service's part; the gateway adds the deployment block). */
 export const MetricsSummary = z.object({
   state: z.enum(['measured', 'no_data']),
@@ -127,6 +151,11 @@ export const MetricsSummary = z.object({
   }),
   operation_mix: z.array(z.object({ operation: z.string(), requests: z.number().int(), share: z.number() })),
   deployment_versions: z.array(z.object({ deployment_version: z.string(), requests: z.number().int() })),
+  bucket_minutes: z.number().int().meta({ description: 'Size of each bucket of `series`' }),
+  series: z.array(MetricsSeriesPoint).meta({
+    description:
+      'The window in UTC-aligned buckets, oldest first, empty ones included (zeros, null percentiles); their counts add up to `quality`',
+  }),
 });
 export type MetricsSummary = z.infer<typeof MetricsSummary>;
 
@@ -274,6 +303,13 @@ export const TelemetryWindowMessage = z.object({
   window_minutes: z.number().int().min(USAGE_WINDOW_MINUTES.min).max(USAGE_WINDOW_MINUTES.max),
 });
 export type TelemetryWindowMessage = z.infer<typeof TelemetryWindowMessage>;
+
+/** The metrics request: a window and, optionally, the bucket size of its series. */
+export const MetricsMessage = TelemetryWindowMessage.extend({
+  /** Left out (a gateway older than [P12]): the ladder's size for the window. */
+  bucket_minutes: BucketMinutesField,
+}).superRefine(refineSeriesPoints);
+export type MetricsMessage = z.infer<typeof MetricsMessage>;
 
 const HistoryCursor = z.object({ occurred_at: z.iso.datetime(), record_id: z.uuid() });
 

@@ -446,7 +446,7 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
-        /** Latency percentiles per operation, request quality, operation mix and deployment attribution */
+        /** Latency percentiles per operation, request quality, operation mix, deployment attribution and a time series */
         get: operations["metrics"];
         put?: never;
         post?: never;
@@ -1379,6 +1379,21 @@ export interface components {
             recorded_charge_usd: number;
             /** @description US dollars (sandbox; nothing is charged) */
             void_charge_usd: number;
+            /** @description Size of each bucket of `series` */
+            bucket_minutes: number;
+            /** @description The window in UTC-aligned buckets, oldest first, empty ones included (zeros); they add up to the totals above */
+            series: {
+                /**
+                 * Format: date-time
+                 * @description Start of the bucket (UTC); the first and last buckets count only their part inside the window
+                 */
+                from: string;
+                /** @description Billable operations (usage records) */
+                requests: number;
+                units: number;
+                /** @description Charges in state recorded or invoiced */
+                recorded_charge_usd: number;
+            }[];
             /** @description The price list in force now */
             pricing_version: string;
             /** @constant */
@@ -1558,6 +1573,24 @@ export interface components {
             deployment_versions: {
                 deployment_version: string;
                 requests: number;
+            }[];
+            /** @description Size of each bucket of `series` */
+            bucket_minutes: number;
+            /** @description The window in UTC-aligned buckets, oldest first, empty ones included (zeros, null percentiles); their counts add up to `quality` */
+            series: {
+                /**
+                 * Format: date-time
+                 * @description Start of the bucket (UTC); the first and last buckets count only their part inside the window
+                 */
+                from: string;
+                requests: number;
+                /** @description As in `quality`: failed requests */
+                errors: number;
+                /** @description As in `quality`: 401, 403 and 429 */
+                blocked: number;
+                /** @description Null when the bucket holds no request; computed as `percentiles` says */
+                p50_ms: number | null;
+                p95_ms: number | null;
             }[];
             /** @constant */
             contract_version: "v1";
@@ -4650,6 +4683,8 @@ export interface operations {
         parameters: {
             query?: {
                 window_minutes?: number;
+                /** @description Bucket size of `series` in minutes (UTC-aligned). Left out: the smallest of 1, 5, 15, 60, 360, 1440 that gives at most 120 buckets. A size that cuts the window into more than 1,440 buckets is 400 */
+                bucket_minutes?: number;
             };
             header?: never;
             path?: never;
@@ -5309,6 +5344,8 @@ export interface operations {
         parameters: {
             query?: {
                 window_minutes?: number;
+                /** @description Bucket size of `series` in minutes (UTC-aligned). Left out: the smallest of 1, 5, 15, 60, 360, 1440 that gives at most 120 buckets. A size that cuts the window into more than 1,440 buckets is 400 */
+                bucket_minutes?: number;
             };
             header?: {
                 "X-Request-Id"?: string;
@@ -7717,6 +7754,8 @@ export interface operations {
         parameters: {
             query?: {
                 window_minutes?: number;
+                /** @description Bucket size of `series` in minutes (UTC-aligned). Left out: the smallest of 1, 5, 15, 60, 360, 1440 that gives at most 120 buckets. A size that cuts the window into more than 1,440 buckets is 400 */
+                bucket_minutes?: number;
             };
             header?: {
                 /** @description Client-chosen correlation id (visible ASCII, up to 128); echoed, else generated */

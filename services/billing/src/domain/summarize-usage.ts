@@ -1,13 +1,23 @@
-import { CONTRACT_VERSION, type UsageResponse, type UsageSummaryMessage } from '@tm/contracts';
+import {
+  CONTRACT_VERSION,
+  resolveBucketMinutes,
+  seriesBucketStarts,
+  type UsageResponse,
+  type UsageSummaryMessage,
+} from '@tm/contracts';
 import { lastRecordedAt, usageInWindow } from '../data-access/ledger-repository.js';
 import { getPrisma } from '../data-access/prisma-client.js';
 import { usd } from './charge-view.js';
 
 const BILLED = new Set(['recorded', 'invoiced']);
 
+type Tally = { requests: number; units: number; billed: bigint };
+const tally = (): Tally => ({ requests: 0, units: 0, billed: 0n });
+
 /**
  * A tenant's usage over the last `window_minutes`, read from the ledger (the source of truth), by
- * the time the operations happened. `no_data` when the window holds no usage record.
+ * the time the operations happened, with the window as a series of UTC-aligned buckets (every bucket
+ * present, oldest first). `no_data` when the window holds no usage record.
  */
 export async function summarizeUsage(
   message: UsageSummaryMessage,
@@ -16,31 +26,31 @@ export async function summarizeUsage(
 ): Promise<UsageResponse> {
   const to = options.now ?? new Date();
   const from = new Date(to.getTime() - message.window_minutes * 60_000);
-  const groups = await usageInWindow(db, message.tenant_id, from, to);
+  const bucketMinutes = resolveBucketMinutes(message);
+  const groups = await usageInWindow(db, message.tenant_id, from, to, bucketMinutes);
 
-  const byOperation = new Map<string, { requests: number; units: number; billed: bigint }>();
-  let requests = 0;
-  let billed = 0n;
+  const byOperation = new Map<string, Tally>();
+  const bySlot = new Map<number, Tally>();
+  const total = tally();
   let voided = 0n;
   for (const g of groups) {
-    const op = byOperation.get(g.operation) ?? { requests: 0, units: 0, billed: 0n };
-    const amount = g._sum.amountMicroUsd ?? 0n;
-    op.requests += g._count._all;
-    op.units += g._sum.units ?? 0;
-    requests += g._count._all;
-    if (BILLED.has(g.state)) {
-      op.billed += amount;
-      billed += amount;
+    const op = byOperation.get(g.operation) ?? tally();
+    const slot = bySlot.get(g.slot.getTime()) ?? tally();
+    for (const t of [op, slot, total]) {
+      t.requests += g.requests;
+      t.units += g.units;
+      if (BILLED.has(g.state)) t.billed += g.amount;
     }
-    if (g.state === 'void') voided += amount;
+    if (g.state === 'void') voided += g.amount;
     byOperation.set(g.operation, op);
+    bySlot.set(g.slot.getTime(), slot);
   }
 
   return {
     contract_version: CONTRACT_VERSION,
-    state: requests > 0 ? 'measured' : 'no_data',
+    state: total.requests > 0 ? 'measured' : 'no_data',
     window: { minutes: message.window_minutes, from: from.toISOString(), to: to.toISOString() },
-    request_volume: requests,
+    request_volume: total.requests,
     operations: [...byOperation.entries()]
       .sort(([a], [b]) => a.localeCompare(b))
       .map(([operation, o]) => ({
@@ -49,8 +59,18 @@ export async function summarizeUsage(
         units: o.units,
         recorded_charge_usd: usd(o.billed),
       })),
-    recorded_charge_usd: usd(billed),
+    recorded_charge_usd: usd(total.billed),
     void_charge_usd: usd(voided),
+    bucket_minutes: bucketMinutes,
+    series: seriesBucketStarts(from, to, bucketMinutes).map((start) => {
+      const s = bySlot.get(start.getTime()) ?? tally();
+      return {
+        from: start.toISOString(),
+        requests: s.requests,
+        units: s.units,
+        recorded_charge_usd: usd(s.billed),
+      };
+    }),
     pricing_version: options.pricingVersion,
     sandbox: true,
     source_of_truth: {

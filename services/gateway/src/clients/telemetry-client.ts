@@ -5,6 +5,7 @@ import {
   EventsListMessage,
   HistoryPage,
   HistoryPageMessage,
+  MetricsMessage,
   MetricsSummary,
   Subjects,
   TelemetryWindowMessage,
@@ -19,7 +20,7 @@ const TELEMETRY_SERVICE = {
   ping: s.ping,
   endpoints: {
     events: endpoint(s.listEvents, EventsListMessage, EventsList),
-    metrics: endpoint(s.metrics, TelemetryWindowMessage, MetricsSummary),
+    metrics: endpoint(s.metrics, MetricsMessage, MetricsSummary),
     anomalies: endpoint(s.anomalies, TelemetryWindowMessage, AnomalyReport),
     historyPage: endpoint(s.historyPage, HistoryPageMessage, HistoryPage),
   },

@@ -90,6 +90,68 @@ export function exactPercentiles(run: SqlRunner, w: Window) {
   );
 }
 
+/** A bucket of a series by its start, UTC-aligned (date_bin from the epoch). */
+export type SeriesCounts = { requests: number; errors: number; blocked: number };
+// date_bin, not floor(extract(epoch …) / size): extract is numeric, and over 100k rows the numeric
+// division took about twice as long (billing's 30-day read: ~480 against ~220 ms, on a loaded machine).
+const SLOT = (at: string, size: string) => `date_bin(make_interval(mins => ${size}::int), ${at}, 'epoch')`;
+
+/**
+ * The window's counts per series bucket (all operations together) and each bucket's latency histogram,
+ * read like windowRollup: whole minutes from the rollups, the two edge minutes from the records, in one
+ * statement. Buckets are whole minutes, so a rollup minute falls in one bucket. It reads the rows
+ * windowRollup reads, grouped by bucket instead of operation. Measured on 7 days of one tenant's rollups
+ * (4 operations, 10 latency buckets a minute: 40k + 400k rows), median of three on a loaded 2-core
+ * machine, series against totals: 60 min by the minute 3.8 against 7.3 ms, a day by 15 min 170 against
+ * 181 ms, 7 days by 6 h 662 against 1,158 ms: the series does not double a read's cost.
+ */
+export async function windowSeries(run: SqlRunner, w: Window, bucketMinutes: number) {
+  const [row] = await run<{
+    counts: Array<SeriesCounts & { slot: string; max: number }> | null;
+    histogram: Array<{ slot: string; bucket: number; requests: number }> | null;
+  }>(
+    `WITH edge AS MATERIALIZED (
+       SELECT occurred_at, outcome, latency_ms FROM request_record WHERE ${EDGES}
+     ), counts AS (
+       SELECT slot, sum(requests)::int AS requests, sum(errors)::int AS errors, sum(blocked)::int AS blocked,
+              max(max) AS max
+         FROM (SELECT ${SLOT('minute', '$6')} AS slot, requests, errors, blocked, max_latency_ms AS max
+                 FROM request_rollup WHERE ${WHOLE_MINUTES}
+               UNION ALL
+               SELECT ${SLOT('occurred_at', '$6')}, 1, (outcome = 'failed')::int, (outcome = 'blocked')::int,
+                      latency_ms
+                 FROM edge) AS c
+        GROUP BY 1
+     ), histogram AS (
+       SELECT slot, bucket, sum(requests)::int AS requests
+         FROM (SELECT ${SLOT('minute', '$6')} AS slot, bucket, requests FROM latency_rollup WHERE ${WHOLE_MINUTES}
+               UNION ALL
+               SELECT ${SLOT('occurred_at', '$6')}, telemetry_latency_bucket(latency_ms), 1 FROM edge) AS h
+        GROUP BY 1, 2
+     )
+     SELECT (SELECT json_agg(counts) FROM counts) AS counts,
+            (SELECT json_agg(histogram ORDER BY slot, bucket) FROM histogram) AS histogram`,
+    [...windowParams(w), bucketMinutes],
+  );
+  return { counts: row?.counts ?? [], histogram: row?.histogram ?? [] };
+}
+
+/**
+ * Counts and exact continuous p50/p95 per series bucket from the records themselves: what a window of
+ * few requests (at most TELEMETRY_EXACT_PERCENTILES_UP_TO) is answered with, as exactPercentiles.
+ */
+export function exactWindowSeries(run: SqlRunner, w: Window, bucketMinutes: number) {
+  return run<SeriesCounts & { slot: Date; percentiles: [number, number] }>(
+    `SELECT ${SLOT('occurred_at', '$4')} AS slot, count(*)::int AS requests,
+            count(*) FILTER (WHERE outcome = 'failed')::int AS errors,
+            count(*) FILTER (WHERE outcome = 'blocked')::int AS blocked,
+            percentile_cont(ARRAY[0.5, 0.95]) WITHIN GROUP (ORDER BY latency_ms) AS percentiles
+       FROM request_record WHERE tenant_id = $1 AND occurred_at >= $2 AND occurred_at < $3
+      GROUP BY 1`,
+    [w.tenantId, w.from, w.to, bucketMinutes],
+  );
+}
+
 /**
  * Deployment-wide counts over [from, to): dead-lettered usage records, dropped request records and
  * dead-lettered request records.

@@ -1,6 +1,7 @@
-import type { MetricsSummary, TelemetryWindowMessage } from '@tm/contracts';
+import { type MetricsMessage, type MetricsSummary, resolveBucketMinutes } from '@tm/contracts';
 import { getSql } from '../data-access/prisma-client.js';
 import type { Counts } from '../data-access/window-aggregates.js';
+import { metricsSeries } from './metrics-series.js';
 import { lookback, rate, roundMs } from './time-window.js';
 import { windowStatistics } from './window-statistics.js';
 
@@ -19,17 +20,17 @@ function add(into: Counts, part: Counts) {
   for (const k of COUNT_KEYS) into[k] += part[k];
 }
 
-/** Latency percentiles per operation, request quality and operation mix over a lookback window. */
+/**
+ * Latency percentiles per operation, request quality and operation mix over a lookback window, and the
+ * window as a series of buckets for charts.
+ */
 export async function summarizeMetrics(
-  m: TelemetryWindowMessage,
+  m: MetricsMessage,
   options: { exactPercentilesUpTo: number },
 ): Promise<MetricsSummary> {
   const window = lookback(m.window_minutes);
-  const stats = await windowStatistics(
-    getSql(),
-    { tenantId: m.tenant_id, from: window.from, to: window.to },
-    options.exactPercentilesUpTo,
-  );
+  const w = { tenantId: m.tenant_id, from: window.from, to: window.to };
+  const stats = await windowStatistics(getSql(), w, options.exactPercentilesUpTo);
   const q = zero();
   const operations = new Map<string, Counts & { max: number }>();
   const versions = new Map<string, number>();
@@ -44,6 +45,13 @@ export async function summarizeMetrics(
   const byRequests = <T extends { requests: number }>(a: [string, T], b: [string, T]) =>
     b[1].requests - a[1].requests || (a[0] < b[0] ? -1 : a[0] > b[0] ? 1 : 0);
   const ordered = [...operations].sort(byRequests);
+  const bucketMinutes = resolveBucketMinutes(m);
+  const series = await metricsSeries(
+    getSql(),
+    { ...w, requests: q.requests },
+    bucketMinutes,
+    stats.exactPercentiles,
+  );
   return {
     state: q.requests === 0 ? 'no_data' : 'measured',
     window: window.report,
@@ -73,5 +81,7 @@ export async function summarizeMetrics(
     deployment_versions: [...versions]
       .map(([deployment_version, requests]) => ({ deployment_version, requests }))
       .sort((a, b) => byRequests([a.deployment_version, a], [b.deployment_version, b])),
+    bucket_minutes: bucketMinutes,
+    series,
   };
 }

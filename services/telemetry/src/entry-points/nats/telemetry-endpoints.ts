@@ -3,6 +3,7 @@ import { type NatsConnection, type Subscription, serveEndpoint } from '@tm/bus';
 import {
   EventsListMessage,
   HistoryPageMessage,
+  MetricsMessage,
   QueueGroups,
   type ServiceSelfReport,
   Subjects,
@@ -44,7 +45,7 @@ export function serveTelemetryEndpoints(
       {
         ...common,
         subject: Subjects.telemetry.metrics,
-        input: TelemetryWindowMessage,
+        input: MetricsMessage,
         handler: (m) => summarizeMetrics(m, options),
       },
       logger,

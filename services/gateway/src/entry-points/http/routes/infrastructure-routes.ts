@@ -8,6 +8,7 @@ import {
   EventsQuery,
   type HealthResponse,
   type HealthUnavailable,
+  MetricsQuery,
   type NamespacesPage,
   NamespacesQuery,
   parseOrThrow,
@@ -61,13 +62,9 @@ export function infrastructureRoutes(deps: InfrastructureDeps): Router {
   const reader = requireReader(deps.auth, 'telemetry:read', 'telemetry:read');
 
   router.get('/usage', requireReader(deps.auth, 'telemetry:read', 'usage:read'), async (req, res) => {
-    const { window_minutes } = parseOrThrow(UsageQuery, req.query, 'usage query');
+    const query = parseOrThrow(UsageQuery, req.query, 'usage query');
     res.json(
-      await deps.billing.usage({
-        tenant_id: readerOf(req).tenantId,
-        request_id: req.requestId,
-        window_minutes,
-      }),
+      await deps.billing.usage({ ...query, tenant_id: readerOf(req).tenantId, request_id: req.requestId }),
     );
   });
   router.get('/events', reader, async (req, res) => {
@@ -101,8 +98,8 @@ export function infrastructureRoutes(deps: InfrastructureDeps): Router {
     } satisfies NamespacesPage);
   });
   router.get('/metrics', reader, async (req, res) => {
-    const { window_minutes } = parseOrThrow(WindowQuery, req.query, 'metrics query');
-    const summary = await deps.telemetry.metrics({ tenant_id: readerOf(req).tenantId, window_minutes });
+    const query = parseOrThrow(MetricsQuery, req.query, 'metrics query');
+    const summary = await deps.telemetry.metrics({ ...query, tenant_id: readerOf(req).tenantId });
     res.json({
       contract_version: CONTRACT_VERSION,
       ...summary,

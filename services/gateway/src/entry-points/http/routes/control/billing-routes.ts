@@ -19,8 +19,8 @@ export function billingRoutes(billing: BillingClient): Router {
   router.get('/usage', async (req, res) => {
     const account = accountOf(req);
     requireRole(account.role, 'usage:read');
-    const { window_minutes } = parseOrThrow(UsageQuery, req.query, 'usage query');
-    res.json(await billing.usage({ tenant_id: account.tenantId, request_id: req.requestId, window_minutes }));
+    const query = parseOrThrow(UsageQuery, req.query, 'usage query');
+    res.json(await billing.usage({ ...query, tenant_id: account.tenantId, request_id: req.requestId }));
   });
 
   router.get('/billing/charges', async (req, res) => {
