@@ -17,8 +17,5 @@ export function FieldList({ items }: { items: Array<[string, ReactNode] | false 
   );
 }
 
-/** A timestamp in the reader's zone and language. */
-export const localTime = (iso: string | null | undefined) => (iso ? new Date(iso).toLocaleString() : '–');
-
 /** A count with the reader's digit grouping. */
 export const count = (n: number) => n.toLocaleString();

@@ -1,8 +1,9 @@
 import type { NamespaceSummary } from '@text-memory/sdk';
 import { useState } from 'react';
 import { DataKeyPicker } from '../components/data-key-picker.js';
+import { DateTime } from '../components/date-time.js';
 import { ErrorNotice } from '../components/error-notice.js';
-import { count, localTime } from '../components/field-list.js';
+import { count } from '../components/field-list.js';
 import { Page } from '../components/page.js';
 import { useLoad } from '../hooks/use-load.js';
 import { useSession } from '../session/session-context.js';
@@ -85,7 +86,9 @@ export function NamespacesPage() {
                       <td className="number">{count(row.records)}</td>
                       <td className="number">{count(row.current_records)}</td>
                       <td className="number">{count(row.superseded_records)}</td>
-                      <td>{localTime(row.last_retained_at)}</td>
+                      <td>
+                        <DateTime value={row.last_retained_at} />
+                      </td>
                       {hasActions && (
                         <td>
                           <div className="row">

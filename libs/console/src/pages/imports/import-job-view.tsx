@@ -1,7 +1,8 @@
 import type { ImportJob, ResponseOf } from '@text-memory/sdk';
 import { useEffect, useId, useState } from 'react';
 import { DataErrorNotice } from '../../components/data-error-notice.js';
-import { count, FieldList, localTime } from '../../components/field-list.js';
+import { DateTime } from '../../components/date-time.js';
+import { count, FieldList } from '../../components/field-list.js';
 import { useDataKey } from '../../session/data-key-context.js';
 
 type Failures = ResponseOf<'listImportFailures'>;
@@ -74,7 +75,7 @@ export function ImportJobView({ initial }: { initial: ImportJob }) {
         Into <code>{job.namespace}</code>, format <code>{job.format}</code>
         {job.template_name ? ` from template ${job.template_name}` : ''}
         {job.marketplace_template_id ? ` from marketplace template ${job.marketplace_template_id}` : ''}.
-        Uploaded {localTime(job.created_at)}.
+        Uploaded <DateTime value={job.created_at} />.
       </p>
       <h3>Estimate</h3>
       <FieldList
@@ -116,7 +117,12 @@ export function ImportJobView({ initial }: { initial: ImportJob }) {
           <p>
             {count(job.processed)} of {count(job.total)} rows processed: {count(job.retained)} retained,{' '}
             {count(job.failed)} failed.
-            {job.completed_at ? ` Finished ${localTime(job.completed_at)}.` : ''}
+            {job.completed_at && (
+              <>
+                {' '}
+                Finished <DateTime value={job.completed_at} />.
+              </>
+            )}
           </p>
           {job.error && (
             <p role="alert" className="notice notice-error">

@@ -1,7 +1,8 @@
 import type { RecallResponse } from '@text-memory/sdk';
 import { type FormEvent, useId, useState } from 'react';
 import { DataErrorNotice } from '../../components/data-error-notice.js';
-import { FieldList, localTime } from '../../components/field-list.js';
+import { DateTime } from '../../components/date-time.js';
+import { FieldList } from '../../components/field-list.js';
 import { useDataKey } from '../../session/data-key-context.js';
 import { ProvenanceAndUsage } from './provenance-and-usage.js';
 
@@ -78,7 +79,7 @@ function RecallAnswer({ answer }: { answer: RecallResponse }) {
           ],
           ['Cue terms', answer.proximity.cue_terms.toLocaleString()],
           ['Ranking', `${answer.ranking.basis} (${answer.ranking.order.join(', ')})`],
-          ['As of', answer.ranking.as_of ? localTime(answer.ranking.as_of) : 'now'],
+          ['As of', <DateTime key="a" value={answer.ranking.as_of} empty="now" />],
           ['Request id', <code key="r">{answer.request_id}</code>],
         ]}
       />
@@ -104,7 +105,9 @@ function RecallAnswer({ answer }: { answer: RecallResponse }) {
                     <span className="hint"> ({record.matched_terms} terms)</span>
                   </td>
                   <th scope="row">{record.text}</th>
-                  <td>{localTime(record.occurred_at)}</td>
+                  <td>
+                    <DateTime value={record.occurred_at} />
+                  </td>
                   <td>
                     <code>{record.event_id}</code>
                   </td>

@@ -1,6 +1,7 @@
 import { useState } from 'react';
 import { DataErrorNotice } from '../../components/data-error-notice.js';
-import { count, localTime } from '../../components/field-list.js';
+import { DateTime } from '../../components/date-time.js';
+import { count } from '../../components/field-list.js';
 import { useLoad } from '../../hooks/use-load.js';
 import { useDataKey } from '../../session/data-key-context.js';
 import { useSession } from '../../session/session-context.js';
@@ -77,7 +78,9 @@ export function PrivateTemplates({ onUse }: { onUse: (choice: TemplateChoice) =>
                       {template.version} <span className="hint">(revision {template.revision})</span>
                     </td>
                     <td className="number">{count(template.fields.length)}</td>
-                    <td>{localTime(template.updated_at)}</td>
+                    <td>
+                      <DateTime value={template.updated_at} />
+                    </td>
                     <td>
                       <div className="row">
                         <button
@@ -138,8 +141,8 @@ export function PrivateTemplates({ onUse }: { onUse: (choice: TemplateChoice) =>
           format={viewing.format}
           meta={
             <p className="hint">
-              Version {viewing.version}, revision {viewing.revision}, updated {localTime(viewing.updated_at)}.
-              Id <code>{viewing.id}</code>
+              Version {viewing.version}, revision {viewing.revision}, updated{' '}
+              <DateTime value={viewing.updated_at} />. Id <code>{viewing.id}</code>
             </p>
           }
           actions={

@@ -1,7 +1,8 @@
 import type { ResponseOf } from '@text-memory/sdk';
 import { type FormEvent, Fragment, useId, useState } from 'react';
 import { DataErrorNotice } from '../../components/data-error-notice.js';
-import { FieldList, localTime } from '../../components/field-list.js';
+import { DateTime } from '../../components/date-time.js';
+import { FieldList } from '../../components/field-list.js';
 import { useDataKey } from '../../session/data-key-context.js';
 import type { TemplateChoice, TemplateField } from './template-types.js';
 
@@ -160,7 +161,7 @@ export function TemplateMemoryForm({ choice, onClose }: { choice: TemplateChoice
                 ],
                 ['Source', created.template.source],
                 ['Idempotency', created.idempotency_outcome],
-                ['Created', localTime(created.created_at)],
+                ['Created', <DateTime key="t" value={created.created_at} />],
                 [
                   'Billing',
                   `${created.usage.billing_state}, ${created.usage.operation_units.toLocaleString()} units`,
