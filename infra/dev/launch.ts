@@ -11,13 +11,13 @@ import { devSecret } from './dev-secret.js';
 import { readDevSettings } from './dev-settings.js';
 import { acceptsConnections, prepareEmbeddedPostgres } from './embedded-postgres.js';
 import { ensureDatabase } from './ensure-database.js';
-import { natsInstallPlan, runInstallPlan, stopPackagedService, thisHost } from './install-nats-server.js';
 import { migrateService } from './migrate-service.js';
 import { findNatsServer, NATS_INSTALL_HINT, startNatsServer } from './nats-server.js';
 import { printLine } from './prefixed-output.js';
 import { keepRunning } from './restarting-process.js';
 import { nodeArgs, type Runtime } from './service-command.js';
 import { type SupervisedProcess, startSupervised } from './supervised-process.js';
+import { installPlan, NATS_SERVER, runInstallPlan, stopPackagedService, thisHost } from './system-package.js';
 import { canConnect, isLoopback } from './tcp-probe.js';
 import { waitFor } from './wait-for.js';
 
@@ -96,9 +96,9 @@ async function ensureNats(): Promise<void> {
   await waitFor('nats-server to listen', () => canConnect(nats.host, nats.port), { timeoutMs: 15_000 });
 }
 
-/** Install nats-server where that needs nobody's answer (install-nats-server.ts); undefined if it cannot. */
+/** Install nats-server where that needs nobody's answer (system-package.ts); undefined if it cannot. */
 async function installNatsServer(): Promise<string | undefined> {
-  const plan = natsInstallPlan(thisHost);
+  const plan = installPlan(thisHost, NATS_SERVER);
   if (!plan) return undefined;
   say(
     `NATS: no nats-server found; installing it (${plan.steps.map((step) => step.join(' ')).join(', then ')})`,

@@ -1,5 +1,5 @@
-import { isExecutable, onPath } from './install-nats-server.js';
 import { type SupervisedProcess, startSupervised } from './supervised-process.js';
+import { isExecutable, onPath } from './system-package.js';
 
 /** Where Debian's `nats-server` package puts the binary, which is not on a normal user's PATH. */
 const DEBIAN_PATH = '/usr/sbin/nats-server';

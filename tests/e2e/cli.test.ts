@@ -77,7 +77,17 @@ describe('tm --help', () => {
     const help = await tm(['--help']);
 
     expect(help).toMatchObject({ code: 0, stderr: '' });
-    for (const command of ['login', 'write', 'recall', 'delete', 'import', 'export', 'events', 'keys']) {
+    for (const command of [
+      'login',
+      'write',
+      'recall',
+      'delete',
+      'import',
+      'export',
+      'events',
+      'namespaces',
+      'keys',
+    ]) {
       expect(help.stdout).toContain(`  ${command} `);
     }
     expect(help.stdout).toContain(
@@ -194,6 +204,44 @@ describe('tm login, write, recall, delete with an API key', () => {
     expect(deleted.code, deleted.stderr).toBe(0);
     expect(json(deleted)).toMatchObject({ state: 'deleted', namespace, deleted: 1, retained: 0 });
     expect(json(afterDelete)).toMatchObject({ retrieval_outcome: 'no_match', related: [] });
+  });
+});
+
+describe('tm namespaces', () => {
+  it('when a tenant has two namespaces, then a table, one page with a cursor to follow, --all and --json list them by name with counts', async () => {
+    const tenant = await createTenant();
+    const { tm } = cliUser();
+    const env = { TM_API_KEY: tenant.api_key };
+    const base = uniqueNamespace('cli-ns');
+    const [first, second] = [`${base}-a`, `${base}-b`];
+    await tm(['write', 'second, once', '-n', second], { env });
+    await tm(['write', 'first, once', '-n', first], { env });
+    await tm(['write', 'first, twice', '-n', first], { env });
+
+    const table = await tm(['namespaces'], { env });
+    const onePage = await tm(['namespaces', '--limit', '1'], { env });
+    const page = await tm(['namespaces', '--json'], { env });
+    const all = await tm(['namespaces', '--all', '--limit', '1', '--json'], { env });
+
+    expect(table).toMatchObject({ code: 0, stderr: '' });
+    expect(table.stdout).toMatch(/^NAMESPACE +RECORDS +CURRENT +SUPERSEDED +LAST RETAINED AT$/m);
+    expect(table.stdout).toMatch(new RegExp(`^${first} +2 +2 +0 +\\d{4}-\\d\\d-\\d\\dT[^ ]+Z$`, 'm'));
+    expect(table.stdout.indexOf(first)).toBeLessThan(table.stdout.indexOf(second));
+    expect(onePage.code, onePage.stderr).toBe(0);
+    expect(onePage.stdout).toContain(first);
+    expect(onePage.stdout).not.toContain(second);
+    expect(onePage.stderr).toMatch(/^more: --cursor [A-Za-z0-9_-]+, or --all$/m);
+    expect(page.code, page.stderr).toBe(0);
+    expect(json(page)).toMatchObject({
+      contract_version: 'v1',
+      data: [
+        { namespace: first, records: 2, current_records: 2, superseded_records: 0 },
+        { namespace: second, records: 1, current_records: 1, superseded_records: 0 },
+      ],
+      paging: { limit: 100, returned: 2, has_more: false, next_cursor: null },
+    });
+    expect(all).toMatchObject({ code: 0, stderr: '' });
+    expect(json(all).map((n: { namespace: string }) => n.namespace)).toEqual([first, second]);
   });
 });
 
@@ -396,6 +444,8 @@ describe('packed @text-memory/sdk and @text-memory/cli installed with npm', () =
     const project = mkdtempSync(join(tmpdir(), 'tm-user-'));
     writeFileSync(join(project, 'package.json'), '{ "name": "tm-user", "private": true }\n');
     const { packageManager } = JSON.parse(readFileSync(join(repo, 'package.json'), 'utf8'));
+    const version = (name: string) =>
+      JSON.parse(readFileSync(join(repo, 'libs', name, 'package.json'), 'utf8')).version as string;
     // pnpm (not npm) packs: it turns `workspace:^` into the SDK's real version range.
     const pnpm = (cwd: string) =>
       runCommand('npx', ['--yes', packageManager, 'pack', '--pack-destination', packs], { cwd });
@@ -408,8 +458,8 @@ describe('packed @text-memory/sdk and @text-memory/cli installed with npm', () =
         '--no-audit',
         '--no-fund',
         '--ignore-scripts',
-        join(packs, 'text-memory-sdk-0.1.0.tgz'),
-        join(packs, 'text-memory-cli-0.1.0.tgz'),
+        join(packs, `text-memory-sdk-${version('sdk')}.tgz`),
+        join(packs, `text-memory-cli-${version('cli')}.tgz`),
       ],
       { cwd: project },
     );
@@ -425,9 +475,10 @@ describe('packed @text-memory/sdk and @text-memory/cli installed with npm', () =
     expect(install.code, install.stderr).toBe(0);
     expect(installed).toMatchObject({
       name: '@text-memory/cli',
-      version: '0.1.0',
+      version: version('cli'),
       bin: { tm: './dist/bin.js' },
-      dependencies: { '@text-memory/sdk': '^0.1.0' },
+      // pnpm pack turns the workspace range into the SDK's version: semver from the CLI's side.
+      dependencies: { '@text-memory/sdk': `^${version('sdk')}` },
     });
     expect(existsSync(join(project, 'node_modules', '@text-memory', 'cli', 'README.md'))).toBe(true);
     expect(health.code, health.stderr).toBe(0);

@@ -301,6 +301,18 @@ describe("OWASP API1: one tenant's credentials aimed at another tenant's objects
     expect(identifyingIn(a, res.body)).toEqual([]);
   });
 
+  // Before NAMESPACE_CASES, where B writes into a partition of its own under A's namespace name.
+  it.each([
+    ['key', () => b.api_key],
+    ['session', () => b.session],
+  ])("when B's %s lists namespaces, then B's own is there and nothing of A's", async (_credential, key) => {
+    const res = await t.api.get('/api/v1/infrastructure/namespaces', { key: key() });
+
+    expect(res.status).toBe(200);
+    expect(res.body.data.map((n: { namespace: string }) => n.namespace)).toContain(b.namespace);
+    expect(identifyingIn(a, res.body)).toEqual([]);
+  });
+
   for (const { route, what, send, expected } of NAMESPACE_CASES) {
     it(`when B's key ${what} (${route}), then only B's own partition is touched and nothing of A's comes back`, async () => {
       const res = await send(a, b);

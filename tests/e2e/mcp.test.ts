@@ -1,5 +1,5 @@
 import { execFileSync, spawnSync } from 'node:child_process';
-import { existsSync, mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -400,6 +400,7 @@ describe('@text-memory/mcp as a user installs it', () => {
     );
     expect(files.filter((f) => f.startsWith('package/src/'))).toEqual([]);
     const manifest = JSON.parse(run('tar', ['-xzOf', mcpTarball, 'package/package.json'], work));
-    expect(manifest.dependencies['@text-memory/sdk']).toBe('^0.1.0');
+    const sdk = JSON.parse(readFileSync(join(root, 'libs', 'sdk', 'package.json'), 'utf8'));
+    expect(manifest.dependencies['@text-memory/sdk']).toBe(`^${sdk.version}`);
   }, 120_000);
 });

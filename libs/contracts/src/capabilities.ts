@@ -1,6 +1,7 @@
 import type { CapabilitiesResponse } from './infrastructure.js';
 import { LIMITS } from './limits.js';
 import { RESERVED_NAMESPACE_PREFIX } from './memory.js';
+import { NAMESPACES_PAGE } from './namespaces.js';
 import { CONTRACT_VERSION, RUNTIME, SCHEMA_VERSION } from './runtime.js';
 import { EVENTS_PAGE, EXPORT_NAMESPACES_MAX } from './telemetry.js';
 
@@ -102,6 +103,7 @@ export const CAPABILITIES: CapabilitiesResponse = {
     supersedes_max: LIMITS.supersedesMax,
     body_max_bytes: LIMITS.bodyMaxBytes,
     events_page: EVENTS_PAGE,
+    namespaces_page: NAMESPACES_PAGE,
     export_namespaces_max: EXPORT_NAMESPACES_MAX,
     reserved_namespace_prefix: RESERVED_NAMESPACE_PREFIX,
   },

@@ -3,6 +3,7 @@ import type { ZodOpenApiPathsObject } from 'zod-openapi';
 import { ErrorEnvelope } from './envelope.js';
 import { SmokeTestResponse, StatusResponse } from './infrastructure.js';
 import { Namespace } from './memory.js';
+import { NamespacesPage, NamespacesQuery } from './namespaces.js';
 import { errors, json } from './openapi-shared.js';
 import {
   AnomaliesResponse,
@@ -25,7 +26,10 @@ const SmokeTestFailure = SmokeTestResponse.extend({
   details: ErrorEnvelope.shape.details,
 }).meta({ id: 'SmokeTestFailure' });
 
-/** The telemetry routes of [P4]: history, metrics, anomalies, status, export and the smoke test. */
+/**
+ * The telemetry routes of [P4]: history, metrics, anomalies, status, export and the smoke test; and the
+ * namespace listing of [P12].
+ */
 export const infrastructurePaths: ZodOpenApiPathsObject = {
   '/api/v1/infrastructure/events': {
     get: {
@@ -34,6 +38,22 @@ export const infrastructurePaths: ZodOpenApiPathsObject = {
       security: reader,
       requestParams: { query: EventsQuery, header: requestId },
       responses: { '200': { description: 'One page of the history', ...json(EventsPage) }, ...readErrors },
+    },
+  },
+  '/api/v1/infrastructure/namespaces': {
+    get: {
+      operationId: 'namespaces',
+      summary:
+        'The tenant’s namespaces that hold records, with their counts, by name (API key with telemetry:read, or a session)',
+      description:
+        'Keyset-paged by name: send a page’s `next_cursor` as `cursor` for the next. Counts are read when the page is, ' +
+        'so a namespace written or deleted meanwhile may show either way; a namespace whose records are all deleted is absent.',
+      security: reader,
+      requestParams: { query: NamespacesQuery, header: requestId },
+      responses: {
+        '200': { description: 'One page of namespaces', ...json(NamespacesPage) },
+        ...readErrors,
+      },
     },
   },
   '/api/v1/infrastructure/metrics': {

@@ -11,6 +11,8 @@ export const Subjects = {
     ping: 'memory.v1.ping',
     /** One page of a tenant's records or supersession relations, for the streamed export. */
     exportPage: 'memory.v1.export.page',
+    /** One page of a tenant's namespaces with their record counts, by name (the console's listing). */
+    listNamespaces: 'memory.v1.namespaces.list',
     /** JetStream: usage records relayed from the memory outbox; billing consumes them. */
     usageRecorded: 'memory.v1.usage.recorded',
   },

@@ -3,12 +3,13 @@ import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { type Browser, type BrowserContext, chromium, type Page } from 'playwright-core';
 import { afterAll, beforeAll } from 'vitest';
+import { findChromium } from '../../../infra/dev/chromium.js';
 
 /**
- * A real headless Chromium for the console's tests: Debian's `chromium` package (installed by the test
- * command, infra/dev/install-chromium.ts) driven by playwright-core. `CHROMIUM_PATH` names another.
+ * A real headless Chromium for the console's tests: Debian's `chromium` package (found or installed by
+ * the test command, infra/dev/ensure-chromium.ts) driven by playwright-core. `CHROMIUM_PATH` names another.
  */
-export const CHROMIUM_PATH = process.env.CHROMIUM_PATH ?? '/usr/bin/chromium';
+const CHROMIUM_PATH = findChromium();
 
 /** Screenshots are test artifacts (not committed): tests/e2e/artifacts/console/<name>.png. */
 export const SCREENSHOT_DIR = join(dirname(fileURLToPath(import.meta.url)), '..', 'artifacts', 'console');
@@ -26,6 +27,8 @@ export const PHONE = { width: 390, height: 844 };
 export function useBrowser() {
   const t = {} as { browser: Browser };
   beforeAll(async () => {
+    if (!CHROMIUM_PATH)
+      throw new Error('No Chromium: `npm test` installs one (infra/dev/ensure-chromium.ts)');
     t.browser = await chromium.launch({
       executablePath: CHROMIUM_PATH,
       args: ['--headless', '--no-sandbox', '--disable-gpu', '--disable-background-networking'],

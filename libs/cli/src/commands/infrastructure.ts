@@ -1,7 +1,7 @@
 import { createWriteStream } from 'node:fs';
 import { rm } from 'node:fs/promises';
 import { Writable } from 'node:stream';
-import type { RequestEvent } from '@text-memory/sdk';
+import type { NamespaceSummary, RequestEvent } from '@text-memory/sdk';
 import type { Command } from 'commander';
 import { type Context, withContext } from '../context.js';
 import { EXIT, ExitWith, UsageError } from '../exit-codes.js';
@@ -42,6 +42,39 @@ async function events(ctx: Context, options: { limit?: number; offset?: number; 
       `${paging.offset + 1}-${paging.offset + paging.returned} of ${paging.total}` +
         (paging.has_more ? ` (next: --offset ${paging.next_offset}, or --all)` : ''),
     );
+  });
+}
+
+function namespacesTable(out: Output, namespaces: readonly NamespaceSummary[]): void {
+  out.table(namespaces, [
+    { header: 'namespace', value: (n) => n.namespace },
+    { header: 'records', value: (n) => n.records },
+    { header: 'current', value: (n) => n.current_records },
+    { header: 'superseded', value: (n) => n.superseded_records },
+    { header: 'last retained at', value: (n) => n.last_retained_at },
+  ]);
+}
+
+async function namespaces(ctx: Context, options: { limit?: number; cursor?: string; all?: boolean }) {
+  const tm = ctx.client('either');
+  const limit = options.limit !== undefined ? { limit: options.limit } : {};
+  let page = await tm.infrastructure.namespaces({
+    ...limit,
+    ...(options.cursor !== undefined ? { cursor: options.cursor } : {}),
+  });
+  if (options.all) {
+    const all = [...page.data];
+    while (page.paging.next_cursor) {
+      page = await tm.infrastructure.namespaces({ ...limit, cursor: page.paging.next_cursor });
+      all.push(...page.data);
+    }
+    ctx.out.result(all, () => namespacesTable(ctx.out, all));
+    return;
+  }
+  const { data, paging } = page;
+  ctx.out.result(page, () => {
+    namespacesTable(ctx.out, data);
+    if (paging.next_cursor) ctx.out.note(`more: --cursor ${paging.next_cursor}, or --all`);
   });
 }
 
@@ -262,6 +295,14 @@ export function registerInfrastructure(program: Command): void {
     .option('--all', 'fetch every page from --offset on')
     .addHelpText('after', '\nExamples:\n  tm events --limit 20\n  tm events --all --json > history.json')
     .action(withContext(events));
+  program
+    .command('namespaces')
+    .description("The tenant's namespaces that hold records, by name, with their counts (one page, or --all)")
+    .option('--limit <count>', 'namespaces per page (server default 100, at most 1000)', parseCount)
+    .option('--cursor <cursor>', 'start after the page that gave this next_cursor')
+    .option('--all', 'fetch every page')
+    .addHelpText('after', '\nExamples:\n  tm namespaces\n  tm namespaces --all --json > namespaces.json')
+    .action(withContext(namespaces));
   program
     .command('export')
     .description('Stream the JSON export (records, supersession relations, redacted history) to a file')

@@ -1,9 +1,10 @@
 import type { QueryOf, ResponseOf } from '@text-memory/sdk';
 import { useId, useState } from 'react';
+import { DateTime } from '../components/date-time.js';
 import { ErrorNotice } from '../components/error-notice.js';
 import { useLoad } from '../hooks/use-load.js';
 import { useSession } from '../session/session-context.js';
-import { formatCount, formatDateTime, formatUsd } from './format.js';
+import { formatCount, formatUsd } from './format.js';
 import { VoidCharge } from './void-charge.js';
 
 type Charge = ResponseOf<'listCharges'>['data'][number];
@@ -114,7 +115,9 @@ export function ChargesSection({ round, onChanged }: { round: number; onChanged:
           <tbody>
             {rows.map((charge) => (
               <tr key={charge.id} className={voiding?.id === charge.id ? 'selected' : undefined}>
-                <td>{formatDateTime(charge.occurred_at)}</td>
+                <td>
+                  <DateTime value={charge.occurred_at} />
+                </td>
                 <th scope="row">
                   <code>{charge.operation}</code>
                 </th>

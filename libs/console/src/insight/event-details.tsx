@@ -1,11 +1,13 @@
 import type { RequestEvent } from '@text-memory/sdk';
+import type { ReactNode } from 'react';
 import { CopyButton } from '../components/copy-button.js';
-import { formatCount, formatDateTime, formatMs } from './format.js';
+import { DateTime } from '../components/date-time.js';
+import { formatCount, formatMs } from './format.js';
 
 /** Every field of one redacted request record (it holds no text, cue, namespace, key or token). */
 export function EventDetails({ event, onClose }: { event: RequestEvent; onClose: () => void }) {
-  const fields: Array<[string, string]> = [
-    ['Time', formatDateTime(event.occurred_at)],
+  const fields: Array<[string, ReactNode]> = [
+    ['Time', <DateTime key="time" value={event.occurred_at} />],
     ['Method and route', `${event.method} ${event.route}`],
     ['Operation', event.operation ?? '–'],
     ['Status', String(event.status)],

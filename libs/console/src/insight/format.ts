@@ -21,9 +21,6 @@ export const formatUsd = (usd: number) =>
     maximumFractionDigits: 6,
   });
 
-export const formatDateTime = (iso: string) =>
-  new Date(iso).toLocaleString(undefined, { dateStyle: 'medium', timeStyle: 'medium' });
-
 /** A bucket's start on a chart axis: the time for short windows, the date and time for long ones. */
 export const formatBucket = (iso: string, bucketMinutes: number) =>
   new Date(iso).toLocaleString(

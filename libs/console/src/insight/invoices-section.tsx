@@ -1,8 +1,9 @@
 import { type FormEvent, useId, useState } from 'react';
+import { DateTime } from '../components/date-time.js';
 import { ErrorNotice } from '../components/error-notice.js';
 import { useLoad } from '../hooks/use-load.js';
 import { useSession } from '../session/session-context.js';
-import { formatCount, formatDateTime, formatUsd } from './format.js';
+import { formatCount, formatUsd } from './format.js';
 
 /** The UTC month before this one (YYYY-MM): the first month that can be closed. */
 function lastMonth(now = new Date()): string {
@@ -72,7 +73,9 @@ export function InvoicesSection({ onChanged }: { onChanged: () => void }) {
                   <th scope="row">{invoice.period}</th>
                   <td className="number">{formatCount(invoice.charges)}</td>
                   <td className="number">{formatUsd(invoice.total_usd)}</td>
-                  <td>{formatDateTime(invoice.created_at)}</td>
+                  <td>
+                    <DateTime value={invoice.created_at} />
+                  </td>
                 </tr>
               ))}
             </tbody>

@@ -1,5 +1,6 @@
 import type { ResponseOf } from '@text-memory/sdk';
-import { formatCount, formatDateTime, formatUsd } from './format.js';
+import { DateTime } from '../components/date-time.js';
+import { formatCount, formatUsd } from './format.js';
 
 type Usage = ResponseOf<'controlUsage'>;
 
@@ -27,9 +28,14 @@ export function UsageTotals({ usage }: { usage: Usage }) {
       <p className="hint">
         {usage.state === 'no_data' ? 'No billable operation in this window. ' : ''}
         Price list {usage.pricing_version} (sandbox: nothing is charged).{' '}
-        {usage.source_of_truth.last_recorded_at
-          ? `Newest ledger record ${formatDateTime(usage.source_of_truth.last_recorded_at)}; usage lags requests by a moment.`
-          : 'The ledger holds no record yet.'}
+        {usage.source_of_truth.last_recorded_at ? (
+          <>
+            Newest ledger record <DateTime value={usage.source_of_truth.last_recorded_at} />; usage lags
+            requests by a moment.
+          </>
+        ) : (
+          'The ledger holds no record yet.'
+        )}
       </p>
     </>
   );

@@ -1,9 +1,9 @@
 import { useState } from 'react';
+import { DateTime } from '../components/date-time.js';
 import { ErrorNotice } from '../components/error-notice.js';
 import { Page } from '../components/page.js';
 import { useLoad } from '../hooks/use-load.js';
 import { ChargesSection } from '../insight/charges-section.js';
-import { formatDateTime } from '../insight/format.js';
 import { InvoicesSection } from '../insight/invoices-section.js';
 import type { UsageAnswer } from '../insight/series.js';
 import { UsageCharts } from '../insight/usage-chart.js';
@@ -38,8 +38,11 @@ export function BillingPage() {
         <p aria-live="polite" className="hint">
           {usage.loading
             ? 'Loading…'
-            : usage.data &&
-              `${formatDateTime(usage.data.window.from)} – ${formatDateTime(usage.data.window.to)}`}
+            : usage.data && (
+                <>
+                  <DateTime value={usage.data.window.from} /> – <DateTime value={usage.data.window.to} />
+                </>
+              )}
         </p>
         {usage.data && <UsageTotals usage={usage.data} />}
       </section>

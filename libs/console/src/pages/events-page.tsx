@@ -1,11 +1,12 @@
 import type { RequestEvent } from '@text-memory/sdk';
 import { useId, useState } from 'react';
+import { DateTime } from '../components/date-time.js';
 import { ErrorNotice } from '../components/error-notice.js';
 import { Page } from '../components/page.js';
 import { useLoad } from '../hooks/use-load.js';
 import { EventDetails } from '../insight/event-details.js';
 import { type EventFilter, EventFilters, matches, NO_FILTER, operationOf } from '../insight/event-filters.js';
-import { formatCount, formatDateTime, formatMs } from '../insight/format.js';
+import { formatCount, formatMs } from '../insight/format.js';
 import { useSession } from '../session/session-context.js';
 
 const PAGE_SIZES = [25, 50, 100, 200];
@@ -89,7 +90,9 @@ export function EventsPage() {
                   key={`${event.request_id}-${event.occurred_at}`}
                   className={open ? 'selected' : undefined}
                 >
-                  <td>{formatDateTime(event.occurred_at)}</td>
+                  <td>
+                    <DateTime value={event.occurred_at} />
+                  </td>
                   <th scope="row">
                     <code>{operationOf(event)}</code>
                     {event.error_code && <span className="hint"> {event.error_code}</span>}

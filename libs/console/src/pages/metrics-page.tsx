@@ -1,8 +1,8 @@
+import { DateTime } from '../components/date-time.js';
 import { ErrorNotice } from '../components/error-notice.js';
 import { Page } from '../components/page.js';
 import { useLoad } from '../hooks/use-load.js';
 import { AnomalyList } from '../insight/anomaly-list.js';
-import { formatDateTime } from '../insight/format.js';
 import { LatencyTable } from '../insight/latency-table.js';
 import { OperationMix } from '../insight/operation-mix.js';
 import { RequestCharts } from '../insight/request-charts.js';
@@ -36,8 +36,12 @@ export function MetricsPage() {
       <p aria-live="polite" className="hint">
         {metrics.loading
           ? 'Loading…'
-          : data &&
-            `${formatDateTime(data.window.from)} – ${formatDateTime(data.window.to)} · percentiles ${data.percentiles}`}
+          : data && (
+              <>
+                <DateTime value={data.window.from} /> – <DateTime value={data.window.to} /> · percentiles{' '}
+                {data.percentiles}
+              </>
+            )}
       </p>
       {data && (
         <>

@@ -1,8 +1,18 @@
 import type { ReactElement } from 'react';
+import { AccountPage } from './access/account-page.js';
+import { ApiKeysPage } from './access/api-keys-page.js';
+import { ConsentPage } from './access/consent-page.js';
+import { OperatorTokensPage } from './access/operator-tokens-page.js';
+import { StoragePage } from './access/storage-page.js';
+import { UsersPage } from './access/users-page.js';
 import { BillingPage } from './billing-page.js';
 import { EventsPage } from './events-page.js';
+import { ImportsPage } from './imports-page.js';
 import { MetricsPage } from './metrics-page.js';
+import { NamespacesPage } from './namespaces-page.js';
 import { OverviewPage } from './overview-page.js';
+import { PlaygroundPage } from './playground-page.js';
+import { TemplatesPage } from './templates-page.js';
 
 /**
  * Every page of the console: its path under /console, its name in the navigation, and the role action
@@ -17,6 +27,23 @@ export interface ConsolePage {
 
 export const PAGES: ConsolePage[] = [
   { path: '/', label: 'Overview', element: <OverviewPage /> },
+  // The access side of the control plane.
+  { path: '/api-keys', label: 'API keys', element: <ApiKeysPage />, needs: 'keys:read' },
+  { path: '/users', label: 'Users and roles', element: <UsersPage />, needs: 'users:read' },
+  { path: '/storage', label: 'Storage connections', element: <StoragePage />, needs: 'storage:read' },
+  { path: '/consent', label: 'Consent', element: <ConsentPage /> },
+  { path: '/account', label: 'Account', element: <AccountPage /> },
+  {
+    path: '/operator-tokens',
+    label: 'Operator tokens',
+    element: <OperatorTokensPage />,
+    needs: 'operator-tokens:manage',
+  },
+  { path: '/playground', label: 'Playground', element: <PlaygroundPage /> },
+  { path: '/namespaces', label: 'Namespaces', element: <NamespacesPage />, needs: 'telemetry:read' },
+  { path: '/templates', label: 'Templates', element: <TemplatesPage /> },
+  { path: '/imports', label: 'Imports', element: <ImportsPage /> },
+  // What happened and what it cost.
   { path: '/metrics', label: 'Metrics and anomalies', element: <MetricsPage />, needs: 'telemetry:read' },
   { path: '/events', label: 'Events', element: <EventsPage />, needs: 'telemetry:read' },
   { path: '/billing', label: 'Usage and billing', element: <BillingPage />, needs: 'usage:read' },

@@ -32,6 +32,13 @@ export interface UploadProgress {
 
 export interface UploadOptions extends CallOptions {
   onProgress?: (progress: UploadProgress) => void;
+  /**
+   * Stream the body, counting bytes as the connection takes them. Default: where the runtime can,
+   * except in a browser page, which gets a FormData body: Chromium streams a request body only over
+   * HTTP/2 and refuses the upload outright over HTTP/1.1 (a console served on plain http), and others
+   * do not stream at all. Pass `true` in a page served over HTTP/2 for byte progress.
+   */
+  stream?: boolean;
 }
 
 export interface WaitOptions extends CallOptions {
@@ -53,7 +60,8 @@ export class ImportsFamily {
    * can stream a request body; elsewhere it reports only 0 and the total).
    */
   async upload(input: UploadInput, options?: UploadOptions): Promise<ImportJob> {
-    const { onProgress, ...callOptions } = options ?? {};
+    const { onProgress, stream, ...callOptions } = options ?? {};
+    const streamed = stream ?? (!inBrowserPage() && supportsStreamedRequests());
     const blob = input.file instanceof Blob ? input.file : new Blob([input.file as Uint8Array<ArrayBuffer>]);
     const filename = input.filename ?? (hasName(input.file) ? input.file.name : 'upload');
     const fields: Array<[string, string]> = [];
@@ -70,7 +78,7 @@ export class ImportsFamily {
         // Each upload makes a new job: a lost answer is not repeated (a 429 still is: nothing was made).
         safe: false,
         body: () =>
-          supportsStreamedRequests()
+          streamed
             ? streamedMultipart(fields, blob, filename, (sentBytes) =>
                 onProgress?.({ sentBytes, totalBytes }),
               )
@@ -210,6 +218,9 @@ function formDataBody(fields: Array<[string, string]>, blob: Blob, filename: str
   onStart();
   return { body: form };
 }
+
+/** A window's document (not a worker, Node, Deno or Bun), where the page's protocol is unknown to us. */
+const inBrowserPage = () => 'document' in globalThis && 'window' in globalThis;
 
 let streamedRequests: boolean | undefined;
 

@@ -19,7 +19,7 @@ export interface EventsIterationQuery {
   offset?: number;
 }
 
-/** Health, capabilities, telemetry, export and the smoke test. */
+/** Health, capabilities, telemetry, the namespace listing, export and the smoke test. */
 export class InfrastructureFamily {
   constructor(
     private readonly http: Transport,
@@ -90,6 +90,15 @@ export class InfrastructureFamily {
       page = await this.eventsPage({ ...limit, cursor: page.paging.next_cursor }, options);
       yield* page.data;
     }
+  }
+
+  /**
+   * One page of the tenant's namespaces that hold records, by name, each with its record counts and
+   * last retention time. `paging.next_cursor`, sent back as `cursor`, gives the next page (null on
+   * the last).
+   */
+  namespaces(query?: QueryOf<'namespaces'>, options?: CallOptions) {
+    return this.get<ResponseOf<'namespaces'>>('/infrastructure/namespaces', 'either', options, query);
   }
 
   /** Request volume, operations and charges over a lookback window, from the billing ledger. */

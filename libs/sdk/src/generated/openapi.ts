@@ -419,6 +419,26 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/api/v1/infrastructure/namespaces": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * The tenant’s namespaces that hold records, with their counts, by name (API key with telemetry:read, or a session)
+         * @description Keyset-paged by name: send a page’s `next_cursor` as `cursor` for the next. Counts are read when the page is, so a namespace written or deleted meanwhile may show either way; a namespace whose records are all deleted is absent.
+         */
+        get: operations["namespaces"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/api/v1/infrastructure/metrics": {
         parameters: {
             query?: never;
@@ -1478,6 +1498,33 @@ export interface components {
             /** @enum {string} */
             billing_state: "billable" | "no_data" | "not_metered";
             deployment_version: string;
+        };
+        NamespacesPage: {
+            /** @constant */
+            contract_version: "v1";
+            /** @description By namespace name; only namespaces that hold at least one record */
+            data: components["schemas"]["NamespaceSummary"][];
+            paging: {
+                limit: number;
+                returned: number;
+                has_more: boolean;
+                /** @description Send as `cursor` for the next page; null when this page is the last */
+                next_cursor: string | null;
+            };
+            request_id: string;
+        };
+        NamespaceSummary: {
+            namespace: string;
+            /** @description Retained records, current and superseded */
+            records: number;
+            /** @description Records no later record supersedes */
+            current_records: number;
+            superseded_records: number;
+            /**
+             * Format: date-time
+             * @description When the newest of its records was retained
+             */
+            last_retained_at: string;
         };
         MetricsResponse: {
             /** @enum {string} */
@@ -5137,6 +5184,95 @@ export interface operations {
                 };
                 content: {
                     "application/json": components["schemas"]["EventsPage"];
+                };
+            };
+            /** @description Malformed or invalid request; correct it, do not retry unchanged */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description Authentication required: send an API key or session token */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description Valid credential denied by policy, role, consent, storage or capability */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description Rate, usage or concurrency limit (rate_limited, too_many_imports); honour Retry-After */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description Internal failure */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description A service or its storage is unavailable; retryable, honour Retry-After */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description A service did not answer within the deadline; retryable, honour Retry-After (a write with the same idempotency key) */
+            504: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+        };
+    };
+    namespaces: {
+        parameters: {
+            query?: {
+                limit?: number;
+                /** @description A page's `next_cursor`: the namespaces after it, by name */
+                cursor?: string;
+            };
+            header?: {
+                "X-Request-Id"?: string;
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description One page of namespaces */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["NamespacesPage"];
                 };
             };
             /** @description Malformed or invalid request; correct it, do not retry unchanged */

@@ -5,8 +5,10 @@ import {
   MemoryExportPage,
   MemoryExportPageMessage,
   MemoryGetMessage,
+  MemoryNamespacesMessage,
   MemoryRecallMessage,
   MemoryWriteMessage,
+  NamespacesList,
   RecallResponse,
   StoredMemory,
   Subjects,
@@ -27,6 +29,7 @@ const MEMORY_SERVICE = {
     delete: endpoint(s.delete, MemoryDeleteMessage, DeleteReceipt),
     get: endpoint(s.get, MemoryGetMessage, StoredMemory),
     exportPage: endpoint(s.exportPage, MemoryExportPageMessage, MemoryExportPage),
+    listNamespaces: endpoint(s.listNamespaces, MemoryNamespacesMessage, NamespacesList),
   },
 };
 

@@ -5,6 +5,7 @@ import {
   MemoryDeleteMessage,
   MemoryExportPageMessage,
   MemoryGetMessage,
+  MemoryNamespacesMessage,
   MemoryRecallMessage,
   MemoryWriteMessage,
   QueueGroups,
@@ -16,6 +17,7 @@ import { z } from 'zod';
 import { deleteNamespace } from '../../domain/delete-namespace.js';
 import { exportPage } from '../../domain/export-page.js';
 import { getMemory } from '../../domain/get-memory.js';
+import { listNamespaces } from '../../domain/list-namespaces.js';
 import { recallMemory } from '../../domain/recall-memory.js';
 import { writeMemory } from '../../domain/write-memory.js';
 
@@ -86,6 +88,17 @@ export function serveMemoryEndpoints(
         queue,
         input: MemoryExportPageMessage,
         handler: exportPage,
+        mapError: mapStorageError,
+      },
+      logger,
+    ),
+    serveEndpoint(
+      nc,
+      {
+        subject: Subjects.memory.listNamespaces,
+        queue,
+        input: MemoryNamespacesMessage,
+        handler: listNamespaces,
         mapError: mapStorageError,
       },
       logger,

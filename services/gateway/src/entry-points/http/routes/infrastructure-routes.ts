@@ -3,11 +3,14 @@ import {
   CAPABILITIES,
   CONTRACT_VERSION,
   decodeEventsCursor,
+  decodeNamespacesCursor,
   ErrorCode,
   EventsQuery,
   type HealthResponse,
   type HealthUnavailable,
   MetricsQuery,
+  type NamespacesPage,
+  NamespacesQuery,
   parseOrThrow,
   RUNTIME,
   UsageQuery,
@@ -51,7 +54,8 @@ export interface InfrastructureDeps {
 /**
  * Infrastructure routes. Health and capabilities hold no tenant data, so they need no credential
  * (load balancers call health). The tenant's telemetry, usage and status take an API key with
- * `telemetry:read` or a session (read-only, the spec's rule 3); export and the smoke test are below.
+ * `telemetry:read` or a session (read-only, the spec's rule 3), and so does the namespace listing (names
+ * and counts, no text); export and the smoke test are below.
  */
 export function infrastructureRoutes(deps: InfrastructureDeps): Router {
   const router = Router();
@@ -76,6 +80,22 @@ export function infrastructureRoutes(deps: InfrastructureDeps): Router {
     }
     const page = await deps.telemetry.events({ tenant_id: readerOf(req).tenantId, limit, offset, before });
     res.json({ contract_version: CONTRACT_VERSION, ...page });
+  });
+  router.get('/namespaces', reader, async (req, res) => {
+    const { limit, cursor } = parseOrThrow(NamespacesQuery, req.query, 'namespaces query');
+    const page = await deps.memory.listNamespaces({
+      tenant_id: readerOf(req).tenantId,
+      request_id: req.requestId,
+      // The query's schema has checked the cursor decodes.
+      after: cursor === undefined ? null : decodeNamespacesCursor(cursor),
+      limit,
+    });
+    res.json({
+      contract_version: CONTRACT_VERSION,
+      data: page.data,
+      paging: page.paging,
+      request_id: req.requestId,
+    } satisfies NamespacesPage);
   });
   router.get('/metrics', reader, async (req, res) => {
     const query = parseOrThrow(MetricsQuery, req.query, 'metrics query');

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { type InstallHost, natsInstallPlan } from '../install-nats-server.js';
+import { CHROMIUM, type InstallHost, installPlan, NATS_SERVER } from '../system-package.js';
 
 const host = (overrides: Partial<InstallHost> & { programs?: string[] }): InstallHost => {
   const { programs = [], ...rest } = overrides;
@@ -13,16 +13,19 @@ const host = (overrides: Partial<InstallHost> & { programs?: string[] }): Instal
 };
 const aptInstall = ['env', 'DEBIAN_FRONTEND=noninteractive', 'apt-get', 'install', '-y', 'nats-server'];
 
-describe('natsInstallPlan', () => {
+describe('installPlan', () => {
   it('when run as root on Debian or Ubuntu, then apt-get updates its lists and installs nats-server', () => {
-    expect(natsInstallPlan(host({ isRoot: true, programs: ['apt-get'] }))).toEqual({
+    expect(installPlan(host({ isRoot: true, programs: ['apt-get'] }), NATS_SERVER)).toEqual({
       steps: [['apt-get', 'update'], aptInstall],
       privileged: [],
     });
   });
 
   it('when a user with passwordless sudo runs it on Debian or Ubuntu, then the same through sudo -n', () => {
-    const plan = natsInstallPlan(host({ programs: ['apt-get', 'sudo'], passwordlessSudo: () => true }));
+    const plan = installPlan(
+      host({ programs: ['apt-get', 'sudo'], passwordlessSudo: () => true }),
+      NATS_SERVER,
+    );
 
     expect(plan).toEqual({
       steps: [
@@ -34,19 +37,31 @@ describe('natsInstallPlan', () => {
   });
 
   it('when sudo would ask for a password, then nothing is installed (the user is told how instead)', () => {
-    expect(natsInstallPlan(host({ programs: ['apt-get', 'sudo'] }))).toBeUndefined();
+    expect(installPlan(host({ programs: ['apt-get', 'sudo'] }), NATS_SERVER)).toBeUndefined();
   });
 
   it('when on macOS with Homebrew, then brew installs it, as the user', () => {
-    expect(natsInstallPlan(host({ platform: 'darwin', programs: ['brew'] }))).toEqual({
+    expect(installPlan(host({ platform: 'darwin', programs: ['brew'] }), NATS_SERVER)).toEqual({
       steps: [['brew', 'install', 'nats-server']],
       privileged: [],
     });
   });
 
   it('when neither apt-get nor Homebrew is there, then nothing is installed', () => {
-    expect(natsInstallPlan(host({ isRoot: true, programs: ['dnf'] }))).toBeUndefined();
-    expect(natsInstallPlan(host({ platform: 'darwin', isRoot: true }))).toBeUndefined();
-    expect(natsInstallPlan(host({ platform: 'win32', isRoot: true, programs: ['apt-get'] }))).toBeUndefined();
+    expect(installPlan(host({ isRoot: true, programs: ['dnf'] }), NATS_SERVER)).toBeUndefined();
+    expect(installPlan(host({ platform: 'darwin', isRoot: true }), NATS_SERVER)).toBeUndefined();
+    expect(
+      installPlan(host({ platform: 'win32', isRoot: true, programs: ['apt-get'] }), NATS_SERVER),
+    ).toBeUndefined();
+  });
+
+  it("when the package is Chromium, then Debian's chromium, or Homebrew's cask", () => {
+    expect(installPlan(host({ isRoot: true, programs: ['apt-get'] }), CHROMIUM)?.steps.at(-1)).toEqual([
+      ...aptInstall.slice(0, -1),
+      'chromium',
+    ]);
+    expect(installPlan(host({ platform: 'darwin', programs: ['brew'] }), CHROMIUM)?.steps).toEqual([
+      ['brew', 'install', '--cask', 'chromium'],
+    ]);
   });
 });

@@ -3,7 +3,7 @@ import { accessSync, constants } from 'node:fs';
 import { delimiter, join } from 'node:path';
 import { runCommand } from './run-command.js';
 
-/** What decides how nats-server can be installed on this machine. */
+/** What decides how a system package (nats-server, Chromium) can be installed on this machine. */
 export interface InstallHost {
   platform: NodeJS.Platform;
   isRoot: boolean;
@@ -20,14 +20,24 @@ export interface InstallPlan {
   privileged: string[];
 }
 
+/** A package's names: Debian's, and Homebrew's (`--cask` for an application). */
+export interface SystemPackage {
+  apt: string;
+  brew: string[];
+}
+
+export const NATS_SERVER: SystemPackage = { apt: 'nats-server', brew: ['nats-server'] };
+/** For the console's browser tests (tests/e2e/support/browser.ts). */
+export const CHROMIUM: SystemPackage = { apt: 'chromium', brew: ['--cask', 'chromium'] };
+
 /**
- * How to install nats-server here without asking anyone anything, or undefined when it cannot be done:
+ * How to install a package here without asking anyone anything, or undefined when it cannot be done:
  * Debian/Ubuntu's package (apt-get, as root or with passwordless sudo; `apt-get update` first, since a
  * fresh machine's package lists may be empty), Homebrew on macOS. Anything else is left to the user.
  */
-export function natsInstallPlan(host: InstallHost): InstallPlan | undefined {
+export function installPlan(host: InstallHost, pkg: SystemPackage): InstallPlan | undefined {
   if (host.platform === 'darwin' && host.has('brew')) {
-    return { steps: [['brew', 'install', 'nats-server']], privileged: [] };
+    return { steps: [['brew', 'install', ...pkg.brew]], privileged: [] };
   }
   if (host.platform !== 'linux' || !host.has('apt-get')) return undefined;
   const privileged = host.isRoot
@@ -39,7 +49,7 @@ export function natsInstallPlan(host: InstallHost): InstallPlan | undefined {
   return {
     steps: [
       [...privileged, 'apt-get', 'update'],
-      [...privileged, 'env', 'DEBIAN_FRONTEND=noninteractive', 'apt-get', 'install', '-y', 'nats-server'],
+      [...privileged, 'env', 'DEBIAN_FRONTEND=noninteractive', 'apt-get', 'install', '-y', pkg.apt],
     ],
     privileged,
   };

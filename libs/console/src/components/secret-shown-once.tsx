@@ -1,0 +1,36 @@
+import { CopyButton } from './copy-button.js';
+
+/**
+ * A secret the API returns once (a new or rotated API key, an operator token). It lives in the page's
+ * state only, never in Web Storage, and is gone when dismissed, on reload or on leaving the page.
+ */
+export function SecretShownOnce({
+  title,
+  secret,
+  usage,
+  onDismiss,
+}: {
+  title: string;
+  secret: string;
+  /** How the secret is sent (`Authorization: Bearer …`), said beside it. */
+  usage?: string;
+  onDismiss: () => void;
+}) {
+  return (
+    <section className="notice secret-once" aria-label={title}>
+      <h2>{title}</h2>
+      <p>
+        <strong>Copy it now: you will not see it again.</strong> Only a hash is kept, so nobody can show it to
+        you later.
+        {usage ? ` ${usage}` : ''}
+      </p>
+      <p className="row">
+        <code className="secret">{secret}</code>
+        <CopyButton value={secret} label="Copy secret" />
+      </p>
+      <button type="button" className="button-secondary" onClick={onDismiss}>
+        I have stored it
+      </button>
+    </section>
+  );
+}

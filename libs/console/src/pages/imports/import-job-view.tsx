@@ -1,0 +1,193 @@
+import type { ImportJob, ResponseOf } from '@text-memory/sdk';
+import { useEffect, useId, useState } from 'react';
+import { DataErrorNotice } from '../../components/data-error-notice.js';
+import { DateTime } from '../../components/date-time.js';
+import { count, FieldList } from '../../components/field-list.js';
+import { useDataKey } from '../../session/data-key-context.js';
+
+type Failures = ResponseOf<'listImportFailures'>;
+
+const POLL_MS = 1_000;
+const FAILURES_PAGE = 100;
+const finished = (job: ImportJob) => job.state === 'completed' || job.state === 'failed';
+
+/** One import job: its estimate, the start button, live progress, then the rows that failed. */
+export function ImportJobView({ initial }: { initial: ImportJob }) {
+  const { client } = useDataKey();
+  const id = useId();
+  const [job, setJob] = useState(initial);
+  const [error, setError] = useState<unknown>();
+  const [starting, setStarting] = useState(false);
+  const [failures, setFailures] = useState<Failures>();
+  const [failuresOffset, setFailuresOffset] = useState(0);
+
+  // Poll GET /v1/imports/{id} about every second while the rows are written.
+  useEffect(() => {
+    if (!client || job.state !== 'processing') return;
+    const controller = new AbortController();
+    const timer = setTimeout(() => {
+      client.imports.get(job.id, { signal: controller.signal }).then(setJob, (e: unknown) => {
+        if (!controller.signal.aborted) setError(e);
+      });
+    }, POLL_MS);
+    return () => {
+      clearTimeout(timer);
+      controller.abort();
+    };
+  }, [client, job]);
+
+  // Once finished, the failed rows (their numbers and reasons; never their values).
+  useEffect(() => {
+    if (!client || !finished(job) || job.failed === 0) return;
+    const controller = new AbortController();
+    client.imports
+      .failures(job.id, { limit: FAILURES_PAGE, offset: failuresOffset }, { signal: controller.signal })
+      .then(setFailures, (e: unknown) => {
+        if (!controller.signal.aborted) setError(e);
+      });
+    return () => controller.abort();
+  }, [client, job, failuresOffset]);
+
+  const start = async () => {
+    if (!client) return;
+    setStarting(true);
+    setError(undefined);
+    try {
+      setJob(await client.imports.start(job.id));
+    } catch (e) {
+      setError(e);
+    } finally {
+      setStarting(false);
+    }
+  };
+
+  const { estimate } = job;
+  const price = (usd: number) =>
+    usd.toLocaleString(undefined, { style: 'currency', currency: 'USD', maximumFractionDigits: 6 });
+
+  return (
+    <section className="card" aria-labelledby={`${id}-title`}>
+      <h2 id={`${id}-title`}>
+        Import of {job.file_name ?? 'a dataset'}{' '}
+        <span className={`badge badge-${badge(job)}`}>{job.state}</span>
+      </h2>
+      <p className="hint">
+        Into <code>{job.namespace}</code>, format <code>{job.format}</code>
+        {job.template_name ? ` from template ${job.template_name}` : ''}
+        {job.marketplace_template_id ? ` from marketplace template ${job.marketplace_template_id}` : ''}.
+        Uploaded <DateTime value={job.created_at} />.
+      </p>
+      <h3>Estimate</h3>
+      <FieldList
+        items={[
+          ['Rows', count(estimate.rows)],
+          ['Billable rows', count(estimate.billable_rows)],
+          ['Malformed rows', count(estimate.rows_malformed)],
+          ['Rows rendering empty', count(estimate.rows_empty_render)],
+          ['Rows too long', count(estimate.rows_too_long)],
+          [
+            'Estimated cost',
+            `${price(estimate.estimated_cost_usd)} (${price(estimate.unit_price_usd)} a row)`,
+          ],
+          ['Pricing version', estimate.pricing_version],
+          estimate.placeholders_without_column.length > 0 && [
+            'Placeholders without a column',
+            estimate.placeholders_without_column.join(', '),
+          ],
+        ]}
+      />
+      {estimate.warnings.length > 0 && (
+        <ul className="notice">
+          {estimate.warnings.map((warning) => (
+            <li key={warning}>{warning}</li>
+          ))}
+        </ul>
+      )}
+      {job.state === 'estimated' && (
+        <button type="button" onClick={start} disabled={starting}>
+          {starting ? 'Starting…' : `Start import of ${count(estimate.rows)} rows`}
+        </button>
+      )}
+      {job.state !== 'estimated' && (
+        <div aria-live="polite">
+          <label htmlFor={`${id}-progress`}>Progress</label>
+          <progress id={`${id}-progress`} max={Math.max(job.total, 1)} value={job.processed}>
+            {count(job.processed)} of {count(job.total)}
+          </progress>
+          <p>
+            {count(job.processed)} of {count(job.total)} rows processed: {count(job.retained)} retained,{' '}
+            {count(job.failed)} failed.
+            {job.completed_at && (
+              <>
+                {' '}
+                Finished <DateTime value={job.completed_at} />.
+              </>
+            )}
+          </p>
+          {job.error && (
+            <p role="alert" className="notice notice-error">
+              {job.error.message} ({job.error.code})
+            </p>
+          )}
+        </div>
+      )}
+      <DataErrorNotice error={error} />
+      {failures && failures.failures.length > 0 && (
+        <div className="table-scroll">
+          <table>
+            <caption>Failed rows ({count(failures.paging.total)})</caption>
+            <thead>
+              <tr>
+                <th scope="col" className="number">
+                  Row
+                </th>
+                <th scope="col">Reason</th>
+                <th scope="col">Message</th>
+              </tr>
+            </thead>
+            <tbody>
+              {failures.failures.map((failure) => (
+                <tr key={failure.row}>
+                  <th scope="row" className="number">
+                    {count(failure.row)}
+                  </th>
+                  <td>{failure.reason}</td>
+                  <td>{failure.message}</td>
+                </tr>
+              ))}
+            </tbody>
+          </table>
+          <div className="row">
+            {failuresOffset > 0 && (
+              <button
+                type="button"
+                className="button-secondary"
+                onClick={() => setFailuresOffset(Math.max(0, failuresOffset - FAILURES_PAGE))}
+              >
+                Previous failures
+              </button>
+            )}
+            {failuresOffset + FAILURES_PAGE < failures.paging.total && (
+              <button
+                type="button"
+                className="button-secondary"
+                onClick={() => setFailuresOffset(failuresOffset + FAILURES_PAGE)}
+              >
+                More failures
+              </button>
+            )}
+          </div>
+        </div>
+      )}
+    </section>
+  );
+}
+
+const badge = (job: ImportJob) =>
+  job.state === 'completed'
+    ? job.failed > 0
+      ? 'warning'
+      : 'ok'
+    : job.state === 'failed'
+      ? 'critical'
+      : 'active';

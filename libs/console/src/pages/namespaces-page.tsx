@@ -1,0 +1,139 @@
+import type { NamespaceSummary } from '@text-memory/sdk';
+import { useState } from 'react';
+import { DataKeyPicker } from '../components/data-key-picker.js';
+import { DateTime } from '../components/date-time.js';
+import { ErrorNotice } from '../components/error-notice.js';
+import { count } from '../components/field-list.js';
+import { Page } from '../components/page.js';
+import { useLoad } from '../hooks/use-load.js';
+import { useSession } from '../session/session-context.js';
+import { DeleteNamespace } from './namespaces/delete-namespace.js';
+import { ExportButton } from './namespaces/export-button.js';
+
+const PAGE_SIZE = 50;
+
+/**
+ * The tenant's namespaces with their record counts (GET /api/v1/infrastructure/namespaces, with the
+ * session), each with its export (session, export:read) and its deletion (the data key's memory:delete).
+ */
+export function NamespacesPage() {
+  const { client, can } = useSession();
+  // Keyset paging: the cursors of the pages before this one, to go back.
+  const [cursors, setCursors] = useState<string[]>([]);
+  const cursor = cursors.at(-1);
+  const [deleting, setDeleting] = useState<string>();
+  const listing = useLoad(
+    (signal) =>
+      client.infrastructure.namespaces({ limit: PAGE_SIZE, ...(cursor ? { cursor } : {}) }, { signal }),
+    [client, cursor],
+  );
+  const next = listing.data?.paging.next_cursor;
+  const canDelete = can('memory:delete');
+  const canExport = can('export:read');
+  const hasActions = canDelete || canExport;
+
+  return (
+    <Page
+      title="Namespaces"
+      summary="Records per namespace: export one as a JSON file, or delete it with everything it holds."
+      actions={
+        <button type="button" className="button-secondary" onClick={listing.reload}>
+          Refresh
+        </button>
+      }
+    >
+      {canDelete && <DataKeyPicker />}
+      {deleting && (
+        <DeleteNamespace
+          key={deleting}
+          namespace={deleting}
+          onDone={listing.reload}
+          onClose={() => setDeleting(undefined)}
+        />
+      )}
+      <ErrorNotice error={listing.error} />
+      {listing.loading && !listing.data && <p className="loading">Loading…</p>}
+      {listing.data && (
+        <div className="card">
+          {listing.data.data.length === 0 ? (
+            <p>{cursor ? 'No more namespaces.' : 'No namespace holds records yet.'}</p>
+          ) : (
+            <div className="table-scroll">
+              <table>
+                <caption className="visually-hidden">Namespaces and their records</caption>
+                <thead>
+                  <tr>
+                    <th scope="col">Namespace</th>
+                    <th scope="col" className="number">
+                      Records
+                    </th>
+                    <th scope="col" className="number">
+                      Current
+                    </th>
+                    <th scope="col" className="number">
+                      Superseded
+                    </th>
+                    <th scope="col">Last retained</th>
+                    {hasActions && <th scope="col">Actions</th>}
+                  </tr>
+                </thead>
+                <tbody>
+                  {listing.data.data.map((row: NamespaceSummary) => (
+                    <tr key={row.namespace}>
+                      <th scope="row">
+                        <code>{row.namespace}</code>
+                      </th>
+                      <td className="number">{count(row.records)}</td>
+                      <td className="number">{count(row.current_records)}</td>
+                      <td className="number">{count(row.superseded_records)}</td>
+                      <td>
+                        <DateTime value={row.last_retained_at} />
+                      </td>
+                      {hasActions && (
+                        <td>
+                          <div className="row">
+                            {canExport && <ExportButton namespace={row.namespace} />}
+                            {canDelete && (
+                              <button
+                                type="button"
+                                className="button-danger"
+                                aria-label={`Delete ${row.namespace}`}
+                                onClick={() => setDeleting(row.namespace)}
+                              >
+                                Delete
+                              </button>
+                            )}
+                          </div>
+                        </td>
+                      )}
+                    </tr>
+                  ))}
+                </tbody>
+              </table>
+            </div>
+          )}
+          <div className="row">
+            {cursors.length > 0 && (
+              <button
+                type="button"
+                className="button-secondary"
+                onClick={() => setCursors(cursors.slice(0, -1))}
+              >
+                Previous page
+              </button>
+            )}
+            {next && (
+              <button
+                type="button"
+                className="button-secondary"
+                onClick={() => setCursors([...cursors, next])}
+              >
+                Next page
+              </button>
+            )}
+          </div>
+        </div>
+      )}
+    </Page>
+  );
+}

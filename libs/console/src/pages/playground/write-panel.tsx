@@ -1,0 +1,117 @@
+import { newEventId, type WriteResult } from '@text-memory/sdk';
+import { type FormEvent, useId, useState } from 'react';
+import { DataErrorNotice } from '../../components/data-error-notice.js';
+import { FieldList } from '../../components/field-list.js';
+import { useDataKey } from '../../session/data-key-context.js';
+import { ProvenanceAndUsage } from './provenance-and-usage.js';
+
+/** `datetime-local` wants local wall time without a zone; the API wants an instant with one. */
+const localInputValue = (date: Date) =>
+  new Date(date.getTime() - date.getTimezoneOffset() * 60_000).toISOString().slice(0, 19);
+
+/** POST /api/v1/memory/write with the chosen key. */
+export function WritePanel() {
+  const { client } = useDataKey();
+  const id = useId();
+  const [namespace, setNamespace] = useState('playground');
+  const [text, setText] = useState('');
+  // A fresh id per write: the same id under another idempotency key would be 409 duplicate_event.
+  const [eventId, setEventId] = useState(newEventId);
+  const [occurredAt, setOccurredAt] = useState(() => localInputValue(new Date()));
+  const [answer, setAnswer] = useState<WriteResult>();
+  const [error, setError] = useState<unknown>();
+  const [busy, setBusy] = useState(false);
+
+  const submit = async (event: FormEvent) => {
+    event.preventDefault();
+    if (!client) return;
+    setBusy(true);
+    setError(undefined);
+    setAnswer(undefined);
+    try {
+      const trimmedId = eventId.trim();
+      setAnswer(
+        await client.memory.write({
+          namespace: namespace.trim(),
+          text,
+          ...(trimmedId ? { idempotency_key: trimmedId, event_id: trimmedId } : {}),
+          occurred_at: occurredAt ? new Date(occurredAt) : new Date(),
+        }),
+      );
+      setEventId(newEventId());
+    } catch (e) {
+      setError(e);
+    } finally {
+      setBusy(false);
+    }
+  };
+
+  return (
+    <section className="card" aria-labelledby={`${id}-title`}>
+      <h2 id={`${id}-title`}>Write</h2>
+      <form className="stack" onSubmit={submit}>
+        <label htmlFor={`${id}-ns`}>Namespace</label>
+        <input id={`${id}-ns`} required value={namespace} onChange={(e) => setNamespace(e.target.value)} />
+        <label htmlFor={`${id}-text`}>Text</label>
+        <textarea id={`${id}-text`} required value={text} onChange={(e) => setText(e.target.value)} />
+        <label htmlFor={`${id}-event`}>Event id (also the idempotency key)</label>
+        <div className="row">
+          <input id={`${id}-event`} value={eventId} onChange={(e) => setEventId(e.target.value)} />
+          <button type="button" className="button-secondary" onClick={() => setEventId(newEventId())}>
+            New event id
+          </button>
+        </div>
+        <label htmlFor={`${id}-time`}>Occurred at (your time zone)</label>
+        <input
+          id={`${id}-time`}
+          type="datetime-local"
+          step={1}
+          value={occurredAt}
+          onChange={(e) => setOccurredAt(e.target.value)}
+        />
+        <button type="submit" disabled={busy || !text.trim()}>
+          {busy ? 'Writing…' : 'Write'}
+        </button>
+      </form>
+      <div aria-live="polite">
+        <DataErrorNotice error={error} />
+        {answer && <WriteAnswer answer={answer} />}
+      </div>
+    </section>
+  );
+}
+
+function WriteAnswer({ answer }: { answer: WriteResult }) {
+  return (
+    <section aria-label="Write answer">
+      <h3>
+        Answer{' '}
+        <span className={`badge badge-${answer.state === 'retained' ? 'ok' : 'warning'}`}>
+          {answer.state}
+        </span>
+      </h3>
+      <FieldList
+        items={[
+          ['Decision', answer.decision.value],
+          answer.decision.reason !== undefined && ['Reason', answer.decision.reason],
+          ['Idempotency', answer.idempotency_outcome],
+          ['Namespace', answer.namespace],
+          ['Event id', <code key="e">{answer.event_id}</code>],
+          ['Memory id', answer.memory_id ? <code key="m">{answer.memory_id}</code> : 'none'],
+          ['Request id', <code key="r">{answer.request_id}</code>],
+          answer.original_request_id !== answer.request_id && [
+            'Original request',
+            <code key="o">{answer.original_request_id}</code>,
+          ],
+          ['Surprise', `${answer.surprise.status}: ${answer.surprise.reason}`],
+          ['Representation', answer.representation.status],
+          answer.supersession.length > 0 && [
+            'Supersession',
+            answer.supersession.map((s) => `${s.target_event_id} ${s.status}`).join(', '),
+          ],
+        ]}
+      />
+      <ProvenanceAndUsage provenance={answer.provenance} usage={answer.usage} />
+    </section>
+  );
+}

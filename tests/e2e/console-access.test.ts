@@ -1,0 +1,352 @@
+import type { Page } from 'playwright-core';
+import { describe, expect, it } from 'vitest';
+import {
+  EVENTUALLY,
+  logIn,
+  openConsole,
+  PHONE,
+  screenshot,
+  useBrowser,
+  webStorage,
+} from './support/browser.js';
+import { API_KEYS, controlSteps, suffix, USERS } from './support/control.js';
+import { recallBody, uniqueKey, uniqueNamespace, writeBody } from './support/factories.js';
+import { useStack } from './support/stack.js';
+
+const t = useStack();
+const b = useBrowser();
+const { tenantWithSession, addUser } = controlSteps(t);
+
+const STORAGE = '/api/v1/control/storage-connections';
+const CONSENT_EVENTS = '/api/v1/control/consent/events';
+const OPERATOR_TOKENS = '/api/v1/control/operator-tokens';
+
+/** Opens a page of the console from its navigation and waits for its heading. */
+async function visit(page: Page, link: string, heading = link) {
+  await page.getByRole('navigation', { name: 'Console' }).getByRole('link', { name: link }).click();
+  await page.getByRole('heading', { name: heading, level: 1 }).waitFor();
+}
+
+/** The secret a "shown once" notice holds. */
+const secretIn = (page: Page, title: string) =>
+  page.getByRole('region', { name: title }).locator('code.secret').textContent();
+
+const writeWith = (key: string) =>
+  t.api.write(key, writeBody(uniqueNamespace(), 'a console note'), uniqueKey());
+const recallWith = (key: string) => t.api.recall(key, recallBody(uniqueNamespace(), 'note'));
+
+interface ListedKey {
+  id: string;
+  name: string;
+  status: string;
+  permissions: string[];
+  rotated_from_id: string | null;
+}
+const keysOf = async (session: string) =>
+  (await t.api.get(API_KEYS, { key: session })).body.data as ListedKey[];
+
+describe('the console: API keys', () => {
+  it('when an owner creates, rotates and revokes a key, then each secret is shown once and works until rotated or revoked (then 401)', async () => {
+    const tenant = await tenantWithSession();
+    const { page, errors, context } = await openConsole(b.browser, t.stack.url);
+    await logIn(page, tenant.owner.email, tenant.owner.password);
+    await visit(page, 'API keys');
+
+    await page.getByRole('button', { name: 'Create API key' }).click();
+    await page.getByLabel('Name', { exact: true }).fill('browser-key');
+    await page.getByRole('checkbox', { name: /export:read/ }).uncheck();
+    await page.getByRole('button', { name: 'Create key' }).click();
+    const secret = (await secretIn(page, 'New API key browser-key')) ?? '';
+
+    expect(secret).toMatch(/^tmk_\w{8}_\w{40}$/);
+    expect(await page.getByRole('region', { name: 'New API key browser-key' }).textContent()).toContain(
+      'you will not see it again',
+    );
+    expect(await writeWith(secret)).toMatchObject({ status: 200, body: { state: 'retained' } });
+    const made = (await keysOf(tenant.session)).find((k) => k.name === 'browser-key');
+    expect([...(made?.permissions ?? [])].sort()).toEqual([
+      'memory:delete',
+      'memory:recall',
+      'memory:write',
+      'telemetry:read',
+    ]);
+    expect(made).toMatchObject({
+      status: 'active',
+      storage_connection_id: tenant.storage_connection_id,
+      prefix: secret.slice(0, 12),
+    });
+    const active = page.getByRole('row', { name: /browser-key/ }).filter({ hasText: 'active' });
+    await expect.poll(() => active.textContent(), EVENTUALLY).toContain(secret.slice(0, 12));
+    await screenshot(page, 'api-keys-created');
+
+    // Dismissed, the secret is gone from the page, and it was never in Web Storage.
+    await page.getByRole('button', { name: 'I have stored it' }).click();
+    expect(await page.content()).not.toContain(secret);
+    expect(JSON.stringify(await webStorage(page))).not.toContain(secret);
+
+    // Rotate: a new secret, shown once; the old one fails at once.
+    await active.getByRole('button', { name: 'Rotate browser-key' }).click();
+    await active.getByRole('button', { name: 'Rotate', exact: true }).click();
+    const rotated = (await secretIn(page, 'Rotated key browser-key')) ?? '';
+    expect(rotated).toMatch(/^tmk_/);
+    expect(rotated).not.toBe(secret);
+    expect((await recallWith(rotated)).status).toBe(200);
+    expect((await recallWith(secret)).status).toBe(401);
+    const afterRotation = (await keysOf(tenant.session)).filter((k) => k.name === 'browser-key');
+    expect(afterRotation.map((k) => [k.status, k.rotated_from_id])).toEqual(
+      expect.arrayContaining([
+        ['revoked', null],
+        ['active', made?.id],
+      ]),
+    );
+    await expect.poll(() => page.getByRole('row', { name: /browser-key/ }).count(), EVENTUALLY).toBe(2);
+
+    // Revoke the rotated key: confirmed in the browser, refused by the API from the next request.
+    await expect.poll(() => active.textContent(), EVENTUALLY).toContain(rotated.slice(0, 12));
+    await active.getByRole('button', { name: 'Revoke browser-key' }).click();
+    await active.getByRole('button', { name: 'Revoke', exact: true }).click();
+    await expect.poll(() => active.count(), EVENTUALLY).toBe(0);
+    expect((await writeWith(rotated)).status).toBe(401);
+    expect(
+      (await keysOf(tenant.session)).filter((k) => k.name === 'browser-key').map((k) => k.status),
+    ).toEqual(['revoked', 'revoked']);
+    await screenshot(page, 'api-keys');
+    expect(errors).toEqual([]);
+    await context.close();
+  });
+
+  it('when an owner edits a key, then its name and permissions change and its storage is detached and attached again', async () => {
+    const tenant = await tenantWithSession();
+    const created = await t.api.post(API_KEYS, { key: tenant.session, body: { name: 'to-edit' } });
+    const { page, errors, context } = await openConsole(b.browser, t.stack.url);
+    await logIn(page, tenant.owner.email, tenant.owner.password);
+    await visit(page, 'API keys');
+
+    await page.getByRole('button', { name: 'Edit to-edit' }).click();
+    // Named by the key, whose name changes on the way.
+    const form = page.getByRole('region', { name: /^Edit key / });
+    await form.getByLabel('Name', { exact: true }).fill('edited-key');
+    await form.getByRole('checkbox', { name: /memory:delete/ }).uncheck();
+    await form.getByRole('button', { name: 'Save name and permissions' }).click();
+    await expect.poll(() => form.textContent(), EVENTUALLY).toContain('Saved.');
+    await form.getByRole('button', { name: 'Detach' }).click();
+    await form.getByRole('button', { name: 'Detach', exact: true }).click();
+    await expect.poll(() => form.textContent(), EVENTUALLY).toContain('detached');
+
+    const detached = await t.api.get(`${API_KEYS}/${created.body.id}`, { key: tenant.session });
+    expect(detached.body).toMatchObject({ name: 'edited-key', storage_connection_id: null });
+    expect([...detached.body.permissions].sort()).toEqual([
+      'export:read',
+      'memory:recall',
+      'memory:write',
+      'telemetry:read',
+    ]);
+    expect((await writeWith(created.body.key)).status).toBe(403);
+    await expect
+      .poll(() => page.getByRole('row', { name: /edited-key/ }).textContent(), EVENTUALLY)
+      .toContain('none');
+
+    await form.getByRole('button', { name: 'Attach' }).click();
+    await expect.poll(() => form.textContent(), EVENTUALLY).toContain('attached');
+    const attached = await t.api.get(`${API_KEYS}/${created.body.id}`, { key: tenant.session });
+    expect(attached.body.storage_connection_id).toBe(tenant.storage_connection_id);
+    expect((await writeWith(created.body.key)).status).toBe(200);
+    expect(errors).toEqual([]);
+    await context.close();
+  });
+
+  it('when a viewer opens the keys, then the list is there without Create, Edit or Revoke; the API refuses its key creation (403)', async () => {
+    const tenant = await tenantWithSession();
+    const viewer = await addUser(tenant.session, 'viewer');
+    const { page, errors, context } = await openConsole(b.browser, t.stack.url, PHONE);
+    await logIn(page, viewer.email, viewer.password);
+    await visit(page, 'API keys');
+
+    await expect
+      .poll(() => page.getByRole('row', { name: /bootstrap/ }).textContent(), EVENTUALLY)
+      .toContain('active');
+    expect(await page.getByRole('button', { name: /Create|Revoke|Rotate|Edit/ }).count()).toBe(0);
+    expect(await page.getByRole('link', { name: 'Operator tokens' }).count()).toBe(0);
+    const session = await t.api.login(viewer.email, viewer.password);
+    const refused = await t.api.post(API_KEYS, { key: session, body: { name: 'viewer-key' } });
+    expect(refused).toMatchObject({ status: 403, body: { details: { code: 'permission_denied' } } });
+    await screenshot(page, 'api-keys-viewer-phone');
+    expect(errors).toEqual([]);
+    await context.close();
+  });
+});
+
+describe('the console: users and roles', () => {
+  it('when an owner adds a developer and then makes them a viewer, then the API has both changes', async () => {
+    const tenant = await tenantWithSession();
+    const email = `dev-${suffix()}@example.test`;
+    const password = `pw-${suffix()}-${suffix()}`;
+    const { page, errors, context } = await openConsole(b.browser, t.stack.url);
+    await logIn(page, tenant.owner.email, tenant.owner.password);
+    await visit(page, 'Users and roles');
+
+    await page.getByRole('button', { name: 'Add user' }).click();
+    await page.getByLabel('Email').fill(email);
+    await page.getByLabel('Initial password').fill(password);
+    await page.getByLabel('Role', { exact: true }).selectOption('developer');
+    await page.getByRole('button', { name: 'Add user' }).click();
+
+    await expect.poll(() => page.getByRole('row', { name: email }).isVisible(), EVENTUALLY).toBe(true);
+    const userOf = async () =>
+      (
+        (await t.api.get(USERS, { key: tenant.session })).body.data as Array<{ email: string; role: string }>
+      ).find((u) => u.email === email);
+    expect(await userOf()).toMatchObject({ role: 'developer', status: 'active' });
+    expect((await t.api.login(email, password)).length).toBeGreaterThan(20);
+
+    await page.getByLabel(`Role of ${email}`).selectOption('viewer');
+    await page.getByRole('button', { name: `Save role of ${email}` }).click();
+    await expect.poll(() => page.getByText(`${email} is now viewer.`).isVisible(), EVENTUALLY).toBe(true);
+    expect(await userOf()).toMatchObject({ role: 'viewer' });
+    await expect
+      .poll(() => page.getByRole('region', { name: 'Roles', exact: true }).textContent())
+      .toContain('operator-tokens:manage');
+    await screenshot(page, 'users');
+    expect(errors).toEqual([]);
+    await context.close();
+  });
+});
+
+describe('the console: storage connections', () => {
+  it('when an owner adds a customer-owned connection and disables it, then the secret is never shown back and the API has it disabled', async () => {
+    const tenant = await tenantWithSession();
+    const secret = `db-secret-${suffix()}`;
+    const { page, errors, context } = await openConsole(b.browser, t.stack.url);
+    await logIn(page, tenant.owner.email, tenant.owner.password);
+    await visit(page, 'Storage connections');
+
+    await page.getByRole('button', { name: 'Add connection' }).click();
+    await page.getByLabel('Name', { exact: true }).fill('warehouse');
+    await page.getByRole('radio', { name: /Customer-owned/ }).check();
+    await page.getByLabel('Host').fill('db.example.test');
+    await page.getByLabel('Port').fill('6543');
+    await page.getByLabel('Database').fill('memories');
+    await page.getByLabel('Username').fill('tm_app');
+    await page.getByLabel('SSL mode').selectOption('require');
+    await page.getByLabel('Secret (password)').fill(secret);
+    await page.getByRole('button', { name: 'Add connection' }).click();
+
+    const row = page.getByRole('row', { name: /warehouse/ });
+    await expect.poll(() => row.textContent(), EVENTUALLY).toContain('secret configured');
+    expect(await row.textContent()).toContain('tm_app@db.example.test:6543/memories (ssl require)');
+    expect(await page.content()).not.toContain(secret);
+
+    await row.getByRole('button', { name: 'Disable warehouse' }).click();
+    await row.getByRole('button', { name: 'Disable', exact: true }).click();
+    await expect.poll(() => row.textContent(), EVENTUALLY).toContain('disabled');
+
+    const listed = await t.api.get(STORAGE, { key: tenant.session });
+    expect(listed.body.data.find((c: { name: string }) => c.name === 'warehouse')).toMatchObject({
+      kind: 'customer_owned',
+      status: 'disabled',
+      dispatch: 'control_plane_only',
+      secret_configured: true,
+      settings: { engine: 'postgresql', host: 'db.example.test', port: 6543, ssl_mode: 'require' },
+    });
+    expect(JSON.stringify(listed.body)).not.toContain(secret);
+    await screenshot(page, 'storage');
+    expect(errors).toEqual([]);
+    await context.close();
+  });
+});
+
+describe('the console: consent', () => {
+  it('when a user revokes and grants consent, then both changes are in the audit trail with their request ids', async () => {
+    const tenant = await tenantWithSession();
+    const { page, errors, context } = await openConsole(b.browser, t.stack.url);
+    await logIn(page, tenant.owner.email, tenant.owner.password);
+    await visit(page, 'Consent');
+
+    await page.getByRole('button', { name: 'Revoke consent' }).click();
+    await page.getByRole('button', { name: 'Revoke', exact: true }).click();
+    await expect
+      .poll(() => page.getByRole('button', { name: 'Grant consent' }).isVisible(), EVENTUALLY)
+      .toBe(true);
+    expect((await writeWith(tenant.api_key)).body.state).toBe('not_retained');
+    await page.getByRole('button', { name: 'Grant consent' }).click();
+    await expect
+      .poll(() => page.getByRole('button', { name: 'Revoke consent' }).isVisible(), EVENTUALLY)
+      .toBe(true);
+
+    const events = (await t.api.get(CONSENT_EVENTS, { key: tenant.session })).body.data as Array<{
+      state: string;
+      request_id: string;
+    }>;
+    expect(events.slice(0, 2).map((e) => e.state)).toEqual(['granted', 'revoked']);
+    const trail = page.getByRole('table', { name: /Consent changes/ });
+    await expect.poll(() => trail.getByRole('row').count(), EVENTUALLY).toBe(events.length + 1);
+    for (const event of events.slice(0, 2)) {
+      const row = trail.getByRole('row', { name: new RegExp(event.request_id) });
+      expect(await row.textContent()).toMatch(new RegExp(`${event.state}.*you`));
+    }
+    await screenshot(page, 'consent');
+    expect(errors).toEqual([]);
+    await context.close();
+  });
+});
+
+describe('the console: account', () => {
+  it('when a user changes the password, then the new one logs in, the old one does not, and other sessions end', async () => {
+    const tenant = await tenantWithSession();
+    const next = `new-pw-${suffix()}-${suffix()}`;
+    const { page, errors, context } = await openConsole(b.browser, t.stack.url);
+    await logIn(page, tenant.owner.email, tenant.owner.password);
+    await visit(page, 'Account');
+    await expect
+      .poll(() => page.getByRole('region', { name: 'Signed in' }).textContent())
+      .toContain(tenant.tenant_id);
+    await screenshot(page, 'account');
+
+    await page.getByLabel('Current password').fill(tenant.owner.password);
+    await page.getByLabel('New password', { exact: true }).fill(next);
+    await page.getByLabel('New password again').fill(next);
+    await page.getByRole('button', { name: 'Change password' }).click();
+    await expect.poll(() => page.getByText('Password changed.').isVisible(), EVENTUALLY).toBe(true);
+
+    expect((await t.api.get('/api/v1/control/account', { key: tenant.session })).status).toBe(401);
+    expect(
+      (
+        await t.api.post('/api/v1/control/sessions', {
+          body: { email: tenant.owner.email, password: tenant.owner.password },
+        })
+      ).status,
+    ).toBe(401);
+    await page.getByRole('button', { name: 'Log out' }).click();
+    await logIn(page, tenant.owner.email, next);
+    expect(errors).toEqual([]);
+    await context.close();
+  });
+});
+
+describe('the console: operator tokens', () => {
+  it('when an owner issues a token for 48 hours and revokes it, then it was shown once and the API has it revoked', async () => {
+    const tenant = await tenantWithSession();
+    const { page, errors, context } = await openConsole(b.browser, t.stack.url);
+    await logIn(page, tenant.owner.email, tenant.owner.password);
+    await visit(page, 'Operator tokens');
+
+    await page.getByLabel('Name', { exact: true }).fill('diagnostics');
+    await page.getByLabel(/Expires after/).fill('48');
+    await page.getByRole('button', { name: 'Issue token' }).click();
+    const token = (await secretIn(page, 'New operator token diagnostics')) ?? '';
+    expect(token).toMatch(/^tmo_/);
+    const issued = (await t.api.get(OPERATOR_TOKENS, { key: tenant.session })).body.data[0];
+    const hours = (Date.parse(issued.expires_at) - Date.parse(issued.created_at)) / 3_600_000;
+    expect(Math.round(hours)).toBe(48);
+    await screenshot(page, 'operator-tokens');
+
+    const row = page.getByRole('row', { name: /diagnostics/ });
+    await row.getByRole('button', { name: 'Revoke diagnostics' }).click();
+    await row.getByRole('button', { name: 'Revoke', exact: true }).click();
+    await expect.poll(() => row.textContent(), EVENTUALLY).toContain('revoked');
+    const after = (await t.api.get(OPERATOR_TOKENS, { key: tenant.session })).body.data[0];
+    expect(after).toMatchObject({ id: issued.id, status: 'revoked' });
+    expect(errors).toEqual([]);
+    await context.close();
+  });
+});

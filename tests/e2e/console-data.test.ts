@@ -1,0 +1,284 @@
+import { randomUUID } from 'node:crypto';
+import { mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import type { Page } from 'playwright-core';
+import { describe, expect, it } from 'vitest';
+import { EVENTUALLY, logIn, openConsole, PHONE, screenshot, useBrowser } from './support/browser.js';
+import { createTenant, recallBody, uniqueNamespace } from './support/factories.js';
+import { useStack } from './support/stack.js';
+
+/** A browser test walks several pages; on two shared cores one takes 10-40 s. */
+const TEST_MS = 120_000;
+
+const t = useStack();
+const b = useBrowser();
+
+/** Goes to a page through the navigation: a reload would forget the API key held in the tab's memory. */
+async function goTo(page: Page, label: string) {
+  await page.getByRole('navigation', { name: 'Console' }).getByRole('link', { name: label }).click();
+  await page.getByRole('heading', { name: label, level: 1 }).waitFor();
+}
+
+/** The data key picker's "Create a key for the console": a key made in the browser, held in memory. */
+async function createConsoleKey(page: Page) {
+  await page.getByRole('button', { name: 'Create a key for the console' }).click();
+  await page.getByText('Using API key').waitFor();
+}
+
+describe('the console: data pages through an API key', () => {
+  it(
+    'when an owner writes and recalls in the playground, then the namespace is listed, exported as JSON, and deleted by its typed name',
+    async () => {
+      const tenant = await createTenant();
+      const namespace = uniqueNamespace('console');
+      const text = 'The lighthouse keeper feeds seven orange cats every morning';
+      const { page, errors, context } = await openConsole(b.browser, t.stack.url);
+      await logIn(page, tenant.owner.email, tenant.owner.password);
+      await goTo(page, 'Playground');
+      await createConsoleKey(page);
+      // The key's secret is shown once, and never stored in the browser.
+      const secret = (await page.locator('code.secret').textContent()) ?? '';
+      expect(secret).toMatch(/^tmk_/);
+      const stored = await page.evaluate('JSON.stringify({ ...sessionStorage, ...localStorage })');
+      expect(String(stored)).not.toContain(secret);
+
+      const write = page.getByRole('region', { name: 'Write', exact: true });
+      await write.getByLabel('Namespace').fill(namespace);
+      await write.getByLabel('Text').fill(text);
+      expect(await write.getByLabel(/Event id/).inputValue()).toMatch(/^evt_/);
+      await write.getByRole('button', { name: 'Write' }).click();
+      const written = page.getByRole('region', { name: 'Write answer' });
+      await expect.poll(() => written.textContent(), EVENTUALLY).toContain('retained');
+      expect(await written.textContent()).toContain('memorized');
+      expect(await written.textContent()).toContain('deterministic-lexical-v1');
+
+      const recall = page.getByRole('region', { name: 'Recall', exact: true });
+      await recall.getByLabel('Namespace').fill(namespace);
+      await recall.getByLabel('Cue').fill('orange cats lighthouse');
+      await recall.getByRole('button', { name: 'Recall' }).click();
+      const recalled = page.getByRole('region', { name: 'Recall answer' });
+      await expect.poll(() => recalled.getByRole('rowheader').first().textContent(), EVENTUALLY).toBe(text);
+      expect(await recalled.textContent()).toContain('matched');
+      expect(await recalled.locator('pre').textContent()).toContain(text);
+      await screenshot(page, 'playground');
+      // The API's own recall finds what the page wrote.
+      const viaApi = await t.api.recall(tenant.api_key, recallBody(namespace, 'lighthouse'));
+      expect(viaApi.body.related.map((r: { text: string }) => r.text)).toEqual([text]);
+
+      await goTo(page, 'Namespaces');
+      const row = page.getByRole('row', { name: new RegExp(namespace) });
+      await expect.poll(() => row.getByRole('cell').first().textContent(), EVENTUALLY).toBe('1');
+
+      const [download] = await Promise.all([
+        page.waitForEvent('download'),
+        row.getByRole('button', { name: `Export ${namespace}` }).click(),
+      ]);
+      expect(download.suggestedFilename()).toBe(`export-${namespace}.json`);
+      const exported = JSON.parse(readFileSync(await download.path(), 'utf8'));
+      expect(exported.records.map((r: { text: string }) => r.text)).toEqual([text]);
+      expect(exported.selection.namespaces).toEqual([namespace]);
+      await screenshot(page, 'namespaces');
+
+      await row.getByRole('button', { name: `Delete ${namespace}` }).click();
+      const confirm = page.getByRole('form', { name: 'Confirm: Delete namespace' });
+      const button = confirm.getByRole('button', { name: 'Delete namespace' });
+      await confirm.getByLabel(/to delete namespace/).fill(namespace.slice(0, -1));
+      expect(await button.isDisabled()).toBe(true);
+      await confirm.getByLabel(/to delete namespace/).fill(namespace);
+      await screenshot(page, 'namespaces-delete');
+      await button.click();
+      const receipt = page.getByRole('region', { name: 'Deletion receipt' });
+      await expect
+        .poll(() => receipt.textContent(), EVENTUALLY)
+        .toContain(`Deleted 1 records from ${namespace}`);
+      await expect
+        .poll(() => page.getByRole('row', { name: new RegExp(namespace) }).count(), EVENTUALLY)
+        .toBe(0);
+      const after = await t.api.recall(tenant.api_key, recallBody(namespace, 'lighthouse'));
+      expect(after.body.state).toBe('no_data');
+      expect(after.body.related).toEqual([]);
+
+      // Revoked through the API, the console's key is refused, and the page says so.
+      const session = await t.api.login(tenant.owner.email, tenant.owner.password);
+      const keys = await t.api.get('/api/v1/control/api-keys', { key: session });
+      const consoleKey = keys.body.data.find((k: { prefix: string }) => secret.startsWith(k.prefix));
+      expect(
+        (await t.api.post(`/api/v1/control/api-keys/${consoleKey.id}/revoke`, { key: session })).status,
+      ).toBe(200);
+      await goTo(page, 'Playground');
+      await recall.getByLabel('Cue').fill('lighthouse');
+      await recall.getByRole('button', { name: 'Recall' }).click();
+      await expect.poll(() => recall.getByRole('alert').textContent(), EVENTUALLY).toContain('HTTP 401');
+      expect(await recall.textContent()).toContain('unknown, revoked');
+      await screenshot(page, 'playground-revoked-key');
+      expect(errors).toEqual([]);
+      await context.close();
+    },
+    TEST_MS,
+  );
+
+  it(
+    'when a CSV with one empty row is imported, then the estimate, the progress to completion and the failed row are shown',
+    async () => {
+      const tenant = await createTenant();
+      const namespace = uniqueNamespace('import');
+      const dir = mkdtempSync(join(tmpdir(), 'console-import-'));
+      const file = join(dir, 'visits.csv');
+      writeFileSync(
+        file,
+        'note,city\nAda met the harbour master,Lisbon\n,Porto\nGrace fixed the tide clock,Faro\n',
+      );
+      const { page, errors, context } = await openConsole(b.browser, t.stack.url);
+      await logIn(page, tenant.owner.email, tenant.owner.password);
+      await goTo(page, 'Imports');
+      await createConsoleKey(page);
+
+      await page.getByLabel(/^File/).setInputFiles(file);
+      // Row 2 has no note, so it renders empty and fails as empty_render; the others are retained.
+      await page.getByRole('textbox', { name: 'Format string' }).fill('{note}');
+      await page.getByLabel('Namespace').fill(namespace);
+      await page.getByRole('button', { name: 'Upload and estimate' }).click();
+      const job = page.getByRole('region', { name: /Import of visits.csv/ });
+      await expect.poll(() => job.textContent(), EVENTUALLY).toContain('estimated');
+      expect(await job.textContent()).toMatch(/Rows3/);
+      expect(await job.textContent()).toMatch(/Rows rendering empty1/);
+      expect(await job.textContent()).toMatch(/Estimated cost\$/);
+      await screenshot(page, 'imports-estimate');
+
+      await job.getByRole('button', { name: 'Start import of 3 rows' }).click();
+      await expect.poll(() => job.textContent(), EVENTUALLY).toContain('completed');
+      expect(await job.textContent()).toContain('3 of 3 rows processed: 2 retained, 1 failed.');
+      expect(await job.getByRole('progressbar', { name: 'Progress' }).getAttribute('value')).toBe('3');
+      const failures = job.getByRole('table', { name: /Failed rows/ });
+      await expect.poll(() => failures.getByRole('row').count(), EVENTUALLY).toBe(2);
+      expect(await failures.textContent()).toContain('empty_render');
+      await screenshot(page, 'imports');
+      const imported = await t.api.recall(tenant.api_key, recallBody(namespace, 'harbour tide'));
+      expect(imported.body.related.map((r: { text: string }) => r.text).sort()).toEqual([
+        'Ada met the harbour master',
+        'Grace fixed the tide clock',
+      ]);
+      expect(errors).toEqual([]);
+      await context.close();
+    },
+    TEST_MS,
+  );
+
+  it(
+    'when a template is created in the browser, then a memory made from it is shown and readable by id; the marketplace is searchable',
+    async () => {
+      const tenant = await createTenant();
+      const name = `visit_${randomUUID().slice(0, 6)}`;
+      const { page, errors, context } = await openConsole(b.browser, t.stack.url);
+      await logIn(page, tenant.owner.email, tenant.owner.password);
+      await goTo(page, 'Templates');
+      await createConsoleKey(page);
+
+      await page.getByRole('button', { name: 'New template' }).click();
+      const editor = page.getByRole('form', { name: 'New template' });
+      await editor.getByLabel('Template name').fill(name);
+      await editor.getByLabel('Format string (optional)').fill('{person} visited {place|somewhere}');
+      await editor.getByLabel('Field 1 name').fill('person');
+      await editor.getByLabel('Field 1 required').check();
+      await editor.getByRole('button', { name: 'Add field' }).click();
+      await editor.getByLabel('Field 2 name').fill('place');
+      await editor.getByRole('button', { name: 'Create template' }).click();
+      await expect
+        .poll(() => page.getByText(`Saved ${name}, revision 1.`).isVisible(), EVENTUALLY)
+        .toBe(true);
+      const listed = await t.api.get(`/v1/templates/${name}`, { key: tenant.api_key });
+      expect(listed.body.fields.map((f: { name: string }) => f.name)).toEqual(['person', 'place']);
+
+      await page.getByRole('button', { name: `Create a memory from ${name}` }).click();
+      const form = page.getByRole('region', { name: `Create a memory from template ${name}` });
+      await form.getByLabel('person (required)').fill('Ada');
+      await form.getByLabel('place', { exact: true }).fill('the observatory');
+      await form.getByRole('button', { name: 'Create memory' }).click();
+      const created = page.getByRole('region', { name: 'Created memory' });
+      await expect
+        .poll(() => created.locator('pre').textContent(), EVENTUALLY)
+        .toBe('Ada visited the observatory');
+      const memoryId = (await created.locator('code').first().textContent()) ?? '';
+      const read = await t.api.get(`/v1/memories/${memoryId}`, { key: tenant.api_key });
+      expect(read.status).toBe(200);
+      expect(read.body.text).toBe('Ada visited the observatory');
+      expect(read.body.data).toEqual({ person: 'Ada', place: 'the observatory' });
+
+      // An edit is the template's next revision (sent with If-Match on the one read).
+      await page.getByRole('button', { name: `Edit ${name}` }).click();
+      const edit = page.getByRole('form', { name: `Edit ${name} (revision 1)` });
+      await edit.getByLabel('Format string (optional)').fill('{person} went to {place|somewhere}');
+      await edit.getByRole('button', { name: 'Save revision' }).click();
+      await expect
+        .poll(() => page.getByText(`Saved ${name}, revision 2.`).isVisible(), EVENTUALLY)
+        .toBe(true);
+      const updated = await t.api.get(`/v1/templates/${name}`, { key: tenant.api_key });
+      expect([updated.body.revision, updated.body.format]).toEqual([2, '{person} went to {place|somewhere}']);
+
+      const market = page.getByRole('region', { name: 'Marketplace' });
+      await market.getByLabel('Category').selectOption('meetings');
+      await market.getByRole('button', { name: 'Search', exact: true }).click();
+      await expect.poll(() => market.getByRole('row').count(), EVENTUALLY).toBeGreaterThan(1);
+      await market
+        .getByRole('button', { name: /^View / })
+        .first()
+        .click();
+      await expect
+        .poll(() => market.getByRole('region', { name: 'Template definition' }).isVisible())
+        .toBe(true);
+      expect(await market.getByRole('region', { name: 'Template definition' }).textContent()).toContain(
+        'meetings',
+      );
+      await screenshot(page, 'templates');
+      expect(errors).toEqual([]);
+      await context.close();
+    },
+    TEST_MS,
+  );
+
+  it(
+    'when a viewer opens the data pages, then keys, export and delete are not offered; at phone width the table scrolls within the page',
+    async () => {
+      const tenant = await createTenant();
+      const namespace = uniqueNamespace('viewer');
+      const write = await t.api.write(
+        tenant.api_key,
+        {
+          contract_version: 'v1',
+          namespace,
+          event: { occurred_at: new Date().toISOString(), content: { text: 'seen by a viewer' } },
+        },
+        `evt_${randomUUID()}`,
+      );
+      expect(write.status).toBe(200);
+      const session = await t.api.login(tenant.owner.email, tenant.owner.password);
+      const viewer = {
+        email: `viewer-${randomUUID().slice(0, 8)}@example.test`,
+        password: `pw-${randomUUID()}`,
+      };
+      const added = await t.api.post('/api/v1/control/users', {
+        key: session,
+        body: { ...viewer, role: 'viewer' },
+      });
+      expect(added.status).toBe(201);
+
+      const { page, errors, context } = await openConsole(b.browser, t.stack.url, PHONE);
+      await logIn(page, viewer.email, viewer.password);
+      await goTo(page, 'Playground');
+      expect(await page.getByRole('textbox', { name: 'API key for data calls' }).isVisible()).toBe(true);
+      expect(await page.getByRole('button', { name: 'Create a key for the console' }).count()).toBe(0);
+
+      await goTo(page, 'Namespaces');
+      const row = page.getByRole('row', { name: new RegExp(namespace) });
+      await expect.poll(() => row.getByRole('cell').first().textContent(), EVENTUALLY).toBe('1');
+      expect(await page.getByRole('button', { name: /^(Export|Delete) / }).count()).toBe(0);
+      const width = Number(await page.evaluate('document.documentElement.scrollWidth'));
+      expect(width).toBeLessThanOrEqual(PHONE.width);
+      await screenshot(page, 'namespaces-viewer-phone');
+      expect(errors).toEqual([]);
+      await context.close();
+    },
+    TEST_MS,
+  );
+});
