@@ -33,7 +33,7 @@ export function DataKeyPicker() {
   };
 
   return (
-    <section className="card data-key" aria-label="API key for data calls">
+    <section className="card data-key" aria-label="API key in use">
       {prefix ? (
         <p>
           Using API key <code>{prefix}…</code>{' '}
