@@ -3,7 +3,7 @@ import { existsSync, mkdtempSync, readFileSync, statSync, writeFileSync } from '
 import { createServer } from 'node:http';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { beforeAll, describe, expect, it } from 'vitest';
+import { beforeAll, describe, expect, it, vi } from 'vitest';
 import { createTenant, uniqueNamespace } from './support/factories.js';
 import { recordSecrets } from './support/log-capture.js';
 import { useStack } from './support/stack.js';
@@ -13,6 +13,9 @@ import { useStack } from './support/stack.js';
 const repo = join(import.meta.dirname, '..', '..');
 const BIN = join(repo, 'libs', 'cli', 'dist', 'bin.js');
 
+// Each step of a test is a new node process (the built CLI): well under a second alone, several seconds
+// while other files load both cores in CI (the session test's seven steps once passed 30 s). A hang guard.
+vi.setConfig({ testTimeout: 90_000 });
 const t = useStack();
 
 interface Run {

@@ -58,9 +58,11 @@ describe('the console: a new tenant from login to deleting its namespace', () =>
       await write.getByLabel('Namespace').fill(namespace);
       await write.getByLabel('Text').fill(text);
       await write.getByRole('button', { name: 'Write' }).click();
-      await expect
-        .poll(() => page.getByRole('region', { name: 'Write answer' }).textContent(), EVENTUALLY)
-        .toContain('retained');
+      const written = page.getByRole('region', { name: 'Write answer' });
+      await expect.poll(() => written.textContent(), EVENTUALLY).toContain('retained');
+      // The answer names its request: the events page must show that very request.
+      const requestId = /Request id\s*(req_[0-9a-f-]{36})/.exec((await written.textContent()) ?? '')?.[1];
+      expect(requestId).toBeDefined();
       const recall = page.getByRole('region', { name: 'Recall', exact: true });
       await recall.getByLabel('Namespace').fill(namespace);
       await recall.getByLabel('Cue').fill('night ferry Skye');
@@ -70,8 +72,14 @@ describe('the console: a new tenant from login to deleting its namespace', () =>
       await screenshot(page, 'journey-playground');
 
       // The write in the events, then in the usage (billing follows the outbox: it may lag).
+      const writeRow = page
+        .getByRole('row')
+        .filter({ has: page.getByRole('button', { name: `Details of ${requestId}` }) });
       await expect
-        .poll(() => revisit(page, 'Events', () => page.getByRole('main').textContent()), EVENTUALLY)
+        .poll(
+          () => revisit(page, 'Events', () => writeRow.textContent({ timeout: 500 }).catch(() => '')),
+          EVENTUALLY,
+        )
         .toMatch(/memory\.write.*200.*accepted/);
       await screenshot(page, 'journey-events');
       await t.stack.memory.flushOutbox();
