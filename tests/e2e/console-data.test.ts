@@ -3,15 +3,24 @@ import { mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type { Page } from 'playwright-core';
-import { describe, expect, it } from 'vitest';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { EVENTUALLY, logIn, openConsole, PHONE, screenshot, useBrowser } from './support/browser.js';
 import { createTenant, recallBody, uniqueNamespace } from './support/factories.js';
+import { recordSecrets } from './support/log-capture.js';
 import { useStack } from './support/stack.js';
+import { type StubHub, startStubHub } from './support/stub-hub.js';
 
 /** A browser test walks several pages; on two shared cores one takes 10-40 s. */
 const TEST_MS = 120_000;
 
-const t = useStack();
+// A stand-in model hub for the dataset import: these machines reach no hub (tests/e2e/hub-imports.test.ts).
+let hub: StubHub;
+beforeAll(async () => {
+  hub = await startStubHub();
+});
+afterAll(() => hub?.close());
+
+const t = useStack({ templateEnv: () => ({ ...hub.env, IMPORT_POLL_MS: '200' }) });
 const b = useBrowser();
 
 /** Goes to a page through the navigation: a reload would forget the API key held in the tab's memory. */
@@ -159,6 +168,228 @@ describe('the console: data pages through an API key', () => {
         'Ada met the harbour master',
         'Grace fixed the tide clock',
       ]);
+      expect(errors).toEqual([]);
+      await context.close();
+    },
+    TEST_MS,
+  );
+
+  it(
+    'when the progress reads fail for a while, then a notice shows and progress resumes; the import is found again through the navigation, by ?import= after a reload, and by its id',
+    async () => {
+      const tenant = await createTenant();
+      const namespace = uniqueNamespace('reopen');
+      const dir = mkdtempSync(join(tmpdir(), 'console-import-'));
+      const file = join(dir, 'tides.csv');
+      writeFileSync(
+        file,
+        'note,place\nThe tide turns at noon,Faro\n,Porto\nThe ferry waits for the tide,Lagos\n',
+      );
+      const { page, errors, context } = await openConsole(b.browser, t.stack.url);
+      await logIn(page, tenant.owner.email, tenant.owner.password);
+      await goTo(page, 'Imports');
+      await createConsoleKey(page);
+      await page.getByLabel(/^File/).setInputFiles(file);
+      await page.getByRole('textbox', { name: 'Format string' }).fill('{note}');
+      await page.getByLabel('Namespace').fill(namespace);
+      await page.getByRole('button', { name: 'Upload and estimate' }).click();
+      const job = page.getByRole('region', { name: /Import of tides.csv/ });
+      await expect.poll(() => job.textContent(), EVENTUALLY).toContain('estimated');
+      const id = new URL(page.url()).searchParams.get('import') ?? '';
+      expect(id).toMatch(/^[0-9a-f-]{36}$/);
+
+      // The gateway answers the first three progress reads 503 (the SDK tries each read twice).
+      let refused = 0;
+      await page.route(
+        (url) => url.pathname === `/v1/imports/${id}`,
+        (route) =>
+          route.request().method() === 'GET' && refused++ < 3
+            ? route.fulfill({
+                status: 503,
+                contentType: 'application/json',
+                body: JSON.stringify({
+                  error: 'Service unavailable',
+                  retryable: true,
+                  details: { code: 'service_unavailable' },
+                }),
+              })
+            : route.continue(),
+      );
+      await job.getByRole('button', { name: 'Start import of 3 rows' }).click();
+      await expect
+        .poll(() => job.getByRole('status').textContent(), EVENTUALLY)
+        .toContain("Could not read the import's progress (Service unavailable); trying again in 2 s.");
+      await expect.poll(() => job.textContent(), EVENTUALLY).toContain('completed');
+      expect(await job.textContent()).toContain('3 of 3 rows processed: 2 retained, 1 failed.');
+      expect(await job.getByRole('status').count()).toBe(0);
+      expect(refused).toBeGreaterThanOrEqual(3);
+      await page.unrouteAll();
+      const viaApi = await t.api.get(`/v1/imports/${id}`, { key: tenant.api_key });
+      expect(viaApi.body).toMatchObject({ id, state: 'completed', total: 3, retained: 2, failed: 1 });
+
+      const shown = async () => {
+        const reopened = page.getByRole('region', { name: /Import of tides.csv/ });
+        await expect.poll(() => reopened.textContent(), EVENTUALLY).toContain('completed');
+        expect(await reopened.textContent()).toContain('3 of 3 rows processed: 2 retained, 1 failed.');
+        const failures = reopened.getByRole('table', { name: /Failed rows/ });
+        await expect.poll(() => failures.getByRole('row').count(), EVENTUALLY).toBe(2);
+        expect(await failures.textContent()).toContain('empty_render');
+        return reopened;
+      };
+      // Away and back through the navigation (whose link has no ?import=): the import is open again.
+      await goTo(page, 'Playground');
+      await goTo(page, 'Imports');
+      await shown();
+      expect(new URL(page.url()).searchParams.get('import')).toBe(id);
+
+      // A reload forgets the key, not the import: with a key chosen again, the address opens it.
+      await page.goto(`/console/imports?import=${id}`);
+      await createConsoleKey(page);
+      const reloaded = await shown();
+      await screenshot(page, 'imports-reopened');
+
+      // Closed, then opened by its id.
+      await reloaded.getByRole('button', { name: 'Close' }).click();
+      await expect.poll(() => page.getByRole('region', { name: /Import of/ }).count(), EVENTUALLY).toBe(0);
+      expect(new URL(page.url()).searchParams.get('import')).toBeNull();
+      const opener = page.getByRole('region', { name: 'Open an import by id' });
+      await opener.getByLabel('Import id').fill(id);
+      await opener.getByRole('button', { name: 'Open import' }).click();
+      await shown();
+      expect(errors).toEqual([]);
+      await context.close();
+    },
+    TEST_MS,
+  );
+
+  it(
+    'when a gated hub dataset is imported with a token, then its estimate, progress and failed row are shown and the token is kept nowhere in the page',
+    async () => {
+      const tenant = await createTenant();
+      const namespace = uniqueNamespace('hub');
+      const token = `hf_${randomUUID().replaceAll('-', '')}`;
+      recordSecrets([token]);
+      const dataset = `stub-org/console-${randomUUID().slice(0, 8)}`;
+      // Row 0 has no topic, so `{topic}` renders empty there.
+      const rows = Array.from({ length: 5 }, (_, i) => ({
+        name: `Person ${i}`,
+        ...(i === 0 ? {} : { topic: `Person ${i} studies topic ${i}` }),
+      }));
+      hub.add({
+        id: dataset,
+        sha: 'a'.repeat(40),
+        configs: { default: { train: rows } },
+        columns: ['name', 'topic'],
+        token,
+      });
+      const { page, errors, context } = await openConsole(b.browser, t.stack.url);
+      await logIn(page, tenant.owner.email, tenant.owner.password);
+      await goTo(page, 'Imports');
+      await createConsoleKey(page);
+
+      await page.getByRole('radio', { name: 'A hub dataset' }).check();
+      await page.getByLabel('Dataset id (owner/name)').fill(dataset);
+      expect(await page.getByLabel('Split').inputValue()).toBe('train');
+      const tokenField = page.getByLabel(/^Hub token/);
+      expect(await tokenField.getAttribute('type')).toBe('password');
+      await tokenField.fill(token);
+      await page.getByRole('textbox', { name: 'Format string' }).fill('{topic}');
+      await page.getByLabel('Namespace').fill(namespace);
+      await page.getByRole('button', { name: 'Estimate the dataset' }).click();
+      const job = page.getByRole('region', { name: `Import of ${dataset} (default/train)` });
+      await expect.poll(() => job.textContent(), EVENTUALLY).toContain('estimated');
+      expect(await job.textContent()).toMatch(/Rows5/);
+      expect(await job.textContent()).toContain(`Dataset revision ${'a'.repeat(40)}`);
+      // The token went to the hub, and stays neither in the form nor anywhere the page keeps things.
+      expect(
+        hub.requests.some(
+          (r) => r.url.includes(encodeURIComponent(dataset)) && r.authorization === `Bearer ${token}`,
+        ),
+      ).toBe(true);
+      expect(await tokenField.inputValue()).toBe('');
+      const stored = await page.evaluate(
+        'JSON.stringify({ ...sessionStorage, ...localStorage }) + document.cookie',
+      );
+      expect(String(stored)).not.toContain(token);
+      expect(await page.content()).not.toContain(token);
+
+      await job.getByRole('button', { name: 'Start import of 5 rows' }).click();
+      await expect.poll(() => job.textContent(), EVENTUALLY).toContain('completed');
+      expect(await job.textContent()).toContain('5 of 5 rows processed: 4 retained, 1 failed.');
+      const failures = job.getByRole('table', { name: /Failed rows/ });
+      await expect.poll(() => failures.getByRole('row').count(), EVENTUALLY).toBe(2);
+      expect(await failures.textContent()).toContain('empty_render');
+      await screenshot(page, 'imports-dataset');
+      const id = new URL(page.url()).searchParams.get('import') ?? '';
+      const viaApi = await t.api.get(`/v1/imports/${id}`, { key: tenant.api_key });
+      expect(viaApi.body).toMatchObject({
+        state: 'completed',
+        total: 5,
+        retained: 4,
+        failed: 1,
+        dataset: { id: dataset, config: 'default', split: 'train', revision: 'a'.repeat(40) },
+      });
+      const imported = await t.api.recall(tenant.api_key, recallBody(namespace, 'studies topic'));
+      expect(imported.body.related).toHaveLength(4);
+      expect(errors).toEqual([]);
+      await context.close();
+    },
+    TEST_MS,
+  );
+
+  it(
+    'when a stepped deletion is cancelled, then the console stops calling DELETE and the namespace keeps its records',
+    async () => {
+      const tenant = await createTenant();
+      const namespace = uniqueNamespace('cancel');
+      const write = await t.api.write(
+        tenant.api_key,
+        {
+          contract_version: 'v1',
+          namespace,
+          event: { occurred_at: new Date().toISOString(), content: { text: 'kept after a cancel' } },
+        },
+        `evt_${randomUUID()}`,
+      );
+      expect(write.status).toBe(200);
+      const { page, errors, context } = await openConsole(b.browser, t.stack.url);
+      await logIn(page, tenant.owner.email, tenant.owner.password);
+      await goTo(page, 'Namespaces');
+      await createConsoleKey(page);
+      // Every DELETE is answered as a large namespace's step is: 409 idempotency_in_flight, retryable.
+      let deletes = 0;
+      await page.route(
+        (url) => url.pathname === '/api/v1/memory',
+        (route) => {
+          if (route.request().method() !== 'DELETE') return route.continue();
+          deletes++;
+          return route.fulfill({
+            status: 409,
+            contentType: 'application/json',
+            body: JSON.stringify({
+              error: `${deletes * 5000} records deleted so far`,
+              retryable: true,
+              details: { code: 'idempotency_in_flight' },
+            }),
+          });
+        },
+      );
+      const row = page.getByRole('row', { name: new RegExp(namespace) });
+      await row.getByRole('button', { name: `Delete ${namespace}` }).click();
+      const confirm = page.getByRole('form', { name: 'Confirm: Delete namespace' });
+      await confirm.getByLabel(/to delete namespace/).fill(namespace);
+      await confirm.getByRole('button', { name: 'Delete namespace' }).click();
+      await expect.poll(() => page.getByText(/Still deleting \(step 2\)/).count(), EVENTUALLY).toBe(1);
+      await confirm.getByRole('button', { name: 'Cancel' }).click();
+      const sent = deletes;
+      // Three of the loop's one-second pauses: without the abort each would send another DELETE.
+      await page.waitForTimeout(3_000);
+      expect(deletes).toBe(sent);
+      await page.unrouteAll();
+      const listed = await t.api.get('/api/v1/infrastructure/namespaces', {
+        key: await t.api.login(tenant.owner.email, tenant.owner.password),
+      });
+      expect(listed.body.data).toEqual([expect.objectContaining({ namespace, records: 1 })]);
       expect(errors).toEqual([]);
       await context.close();
     },

@@ -1,4 +1,4 @@
-import type { ImportJob, ResponseOf } from '@text-memory/sdk';
+import { type ImportJob, type ResponseOf, TextMemoryError } from '@text-memory/sdk';
 import { useEffect, useId, useState } from 'react';
 import { DataErrorNotice } from '../../components/data-error-notice.js';
 import { DateTime } from '../../components/date-time.js';
@@ -8,37 +8,84 @@ import { useDataKey } from '../../session/data-key-context.js';
 type Failures = ResponseOf<'listImportFailures'>;
 
 const POLL_MS = 1_000;
+/**
+ * A read that failed retryably (the gateway restarting, a 503, no connection) is tried again after 2,
+ * 4, 8, 16 then 30 s, ten times (about 3.5 minutes); the rows go on being written meanwhile, so the
+ * page catches up at the next answer. Then "Check again" is the user's.
+ */
+const MAX_READ_RETRIES = 10;
+const MAX_RETRY_PAUSE_MS = 30_000;
+const retryPauseMs = (failedReads: number) => Math.min(POLL_MS * 2 ** failedReads, MAX_RETRY_PAUSE_MS);
 const FAILURES_PAGE = 100;
 const finished = (job: ImportJob) => job.state === 'completed' || job.state === 'failed';
 
-/** One import job: its estimate, the start button, live progress, then the rows that failed. */
-export function ImportJobView({ initial }: { initial: ImportJob }) {
+/**
+ * One import job: its estimate, the start button, live progress, then the rows that failed. Opened
+ * with the job an upload answered (`initial`), or by its id alone (GET /v1/imports/{id}), as after a
+ * reload or a link with `?import=`.
+ */
+export function ImportJobView({
+  importId,
+  initial,
+  onClose,
+}: {
+  importId: string;
+  initial?: ImportJob | undefined;
+  onClose: () => void;
+}) {
   const { client } = useDataKey();
   const id = useId();
-  const [job, setJob] = useState(initial);
+  const [job, setJob] = useState(initial?.id === importId ? initial : undefined);
   const [error, setError] = useState<unknown>();
+  // Consecutive retryable read failures, and the last one, shown while the next try waits.
+  const [failedReads, setFailedReads] = useState(0);
+  const [retrying, setRetrying] = useState<TextMemoryError>();
+  const [round, setRound] = useState(0);
   const [starting, setStarting] = useState(false);
   const [failures, setFailures] = useState<Failures>();
   const [failuresOffset, setFailuresOffset] = useState(0);
 
-  // Poll GET /v1/imports/{id} about every second while the rows are written.
+  // Read the job when opened by id, then about every second while its rows are written.
+  // biome-ignore lint/correctness/useExhaustiveDependencies: `round` is how "Check again" asks for a read
   useEffect(() => {
-    if (!client || job.state !== 'processing') return;
+    if (!client || (job && job.state !== 'processing')) return;
     const controller = new AbortController();
+    const pause = failedReads > 0 ? retryPauseMs(failedReads) : job ? POLL_MS : 0;
     const timer = setTimeout(() => {
-      client.imports.get(job.id, { signal: controller.signal }).then(setJob, (e: unknown) => {
-        if (!controller.signal.aborted) setError(e);
-      });
-    }, POLL_MS);
+      client.imports.get(importId, { signal: controller.signal }).then(
+        (next) => {
+          if (controller.signal.aborted) return;
+          setRetrying(undefined);
+          setFailedReads(0);
+          setJob(next);
+        },
+        (e: unknown) => {
+          if (controller.signal.aborted) return;
+          if (e instanceof TextMemoryError && e.retryable && failedReads < MAX_READ_RETRIES) {
+            setRetrying(e);
+            setFailedReads(failedReads + 1);
+          } else {
+            setRetrying(undefined);
+            setError(e);
+          }
+        },
+      );
+    }, pause);
     return () => {
       clearTimeout(timer);
       controller.abort();
     };
-  }, [client, job]);
+  }, [client, importId, job, failedReads, round]);
+
+  const checkAgain = () => {
+    setError(undefined);
+    setFailedReads(0);
+    setRound((n) => n + 1);
+  };
 
   // Once finished, the failed rows (their numbers and reasons; never their values).
   useEffect(() => {
-    if (!client || !finished(job) || job.failed === 0) return;
+    if (!client || !job || !finished(job) || job.failed === 0) return;
     const controller = new AbortController();
     client.imports
       .failures(job.id, { limit: FAILURES_PAGE, offset: failuresOffset }, { signal: controller.signal })
@@ -49,7 +96,7 @@ export function ImportJobView({ initial }: { initial: ImportJob }) {
   }, [client, job, failuresOffset]);
 
   const start = async () => {
-    if (!client) return;
+    if (!client || !job) return;
     setStarting(true);
     setError(undefined);
     try {
@@ -61,6 +108,38 @@ export function ImportJobView({ initial }: { initial: ImportJob }) {
     }
   };
 
+  const readNotices = (
+    <>
+      {retrying && (
+        <p className="notice" role="status">
+          Could not read the import's progress ({retrying.message}); trying again in{' '}
+          {Math.round(retryPauseMs(failedReads) / 1_000)} s. The rows go on being written meanwhile.
+        </p>
+      )}
+      <DataErrorNotice error={error} />
+      {error !== undefined && (!job || job.state === 'processing') && (
+        <button type="button" className="button-secondary" onClick={checkAgain}>
+          Check again
+        </button>
+      )}
+    </>
+  );
+
+  if (!job) {
+    return (
+      <section className="card" aria-labelledby={`${id}-title`}>
+        <h2 id={`${id}-title`}>
+          Import <code>{importId}</code>
+        </h2>
+        {!error && !retrying && <p className="loading">Loading…</p>}
+        {readNotices}
+        <button type="button" className="button-secondary" onClick={onClose}>
+          Close
+        </button>
+      </section>
+    );
+  }
+
   const { estimate } = job;
   const price = (usd: number) =>
     usd.toLocaleString(undefined, { style: 'currency', currency: 'USD', maximumFractionDigits: 6 });
@@ -68,14 +147,22 @@ export function ImportJobView({ initial }: { initial: ImportJob }) {
   return (
     <section className="card" aria-labelledby={`${id}-title`}>
       <h2 id={`${id}-title`}>
-        Import of {job.file_name ?? 'a dataset'}{' '}
+        Import of{' '}
+        {job.file_name ??
+          (job.dataset ? `${job.dataset.id} (${job.dataset.config}/${job.dataset.split})` : 'a dataset')}{' '}
         <span className={`badge badge-${badge(job)}`}>{job.state}</span>
       </h2>
       <p className="hint">
         Into <code>{job.namespace}</code>, format <code>{job.format}</code>
         {job.template_name ? ` from template ${job.template_name}` : ''}
         {job.marketplace_template_id ? ` from marketplace template ${job.marketplace_template_id}` : ''}.
-        Uploaded <DateTime value={job.created_at} />.
+        {job.dataset && (
+          <>
+            {' '}
+            Dataset revision <code>{job.dataset.revision}</code>.
+          </>
+        )}{' '}
+        Created <DateTime value={job.created_at} />. Id <code>{job.id}</code>.
       </p>
       <h3>Estimate</h3>
       <FieldList
@@ -131,7 +218,7 @@ export function ImportJobView({ initial }: { initial: ImportJob }) {
           )}
         </div>
       )}
-      <DataErrorNotice error={error} />
+      {readNotices}
       {failures && failures.failures.length > 0 && (
         <div className="table-scroll">
           <table>
@@ -179,6 +266,9 @@ export function ImportJobView({ initial }: { initial: ImportJob }) {
           </div>
         </div>
       )}
+      <button type="button" className="button-secondary" onClick={onClose}>
+        Close
+      </button>
     </section>
   );
 }

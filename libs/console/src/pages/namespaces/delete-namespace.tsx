@@ -1,5 +1,5 @@
 import { type DeleteReceipt, TextMemoryError } from '@text-memory/sdk';
-import { useState } from 'react';
+import { useEffect, useRef, useState } from 'react';
 import { DataErrorNotice } from '../../components/data-error-notice.js';
 import { FieldList } from '../../components/field-list.js';
 import { TypedConfirmation } from '../../components/typed-confirmation.js';
@@ -12,7 +12,8 @@ const STEP_PAUSE_MS = 1_000;
 /**
  * Deletes a namespace through the data key (DELETE /api/v1/memory) once its name is typed. A large
  * namespace goes in committed steps, each call answering "N records gone so far": the console calls
- * again after each, showing that message, until the receipt comes.
+ * again after each, showing that message, until the receipt comes. Cancel, leaving the page or choosing
+ * another key stops the calls (the steps already committed stay deleted; deleting again goes on).
  */
 export function DeleteNamespace({
   namespace,
@@ -27,29 +28,53 @@ export function DeleteNamespace({
   const [progress, setProgress] = useState<string>();
   const [receipt, setReceipt] = useState<DeleteReceipt>();
   const [error, setError] = useState<unknown>();
+  // The running deletion's controller: aborted on Cancel, on unmount and when the key changes.
+  const running = useRef<AbortController | undefined>(undefined);
+  const stop = () => {
+    running.current?.abort();
+    running.current = undefined;
+  };
+  // biome-ignore lint/correctness/useExhaustiveDependencies: another key (or none) ends a deletion started with this one
+  useEffect(() => () => running.current?.abort(), [client]);
 
   const remove = async () => {
     if (!client) return;
+    stop();
+    const controller = new AbortController();
+    running.current = controller;
+    const { signal } = controller;
     setError(undefined);
     try {
       for (let step = 1; step <= MAX_STEPS; step++) {
         try {
           // One attempt per call: the loop is the retry, so each step's message can be shown.
-          setReceipt(await client.memory.delete(namespace, { maxRetries: 0 }));
+          const answer = await client.memory.delete(namespace, { maxRetries: 0, signal });
+          setReceipt(answer);
           setProgress(undefined);
           onDone();
           return;
         } catch (e) {
           if (!(e instanceof TextMemoryError && e.code === 'idempotency_in_flight' && e.retryable)) throw e;
           setProgress(`Still deleting (step ${step}): ${e.message}`);
-          await new Promise((resolve) => setTimeout(resolve, STEP_PAUSE_MS));
+          await pause(STEP_PAUSE_MS, signal);
         }
       }
       setProgress('The deletion has not finished yet; delete again to go on from where it stopped.');
     } catch (e) {
+      if (signal.aborted) {
+        setProgress('Stopped. The steps already done stay deleted; delete again to go on.');
+        return;
+      }
       setProgress(undefined);
       setError(e);
+    } finally {
+      if (running.current === controller) running.current = undefined;
     }
+  };
+
+  const cancel = () => {
+    stop();
+    onClose();
   };
 
   return (
@@ -68,7 +93,7 @@ export function DeleteNamespace({
               phrase={namespace}
               action="Delete namespace"
               onConfirm={remove}
-              onCancel={onClose}
+              onCancel={cancel}
             />
           ) : (
             <p className="notice">Choose or create an API key above: deletion is a data-plane call.</p>
@@ -103,3 +128,18 @@ export function DeleteNamespace({
     </section>
   );
 }
+
+/** Waits `ms`, or less when `signal` aborts (then rejects, ending the loop). */
+const pause = (ms: number, signal: AbortSignal) =>
+  new Promise<void>((resolve, reject) => {
+    if (signal.aborted) return reject(signal.reason);
+    const timer = setTimeout(resolve, ms);
+    signal.addEventListener(
+      'abort',
+      () => {
+        clearTimeout(timer);
+        reject(signal.reason);
+      },
+      { once: true },
+    );
+  });
