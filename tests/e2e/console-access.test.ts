@@ -1,5 +1,5 @@
 import type { Page } from 'playwright-core';
-import { describe, expect, it } from 'vitest';
+import { describe, expect, it, vi } from 'vitest';
 import {
   EVENTUALLY,
   logIn,
@@ -12,6 +12,9 @@ import {
 import { API_KEYS, controlSteps, suffix, USERS } from './support/control.js';
 import { recallBody, uniqueKey, uniqueNamespace, writeBody } from './support/factories.js';
 import { useStack } from './support/stack.js';
+
+// A browser test walks several pages; on two shared cores (a CI run beside it) one took over 30 s.
+vi.setConfig({ testTimeout: 120_000 });
 
 const t = useStack();
 const b = useBrowser();
@@ -30,6 +33,12 @@ async function visit(page: Page, link: string, heading = link) {
 /** The secret a "shown once" notice holds. */
 const secretIn = (page: Page, title: string) =>
   page.getByRole('region', { name: title }).locator('code.secret').textContent();
+
+/** What the page's live regions hold: a screen reader speaks it as it changes. */
+const liveRegions = (page: Page) => page.locator('[aria-live]').allTextContents();
+/** The focused element, as "TAG text". */
+const focused = (page: Page) =>
+  page.evaluate("document.activeElement.tagName + ' ' + document.activeElement.textContent");
 
 const writeWith = (key: string) =>
   t.api.write(key, writeBody(uniqueNamespace(), 'a console note'), uniqueKey());
@@ -62,6 +71,10 @@ describe('the console: API keys', () => {
     expect(await page.getByRole('region', { name: 'New API key browser-key' }).textContent()).toContain(
       'you will not see it again',
     );
+    // Announced in two words; the secret is read from the panel, whose heading has the focus.
+    expect((await liveRegions(page)).join(' ')).toContain('Key created');
+    expect((await liveRegions(page)).join(' ')).not.toContain(secret);
+    expect(await focused(page)).toBe('H2 New API key browser-key');
     expect(await writeWith(secret)).toMatchObject({ status: 200, body: { state: 'retained' } });
     const made = (await keysOf(tenant.session)).find((k) => k.name === 'browser-key');
     expect([...(made?.permissions ?? [])].sort()).toEqual([
@@ -90,6 +103,8 @@ describe('the console: API keys', () => {
     const rotated = (await secretIn(page, 'Rotated key browser-key')) ?? '';
     expect(rotated).toMatch(/^tmk_/);
     expect(rotated).not.toBe(secret);
+    expect((await liveRegions(page)).join(' ')).not.toContain(rotated);
+    expect(await focused(page)).toBe('H2 Rotated key browser-key');
     expect((await recallWith(rotated)).status).toBe(200);
     expect((await recallWith(secret)).status).toBe(401);
     const afterRotation = (await keysOf(tenant.session)).filter((k) => k.name === 'browser-key');
@@ -176,6 +191,45 @@ describe('the console: API keys', () => {
   });
 });
 
+describe('the console: a key for the data pages', () => {
+  it('when an owner creates a key for the console, then it holds only write, recall and delete, its secret is dismissable, and it is revoked from the keys page (then 401)', async () => {
+    const tenant = await tenantWithSession();
+    const { page, errors, context } = await openConsole(b.browser, t.stack.url);
+    await logIn(page, tenant.owner.email, tenant.owner.password);
+    await visit(page, 'Playground');
+
+    await page.getByRole('button', { name: 'Create a key for the console' }).click();
+    const panel = page.getByRole('region', { name: /^New API key console / });
+    const secret = (await panel.locator('code.secret').textContent()) ?? '';
+    expect(secret).toMatch(/^tmk_/);
+    expect(await focused(page)).toMatch(/^H2 New API key console /);
+    const picker = page.getByRole('region', { name: 'API key in use' });
+    expect(await picker.textContent()).toContain(secret.slice(0, 12));
+    expect(await picker.locator('.hint').textContent()).toContain(
+      'is listed on the API keys page, where it can be revoked',
+    );
+    // An owner's key would get all five by default; this one gets what the data pages use.
+    const made = (await keysOf(tenant.session)).find((k) => k.name.startsWith('console '));
+    expect(made).toMatchObject({ status: 'active' });
+    expect([...(made?.permissions ?? [])].sort()).toEqual(['memory:delete', 'memory:recall', 'memory:write']);
+    expect((await writeWith(secret)).status).toBe(200);
+
+    await panel.getByRole('button', { name: 'I have stored it' }).click();
+    expect(await page.content()).not.toContain(secret);
+    expect(await picker.textContent()).toContain(`Using API key ${secret.slice(0, 12)}`);
+
+    await picker.getByRole('link', { name: 'API keys' }).click();
+    await page.getByRole('heading', { name: 'API keys', level: 1 }).waitFor();
+    const row = page.getByRole('row').filter({ hasText: made?.name ?? '-' });
+    await row.getByRole('button', { name: `Revoke ${made?.name}` }).click();
+    await row.getByRole('button', { name: 'Revoke', exact: true }).click();
+    await expect.poll(() => row.textContent(), EVENTUALLY).toContain('revoked');
+    expect((await writeWith(secret)).status).toBe(401);
+    expect(errors).toEqual([]);
+    await context.close();
+  });
+});
+
 describe('the console: users and roles', () => {
   it('when an owner adds a developer and then makes them a viewer, then the API has both changes', async () => {
     const tenant = await tenantWithSession();
@@ -207,6 +261,52 @@ describe('the console: users and roles', () => {
       .poll(() => page.getByRole('region', { name: 'Roles', exact: true }).textContent())
       .toContain('operator-tokens:manage');
     await screenshot(page, 'users');
+    expect(errors).toEqual([]);
+    await context.close();
+  });
+});
+
+describe('the console: an admin and the owner', () => {
+  it('when an admin opens the users, then "owner" is not offered and the owner\'s row has no controls; the API refuses an admin\'s owner (403)', async () => {
+    const tenant = await tenantWithSession();
+    const admin = await addUser(tenant.session, 'admin');
+    const developer = await addUser(tenant.session, 'developer');
+    const { page, errors, context } = await openConsole(b.browser, t.stack.url);
+    await logIn(page, admin.email, admin.password);
+    await visit(page, 'Users and roles');
+
+    // The developer's row is managed, with every role but owner.
+    const developerRole = page.getByLabel(`Role of ${developer.email}`);
+    await developerRole.waitFor();
+    expect(await developerRole.locator('option').allTextContents()).toEqual(['admin', 'developer', 'viewer']);
+    expect(await page.getByRole('button', { name: `Disable ${developer.email}` }).count()).toBe(1);
+    // The owner's row shows the role and status only.
+    const ownerRow = page.getByRole('row').filter({ hasText: tenant.owner.email });
+    expect(await ownerRow.getByRole('cell').first().textContent()).toBe('owner');
+    expect(await ownerRow.getByRole('combobox').count()).toBe(0);
+    expect(await ownerRow.getByRole('button').count()).toBe(0);
+    // Nor is a new user made an owner.
+    await page.getByRole('button', { name: 'Add user' }).click();
+    expect(await page.getByLabel('Role', { exact: true }).locator('option').allTextContents()).toEqual([
+      'admin',
+      'developer',
+      'viewer',
+    ]);
+
+    // What the page does not offer, the API refuses.
+    const session = await t.api.login(admin.email, admin.password);
+    const promoted = await t.api.patch(`${USERS}/${developer.id}`, { key: session, body: { role: 'owner' } });
+    expect(promoted).toMatchObject({ status: 403, body: { details: { code: 'permission_denied' } } });
+    const users = (await t.api.get(USERS, { key: tenant.session })).body.data as Array<{
+      email: string;
+      role: string;
+      status: string;
+    }>;
+    expect(users.find((u) => u.email === tenant.owner.email)).toMatchObject({
+      role: 'owner',
+      status: 'active',
+    });
+    expect(users.find((u) => u.email === developer.email)).toMatchObject({ role: 'developer' });
     expect(errors).toEqual([]);
     await context.close();
   });
@@ -335,6 +435,9 @@ describe('the console: operator tokens', () => {
     await page.getByRole('button', { name: 'Issue token' }).click();
     const token = (await secretIn(page, 'New operator token diagnostics')) ?? '';
     expect(token).toMatch(/^tmo_/);
+    expect((await liveRegions(page)).join(' ')).toContain('Token issued');
+    expect((await liveRegions(page)).join(' ')).not.toContain(token);
+    expect(await focused(page)).toBe('H2 New operator token diagnostics');
     const issued = (await t.api.get(OPERATOR_TOKENS, { key: tenant.session })).body.data[0];
     const hours = (Date.parse(issued.expires_at) - Date.parse(issued.created_at)) / 3_600_000;
     expect(Math.round(hours)).toBe(48);

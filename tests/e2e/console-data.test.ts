@@ -469,7 +469,7 @@ describe('the console: data pages through an API key', () => {
   );
 
   it(
-    'when a viewer opens the data pages, then keys, export and delete are not offered; at phone width the table scrolls within the page',
+    'when a viewer signs in, then the playground, templates and imports are not listed, export and delete are not offered, and at phone width the table scrolls within the page',
     async () => {
       const tenant = await createTenant();
       const namespace = uniqueNamespace('viewer');
@@ -496,14 +496,19 @@ describe('the console: data pages through an API key', () => {
 
       const { page, errors, context } = await openConsole(b.browser, t.stack.url, PHONE);
       await logIn(page, viewer.email, viewer.password);
-      await goTo(page, 'Playground');
-      expect(await page.getByRole('textbox', { name: 'API key for data calls' }).isVisible()).toBe(true);
-      expect(await page.getByRole('button', { name: 'Create a key for the console' }).count()).toBe(0);
+      // A viewer's role holds neither memory:write nor memory:recall: the pages that only write and
+      // recall are not listed, while the telemetry they can read is.
+      const navigation = page.getByRole('navigation', { name: 'Console' });
+      await navigation.getByRole('link', { name: 'Namespaces' }).waitFor();
+      for (const label of ['Playground', 'Templates', 'Imports']) {
+        expect(await navigation.getByRole('link', { name: label }).count()).toBe(0);
+      }
 
       await goTo(page, 'Namespaces');
       const row = page.getByRole('row', { name: new RegExp(namespace) });
       await expect.poll(() => row.getByRole('cell').first().textContent(), EVENTUALLY).toBe('1');
       expect(await page.getByRole('button', { name: /^(Export|Delete) / }).count()).toBe(0);
+      expect(await page.getByRole('region', { name: 'API key in use' }).count()).toBe(0);
       const width = Number(await page.evaluate('document.documentElement.scrollWidth'));
       expect(width).toBeLessThanOrEqual(PHONE.width);
       await screenshot(page, 'namespaces-viewer-phone');

@@ -1,8 +1,20 @@
+import type { Schemas } from '@text-memory/sdk';
 import { type FormEvent, useId, useState } from 'react';
+import { Link } from 'react-router';
 import { useDataKey } from '../session/data-key-context.js';
 import { useSession } from '../session/session-context.js';
-import { CopyButton } from './copy-button.js';
 import { ErrorNotice } from './error-notice.js';
+import { SecretShownOnce } from './secret-shown-once.js';
+
+/**
+ * What the data pages do with the key (write, recall, delete a namespace): a console key holds no more,
+ * so not telemetry:read nor an owner's export:read, whatever its creator's role would give by default.
+ */
+const DATA_PAGE_PERMISSIONS: Schemas['ApiKey']['permissions'] = [
+  'memory:write',
+  'memory:recall',
+  'memory:delete',
+];
 
 /**
  * Chooses the API key a data-plane page uses: paste one, or create one for this console (its secret is
@@ -12,7 +24,7 @@ export function DataKeyPicker() {
   const { client: session, can } = useSession();
   const { prefix, chooseKey } = useDataKey();
   const [pasted, setPasted] = useState('');
-  const [created, setCreated] = useState<string>();
+  const [created, setCreated] = useState<{ name: string; key: string }>();
   const [error, setError] = useState<unknown>();
   const id = useId();
 
@@ -24,8 +36,12 @@ export function DataKeyPicker() {
   const create = async () => {
     setError(undefined);
     try {
-      const answer = await session.control.apiKeys.create({ name: `console ${new Date().toISOString()}` });
-      setCreated(answer.key);
+      const answer = await session.control.apiKeys.create({
+        name: `console ${new Date().toISOString()}`,
+        // Within the role too: the server refuses a permission the role does not hold.
+        permissions: DATA_PAGE_PERMISSIONS.filter((permission) => can(permission)),
+      });
+      setCreated({ name: answer.name, key: answer.key });
       chooseKey(answer.key);
     } catch (e) {
       setError(e);
@@ -63,12 +79,24 @@ export function DataKeyPicker() {
         </form>
       )}
       {created && (
-        <p className="notice">
-          New key, shown once: <code className="secret">{created}</code> <CopyButton value={created} />
-        </p>
+        <SecretShownOnce
+          title={`New API key ${created.name}`}
+          secret={created.key}
+          usage="This console uses it until you reload the tab."
+          onDismiss={() => setCreated(undefined)}
+        />
       )}
       <ErrorNotice error={error} />
-      <p className="hint">Held in this tab's memory only: never stored, gone on reload.</p>
+      <p className="hint">
+        Held in this tab's memory only: never stored, gone on reload.
+        {can('keys:manage') && (
+          <>
+            {' '}
+            A key created here (named "console" and the time) is listed on the{' '}
+            <Link to="/api-keys">API keys</Link> page, where it can be revoked.
+          </>
+        )}
+      </p>
     </section>
   );
 }

@@ -1,8 +1,12 @@
+import { useEffect, useRef } from 'react';
 import { CopyButton } from './copy-button.js';
 
 /**
  * A secret the API returns once (a new or rotated API key, an operator token). It lives in the page's
  * state only, never in Web Storage, and is gone when dismissed, on reload or on leaving the page.
+ *
+ * Not to be put in a live region, which would read the secret aloud: the page announces a short
+ * "Key created" there, and focus moves to this panel's heading, from where the secret is read on demand.
  */
 export function SecretShownOnce({
   title,
@@ -16,9 +20,16 @@ export function SecretShownOnce({
   usage?: string;
   onDismiss: () => void;
 }) {
+  const heading = useRef<HTMLHeadingElement>(null);
+  // Again for each new secret (a rotation right after a creation keeps the panel mounted).
+  useEffect(() => {
+    if (secret) heading.current?.focus();
+  }, [secret]);
   return (
     <section className="notice secret-once" aria-label={title}>
-      <h2>{title}</h2>
+      <h2 ref={heading} tabIndex={-1}>
+        {title}
+      </h2>
       <p>
         <strong>Copy it now: you will not see it again.</strong> Only a hash is kept, so nobody can show it to
         you later.

@@ -39,10 +39,13 @@ export const PAGES: ConsolePage[] = [
     element: <OperatorTokensPage />,
     needs: 'operator-tokens:manage',
   },
-  { path: '/playground', label: 'Playground', element: <PlaygroundPage /> },
+  // The data pages call the API with a key acting for the user, so they are listed for the roles that
+  // hold memory:write and memory:recall (owner, admin, developer); a viewer's key could do neither.
+  { path: '/playground', label: 'Playground', element: <PlaygroundPage />, needs: 'memory:write' },
   { path: '/namespaces', label: 'Namespaces', element: <NamespacesPage />, needs: 'telemetry:read' },
-  { path: '/templates', label: 'Templates', element: <TemplatesPage /> },
-  { path: '/imports', label: 'Imports', element: <ImportsPage /> },
+  // Reading a template takes memory:recall; an import's rows are writes.
+  { path: '/templates', label: 'Templates', element: <TemplatesPage />, needs: 'memory:recall' },
+  { path: '/imports', label: 'Imports', element: <ImportsPage />, needs: 'memory:write' },
   // What happened and what it cost.
   { path: '/metrics', label: 'Metrics and anomalies', element: <MetricsPage />, needs: 'telemetry:read' },
   { path: '/events', label: 'Events', element: <EventsPage />, needs: 'telemetry:read' },

@@ -22,3 +22,11 @@ export const KEY_PERMISSIONS = Object.keys(KEY_PERMISSION_LABELS) as KeyPermissi
  */
 const ROLE_ORDER: Record<Role, number> = { owner: 0, admin: 1, developer: 2, viewer: 3 };
 export const ROLES = (Object.keys(ROLE_ORDER) as Role[]).sort((a, b) => ROLE_ORDER[a] - ROLE_ORDER[b]);
+
+/**
+ * The roles `role` may give and the users whose role and status it may change: only an owner creates,
+ * changes or disables an owner (docs/decisions.md, "Roles"); the server refuses the others with 403.
+ */
+export const rolesGivenBy = (role: Role): Role[] =>
+  role === 'owner' ? ROLES : ROLES.filter((r) => r !== 'owner');
+export const mayManageUserOf = (role: Role, target: Role): boolean => rolesGivenBy(role).includes(target);

@@ -32,7 +32,7 @@ export function ApiKeysPage() {
   const action = useAction();
   const [creating, setCreating] = useState(false);
   const [editing, setEditing] = useState<string>();
-  const [secret, setSecret] = useState<{ title: string; key: string }>();
+  const [secret, setSecret] = useState<{ title: string; key: string; announcement: string }>();
 
   const connections = storage.data?.data ?? [];
   const emailOf = (id: string) =>
@@ -47,7 +47,7 @@ export function ApiKeysPage() {
   const rotate = (key: ApiKey) =>
     action.run(async () => {
       const rotated = await client.control.apiKeys.rotate(key.id);
-      setSecret({ title: `Rotated key ${rotated.name}`, key: rotated.key });
+      setSecret({ title: `Rotated key ${rotated.name}`, key: rotated.key, announcement: 'Key rotated' });
       setEditing(undefined);
       keys.reload();
     });
@@ -72,23 +72,29 @@ export function ApiKeysPage() {
         )
       }
     >
-      <div aria-live="polite">
-        {secret && (
-          <SecretShownOnce
-            title={secret.title}
-            secret={secret.key}
-            usage="Send it as Authorization: Bearer <key> or X-API-Key."
-            onDismiss={() => setSecret(undefined)}
-          />
-        )}
-      </div>
+      {/* Only the news is announced: the secret itself is read from the panel, which takes the focus. */}
+      <p aria-live="polite" className="visually-hidden">
+        {secret?.announcement}
+      </p>
+      {secret && (
+        <SecretShownOnce
+          title={secret.title}
+          secret={secret.key}
+          usage="Send it as Authorization: Bearer <key> or X-API-Key."
+          onDismiss={() => setSecret(undefined)}
+        />
+      )}
       {creating && (
         <ApiKeyCreateForm
           connections={connections}
           onCancel={() => setCreating(false)}
           onCreated={(created) => {
             setCreating(false);
-            setSecret({ title: `New API key ${created.name}`, key: created.key });
+            setSecret({
+              title: `New API key ${created.name}`,
+              key: created.key,
+              announcement: 'Key created',
+            });
             keys.reload();
           }}
         />

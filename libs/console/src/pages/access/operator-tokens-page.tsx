@@ -33,16 +33,18 @@ export function OperatorTokensPage() {
       title="Operator tokens"
       summary="A token adds the operator capability (privileged diagnostics) to an API key's requests; it expires."
     >
-      <div aria-live="polite">
-        {secret && (
-          <SecretShownOnce
-            title={secret.title}
-            secret={secret.token}
-            usage="Send it as X-Operator-Token beside an API key."
-            onDismiss={() => setSecret(undefined)}
-          />
-        )}
-      </div>
+      {/* Only the news is announced: the secret itself is read from the panel, which takes the focus. */}
+      <p aria-live="polite" className="visually-hidden">
+        {secret && 'Token issued'}
+      </p>
+      {secret && (
+        <SecretShownOnce
+          title={secret.title}
+          secret={secret.token}
+          usage="Send it as X-Operator-Token beside an API key."
+          onDismiss={() => setSecret(undefined)}
+        />
+      )}
       <form className="card stack" onSubmit={issue} aria-labelledby={`${id}-title`}>
         <h2 id={`${id}-title`}>Issue a token</h2>
         <label htmlFor={`${id}-name`}>Name</label>

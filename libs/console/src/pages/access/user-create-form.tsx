@@ -2,13 +2,16 @@ import { type FormEvent, useId, useState } from 'react';
 import { ErrorNotice } from '../../components/error-notice.js';
 import { useAction } from '../../hooks/use-action.js';
 import { useSession } from '../../session/session-context.js';
-import { ROLES, type Role } from './access-names.js';
+import type { Role } from './access-names.js';
 
 /** Adds a user to the tenant with an initial password, to be changed on the account page. */
 export function UserCreateForm({
+  roles,
   onCreated,
   onCancel,
 }: {
+  /** The roles the signed-in user may give. */
+  roles: Role[];
   onCreated: (email: string) => void;
   onCancel: () => void;
 }) {
@@ -57,7 +60,7 @@ export function UserCreateForm({
       </p>
       <label htmlFor={ids.role}>Role</label>
       <select id={ids.role} value={role} onChange={(e) => setRole(e.target.value as Role)}>
-        {ROLES.map((r) => (
+        {roles.map((r) => (
           <option key={r} value={r}>
             {r}
           </option>

@@ -2,7 +2,7 @@ import type { ResponseOf } from '@text-memory/sdk';
 import { useId, useState } from 'react';
 import { ConfirmButton } from '../../components/confirm-button.js';
 import { DateTime } from '../../components/date-time.js';
-import { ROLES, type Role } from './access-names.js';
+import type { Role } from './access-names.js';
 
 type User = ResponseOf<'getUser'>;
 
@@ -10,12 +10,15 @@ type User = ResponseOf<'getUser'>;
 export function UserRow({
   user,
   isYou,
+  roles,
   manage,
   withActions,
   onChange,
 }: {
   user: User;
   isYou: boolean;
+  /** The roles the signed-in user may give. */
+  roles: Role[];
   /** This user's role and status may be changed here. */
   manage: boolean;
   /** The table has an Actions column (the signed-in user holds users:manage). */
@@ -38,7 +41,7 @@ export function UserRow({
               Role of {email}
             </label>
             <select id={roleId} value={role} onChange={(e) => setRole(e.target.value as Role)}>
-              {ROLES.map((r) => (
+              {roles.map((r) => (
                 <option key={r} value={r}>
                   {r}
                 </option>

@@ -4,7 +4,7 @@ import { Page } from '../../components/page.js';
 import { useAction } from '../../hooks/use-action.js';
 import { useLoad } from '../../hooks/use-load.js';
 import { useSession } from '../../session/session-context.js';
-import { ROLES } from './access-names.js';
+import { mayManageUserOf, ROLES, rolesGivenBy } from './access-names.js';
 import { UserCreateForm } from './user-create-form.js';
 import { UserRow } from './user-row.js';
 
@@ -16,6 +16,7 @@ export function UsersPage() {
   const [adding, setAdding] = useState(false);
   const [said, setSaid] = useState('');
   const manage = can('users:manage');
+  const roles = rolesGivenBy(account.user.role);
 
   return (
     <Page
@@ -32,6 +33,7 @@ export function UsersPage() {
     >
       {adding && (
         <UserCreateForm
+          roles={roles}
           onCancel={() => setAdding(false)}
           onCreated={(email) => {
             setAdding(false);
@@ -65,9 +67,13 @@ export function UsersPage() {
                   key={`${user.id}:${user.role}`}
                   user={user}
                   isYou={user.id === account.user.id}
+                  roles={roles}
                   // Your own role and status are changed by another owner or admin: disabling yourself
-                  // would end this session, and a tenant must keep an active owner.
-                  manage={manage && user.id !== account.user.id}
+                  // would end this session, and a tenant must keep an active owner. An owner's are
+                  // changed by an owner only.
+                  manage={
+                    manage && user.id !== account.user.id && mayManageUserOf(account.user.role, user.role)
+                  }
                   withActions={manage}
                   onChange={(change) =>
                     action.run(async () => {
