@@ -512,6 +512,12 @@ describe('the console: data pages through an API key', () => {
       const width = Number(await page.evaluate('document.documentElement.scrollWidth'));
       expect(width).toBeLessThanOrEqual(PHONE.width);
       await screenshot(page, 'namespaces-viewer-phone');
+      // Typed in the address bar, the playground says the role does not allow it, and offers no key.
+      await page.goto('/console/playground');
+      await expect
+        .poll(() => page.getByRole('alert').textContent(), EVENTUALLY)
+        .toContain('Your role does not allow this page');
+      expect(await page.getByRole('button', { name: 'Write' }).count()).toBe(0);
       expect(errors).toEqual([]);
       await context.close();
     },

@@ -15,7 +15,18 @@ export function App() {
       <Routes>
         <Route element={<Layout />}>
           {PAGES.map((page) => (
-            <Route key={page.path} path={page.path} element={page.element} />
+            <Route
+              key={page.path}
+              path={page.path}
+              // Typed in the address bar, a page the role lacks says so instead of failing call by call.
+              element={
+                !page.needs || session.can(page.needs) ? (
+                  page.element
+                ) : (
+                  <p role="alert">Your role does not allow this page ({page.needs}).</p>
+                )
+              }
+            />
           ))}
           <Route path="*" element={<p>No such page.</p>} />
         </Route>
