@@ -1,3 +1,4 @@
+import type { Page } from 'playwright-core';
 import { describe, expect, it } from 'vitest';
 import {
   EVENTUALLY,
@@ -13,6 +14,21 @@ import { useStack } from './support/stack.js';
 
 const t = useStack();
 const b = useBrowser();
+
+const tokenIn = async (page: Page) => (await webStorage(page)).session['tm.console.session'] ?? '';
+
+/** WCAG contrast ratio of two `rgb(r, g, b)` colours. */
+function contrast(a: string, b: string): number {
+  const luminance = (colour: string) => {
+    const [r = 0, g = 0, bl = 0] = (colour.match(/\d+(\.\d+)?/g) ?? []).map(Number).map((c) => {
+      const s = c / 255;
+      return s <= 0.03928 ? s / 12.92 : ((s + 0.055) / 1.055) ** 2.4;
+    });
+    return 0.2126 * r + 0.7152 * g + 0.0722 * bl;
+  };
+  const [hi, lo] = [luminance(a), luminance(b)].sort((x, y) => y - x) as [number, number];
+  return (hi + 0.05) / (lo + 0.05);
+}
 
 describe('the console at /console: logging in', () => {
   it('when the wrong password is given, then the API says why and nothing is stored', async () => {
@@ -73,6 +89,166 @@ describe('the console at /console: logging in', () => {
     const [navBox, mainBox] = [await nav.boundingBox(), await page.locator('main').boundingBox()];
     expect(navBox && mainBox && navBox.y < mainBox.y && navBox.width <= PHONE.width).toBe(true);
     await screenshot(page, 'overview-phone');
+    expect(errors).toEqual([]);
+    await context.close();
+  });
+
+  it('when the session is ended elsewhere, then the next page the user opens is the login page and the token is gone', async () => {
+    const tenant = await createTenant();
+    const { page, errors, context } = await openConsole(b.browser, t.stack.url);
+    await logIn(page, tenant.owner.email, tenant.owner.password);
+    const token = await tokenIn(page);
+    expect(token).toMatch(/^ey/);
+
+    const ended = await t.api.delete('/api/v1/control/sessions/current', { key: token });
+    expect(ended.status).toBeLessThan(300);
+    await page.getByRole('navigation', { name: 'Console' }).getByRole('link', { name: 'API keys' }).click();
+
+    await expect.poll(() => page.getByRole('button', { name: 'Log in' }).isVisible(), EVENTUALLY).toBe(true);
+    expect(await webStorage(page)).toEqual({ session: {}, local: {} });
+    expect((await t.api.get('/api/v1/control/account', { key: token })).status).toBe(401);
+    // Logging in again lands on the page the user was opening.
+    await logIn(page, tenant.owner.email, tenant.owner.password);
+    await expect
+      .poll(() => page.getByRole('heading', { name: 'API keys', level: 1 }).isVisible(), EVENTUALLY)
+      .toBe(true);
+    expect(errors).toEqual([]);
+    await context.close();
+  });
+
+  it('when the API answers 503 while a reload checks the session, then the token is kept and "Try again" signs back in', async () => {
+    const tenant = await createTenant();
+    const { page, errors, context } = await openConsole(b.browser, t.stack.url);
+    await logIn(page, tenant.owner.email, tenant.owner.password);
+    const token = await tokenIn(page);
+
+    const account = '**/api/v1/control/account';
+    await page.route(account, (route) =>
+      route.fulfill({
+        status: 503,
+        contentType: 'application/json',
+        body: JSON.stringify({ error: { code: 'unavailable', message: 'Down for a moment' } }),
+      }),
+    );
+    await page.reload();
+    await expect
+      .poll(() => page.getByRole('button', { name: 'Try again' }).isVisible(), EVENTUALLY)
+      .toBe(true);
+    expect(await page.getByRole('alert').textContent()).toContain('HTTP 503');
+    expect(await tokenIn(page)).toBe(token);
+    await screenshot(page, 'session-check-failed');
+
+    await page.unroute(account);
+    await page.getByRole('button', { name: 'Try again' }).click();
+    await expect.poll(() => page.getByRole('button', { name: 'Log out' }).isVisible(), EVENTUALLY).toBe(true);
+    expect(await tokenIn(page)).toBe(token);
+    // The 503s were recorded as errors (support/browser.ts ignores only 4xx), and nothing else was.
+    expect(errors.length).toBeGreaterThan(0);
+    expect(errors.filter((e) => !/status of 503/.test(e))).toEqual([]);
+    await context.close();
+  });
+
+  it('when logging out cannot reach the API, then the tab still forgets the session and nothing is thrown', async () => {
+    const tenant = await createTenant();
+    const { page, errors, context } = await openConsole(b.browser, t.stack.url);
+    await logIn(page, tenant.owner.email, tenant.owner.password);
+
+    await page.route('**/api/v1/control/sessions/current', (route) => route.abort('failed'));
+    await page.getByRole('button', { name: 'Log out' }).click();
+
+    await expect.poll(() => page.getByRole('button', { name: 'Log in' }).isVisible(), EVENTUALLY).toBe(true);
+    expect(await webStorage(page)).toEqual({ session: {}, local: {} });
+    expect(errors.filter((e) => !/ERR_FAILED/.test(e))).toEqual([]);
+    await context.close();
+  });
+
+  it('when the clipboard is not available, then "Copy secret" says to select the text instead of throwing', async () => {
+    const tenant = await createTenant();
+    const { page, errors, context } = await openConsole(b.browser, t.stack.url);
+    await logIn(page, tenant.owner.email, tenant.owner.password);
+    // As outside a secure context (plain http on another host): no navigator.clipboard at all.
+    await page.evaluate(
+      "Object.defineProperty(navigator, 'clipboard', { value: undefined, configurable: true })",
+    );
+
+    await page.getByRole('navigation', { name: 'Console' }).getByRole('link', { name: 'API keys' }).click();
+    await page.getByRole('button', { name: 'Create API key' }).click();
+    await page.getByLabel('Name', { exact: true }).fill('copy-key');
+    await page.getByRole('button', { name: 'Create key' }).click();
+    await page.getByRole('button', { name: 'Copy secret' }).click();
+
+    await expect
+      .poll(() => page.getByRole('region', { name: 'New API key copy-key' }).textContent(), EVENTUALLY)
+      .toContain('Copy failed: select the text');
+    expect(errors).toEqual([]);
+    await context.close();
+  });
+
+  it("when another metrics window fails to load, then the previous window's numbers are not shown under it", async () => {
+    const tenant = await createTenant();
+    const { page, errors, context } = await openConsole(b.browser, t.stack.url);
+    await logIn(page, tenant.owner.email, tenant.owner.password);
+    await page
+      .getByRole('navigation', { name: 'Console' })
+      .getByRole('link', { name: 'Metrics and anomalies' })
+      .click();
+    const quality = page.getByRole('heading', { name: 'Errors and refusals' });
+    await expect.poll(() => quality.isVisible(), EVENTUALLY).toBe(true);
+
+    await page.route(
+      (url) =>
+        url.pathname.endsWith('/infrastructure/metrics') &&
+        url.searchParams.get('window_minutes') === '43200',
+      (route) =>
+        route.fulfill({
+          status: 503,
+          contentType: 'application/json',
+          body: JSON.stringify({ error: { code: 'unavailable', message: 'Down for a moment' } }),
+        }),
+    );
+    await page.getByLabel('Window').selectOption({ label: 'last 30 d' });
+
+    await expect.poll(() => page.getByRole('alert').first().textContent(), EVENTUALLY).toContain('HTTP 503');
+    expect(await quality.isVisible()).toBe(false);
+    expect(errors.filter((e) => !/status of 503/.test(e))).toEqual([]);
+    await context.close();
+  });
+
+  it('when a navigation link has keyboard focus, then its ring holds 3:1 on the page and beside the blue active link', async () => {
+    const tenant = await createTenant();
+    const { page, errors, context } = await openConsole(b.browser, t.stack.url);
+    await logIn(page, tenant.owner.email, tenant.owner.password);
+
+    const focused = () =>
+      page.evaluate('document.activeElement?.textContent') as Promise<string | null | undefined>;
+    for (let n = 0; n < 10 && (await focused()) !== 'Overview'; n++) await page.keyboard.press('Tab');
+    const ring = (await page.evaluate(`(() => {
+      const link = document.activeElement;
+      const style = getComputedStyle(link);
+      return {
+        visible: link.matches(':focus-visible'),
+        active: link.classList.contains('active'),
+        outline: style.outlineColor,
+        width: style.outlineWidth,
+        band: style.boxShadow,
+        behind: getComputedStyle(link).backgroundColor,
+      };
+    })()`)) as {
+      visible: boolean;
+      active: boolean;
+      outline: string;
+      width: string;
+      band: string;
+      behind: string;
+    };
+
+    expect(ring).toMatchObject({ visible: true, active: true, width: '3px' });
+    // Against the paper and wash the ring is drawn on, and against the paper band that separates it from
+    // the active link's blue (which is all it touches).
+    expect(contrast(ring.outline, 'rgb(255, 255, 255)')).toBeGreaterThanOrEqual(3);
+    expect(contrast(ring.outline, 'rgb(244, 246, 248)')).toBeGreaterThanOrEqual(3);
+    expect(ring.band).toMatch(/rgb\(255, 255, 255\).*inset|inset.*rgb\(255, 255, 255\)/);
+    expect(ring.behind).not.toBe('rgb(255, 255, 255)');
     expect(errors).toEqual([]);
     await context.close();
   });

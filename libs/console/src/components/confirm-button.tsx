@@ -1,4 +1,5 @@
 import { useEffect, useRef, useState } from 'react';
+import { ErrorNotice } from './error-notice.js';
 
 /**
  * A button whose action runs only after a second, explicit "yes" beside it (revoke, rotate, disable):
@@ -23,6 +24,8 @@ export function ConfirmButton({
 }) {
   const [asking, setAsking] = useState(false);
   const [busy, setBusy] = useState(false);
+  /** What a rejected onConfirm threw (callers using useAction never throw; any other is shown here). */
+  const [error, setError] = useState<unknown>();
   const yes = useRef<HTMLButtonElement>(null);
   // The question replaces the button the user just pressed: keep the keyboard where they are.
   useEffect(() => {
@@ -30,20 +33,28 @@ export function ConfirmButton({
   }, [asking]);
   if (!asking) {
     return (
-      <button
-        type="button"
-        className={danger ? 'button-danger' : 'button-secondary'}
-        aria-label={name}
-        onClick={() => setAsking(true)}
-      >
-        {label}
-      </button>
+      <>
+        <button
+          type="button"
+          className={danger ? 'button-danger' : 'button-secondary'}
+          aria-label={name}
+          onClick={() => {
+            setError(undefined);
+            setAsking(true);
+          }}
+        >
+          {label}
+        </button>
+        <ErrorNotice error={error} />
+      </>
     );
   }
   const confirm = async () => {
     setBusy(true);
     try {
       await onConfirm();
+    } catch (e) {
+      setError(e);
     } finally {
       setBusy(false);
       setAsking(false);

@@ -1,5 +1,15 @@
 import { type ResponseOf, TextMemory, TextMemoryError } from '@text-memory/sdk';
-import { createContext, type ReactNode, useCallback, useContext, useEffect, useMemo, useState } from 'react';
+import {
+  createContext,
+  type ReactNode,
+  useCallback,
+  useContext,
+  useEffect,
+  useMemo,
+  useRef,
+  useState,
+} from 'react';
+import { ErrorNotice } from '../components/error-notice.js';
 import { loadSessionToken, saveSessionToken } from './session-storage.js';
 
 export type Account = ResponseOf<'getAccount'>;
@@ -11,6 +21,7 @@ export interface Session {
   /** Whether the user's role holds an action (`keys:manage`…): buttons for the others are not shown. */
   can: (action: string) => boolean;
   refreshAccount: () => Promise<void>;
+  /** Ends the session on the server if it can; this tab forgets it either way. Never rejects. */
   logout: () => Promise<void>;
 }
 
@@ -26,16 +37,50 @@ const SessionContext = createContext<SessionState | undefined>(undefined);
 /** The deployment that served the console; `/api/v1/…` is added by the SDK. */
 const baseUrl = () => window.location.origin;
 
+/**
+ * A 401 on a call that carried this tab's session token means the session expired or was ended
+ * elsewhere: `onEnded` forgets it (back to the login page). Every client the provider makes sends its
+ * requests through this, so no page has to notice. A stale client's 401 (a token already replaced) and
+ * the login call's (no token) are left to their callers.
+ */
+function watchedFetch(onEnded: () => void): typeof fetch {
+  return async (input, init) => {
+    const response = await fetch(input, init);
+    if (response.status === 401) {
+      const sent = new Headers(init?.headers).get('authorization');
+      const token = loadSessionToken();
+      if (token && sent === `Bearer ${token}`) onEnded();
+    }
+    return response;
+  };
+}
+
 export function SessionProvider({ children }: { children: ReactNode }) {
   const [client, setClient] = useState<TextMemory>();
   const [account, setAccount] = useState<Account>();
   const [restoring, setRestoring] = useState(() => loadSessionToken() !== undefined);
+  /** Why a stored token could not be checked (the API down, a 503): shown with a retry, token kept. */
+  const [restoreError, setRestoreError] = useState<unknown>();
 
   const forget = useCallback(() => {
     saveSessionToken(undefined);
     setClient(undefined);
     setAccount(undefined);
+    setRestoreError(undefined);
   }, []);
+  // The fetch given to clients is made once; it reaches the current `forget` through this.
+  const onEnded = useRef(forget);
+  onEnded.current = forget;
+  const makeClient = useCallback(
+    (sessionToken?: string) =>
+      new TextMemory({
+        baseUrl: baseUrl(),
+        sessionToken,
+        maxRetries: 1,
+        fetch: watchedFetch(() => onEnded.current()),
+      }),
+    [],
+  );
 
   const adopt = useCallback(
     async (next: TextMemory) => {
@@ -51,22 +96,30 @@ export function SessionProvider({ children }: { children: ReactNode }) {
     [forget],
   );
 
-  useEffect(() => {
+  const restore = useCallback(() => {
     const token = loadSessionToken();
-    if (!token) return;
-    adopt(new TextMemory({ baseUrl: baseUrl(), sessionToken: token, maxRetries: 1 }))
-      .catch(() => forget())
+    if (!token) {
+      setRestoring(false);
+      return;
+    }
+    setRestoring(true);
+    setRestoreError(undefined);
+    // Only a 401 (handled in adopt) drops the token: a 503 or a lost connection is shown with a retry.
+    adopt(makeClient(token))
+      .catch((error: unknown) => setRestoreError(error ?? new Error('restore failed')))
       .finally(() => setRestoring(false));
-  }, [adopt, forget]);
+  }, [adopt, makeClient]);
+
+  useEffect(() => restore(), [restore]);
 
   const login = useCallback(
     async (email: string, password: string) => {
-      const next = new TextMemory({ baseUrl: baseUrl(), maxRetries: 1 });
+      const next = makeClient();
       const answer = await next.control.sessions.login({ email, password });
       saveSessionToken(answer.token);
       await adopt(next);
     },
-    [adopt],
+    [adopt, makeClient],
   );
 
   const session = useMemo<Session | undefined>(() => {
@@ -80,6 +133,9 @@ export function SessionProvider({ children }: { children: ReactNode }) {
       logout: async () => {
         try {
           await client.control.sessions.logout();
+        } catch {
+          // Already ended (a 401), or the API unreachable: the token is dropped from this tab regardless,
+          // and the server ends it when it expires. Nothing is left for the caller to handle.
         } finally {
           forget();
         }
@@ -87,6 +143,25 @@ export function SessionProvider({ children }: { children: ReactNode }) {
     };
   }, [client, account, forget]);
 
+  if (restoreError && !restoring) {
+    return (
+      <main className="login" id="main">
+        <div className="card login-card">
+          <h1>Text-Memory console</h1>
+          <p>Your session could not be checked. It is kept in this tab: try again when the API answers.</p>
+          <ErrorNotice error={restoreError} />
+          <div className="row">
+            <button type="button" onClick={restore}>
+              Try again
+            </button>
+            <button type="button" className="button-secondary" onClick={forget}>
+              Log in again
+            </button>
+          </div>
+        </div>
+      </main>
+    );
+  }
   return <SessionContext.Provider value={{ session, restoring, login }}>{children}</SessionContext.Provider>;
 }
 
