@@ -256,7 +256,9 @@ describe('the console: data pages through an API key', () => {
       await opener.getByLabel('Import id').fill(id);
       await opener.getByRole('button', { name: 'Open import' }).click();
       await shown();
-      expect(errors).toEqual([]);
+      // The three 503s this test injected are recorded (support/browser.ts fails on a 5xx); nothing else is.
+      expect(errors.filter((e) => !/status of 503/.test(e))).toEqual([]);
+      expect(errors.length).toBeGreaterThan(0);
       await context.close();
     },
     TEST_MS,
