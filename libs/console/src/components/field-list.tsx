@@ -16,6 +16,3 @@ export function FieldList({ items }: { items: Array<[string, ReactNode] | false 
     </dl>
   );
 }
-
-/** A count with the reader's digit grouping. */
-export const count = (n: number) => n.toLocaleString();

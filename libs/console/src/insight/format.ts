@@ -1,4 +1,4 @@
-/** How the insight pages write numbers, money, latencies, rates and times: in the reader's locale. */
+/** How the console writes numbers, money, latencies, rates and times: in the reader's locale. */
 
 export const formatCount = (n: number) => n.toLocaleString();
 

@@ -3,9 +3,9 @@ import { useState } from 'react';
 import { DataKeyPicker } from '../components/data-key-picker.js';
 import { DateTime } from '../components/date-time.js';
 import { ErrorNotice } from '../components/error-notice.js';
-import { count } from '../components/field-list.js';
 import { Page } from '../components/page.js';
 import { useLoad } from '../hooks/use-load.js';
+import { formatCount } from '../insight/format.js';
 import { useSession } from '../session/session-context.js';
 import { DeleteNamespace } from './namespaces/delete-namespace.js';
 import { ExportButton } from './namespaces/export-button.js';
@@ -83,9 +83,9 @@ export function NamespacesPage() {
                       <th scope="row">
                         <code>{row.namespace}</code>
                       </th>
-                      <td className="number">{count(row.records)}</td>
-                      <td className="number">{count(row.current_records)}</td>
-                      <td className="number">{count(row.superseded_records)}</td>
+                      <td className="number">{formatCount(row.records)}</td>
+                      <td className="number">{formatCount(row.current_records)}</td>
+                      <td className="number">{formatCount(row.superseded_records)}</td>
                       <td>
                         <DateTime value={row.last_retained_at} />
                       </td>

@@ -2,7 +2,8 @@ import { type ImportJob, type ResponseOf, TextMemoryError } from '@text-memory/s
 import { useEffect, useId, useState } from 'react';
 import { DataErrorNotice } from '../../components/data-error-notice.js';
 import { DateTime } from '../../components/date-time.js';
-import { count, FieldList } from '../../components/field-list.js';
+import { FieldList } from '../../components/field-list.js';
+import { formatCount, formatUsd } from '../../insight/format.js';
 import { useDataKey } from '../../session/data-key-context.js';
 
 type Failures = ResponseOf<'listImportFailures'>;
@@ -141,9 +142,6 @@ export function ImportJobView({
   }
 
   const { estimate } = job;
-  const price = (usd: number) =>
-    usd.toLocaleString(undefined, { style: 'currency', currency: 'USD', maximumFractionDigits: 6 });
-
   return (
     <section className="card" aria-labelledby={`${id}-title`}>
       <h2 id={`${id}-title`}>
@@ -167,14 +165,14 @@ export function ImportJobView({
       <h3>Estimate</h3>
       <FieldList
         items={[
-          ['Rows', count(estimate.rows)],
-          ['Billable rows', count(estimate.billable_rows)],
-          ['Malformed rows', count(estimate.rows_malformed)],
-          ['Rows rendering empty', count(estimate.rows_empty_render)],
-          ['Rows too long', count(estimate.rows_too_long)],
+          ['Rows', formatCount(estimate.rows)],
+          ['Billable rows', formatCount(estimate.billable_rows)],
+          ['Malformed rows', formatCount(estimate.rows_malformed)],
+          ['Rows rendering empty', formatCount(estimate.rows_empty_render)],
+          ['Rows too long', formatCount(estimate.rows_too_long)],
           [
             'Estimated cost',
-            `${price(estimate.estimated_cost_usd)} (${price(estimate.unit_price_usd)} a row)`,
+            `${formatUsd(estimate.estimated_cost_usd)} (${formatUsd(estimate.unit_price_usd)} a row)`,
           ],
           ['Pricing version', estimate.pricing_version],
           estimate.placeholders_without_column.length > 0 && [
@@ -192,18 +190,18 @@ export function ImportJobView({
       )}
       {job.state === 'estimated' && (
         <button type="button" onClick={start} disabled={starting}>
-          {starting ? 'Starting…' : `Start import of ${count(estimate.rows)} rows`}
+          {starting ? 'Starting…' : `Start import of ${formatCount(estimate.rows)} rows`}
         </button>
       )}
       {job.state !== 'estimated' && (
         <div aria-live="polite">
           <label htmlFor={`${id}-progress`}>Progress</label>
           <progress id={`${id}-progress`} max={Math.max(job.total, 1)} value={job.processed}>
-            {count(job.processed)} of {count(job.total)}
+            {formatCount(job.processed)} of {formatCount(job.total)}
           </progress>
           <p>
-            {count(job.processed)} of {count(job.total)} rows processed: {count(job.retained)} retained,{' '}
-            {count(job.failed)} failed.
+            {formatCount(job.processed)} of {formatCount(job.total)} rows processed:{' '}
+            {formatCount(job.retained)} retained, {formatCount(job.failed)} failed.
             {job.completed_at && (
               <>
                 {' '}
@@ -222,7 +220,7 @@ export function ImportJobView({
       {failures && failures.failures.length > 0 && (
         <div className="table-scroll">
           <table>
-            <caption>Failed rows ({count(failures.paging.total)})</caption>
+            <caption>Failed rows ({formatCount(failures.paging.total)})</caption>
             <thead>
               <tr>
                 <th scope="col" className="number">
@@ -236,7 +234,7 @@ export function ImportJobView({
               {failures.failures.map((failure) => (
                 <tr key={failure.row}>
                   <th scope="row" className="number">
-                    {count(failure.row)}
+                    {formatCount(failure.row)}
                   </th>
                   <td>{failure.reason}</td>
                   <td>{failure.message}</td>

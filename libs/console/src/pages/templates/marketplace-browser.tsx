@@ -1,7 +1,7 @@
 import { type FormEvent, useId, useState } from 'react';
 import { DataErrorNotice } from '../../components/data-error-notice.js';
-import { count } from '../../components/field-list.js';
 import { useLoad } from '../../hooks/use-load.js';
+import { formatCount } from '../../insight/format.js';
 import { useDataKey } from '../../session/data-key-context.js';
 import { useSession } from '../../session/session-context.js';
 import { TemplateDefinition } from './template-definition.js';
@@ -62,8 +62,8 @@ export function MarketplaceBrowser({ onUse }: { onUse: (choice: TemplateChoice) 
       <div aria-live="polite">
         {results.data && (
           <p className="hint">
-            {count(results.data.paging.total)} {results.data.paging.total === 1 ? 'template' : 'templates'}{' '}
-            found
+            {formatCount(results.data.paging.total)}{' '}
+            {results.data.paging.total === 1 ? 'template' : 'templates'} found
           </p>
         )}
       </div>

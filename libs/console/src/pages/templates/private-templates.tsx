@@ -1,8 +1,8 @@
 import { useState } from 'react';
 import { DataErrorNotice } from '../../components/data-error-notice.js';
 import { DateTime } from '../../components/date-time.js';
-import { count } from '../../components/field-list.js';
 import { useLoad } from '../../hooks/use-load.js';
+import { formatCount } from '../../insight/format.js';
 import { useDataKey } from '../../session/data-key-context.js';
 import { useSession } from '../../session/session-context.js';
 import { TemplateDefinition } from './template-definition.js';
@@ -77,7 +77,7 @@ export function PrivateTemplates({ onUse }: { onUse: (choice: TemplateChoice) =>
                     <td>
                       {template.version} <span className="hint">(revision {template.revision})</span>
                     </td>
-                    <td className="number">{count(template.fields.length)}</td>
+                    <td className="number">{formatCount(template.fields.length)}</td>
                     <td>
                       <DateTime value={template.updated_at} />
                     </td>
@@ -108,8 +108,9 @@ export function PrivateTemplates({ onUse }: { onUse: (choice: TemplateChoice) =>
               </tbody>
             </table>
             <p className="hint">
-              {count(list.data.paging.offset + 1)}–
-              {count(list.data.paging.offset + list.data.paging.returned)} of {count(list.data.paging.total)}
+              {formatCount(list.data.paging.offset + 1)}–
+              {formatCount(list.data.paging.offset + list.data.paging.returned)} of{' '}
+              {formatCount(list.data.paging.total)}
             </p>
             <div className="row">
               {offset > 0 && (
