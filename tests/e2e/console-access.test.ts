@@ -1,15 +1,8 @@
 import type { Page } from 'playwright-core';
 import { describe, expect, it, vi } from 'vitest';
-import {
-  EVENTUALLY,
-  logIn,
-  openConsole,
-  PHONE,
-  screenshot,
-  useBrowser,
-  webStorage,
-} from './support/browser.js';
+import { logIn, openConsole, PHONE, screenshot, useBrowser, webStorage } from './support/browser.js';
 import { API_KEYS, controlSteps, suffix, USERS } from './support/control.js';
+import { EVENTUALLY } from './support/eventually.js';
 import { recallBody, uniqueKey, uniqueNamespace, writeBody } from './support/factories.js';
 import { useStack } from './support/stack.js';
 

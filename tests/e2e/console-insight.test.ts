@@ -1,8 +1,9 @@
 import { randomUUID } from 'node:crypto';
 import type { Locator, Page } from 'playwright-core';
 import { describe, expect, it } from 'vitest';
-import { EVENTUALLY, logIn, openConsole, PHONE, screenshot, useBrowser } from './support/browser.js';
+import { logIn, openConsole, PHONE, screenshot, useBrowser } from './support/browser.js';
 import { controlSteps } from './support/control.js';
+import { EVENTUALLY } from './support/eventually.js';
 import { createTenant, recallBody, uniqueKey, uniqueNamespace, writeBody } from './support/factories.js';
 import { useStack } from './support/stack.js';
 import { eventsFor } from './support/telemetry.js';

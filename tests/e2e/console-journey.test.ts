@@ -3,7 +3,8 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type { Page } from 'playwright-core';
 import { describe, expect, it } from 'vitest';
-import { EVENTUALLY, logIn, openConsole, screenshot, useBrowser } from './support/browser.js';
+import { logIn, openConsole, screenshot, useBrowser } from './support/browser.js';
+import { EVENTUALLY } from './support/eventually.js';
 import { createTenant, recallBody, uniqueNamespace } from './support/factories.js';
 import { useStack } from './support/stack.js';
 

@@ -1,14 +1,7 @@
 import type { Page } from 'playwright-core';
 import { describe, expect, it } from 'vitest';
-import {
-  EVENTUALLY,
-  logIn,
-  openConsole,
-  PHONE,
-  screenshot,
-  useBrowser,
-  webStorage,
-} from './support/browser.js';
+import { logIn, openConsole, PHONE, screenshot, useBrowser, webStorage } from './support/browser.js';
+import { EVENTUALLY } from './support/eventually.js';
 import { createTenant } from './support/factories.js';
 import { useStack } from './support/stack.js';
 

@@ -2,6 +2,7 @@ import { randomUUID } from 'node:crypto';
 import { readFileSync } from 'node:fs';
 import { QueueGroups, Subjects } from '@tm/contracts';
 import { describe, expect, inject, it, vi } from 'vitest';
+import { EVENTUALLY } from './support/eventually.js';
 import { createTenant } from './support/factories.js';
 import { useStack } from './support/stack.js';
 import { standInService } from './support/stand-in-service.js';
@@ -22,7 +23,7 @@ async function logLinesOf(requestId: string): Promise<Array<{ level: number; msg
       .map((line) => JSON.parse(line) as { level: number; msg: string; req?: unknown });
     expect(lines.some((line) => line.req !== undefined)).toBe(true); // the access line is there
     return lines;
-  });
+  }, EVENTUALLY);
 }
 
 /** GET the events page with the telemetry service stopped and `answer` (if any) standing in for it. */

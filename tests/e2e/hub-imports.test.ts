@@ -1,6 +1,7 @@
 import { randomBytes } from 'node:crypto';
 import pg from 'pg';
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
+import { EVENTUALLY } from './support/eventually.js';
 import { createTenant, recallBody, uniqueNamespace } from './support/factories.js';
 import { recordSecrets } from './support/log-capture.js';
 import { recordsInNamespace } from './support/memory-db.js';
@@ -267,7 +268,7 @@ describe('POST /v1/imports with a model-hub dataset, then start, status and fail
     await t.api.post(`/v1/imports/${id}/start`, { key: tenant.api_key });
     await vi.waitFor(async () => {
       expect(rowRequestsOf(dataset.id).length).toBeGreaterThan(0);
-    });
+    }, EVENTUALLY);
     const before = dataset.sha;
     dataset.sha = sha();
 

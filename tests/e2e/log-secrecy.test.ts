@@ -1,6 +1,7 @@
 import { randomBytes, randomUUID } from 'node:crypto';
 import { readFileSync } from 'node:fs';
 import { afterAll, beforeAll, describe, expect, inject, it, vi } from 'vitest';
+import { EVENTUALLY } from './support/eventually.js';
 import { createTenant, recallBody, uniqueNamespace } from './support/factories.js';
 import { recordSecrets } from './support/log-capture.js';
 import { useStack } from './support/stack.js';
@@ -21,7 +22,7 @@ async function logLinesOf(requestId: string) {
       .filter((line) => line.includes(requestId));
     expect(lines.some((line) => line.includes('request completed'))).toBe(true);
     return lines.map((line) => JSON.parse(line));
-  });
+  }, EVENTUALLY);
 }
 
 const wholeLog = () => readFileSync(inject('logCapture').logFile, 'utf8');
@@ -103,14 +104,11 @@ describe('what is logged about a hub token ([P13])', () => {
       headers: { 'X-Request-Id': requestId },
     });
     await t.api.post(`/v1/imports/${created.body.id}/start`, { key: tenant.api_key });
-    const done = await vi.waitFor(
-      async () => {
-        const res = await t.api.get(`/v1/imports/${created.body.id}`, { key: tenant.api_key });
-        expect(res.body.state).toBe('completed');
-        return res;
-      },
-      { timeout: 10_000, interval: 100 },
-    );
+    const done = await vi.waitFor(async () => {
+      const res = await t.api.get(`/v1/imports/${created.body.id}`, { key: tenant.api_key });
+      expect(res.body.state).toBe('completed');
+      return res;
+    }, EVENTUALLY);
 
     expect(refused).toMatchObject({ status: 403, body: { details: { code: 'dataset_gated' } } });
     expect(done.body).toMatchObject({ retained: 2, failed: 0 });

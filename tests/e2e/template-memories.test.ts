@@ -1,5 +1,6 @@
 import { randomUUID } from 'node:crypto';
 import { describe, expect, it } from 'vitest';
+import { EVENTUALLY } from './support/eventually.js';
 import { createTenant, recallBody, uniqueKey, uniqueNamespace } from './support/factories.js';
 import { useStack } from './support/stack.js';
 import { bugTemplate, iso, templateSteps, uniqueName } from './support/templates.js';
@@ -137,7 +138,7 @@ describe('POST /v1/memories, GET /v1/memories/{memory_id}', () => {
     );
     await t.stack.memory.flushOutbox();
     const charges = () => t.api.get('/api/v1/control/billing/charges', { key: session });
-    await expect.poll(async () => (await charges()).body.paging.total).toBeGreaterThanOrEqual(1);
+    await expect.poll(async () => (await charges()).body.paging.total, EVENTUALLY).toBeGreaterThanOrEqual(1);
     const recalled = await t.api.recall(tenant.api_key, recallBody(namespace, 'deep review nested'));
     const usage = await t.api.get('/api/v1/infrastructure/usage', { key: tenant.api_key });
 

@@ -14,12 +14,6 @@ const CHROMIUM_PATH = findChromium();
 /** Screenshots are test artifacts (not committed): tests/e2e/artifacts/console/<name>.png. */
 export const SCREENSHOT_DIR = join(dirname(fileURLToPath(import.meta.url)), '..', 'artifacts', 'console');
 
-/**
- * For `expect.poll` on what a page shows after a call: the API answers in milliseconds, but three test
- * files share two cores in CI. A bound against hangs, not a speed check.
- */
-export const EVENTUALLY = { timeout: 15_000, interval: 100 };
-
 export const LAPTOP = { width: 1280, height: 800 };
 export const PHONE = { width: 390, height: 844 };
 
