@@ -1,6 +1,8 @@
-import { useId } from 'react';
-import { CartesianGrid, Legend, Line, LineChart, ResponsiveContainer, Tooltip, XAxis, YAxis } from 'recharts';
+import { lazy, Suspense, useId } from 'react';
 import { formatBucket } from './format.js';
+
+// recharts is most of the console's script: fetched when a page first draws a chart.
+const ChartDrawing = lazy(() => import('./chart-drawing.js'));
 
 export interface ChartLine<P> {
   /** The field of a point this line draws. */
@@ -47,39 +49,15 @@ export function TimeSeriesChart<P extends { from: string }>({
         {title}
       </figcaption>
       <div className="chart" aria-hidden="true">
-        <ResponsiveContainer width="100%" height="100%">
-          <LineChart
-            data={points}
-            accessibilityLayer={false}
-            margin={{ top: 8, right: 16, bottom: 0, left: 8 }}
-          >
-            <CartesianGrid stroke="#d0d7de" strokeDasharray="3 3" />
-            <XAxis
-              dataKey="from"
-              tickFormatter={(iso: string) => formatBucket(iso, bucketMinutes)}
-              minTickGap={24}
-              fontSize={12}
-            />
-            <YAxis allowDecimals={!whole} tickFormatter={(v: number) => format(v)} width={80} fontSize={12} />
-            <Tooltip
-              labelFormatter={(iso) => formatBucket(String(iso), bucketMinutes)}
-              formatter={(v) => (typeof v === 'number' ? format(v) : '–')}
-            />
-            <Legend />
-            {lines.map((line) => (
-              <Line
-                key={line.key}
-                type="monotone"
-                dataKey={line.key}
-                name={line.name}
-                stroke={line.colour}
-                strokeWidth={2}
-                dot={line.dots ? { r: 2.5, fill: line.colour } : false}
-                isAnimationActive={false}
-              />
-            ))}
-          </LineChart>
-        </ResponsiveContainer>
+        <Suspense fallback={null}>
+          <ChartDrawing
+            points={points}
+            bucketMinutes={bucketMinutes}
+            lines={lines}
+            format={format}
+            whole={whole}
+          />
+        </Suspense>
       </div>
       {/* The wrapper is what hides: a table grows to its rows whatever height it is given. */}
       <div className="visually-hidden">
