@@ -1,43 +1,13 @@
 import { randomUUID } from 'node:crypto';
-import { jetstream } from '@nats-io/jetstream';
-import { connect } from '@nats-io/transport-node';
-import { Subjects, type UsageRecordedEvent } from '@tm/contracts';
 import { describe, expect, it } from 'vitest';
+import { CHARGES, publishPastUsage } from './support/billing.js';
 import { controlSteps } from './support/control.js';
-import { type createTenant, uniqueNamespace } from './support/factories.js';
 import { useStack } from './support/stack.js';
 
 const t = useStack();
 const { tenantWithSession } = controlSteps(t);
 
 const INVOICES = '/api/v1/control/billing/invoices';
-const CHARGES = '/api/v1/control/billing/charges';
-type Tenant = Awaited<ReturnType<typeof createTenant>>;
-
-/** Usage records of past months go straight into memory's usage stream (the API only makes current ones). */
-async function publishUsage(tenant: Tenant, occurredAt: string[], operation = 'memory.write') {
-  const nc = await connect({ servers: t.stack.env.natsUrl });
-  try {
-    const js = jetstream(nc);
-    for (const at of occurredAt) {
-      const record: UsageRecordedEvent = {
-        usage_id: randomUUID(),
-        tenant_id: tenant.tenant_id,
-        user_id: tenant.user_id,
-        key_id: tenant.key_id,
-        request_id: `req-${randomUUID()}`,
-        operation: operation as UsageRecordedEvent['operation'],
-        namespace: uniqueNamespace(),
-        units: 1,
-        pricing_version: 'sandbox-2026-11',
-        occurred_at: at,
-      };
-      await js.publish(Subjects.memory.usageRecorded, JSON.stringify(record), { msgID: record.usage_id });
-    }
-  } finally {
-    await nc.close();
-  }
-}
 
 /** Every charge of the tenant, once billing has consumed `count` of them (bounded wait). */
 async function chargesOnceRecorded(session: string, count: number) {
@@ -53,8 +23,12 @@ async function chargesOnceRecorded(session: string, count: number) {
 describe('POST /api/v1/control/billing/invoices', () => {
   it("when a closed month is invoiced, then its recorded charges become invoiced under one invoice and other months' stay", async () => {
     const tenant = await tenantWithSession();
-    await publishUsage(tenant, ['2026-09-03T10:00:00Z', '2026-09-30T23:59:59Z', '2026-09-15T12:00:00Z']);
-    await publishUsage(tenant, ['2026-10-01T00:00:00Z'], 'memory.recall');
+    await publishPastUsage(t.stack.env.natsUrl, tenant, [
+      '2026-09-03T10:00:00Z',
+      '2026-09-30T23:59:59Z',
+      '2026-09-15T12:00:00Z',
+    ]);
+    await publishPastUsage(t.stack.env.natsUrl, tenant, ['2026-10-01T00:00:00Z'], 'memory.recall');
     const before = await chargesOnceRecorded(tenant.session, 4);
     const september = before.filter((c) => c.occurred_at.startsWith('2026-09'));
     const voided = september[0] as { id: string };
@@ -90,7 +64,7 @@ describe('POST /api/v1/control/billing/invoices', () => {
 
   it('when the same month is closed twice, at once, then both answers are the one invoice', async () => {
     const tenant = await tenantWithSession();
-    await publishUsage(tenant, ['2026-08-10T10:00:00Z', '2026-08-11T10:00:00Z']);
+    await publishPastUsage(t.stack.env.natsUrl, tenant, ['2026-08-10T10:00:00Z', '2026-08-11T10:00:00Z']);
     await chargesOnceRecorded(tenant.session, 2);
 
     const [a, b] = await Promise.all([
@@ -149,7 +123,7 @@ describe('POST /api/v1/control/billing/invoices', () => {
   it('when another tenant closes the same month, then only its own charges are invoiced', async () => {
     const owner = await tenantWithSession();
     const other = await tenantWithSession();
-    await publishUsage(owner, ['2026-06-10T10:00:00Z']);
+    await publishPastUsage(t.stack.env.natsUrl, owner, ['2026-06-10T10:00:00Z']);
     await chargesOnceRecorded(owner.session, 1);
 
     const res = await t.api.post(INVOICES, { key: other.session, body: { period: '2026-06' } });

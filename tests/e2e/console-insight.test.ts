@@ -1,6 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import type { Locator, Page } from 'playwright-core';
 import { describe, expect, it } from 'vitest';
+import { CHARGES, publishPastUsage } from './support/billing.js';
 import { logIn, openConsole, PHONE, screenshot, useBrowser } from './support/browser.js';
 import { controlSteps } from './support/control.js';
 import { EVENTUALLY } from './support/eventually.js';
@@ -12,7 +13,6 @@ const t = useStack();
 const b = useBrowser();
 const { addUser } = controlSteps(t);
 
-const CHARGES = '/api/v1/control/billing/charges';
 /** A test walks several pages, each waiting for telemetry or billing to catch up: on two shared cores, more than the default 30 s. */
 const TEST_TIMEOUT = 120_000;
 /** `n` latency cells (p50, p95, p99, max). */
@@ -205,6 +205,49 @@ describe('the console: what happened and what it cost', () => {
       expect((await column(chargesChart, 'Charges (USD)')).sum).toBeCloseTo(0.0001, 8);
       expect(await page.getByRole('button', { name: 'Create invoice' }).isVisible()).toBe(true);
       await screenshot(page, 'insight-billing');
+      expect(errors).toEqual([]);
+      await context.close();
+    },
+    TEST_TIMEOUT,
+  );
+
+  it(
+    'when an owner closes a past month into an invoice, then it is listed with its charges and total and the API has them invoiced; the open month is refused with the reason',
+    async () => {
+      const tenant = await createTenant();
+      const session = await t.api.login(tenant.owner.email, tenant.owner.password);
+      await publishPastUsage(t.stack.env.natsUrl, tenant, ['2026-09-03T10:00:00Z', '2026-09-20T12:00:00Z']);
+      await chargesRecorded(session, 2);
+
+      const { page, errors, context } = await openConsole(b.browser, t.stack.url);
+      await logIn(page, tenant.owner.email, tenant.owner.password);
+      await open(page, 'Usage and billing', 'Usage and billing');
+      const invoices = page.getByRole('region', { name: 'Invoices' });
+      await invoices.getByText('No invoice yet.').waitFor();
+      const month = invoices.getByLabel('Month (UTC)');
+      const create = invoices.getByRole('button', { name: 'Create invoice' });
+
+      await month.fill(new Date().toISOString().slice(0, 7));
+      await create.click();
+      await expect
+        .poll(() => invoices.getByRole('alert').textContent(), EVENTUALLY)
+        .toMatch(/has not closed yet.*HTTP 409 · already_exists/);
+      await month.fill('2026-09');
+      await create.click();
+
+      await expect
+        .poll(() => invoices.getByText('Invoice for 2026-09: 2 charges, $0.0002.').isVisible(), EVENTUALLY)
+        .toBe(true);
+      expect(await invoices.getByRole('alert').count()).toBe(0);
+      expect(await cellsOf(invoices.getByRole('table', { name: 'Invoices' }), '2026-09')).toEqual([
+        '2026-09',
+        '2',
+        '$0.0002',
+        expect.any(String),
+      ]);
+      const invoiced = await t.api.get(CHARGES, { key: session, query: { state: 'invoiced' } });
+      expect(invoiced.body.paging.total).toBe(2);
+      await screenshot(page, 'insight-billing-invoice');
       expect(errors).toEqual([]);
       await context.close();
     },

@@ -1,9 +1,12 @@
 import { randomUUID } from 'node:crypto';
+import { jetstream } from '@nats-io/jetstream';
+import { connect } from '@nats-io/transport-node';
+import { Subjects, type UsageRecordedEvent } from '@tm/contracts';
 import { expect } from 'vitest';
 import type { Api } from './api.js';
-import { type createTenant, recallBody, uniqueKey, writeBody } from './factories.js';
+import { type createTenant, recallBody, uniqueKey, uniqueNamespace, writeBody } from './factories.js';
 
-/** Shared by the billing files (billing-usage, billing-charges). */
+/** Shared by the billing files (billing-usage, billing-charges, billing-invoices) and the console's. */
 export const USAGE = '/api/v1/infrastructure/usage';
 export const CHARGES = '/api/v1/control/billing/charges';
 
@@ -24,6 +27,39 @@ export interface Charge {
   idempotency_key: string | null;
   occurred_at: string;
   history: Array<Record<string, unknown>>;
+}
+
+/**
+ * Usage records of past months, one unit each, straight into memory's usage stream on `natsUrl` (the
+ * API only makes current ones): what a month to invoice needs.
+ */
+export async function publishPastUsage(
+  natsUrl: string,
+  tenant: Pick<Tenant, 'tenant_id' | 'user_id' | 'key_id'>,
+  occurredAt: string[],
+  operation: UsageRecordedEvent['operation'] = 'memory.write',
+): Promise<void> {
+  const nc = await connect({ servers: natsUrl });
+  try {
+    const js = jetstream(nc);
+    for (const at of occurredAt) {
+      const record: UsageRecordedEvent = {
+        usage_id: randomUUID(),
+        tenant_id: tenant.tenant_id,
+        user_id: tenant.user_id,
+        key_id: tenant.key_id,
+        request_id: `req-${randomUUID()}`,
+        operation,
+        namespace: uniqueNamespace(),
+        units: 1,
+        pricing_version: PRICING_VERSION,
+        occurred_at: at,
+      };
+      await js.publish(Subjects.memory.usageRecorded, JSON.stringify(record), { msgID: record.usage_id });
+    }
+  } finally {
+    await nc.close();
+  }
 }
 
 /** Read until `done` holds, for at most ten seconds: billing consumes usage records off the request's path. */
