@@ -2,6 +2,7 @@ import type { QueryOf, ResponseOf } from '@text-memory/sdk';
 import { useId, useState } from 'react';
 import { DateTime } from '../components/date-time.js';
 import { ErrorNotice } from '../components/error-notice.js';
+import { Pager } from '../components/pager.js';
 import { useLoad } from '../hooks/use-load.js';
 import { useSession } from '../session/session-context.js';
 import { formatCount, formatUsd } from './format.js';
@@ -145,24 +146,12 @@ export function ChargesSection({ round, onChanged }: { round: number; onChanged:
           </tbody>
         </table>
       </div>
-      <nav className="row" aria-label="Pages of charges">
-        <button
-          type="button"
-          className="button-secondary"
-          disabled={offset === 0 || charges.loading}
-          onClick={() => setOffset(Math.max(0, offset - PAGE))}
-        >
-          Previous page
-        </button>
-        <button
-          type="button"
-          className="button-secondary"
-          disabled={offset + PAGE >= total || charges.loading}
-          onClick={() => setOffset(offset + PAGE)}
-        >
-          Next page
-        </button>
-      </nav>
+      <Pager
+        label="Pages of charges"
+        busy={charges.loading}
+        onPrevious={offset === 0 ? undefined : () => setOffset(Math.max(0, offset - PAGE))}
+        onNext={offset + PAGE >= total ? undefined : () => setOffset(offset + PAGE)}
+      />
     </section>
   );
 }

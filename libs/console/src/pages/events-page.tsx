@@ -3,6 +3,7 @@ import { useId, useState } from 'react';
 import { DateTime } from '../components/date-time.js';
 import { ErrorNotice } from '../components/error-notice.js';
 import { Page } from '../components/page.js';
+import { Pager } from '../components/pager.js';
 import { useLoad } from '../hooks/use-load.js';
 import { EventDetails } from '../insight/event-details.js';
 import { type EventFilter, EventFilters, matches, NO_FILTER, operationOf } from '../insight/event-filters.js';
@@ -42,6 +43,7 @@ export function EventsPage() {
   const rows = page.data?.data ?? [];
   const shown = rows.filter((event) => matches(event, filter));
   const paging = page.data?.paging;
+  const nextCursor = paging?.next_cursor;
   const pageNumber = cursors.length;
 
   return (
@@ -123,23 +125,12 @@ export function EventsPage() {
       )}
       {!page.loading && paging?.total === 0 && <p>No request recorded yet.</p>}
       {selected && <EventDetails event={selected} onClose={() => setSelected(undefined)} />}
-      <nav className="row" aria-label="Pages of the history">
-        <button
-          type="button"
-          className="button-secondary"
-          disabled={cursors.length < 2 || page.loading}
-          onClick={() => go(cursors.slice(0, -1))}
-        >
-          Previous page
-        </button>
-        <button
-          type="button"
-          className="button-secondary"
-          disabled={!paging?.next_cursor || page.loading}
-          onClick={() => paging?.next_cursor && go([...cursors, paging.next_cursor])}
-        >
-          Next page
-        </button>
+      <Pager
+        label="Pages of the history"
+        busy={page.loading}
+        onPrevious={cursors.length < 2 ? undefined : () => go(cursors.slice(0, -1))}
+        onNext={nextCursor ? () => go([...cursors, nextCursor]) : undefined}
+      >
         <label htmlFor={sizeId}>Rows per page</label>
         <select
           id={sizeId}
@@ -155,7 +146,7 @@ export function EventsPage() {
             </option>
           ))}
         </select>
-      </nav>
+      </Pager>
     </Page>
   );
 }

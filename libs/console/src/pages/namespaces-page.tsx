@@ -4,6 +4,7 @@ import { DataKeyPicker } from '../components/data-key-picker.js';
 import { DateTime } from '../components/date-time.js';
 import { ErrorNotice } from '../components/error-notice.js';
 import { Page } from '../components/page.js';
+import { Pager } from '../components/pager.js';
 import { useLoad } from '../hooks/use-load.js';
 import { formatCount } from '../insight/format.js';
 import { useSession } from '../session/session-context.js';
@@ -112,26 +113,10 @@ export function NamespacesPage() {
               </table>
             </div>
           )}
-          <div className="row">
-            {cursors.length > 0 && (
-              <button
-                type="button"
-                className="button-secondary"
-                onClick={() => setCursors(cursors.slice(0, -1))}
-              >
-                Previous page
-              </button>
-            )}
-            {next && (
-              <button
-                type="button"
-                className="button-secondary"
-                onClick={() => setCursors([...cursors, next])}
-              >
-                Next page
-              </button>
-            )}
-          </div>
+          <Pager
+            onPrevious={cursors.length > 0 ? () => setCursors(cursors.slice(0, -1)) : undefined}
+            onNext={next ? () => setCursors([...cursors, next]) : undefined}
+          />
         </div>
       )}
     </Page>

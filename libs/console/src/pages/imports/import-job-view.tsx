@@ -3,6 +3,7 @@ import { useEffect, useId, useState } from 'react';
 import { DataErrorNotice } from '../../components/data-error-notice.js';
 import { DateTime } from '../../components/date-time.js';
 import { FieldList } from '../../components/field-list.js';
+import { Pager } from '../../components/pager.js';
 import { formatCount, formatUsd } from '../../insight/format.js';
 import { useDataKey } from '../../session/data-key-context.js';
 
@@ -242,26 +243,20 @@ export function ImportJobView({
               ))}
             </tbody>
           </table>
-          <div className="row">
-            {failuresOffset > 0 && (
-              <button
-                type="button"
-                className="button-secondary"
-                onClick={() => setFailuresOffset(Math.max(0, failuresOffset - FAILURES_PAGE))}
-              >
-                Previous failures
-              </button>
-            )}
-            {failuresOffset + FAILURES_PAGE < failures.paging.total && (
-              <button
-                type="button"
-                className="button-secondary"
-                onClick={() => setFailuresOffset(failuresOffset + FAILURES_PAGE)}
-              >
-                More failures
-              </button>
-            )}
-          </div>
+          <Pager
+            previousText="Previous failures"
+            nextText="More failures"
+            onPrevious={
+              failuresOffset > 0
+                ? () => setFailuresOffset(Math.max(0, failuresOffset - FAILURES_PAGE))
+                : undefined
+            }
+            onNext={
+              failuresOffset + FAILURES_PAGE < failures.paging.total
+                ? () => setFailuresOffset(failuresOffset + FAILURES_PAGE)
+                : undefined
+            }
+          />
         </div>
       )}
       <button type="button" className="button-secondary" onClick={onClose}>

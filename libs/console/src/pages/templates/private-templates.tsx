@@ -1,6 +1,7 @@
 import { useState } from 'react';
 import { DataErrorNotice } from '../../components/data-error-notice.js';
 import { DateTime } from '../../components/date-time.js';
+import { Pager } from '../../components/pager.js';
 import { useLoad } from '../../hooks/use-load.js';
 import { formatCount } from '../../insight/format.js';
 import { useDataKey } from '../../session/data-key-context.js';
@@ -25,6 +26,7 @@ export function PrivateTemplates({ onUse }: { onUse: (choice: TemplateChoice) =>
     [client, offset],
   );
   const canWrite = can('memory:write');
+  const nextOffset = list.data?.paging.next_offset ?? null;
 
   return (
     <section className="card" aria-labelledby="private-templates-title">
@@ -112,26 +114,10 @@ export function PrivateTemplates({ onUse }: { onUse: (choice: TemplateChoice) =>
               {formatCount(list.data.paging.offset + list.data.paging.returned)} of{' '}
               {formatCount(list.data.paging.total)}
             </p>
-            <div className="row">
-              {offset > 0 && (
-                <button
-                  type="button"
-                  className="button-secondary"
-                  onClick={() => setOffset(Math.max(0, offset - PAGE_SIZE))}
-                >
-                  Previous page
-                </button>
-              )}
-              {list.data.paging.next_offset !== null && (
-                <button
-                  type="button"
-                  className="button-secondary"
-                  onClick={() => setOffset(list.data?.paging.next_offset ?? 0)}
-                >
-                  Next page
-                </button>
-              )}
-            </div>
+            <Pager
+              onPrevious={offset > 0 ? () => setOffset(Math.max(0, offset - PAGE_SIZE)) : undefined}
+              onNext={nextOffset !== null ? () => setOffset(nextOffset) : undefined}
+            />
           </div>
         ))}
       {viewing && (
