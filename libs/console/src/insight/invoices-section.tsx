@@ -1,6 +1,7 @@
 import { type FormEvent, useId, useState } from 'react';
 import { DateTime } from '../components/date-time.js';
 import { ErrorNotice } from '../components/error-notice.js';
+import { useAction } from '../hooks/use-action.js';
 import { useLoad } from '../hooks/use-load.js';
 import { useSession } from '../session/session-context.js';
 import { formatCount, formatUsd } from './format.js';
@@ -20,28 +21,21 @@ export function InvoicesSection({ onChanged }: { onChanged: () => void }) {
   const { client, can } = useSession();
   const invoices = useLoad((signal) => client.control.billing.invoices({ signal }), [client]);
   const [period, setPeriod] = useState(lastMonth);
-  const [busy, setBusy] = useState(false);
-  const [error, setError] = useState<unknown>();
+  const { busy, error, run } = useAction();
   const [announcement, setAnnouncement] = useState('');
   const id = useId();
 
   const create = async (event: FormEvent) => {
     event.preventDefault();
-    setBusy(true);
-    setError(undefined);
     setAnnouncement('');
-    try {
+    await run(async () => {
       const invoice = await client.control.billing.closeInvoicePeriod({ period });
       setAnnouncement(
         `Invoice for ${invoice.period}: ${formatCount(invoice.charges)} charges, ${formatUsd(invoice.total_usd)}.`,
       );
       invoices.reload();
       onChanged();
-    } catch (e) {
-      setError(e);
-    } finally {
-      setBusy(false);
-    }
+    });
   };
 
   const list = invoices.data?.data ?? [];

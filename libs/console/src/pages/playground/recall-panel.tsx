@@ -3,6 +3,7 @@ import { type FormEvent, useId, useState } from 'react';
 import { DataErrorNotice } from '../../components/data-error-notice.js';
 import { DateTime } from '../../components/date-time.js';
 import { FieldList } from '../../components/field-list.js';
+import { useAction } from '../../hooks/use-action.js';
 import { useDataKey } from '../../session/data-key-context.js';
 import { ProvenanceAndUsage } from './provenance-and-usage.js';
 
@@ -14,22 +15,15 @@ export function RecallPanel() {
   const [cue, setCue] = useState('');
   const [topK, setTopK] = useState(10);
   const [answer, setAnswer] = useState<RecallResponse>();
-  const [error, setError] = useState<unknown>();
-  const [busy, setBusy] = useState(false);
+  const { busy, error, run } = useAction();
 
   const submit = async (event: FormEvent) => {
     event.preventDefault();
     if (!client) return;
-    setBusy(true);
-    setError(undefined);
     setAnswer(undefined);
-    try {
-      setAnswer(await client.memory.recall({ namespace: namespace.trim(), query: cue, top_k: topK }));
-    } catch (e) {
-      setError(e);
-    } finally {
-      setBusy(false);
-    }
+    await run(async () =>
+      setAnswer(await client.memory.recall({ namespace: namespace.trim(), query: cue, top_k: topK })),
+    );
   };
 
   return (

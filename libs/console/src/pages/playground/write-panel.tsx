@@ -2,6 +2,7 @@ import { newEventId, type WriteResult } from '@text-memory/sdk';
 import { type FormEvent, useId, useState } from 'react';
 import { DataErrorNotice } from '../../components/data-error-notice.js';
 import { FieldList } from '../../components/field-list.js';
+import { useAction } from '../../hooks/use-action.js';
 import { useDataKey } from '../../session/data-key-context.js';
 import { ProvenanceAndUsage } from './provenance-and-usage.js';
 
@@ -19,16 +20,13 @@ export function WritePanel() {
   const [eventId, setEventId] = useState(newEventId);
   const [occurredAt, setOccurredAt] = useState(() => localInputValue(new Date()));
   const [answer, setAnswer] = useState<WriteResult>();
-  const [error, setError] = useState<unknown>();
-  const [busy, setBusy] = useState(false);
+  const { busy, error, run } = useAction();
 
   const submit = async (event: FormEvent) => {
     event.preventDefault();
     if (!client) return;
-    setBusy(true);
-    setError(undefined);
     setAnswer(undefined);
-    try {
+    await run(async () => {
       const trimmedId = eventId.trim();
       setAnswer(
         await client.memory.write({
@@ -39,11 +37,7 @@ export function WritePanel() {
         }),
       );
       setEventId(newEventId());
-    } catch (e) {
-      setError(e);
-    } finally {
-      setBusy(false);
-    }
+    });
   };
 
   return (

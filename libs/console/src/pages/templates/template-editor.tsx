@@ -1,5 +1,6 @@
 import { type FormEvent, useId, useState } from 'react';
 import { DataErrorNotice } from '../../components/data-error-notice.js';
+import { useAction } from '../../hooks/use-action.js';
 import { useDataKey } from '../../session/data-key-context.js';
 import { FIELD_TYPES, type FieldType, type PrivateTemplate, type TemplateBody } from './template-types.js';
 
@@ -42,8 +43,7 @@ export function TemplateEditor({
   const [fields, setFields] = useState<FieldDraft[]>(() =>
     template ? template.fields.map((f) => draftOf(f)) : [draftOf()],
   );
-  const [error, setError] = useState<unknown>();
-  const [busy, setBusy] = useState(false);
+  const { busy, error, run } = useAction();
 
   const change = (key: number, patch: Partial<FieldDraft>) =>
     setFields((all) => all.map((f) => (f.key === key ? { ...f, ...patch } : f)));
@@ -51,8 +51,6 @@ export function TemplateEditor({
   const submit = async (event: FormEvent) => {
     event.preventDefault();
     if (!client) return;
-    setBusy(true);
-    setError(undefined);
     const body: TemplateBody = {
       template_name: name.trim(),
       fields: fields.map((f) => ({
@@ -65,17 +63,13 @@ export function TemplateEditor({
       ...(version.trim() ? { version: version.trim() } : {}),
       ...(format.trim() ? { format } : {}),
     };
-    try {
+    await run(async () =>
       onSaved(
         template
           ? await client.templates.update(template.template_name, body, { ifMatch: template.revision })
           : await client.templates.create(body),
-      );
-    } catch (e) {
-      setError(e);
-    } finally {
-      setBusy(false);
-    }
+      ),
+    );
   };
 
   return (
