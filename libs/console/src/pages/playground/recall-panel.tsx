@@ -1,6 +1,7 @@
 import type { RecallResponse } from '@text-memory/sdk';
 import { type FormEvent, useId, useState } from 'react';
 import { DataErrorNotice } from '../../components/data-error-notice.js';
+import { DataTable, numberColumn } from '../../components/data-table.js';
 import { DateTime } from '../../components/date-time.js';
 import { FieldList } from '../../components/field-list.js';
 import { useAction } from '../../hooks/use-action.js';
@@ -78,38 +79,27 @@ function RecallAnswer({ answer }: { answer: RecallResponse }) {
         ]}
       />
       {answer.related.length > 0 ? (
-        <div className="table-scroll">
-          <table>
-            <caption>Related records ({answer.related.length.toLocaleString()})</caption>
-            <thead>
-              <tr>
-                <th scope="col" className="number">
-                  Score
-                </th>
-                <th scope="col">Text</th>
-                <th scope="col">Occurred</th>
-                <th scope="col">Event id</th>
-              </tr>
-            </thead>
-            <tbody>
-              {answer.related.map((record) => (
-                <tr key={record.memory_id}>
-                  <td className="number">
-                    {record.score.toLocaleString(undefined, { maximumFractionDigits: 4 })}
-                    <span className="hint"> ({record.matched_terms} terms)</span>
-                  </td>
-                  <th scope="row">{record.text}</th>
-                  <td>
-                    <DateTime value={record.occurred_at} />
-                  </td>
-                  <td>
-                    <code>{record.event_id}</code>
-                  </td>
-                </tr>
-              ))}
-            </tbody>
-          </table>
-        </div>
+        <DataTable
+          caption={<>Related records ({answer.related.length.toLocaleString()})</>}
+          columns={[numberColumn('Score'), 'Text', 'Occurred', 'Event id']}
+          showCaption
+        >
+          {answer.related.map((record) => (
+            <tr key={record.memory_id}>
+              <td className="number">
+                {record.score.toLocaleString(undefined, { maximumFractionDigits: 4 })}
+                <span className="hint"> ({record.matched_terms} terms)</span>
+              </td>
+              <th scope="row">{record.text}</th>
+              <td>
+                <DateTime value={record.occurred_at} />
+              </td>
+              <td>
+                <code>{record.event_id}</code>
+              </td>
+            </tr>
+          ))}
+        </DataTable>
       ) : (
         <p>No record matched the cue.</p>
       )}

@@ -1,5 +1,6 @@
 import { type FormEvent, useId, useState } from 'react';
 import { DataErrorNotice } from '../../components/data-error-notice.js';
+import { DataTable } from '../../components/data-table.js';
 import { useLoad } from '../../hooks/use-load.js';
 import { formatCount } from '../../insight/format.js';
 import { useDataKey } from '../../session/data-key-context.js';
@@ -68,41 +69,28 @@ export function MarketplaceBrowser({ onUse }: { onUse: (choice: TemplateChoice) 
         )}
       </div>
       {results.data && results.data.data.length > 0 && (
-        <div className="table-scroll">
-          <table>
-            <caption className="visually-hidden">Marketplace templates</caption>
-            <thead>
-              <tr>
-                <th scope="col">Name</th>
-                <th scope="col">Category</th>
-                <th scope="col">Keywords</th>
-                <th scope="col">Actions</th>
-              </tr>
-            </thead>
-            <tbody>
-              {results.data.data.map((entry) => (
-                <tr key={entry.marketplace_template_id}>
-                  <th scope="row">
-                    {entry.template_name}
-                    <div className="hint">{entry.description}</div>
-                  </th>
-                  <td>{entry.category}</td>
-                  <td>{entry.keywords.join(', ')}</td>
-                  <td>
-                    <button
-                      type="button"
-                      className="button-secondary"
-                      aria-label={`View ${entry.template_name}`}
-                      onClick={() => setViewing(entry)}
-                    >
-                      View
-                    </button>
-                  </td>
-                </tr>
-              ))}
-            </tbody>
-          </table>
-        </div>
+        <DataTable caption="Marketplace templates" columns={['Name', 'Category', 'Keywords', 'Actions']}>
+          {results.data.data.map((entry) => (
+            <tr key={entry.marketplace_template_id}>
+              <th scope="row">
+                {entry.template_name}
+                <div className="hint">{entry.description}</div>
+              </th>
+              <td>{entry.category}</td>
+              <td>{entry.keywords.join(', ')}</td>
+              <td>
+                <button
+                  type="button"
+                  className="button-secondary"
+                  aria-label={`View ${entry.template_name}`}
+                  onClick={() => setViewing(entry)}
+                >
+                  View
+                </button>
+              </td>
+            </tr>
+          ))}
+        </DataTable>
       )}
       {viewing && (
         <TemplateDefinition

@@ -1,4 +1,5 @@
 import type { ReactNode } from 'react';
+import { DataTable } from '../../components/data-table.js';
 import type { TemplateField } from './template-types.js';
 
 /** A template's fields and format string, as the API gives them (private and marketplace alike). */
@@ -22,31 +23,18 @@ export function TemplateDefinition({
       <h3>{title}</h3>
       {meta}
       {description && <p>{description}</p>}
-      <div className="table-scroll">
-        <table>
-          <caption className="visually-hidden">Fields</caption>
-          <thead>
-            <tr>
-              <th scope="col">Field</th>
-              <th scope="col">Type</th>
-              <th scope="col">Required</th>
-              <th scope="col">Description</th>
-            </tr>
-          </thead>
-          <tbody>
-            {fields.map((field) => (
-              <tr key={field.name}>
-                <th scope="row">
-                  <code>{field.name}</code>
-                </th>
-                <td>{field.type}</td>
-                <td>{field.required ? 'yes' : 'no'}</td>
-                <td>{field.description}</td>
-              </tr>
-            ))}
-          </tbody>
-        </table>
-      </div>
+      <DataTable caption="Fields" columns={['Field', 'Type', 'Required', 'Description']}>
+        {fields.map((field) => (
+          <tr key={field.name}>
+            <th scope="row">
+              <code>{field.name}</code>
+            </th>
+            <td>{field.type}</td>
+            <td>{field.required ? 'yes' : 'no'}</td>
+            <td>{field.description}</td>
+          </tr>
+        ))}
+      </DataTable>
       <p>
         Format:{' '}
         {format ? (
