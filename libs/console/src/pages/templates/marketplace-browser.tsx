@@ -94,27 +94,14 @@ export function MarketplaceBrowser({ onUse }: { onUse: (choice: TemplateChoice) 
       )}
       {viewing && (
         <TemplateDefinition
-          title={viewing.template_name}
-          description={viewing.description}
-          fields={viewing.fields}
-          format={viewing.format}
+          template={viewing}
           meta={
             <p className="hint">
               <code>{viewing.marketplace_template_id}</code> · {viewing.category} · version {viewing.version}
             </p>
           }
-          actions={
-            <>
-              {can('memory:write') && (
-                <button type="button" onClick={() => onUse(marketplaceChoice(viewing))}>
-                  Create a memory from {viewing.template_name}
-                </button>
-              )}
-              <button type="button" className="button-secondary" onClick={() => setViewing(undefined)}>
-                Close
-              </button>
-            </>
-          }
+          onUse={can('memory:write') ? () => onUse(marketplaceChoice(viewing)) : undefined}
+          onClose={() => setViewing(undefined)}
         />
       )}
     </section>

@@ -114,28 +114,15 @@ export function PrivateTemplates({ onUse }: { onUse: (choice: TemplateChoice) =>
         ))}
       {viewing && (
         <TemplateDefinition
-          title={viewing.template_name}
-          description={viewing.description}
-          fields={viewing.fields}
-          format={viewing.format}
+          template={viewing}
           meta={
             <p className="hint">
               Version {viewing.version}, revision {viewing.revision}, updated{' '}
               <DateTime value={viewing.updated_at} />. Id <code>{viewing.id}</code>
             </p>
           }
-          actions={
-            <>
-              {canWrite && (
-                <button type="button" onClick={() => onUse(privateChoice(viewing))}>
-                  Create a memory from {viewing.template_name}
-                </button>
-              )}
-              <button type="button" className="button-secondary" onClick={() => setViewing(undefined)}>
-                Close
-              </button>
-            </>
-          }
+          onUse={canWrite ? () => onUse(privateChoice(viewing)) : undefined}
+          onClose={() => setViewing(undefined)}
         />
       )}
     </section>

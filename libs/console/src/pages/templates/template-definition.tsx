@@ -2,21 +2,20 @@ import type { ReactNode } from 'react';
 import { DataTable } from '../../components/data-table.js';
 import type { TemplateField } from './template-types.js';
 
-/** A template's fields and format string, as the API gives them (private and marketplace alike). */
+/**
+ * A template's fields and format string, as the API gives them (private and marketplace alike), with
+ * its two actions: create a memory from it (`onUse`, absent for a role that cannot write) and close.
+ */
 export function TemplateDefinition({
-  title,
-  description,
-  fields,
-  format,
+  template: { template_name: title, description, fields, format },
   meta,
-  actions,
+  onUse,
+  onClose,
 }: {
-  title: ReactNode;
-  description: string;
-  fields: TemplateField[];
-  format: string | undefined;
-  meta?: ReactNode;
-  actions?: ReactNode;
+  template: { template_name: string; description: string; fields: TemplateField[]; format?: string };
+  meta: ReactNode;
+  onUse?: () => void;
+  onClose: () => void;
 }) {
   return (
     <section className="card" aria-label="Template definition">
@@ -43,7 +42,16 @@ export function TemplateDefinition({
           <span className="hint">none (one "name: value" line per field)</span>
         )}
       </p>
-      {actions && <div className="row">{actions}</div>}
+      <div className="row">
+        {onUse && (
+          <button type="button" onClick={onUse}>
+            Create a memory from {title}
+          </button>
+        )}
+        <button type="button" className="button-secondary" onClick={onClose}>
+          Close
+        </button>
+      </div>
     </section>
   );
 }
