@@ -1,11 +1,12 @@
 import type { RecallResponse } from '@text-memory/sdk';
 import { type FormEvent, useId, useState } from 'react';
-import { DataErrorNotice } from '../../components/data-error-notice.js';
 import { DataTable, numberColumn } from '../../components/data-table.js';
 import { DateTime } from '../../components/date-time.js';
 import { FieldList } from '../../components/field-list.js';
+import { MemoryStateBadge } from '../../components/memory-state-badge.js';
 import { useAction } from '../../hooks/use-action.js';
 import { useDataKey } from '../../session/data-key-context.js';
+import { PlaygroundPanel } from './playground-panel.js';
 import { ProvenanceAndUsage } from './provenance-and-usage.js';
 
 /** POST /api/v1/memory/recall with the chosen key. */
@@ -28,31 +29,34 @@ export function RecallPanel() {
   };
 
   return (
-    <section className="card" aria-labelledby={`${id}-title`}>
-      <h2 id={`${id}-title`}>Recall</h2>
-      <form className="stack" onSubmit={submit}>
-        <label htmlFor={`${id}-ns`}>Namespace</label>
-        <input id={`${id}-ns`} required value={namespace} onChange={(e) => setNamespace(e.target.value)} />
-        <label htmlFor={`${id}-cue`}>Cue</label>
-        <input id={`${id}-cue`} required value={cue} onChange={(e) => setCue(e.target.value)} />
-        <label htmlFor={`${id}-k`}>Top k (1–100)</label>
-        <input
-          id={`${id}-k`}
-          type="number"
-          min={1}
-          max={100}
-          value={topK}
-          onChange={(e) => setTopK(Number(e.target.value))}
-        />
-        <button type="submit" disabled={busy || !cue.trim()}>
-          {busy ? 'Recalling…' : 'Recall'}
-        </button>
-      </form>
-      <div aria-live="polite">
-        <DataErrorNotice error={error} />
-        {answer && <RecallAnswer answer={answer} />}
-      </div>
-    </section>
+    <PlaygroundPanel
+      id={id}
+      title="Recall"
+      namespace={namespace}
+      onNamespaceChange={setNamespace}
+      submitText="Recall"
+      busyText="Recalling…"
+      ready={cue.trim() !== ''}
+      busy={busy}
+      error={error}
+      onSubmit={submit}
+      answer={answer && <RecallAnswer answer={answer} />}
+      fields={
+        <>
+          <label htmlFor={`${id}-cue`}>Cue</label>
+          <input id={`${id}-cue`} required value={cue} onChange={(e) => setCue(e.target.value)} />
+          <label htmlFor={`${id}-k`}>Top k (1–100)</label>
+          <input
+            id={`${id}-k`}
+            type="number"
+            min={1}
+            max={100}
+            value={topK}
+            onChange={(e) => setTopK(Number(e.target.value))}
+          />
+        </>
+      }
+    />
   );
 }
 
@@ -60,10 +64,7 @@ function RecallAnswer({ answer }: { answer: RecallResponse }) {
   return (
     <section aria-label="Recall answer">
       <h3>
-        Answer{' '}
-        <span className={`badge badge-${answer.state === 'retained' ? 'ok' : 'warning'}`}>
-          {answer.state}
-        </span>
+        Answer <MemoryStateBadge state={answer.state} />
       </h3>
       <FieldList
         items={[

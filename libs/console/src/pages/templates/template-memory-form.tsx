@@ -3,6 +3,7 @@ import { type FormEvent, Fragment, useId, useState } from 'react';
 import { DataErrorNotice } from '../../components/data-error-notice.js';
 import { DateTime } from '../../components/date-time.js';
 import { FieldList } from '../../components/field-list.js';
+import { MemoryStateBadge } from '../../components/memory-state-badge.js';
 import { useDataKey } from '../../session/data-key-context.js';
 import type { TemplateChoice, TemplateField } from './template-types.js';
 
@@ -145,10 +146,7 @@ export function TemplateMemoryForm({ choice, onClose }: { choice: TemplateChoice
         {created && (
           <section aria-label="Created memory">
             <h3>
-              Memory{' '}
-              <span className={`badge badge-${created.state === 'retained' ? 'ok' : 'warning'}`}>
-                {created.state}
-              </span>
+              Memory <MemoryStateBadge state={created.state} />
             </h3>
             <pre className="answer-text">{created.text}</pre>
             <FieldList
