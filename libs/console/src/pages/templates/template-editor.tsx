@@ -1,5 +1,6 @@
 import { type FormEvent, useId, useState } from 'react';
 import { DataErrorNotice } from '../../components/data-error-notice.js';
+import { FormButtons } from '../../components/form-buttons.js';
 import { useAction } from '../../hooks/use-action.js';
 import { useDataKey } from '../../session/data-key-context.js';
 import { FIELD_TYPES, type FieldType, type PrivateTemplate, type TemplateBody } from './template-types.js';
@@ -162,14 +163,7 @@ export function TemplateEditor({
         </button>
       </div>
       <DataErrorNotice error={error} />
-      <div className="row">
-        <button type="submit" disabled={busy}>
-          {template ? 'Save revision' : 'Create template'}
-        </button>
-        <button type="button" className="button-secondary" onClick={onCancel}>
-          Cancel
-        </button>
-      </div>
+      <FormButtons text={template ? 'Save revision' : 'Create template'} busy={busy} onCancel={onCancel} />
     </form>
   );
 }

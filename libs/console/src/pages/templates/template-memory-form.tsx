@@ -3,6 +3,7 @@ import { type FormEvent, Fragment, useId, useState } from 'react';
 import { DataErrorNotice } from '../../components/data-error-notice.js';
 import { DateTime } from '../../components/date-time.js';
 import { FieldList } from '../../components/field-list.js';
+import { FormButtons } from '../../components/form-buttons.js';
 import { MemoryStateBadge } from '../../components/memory-state-badge.js';
 import { useDataKey } from '../../session/data-key-context.js';
 import type { TemplateChoice, TemplateField } from './template-types.js';
@@ -127,14 +128,13 @@ export function TemplateMemoryForm({ choice, onClose }: { choice: TemplateChoice
         })}
         <label htmlFor={`${id}-ns`}>Namespace</label>
         <input id={`${id}-ns`} required value={namespace} onChange={(e) => setNamespace(e.target.value)} />
-        <div className="row">
-          <button type="submit" disabled={busy}>
-            {busy ? 'Creating…' : 'Create memory'}
-          </button>
-          <button type="button" className="button-secondary" onClick={onClose}>
-            Close
-          </button>
-        </div>
+        <FormButtons
+          text="Create memory"
+          busyText="Creating…"
+          busy={busy}
+          cancelText="Close"
+          onCancel={onClose}
+        />
       </form>
       <div aria-live="polite">
         {invalid && (
