@@ -1,4 +1,5 @@
 import type { ResponseOf } from '@text-memory/sdk';
+import { DataTable, numberColumn } from '../components/data-table.js';
 import { formatSignal } from './format.js';
 
 type Anomaly = ResponseOf<'anomalies'>['anomalies'][number];
@@ -24,44 +25,29 @@ export function AnomalyList({ anomalies, windowLabel }: { anomalies: Anomaly[]; 
     return <p>No signal crossed its threshold in the {windowLabel}.</p>;
   }
   return (
-    <div className="table-scroll">
-      <table>
-        <caption className="visually-hidden">Anomalies</caption>
-        <thead>
-          <tr>
-            <th scope="col">Signal</th>
-            <th scope="col">Severity</th>
-            <th scope="col" className="number">
-              Observed
-            </th>
-            <th scope="col" className="number">
-              Threshold
-            </th>
-            <th scope="col">What it means</th>
-          </tr>
-        </thead>
-        <tbody>
-          {anomalies.map((anomaly) => (
-            <tr key={anomaly.name}>
-              <th scope="row">
-                <code>{anomaly.name}</code>
-                <br />
-                <span className="hint">{anomaly.scope}</span>
-              </th>
-              <td>
-                <span className={`badge badge-${anomaly.severity}`}>{anomaly.severity}</span>
-              </td>
-              <td className="number">{formatSignal(anomaly.observed, anomaly.unit)}</td>
-              <td className="number">{formatSignal(anomaly.threshold, anomaly.unit)}</td>
-              <td>
-                {MEANING[anomaly.name]}
-                <br />
-                <span className="hint">{anomaly.message}</span>
-              </td>
-            </tr>
-          ))}
-        </tbody>
-      </table>
-    </div>
+    <DataTable
+      caption="Anomalies"
+      columns={['Signal', 'Severity', numberColumn('Observed'), numberColumn('Threshold'), 'What it means']}
+    >
+      {anomalies.map((anomaly) => (
+        <tr key={anomaly.name}>
+          <th scope="row">
+            <code>{anomaly.name}</code>
+            <br />
+            <span className="hint">{anomaly.scope}</span>
+          </th>
+          <td>
+            <span className={`badge badge-${anomaly.severity}`}>{anomaly.severity}</span>
+          </td>
+          <td className="number">{formatSignal(anomaly.observed, anomaly.unit)}</td>
+          <td className="number">{formatSignal(anomaly.threshold, anomaly.unit)}</td>
+          <td>
+            {MEANING[anomaly.name]}
+            <br />
+            <span className="hint">{anomaly.message}</span>
+          </td>
+        </tr>
+      ))}
+    </DataTable>
   );
 }

@@ -1,7 +1,9 @@
 import type { QueryOf, ResponseOf } from '@text-memory/sdk';
 import { useId, useState } from 'react';
+import { DataTable, numberColumn } from '../components/data-table.js';
 import { DateTime } from '../components/date-time.js';
 import { ErrorNotice } from '../components/error-notice.js';
+import { Pager } from '../components/pager.js';
 import { useLoad } from '../hooks/use-load.js';
 import { useSession } from '../session/session-context.js';
 import { formatCount, formatUsd } from './format.js';
@@ -90,79 +92,54 @@ export function ChargesSection({ round, onChanged }: { round: number; onChanged:
             : `Charges ${formatCount(offset + 1)}–${formatCount(offset + rows.length)} of ${formatCount(total)}.`}
       </p>
       {voiding && <VoidCharge charge={voiding} onVoided={voided} onCancel={() => setVoiding(undefined)} />}
-      <div className="table-scroll">
-        <table>
-          <caption className="visually-hidden">Charges</caption>
-          <thead>
-            <tr>
-              <th scope="col">Operation time</th>
-              <th scope="col">Operation</th>
-              <th scope="col" className="number">
-                Units
-              </th>
-              <th scope="col" className="number">
-                Amount
-              </th>
-              <th scope="col">State</th>
-              <th scope="col">Request</th>
-              {can('billing:void') && (
-                <th scope="col">
-                  <span className="visually-hidden">Actions</span>
-                </th>
-              )}
-            </tr>
-          </thead>
-          <tbody>
-            {rows.map((charge) => (
-              <tr key={charge.id} className={voiding?.id === charge.id ? 'selected' : undefined}>
-                <td>
-                  <DateTime value={charge.occurred_at} />
-                </td>
-                <th scope="row">
-                  <code>{charge.operation}</code>
-                </th>
-                <td className="number">{formatCount(charge.units)}</td>
-                <td className="number">{formatUsd(charge.amount_usd)}</td>
-                <td>
-                  <span className={`badge badge-${charge.state}`}>{charge.state}</span>
-                  {charge.state === 'void' && <span className="hint"> {charge.history.at(-1)?.reason}</span>}
-                </td>
-                <td>
-                  <code>{charge.request_id}</code>
-                </td>
-                {can('billing:void') && (
-                  <td>
-                    {VOIDABLE.has(charge.state) && (
-                      <button type="button" className="button-secondary" onClick={() => setVoiding(charge)}>
-                        Void
-                        <span className="visually-hidden"> the charge of request {charge.request_id}</span>
-                      </button>
-                    )}
-                  </td>
+      <DataTable
+        caption="Charges"
+        columns={[
+          'Operation time',
+          'Operation',
+          numberColumn('Units'),
+          numberColumn('Amount'),
+          'State',
+          'Request',
+          can('billing:void') && { label: <span className="visually-hidden">Actions</span> },
+        ]}
+      >
+        {rows.map((charge) => (
+          <tr key={charge.id} className={voiding?.id === charge.id ? 'selected' : undefined}>
+            <td>
+              <DateTime value={charge.occurred_at} />
+            </td>
+            <th scope="row">
+              <code>{charge.operation}</code>
+            </th>
+            <td className="number">{formatCount(charge.units)}</td>
+            <td className="number">{formatUsd(charge.amount_usd)}</td>
+            <td>
+              <span className={`badge badge-${charge.state}`}>{charge.state}</span>
+              {charge.state === 'void' && <span className="hint"> {charge.history.at(-1)?.reason}</span>}
+            </td>
+            <td>
+              <code>{charge.request_id}</code>
+            </td>
+            {can('billing:void') && (
+              <td>
+                {VOIDABLE.has(charge.state) && (
+                  <button type="button" className="button-secondary" onClick={() => setVoiding(charge)}>
+                    Void
+                    <span className="visually-hidden"> the charge of request {charge.request_id}</span>
+                  </button>
                 )}
-              </tr>
-            ))}
-          </tbody>
-        </table>
-      </div>
-      <nav className="row" aria-label="Pages of charges">
-        <button
-          type="button"
-          className="button-secondary"
-          disabled={offset === 0 || charges.loading}
-          onClick={() => setOffset(Math.max(0, offset - PAGE))}
-        >
-          Previous page
-        </button>
-        <button
-          type="button"
-          className="button-secondary"
-          disabled={offset + PAGE >= total || charges.loading}
-          onClick={() => setOffset(offset + PAGE)}
-        >
-          Next page
-        </button>
-      </nav>
+              </td>
+            )}
+          </tr>
+        ))}
+      </DataTable>
+      <Pager
+        label="Pages of charges"
+        busy={charges.loading}
+        onPrevious={offset === 0 ? undefined : () => setOffset(Math.max(0, offset - PAGE))}
+        onNext={offset + PAGE >= total ? undefined : () => setOffset(offset + PAGE)}
+      />
     </section>
   );
 }

@@ -1,6 +1,8 @@
 import { type FormEvent, useId, useState } from 'react';
+import { DataTable, numberColumn } from '../components/data-table.js';
 import { DateTime } from '../components/date-time.js';
 import { ErrorNotice } from '../components/error-notice.js';
+import { useAction } from '../hooks/use-action.js';
 import { useLoad } from '../hooks/use-load.js';
 import { useSession } from '../session/session-context.js';
 import { formatCount, formatUsd } from './format.js';
@@ -20,28 +22,21 @@ export function InvoicesSection({ onChanged }: { onChanged: () => void }) {
   const { client, can } = useSession();
   const invoices = useLoad((signal) => client.control.billing.invoices({ signal }), [client]);
   const [period, setPeriod] = useState(lastMonth);
-  const [busy, setBusy] = useState(false);
-  const [error, setError] = useState<unknown>();
+  const { busy, error, run } = useAction();
   const [announcement, setAnnouncement] = useState('');
   const id = useId();
 
   const create = async (event: FormEvent) => {
     event.preventDefault();
-    setBusy(true);
-    setError(undefined);
     setAnnouncement('');
-    try {
+    await run(async () => {
       const invoice = await client.control.billing.closeInvoicePeriod({ period });
       setAnnouncement(
         `Invoice for ${invoice.period}: ${formatCount(invoice.charges)} charges, ${formatUsd(invoice.total_usd)}.`,
       );
       invoices.reload();
       onChanged();
-    } catch (e) {
-      setError(e);
-    } finally {
-      setBusy(false);
-    }
+    });
   };
 
   const list = invoices.data?.data ?? [];
@@ -52,35 +47,21 @@ export function InvoicesSection({ onChanged }: { onChanged: () => void }) {
       {invoices.loading && !invoices.data && <p>Loading…</p>}
       {invoices.data && list.length === 0 && <p>No invoice yet.</p>}
       {list.length > 0 && (
-        <div className="table-scroll">
-          <table>
-            <caption className="visually-hidden">Invoices</caption>
-            <thead>
-              <tr>
-                <th scope="col">Period</th>
-                <th scope="col" className="number">
-                  Charges
-                </th>
-                <th scope="col" className="number">
-                  Total
-                </th>
-                <th scope="col">Created</th>
-              </tr>
-            </thead>
-            <tbody>
-              {list.map((invoice) => (
-                <tr key={invoice.id}>
-                  <th scope="row">{invoice.period}</th>
-                  <td className="number">{formatCount(invoice.charges)}</td>
-                  <td className="number">{formatUsd(invoice.total_usd)}</td>
-                  <td>
-                    <DateTime value={invoice.created_at} />
-                  </td>
-                </tr>
-              ))}
-            </tbody>
-          </table>
-        </div>
+        <DataTable
+          caption="Invoices"
+          columns={['Period', numberColumn('Charges'), numberColumn('Total'), 'Created']}
+        >
+          {list.map((invoice) => (
+            <tr key={invoice.id}>
+              <th scope="row">{invoice.period}</th>
+              <td className="number">{formatCount(invoice.charges)}</td>
+              <td className="number">{formatUsd(invoice.total_usd)}</td>
+              <td>
+                <DateTime value={invoice.created_at} />
+              </td>
+            </tr>
+          ))}
+        </DataTable>
       )}
       {can('billing:invoice') && (
         <form className="row" onSubmit={create}>

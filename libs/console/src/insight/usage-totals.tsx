@@ -1,4 +1,5 @@
 import type { ResponseOf } from '@text-memory/sdk';
+import { DataTable, numberColumn } from '../components/data-table.js';
 import { DateTime } from '../components/date-time.js';
 import { formatCount, formatUsd } from './format.js';
 
@@ -45,36 +46,20 @@ export function UsageTotals({ usage }: { usage: Usage }) {
 export function UsageOperations({ usage }: { usage: Usage }) {
   if (usage.operations.length === 0) return <p>No billable operation in this window.</p>;
   return (
-    <div className="table-scroll">
-      <table>
-        <caption className="visually-hidden">Usage per operation</caption>
-        <thead>
-          <tr>
-            <th scope="col">Operation</th>
-            <th scope="col" className="number">
-              Requests
-            </th>
-            <th scope="col" className="number">
-              Units
-            </th>
-            <th scope="col" className="number">
-              Charges
-            </th>
-          </tr>
-        </thead>
-        <tbody>
-          {usage.operations.map((op) => (
-            <tr key={op.operation}>
-              <th scope="row">
-                <code>{op.operation}</code>
-              </th>
-              <td className="number">{formatCount(op.requests)}</td>
-              <td className="number">{formatCount(op.units)}</td>
-              <td className="number">{formatUsd(op.recorded_charge_usd)}</td>
-            </tr>
-          ))}
-        </tbody>
-      </table>
-    </div>
+    <DataTable
+      caption="Usage per operation"
+      columns={['Operation', numberColumn('Requests'), numberColumn('Units'), numberColumn('Charges')]}
+    >
+      {usage.operations.map((op) => (
+        <tr key={op.operation}>
+          <th scope="row">
+            <code>{op.operation}</code>
+          </th>
+          <td className="number">{formatCount(op.requests)}</td>
+          <td className="number">{formatCount(op.units)}</td>
+          <td className="number">{formatUsd(op.recorded_charge_usd)}</td>
+        </tr>
+      ))}
+    </DataTable>
   );
 }

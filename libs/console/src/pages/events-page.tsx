@@ -1,8 +1,10 @@
 import type { RequestEvent } from '@text-memory/sdk';
 import { useId, useState } from 'react';
+import { DataTable, numberColumn } from '../components/data-table.js';
 import { DateTime } from '../components/date-time.js';
 import { ErrorNotice } from '../components/error-notice.js';
 import { Page } from '../components/page.js';
+import { Pager } from '../components/pager.js';
 import { useLoad } from '../hooks/use-load.js';
 import { EventDetails } from '../insight/event-details.js';
 import { type EventFilter, EventFilters, matches, NO_FILTER, operationOf } from '../insight/event-filters.js';
@@ -42,6 +44,7 @@ export function EventsPage() {
   const rows = page.data?.data ?? [];
   const shown = rows.filter((event) => matches(event, filter));
   const paging = page.data?.paging;
+  const nextCursor = paging?.next_cursor;
   const pageNumber = cursors.length;
 
   return (
@@ -62,84 +65,59 @@ export function EventsPage() {
           : paging &&
             `Page ${pageNumber}: ${formatCount(shown.length)} of ${formatCount(paging.returned)} rows shown, ${formatCount(paging.total)} in the history.`}
       </p>
-      <div className="table-scroll">
-        <table>
-          <caption className="visually-hidden">Request history, page {pageNumber}</caption>
-          <thead>
-            <tr>
-              <th scope="col">Time</th>
-              <th scope="col">Operation</th>
-              <th scope="col" className="number">
-                Status
+      <DataTable
+        caption={<>Request history, page {pageNumber}</>}
+        columns={[
+          'Time',
+          'Operation',
+          numberColumn('Status'),
+          'Outcome',
+          numberColumn('Latency'),
+          { label: <span className="visually-hidden">Details</span> },
+        ]}
+      >
+        {shown.map((event) => {
+          const open =
+            selected?.request_id === event.request_id && selected.occurred_at === event.occurred_at;
+          return (
+            <tr key={`${event.request_id}-${event.occurred_at}`} className={open ? 'selected' : undefined}>
+              <td>
+                <DateTime value={event.occurred_at} />
+              </td>
+              <th scope="row">
+                <code>{operationOf(event)}</code>
+                {event.error_code && <span className="hint"> {event.error_code}</span>}
               </th>
-              <th scope="col">Outcome</th>
-              <th scope="col" className="number">
-                Latency
-              </th>
-              <th scope="col">
-                <span className="visually-hidden">Details</span>
-              </th>
-            </tr>
-          </thead>
-          <tbody>
-            {shown.map((event) => {
-              const open =
-                selected?.request_id === event.request_id && selected.occurred_at === event.occurred_at;
-              return (
-                <tr
-                  key={`${event.request_id}-${event.occurred_at}`}
-                  className={open ? 'selected' : undefined}
+              <td className="number">{event.status}</td>
+              <td>
+                <span className={`badge badge-${event.outcome}`}>{event.outcome}</span>
+              </td>
+              <td className="number">{formatMs(event.latency_ms)}</td>
+              <td>
+                <button
+                  type="button"
+                  className="button-link"
+                  aria-expanded={open}
+                  onClick={() => setSelected(open ? undefined : event)}
                 >
-                  <td>
-                    <DateTime value={event.occurred_at} />
-                  </td>
-                  <th scope="row">
-                    <code>{operationOf(event)}</code>
-                    {event.error_code && <span className="hint"> {event.error_code}</span>}
-                  </th>
-                  <td className="number">{event.status}</td>
-                  <td>
-                    <span className={`badge badge-${event.outcome}`}>{event.outcome}</span>
-                  </td>
-                  <td className="number">{formatMs(event.latency_ms)}</td>
-                  <td>
-                    <button
-                      type="button"
-                      className="button-link"
-                      aria-expanded={open}
-                      onClick={() => setSelected(open ? undefined : event)}
-                    >
-                      Details<span className="visually-hidden"> of {event.request_id}</span>
-                    </button>
-                  </td>
-                </tr>
-              );
-            })}
-          </tbody>
-        </table>
-      </div>
+                  Details<span className="visually-hidden"> of {event.request_id}</span>
+                </button>
+              </td>
+            </tr>
+          );
+        })}
+      </DataTable>
       {!page.loading && rows.length > 0 && shown.length === 0 && (
         <p>No row of this page matches the filters.</p>
       )}
       {!page.loading && paging?.total === 0 && <p>No request recorded yet.</p>}
       {selected && <EventDetails event={selected} onClose={() => setSelected(undefined)} />}
-      <nav className="row" aria-label="Pages of the history">
-        <button
-          type="button"
-          className="button-secondary"
-          disabled={cursors.length < 2 || page.loading}
-          onClick={() => go(cursors.slice(0, -1))}
-        >
-          Previous page
-        </button>
-        <button
-          type="button"
-          className="button-secondary"
-          disabled={!paging?.next_cursor || page.loading}
-          onClick={() => paging?.next_cursor && go([...cursors, paging.next_cursor])}
-        >
-          Next page
-        </button>
+      <Pager
+        label="Pages of the history"
+        busy={page.loading}
+        onPrevious={cursors.length < 2 ? undefined : () => go(cursors.slice(0, -1))}
+        onNext={nextCursor ? () => go([...cursors, nextCursor]) : undefined}
+      >
         <label htmlFor={sizeId}>Rows per page</label>
         <select
           id={sizeId}
@@ -155,7 +133,7 @@ export function EventsPage() {
             </option>
           ))}
         </select>
-      </nav>
+      </Pager>
     </Page>
   );
 }

@@ -1,5 +1,6 @@
 import { type FormEvent, useState } from 'react';
 import { ErrorNotice } from '../components/error-notice.js';
+import { useAction } from '../hooks/use-action.js';
 import { useSessionState } from '../session/session-context.js';
 
 /** Log in with the control plane's session (POST /api/v1/control/sessions). */
@@ -7,20 +8,11 @@ export function LoginPage() {
   const { login } = useSessionState();
   const [email, setEmail] = useState('');
   const [password, setPassword] = useState('');
-  const [error, setError] = useState<unknown>();
-  const [busy, setBusy] = useState(false);
+  const { busy, error, run } = useAction();
 
   const submit = async (event: FormEvent) => {
     event.preventDefault();
-    setBusy(true);
-    setError(undefined);
-    try {
-      await login(email, password);
-    } catch (e) {
-      setError(e);
-    } finally {
-      setBusy(false);
-    }
+    await run(() => login(email, password));
   };
 
   return (

@@ -1,9 +1,11 @@
 import type { NamespaceSummary } from '@text-memory/sdk';
 import { useState } from 'react';
 import { DataKeyPicker } from '../components/data-key-picker.js';
+import { DataTable, numberColumn } from '../components/data-table.js';
 import { DateTime } from '../components/date-time.js';
 import { ErrorNotice } from '../components/error-notice.js';
 import { Page } from '../components/page.js';
+import { Pager } from '../components/pager.js';
 import { useLoad } from '../hooks/use-load.js';
 import { formatCount } from '../insight/format.js';
 import { useSession } from '../session/session-context.js';
@@ -58,80 +60,53 @@ export function NamespacesPage() {
           {listing.data.data.length === 0 ? (
             <p>{cursor ? 'No more namespaces.' : 'No namespace holds records yet.'}</p>
           ) : (
-            <div className="table-scroll">
-              <table>
-                <caption className="visually-hidden">Namespaces and their records</caption>
-                <thead>
-                  <tr>
-                    <th scope="col">Namespace</th>
-                    <th scope="col" className="number">
-                      Records
-                    </th>
-                    <th scope="col" className="number">
-                      Current
-                    </th>
-                    <th scope="col" className="number">
-                      Superseded
-                    </th>
-                    <th scope="col">Last retained</th>
-                    {hasActions && <th scope="col">Actions</th>}
-                  </tr>
-                </thead>
-                <tbody>
-                  {listing.data.data.map((row: NamespaceSummary) => (
-                    <tr key={row.namespace}>
-                      <th scope="row">
-                        <code>{row.namespace}</code>
-                      </th>
-                      <td className="number">{formatCount(row.records)}</td>
-                      <td className="number">{formatCount(row.current_records)}</td>
-                      <td className="number">{formatCount(row.superseded_records)}</td>
-                      <td>
-                        <DateTime value={row.last_retained_at} />
-                      </td>
-                      {hasActions && (
-                        <td>
-                          <div className="row">
-                            {canExport && <ExportButton namespace={row.namespace} />}
-                            {canDelete && (
-                              <button
-                                type="button"
-                                className="button-danger"
-                                aria-label={`Delete ${row.namespace}`}
-                                onClick={() => setDeleting(row.namespace)}
-                              >
-                                Delete
-                              </button>
-                            )}
-                          </div>
-                        </td>
-                      )}
-                    </tr>
-                  ))}
-                </tbody>
-              </table>
-            </div>
+            <DataTable
+              caption="Namespaces and their records"
+              columns={[
+                'Namespace',
+                numberColumn('Records'),
+                numberColumn('Current'),
+                numberColumn('Superseded'),
+                'Last retained',
+                hasActions && 'Actions',
+              ]}
+            >
+              {listing.data.data.map((row: NamespaceSummary) => (
+                <tr key={row.namespace}>
+                  <th scope="row">
+                    <code>{row.namespace}</code>
+                  </th>
+                  <td className="number">{formatCount(row.records)}</td>
+                  <td className="number">{formatCount(row.current_records)}</td>
+                  <td className="number">{formatCount(row.superseded_records)}</td>
+                  <td>
+                    <DateTime value={row.last_retained_at} />
+                  </td>
+                  {hasActions && (
+                    <td>
+                      <div className="row">
+                        {canExport && <ExportButton namespace={row.namespace} />}
+                        {canDelete && (
+                          <button
+                            type="button"
+                            className="button-danger"
+                            aria-label={`Delete ${row.namespace}`}
+                            onClick={() => setDeleting(row.namespace)}
+                          >
+                            Delete
+                          </button>
+                        )}
+                      </div>
+                    </td>
+                  )}
+                </tr>
+              ))}
+            </DataTable>
           )}
-          <div className="row">
-            {cursors.length > 0 && (
-              <button
-                type="button"
-                className="button-secondary"
-                onClick={() => setCursors(cursors.slice(0, -1))}
-              >
-                Previous page
-              </button>
-            )}
-            {next && (
-              <button
-                type="button"
-                className="button-secondary"
-                onClick={() => setCursors([...cursors, next])}
-              >
-                Next page
-              </button>
-            )}
-          </div>
+          <Pager
+            onPrevious={cursors.length > 0 ? () => setCursors(cursors.slice(0, -1)) : undefined}
+            onNext={next ? () => setCursors([...cursors, next]) : undefined}
+          />
         </div>
       )}
     </Page>

@@ -1,6 +1,7 @@
 import type { BodyOf, ResponseOf } from '@text-memory/sdk';
 import { type FormEvent, useId, useState } from 'react';
 import { ErrorNotice } from '../../components/error-notice.js';
+import { FormButtons } from '../../components/form-buttons.js';
 import { useAction } from '../../hooks/use-action.js';
 import { useSession } from '../../session/session-context.js';
 import { KEY_PERMISSIONS, type KeyPermission } from './access-names.js';
@@ -62,14 +63,13 @@ export function ApiKeyCreateForm({
       />
       <p className="hint">The key acts for you: your consent applies to what it writes.</p>
       <ErrorNotice error={action.error} />
-      <div className="row">
-        <button type="submit" disabled={action.busy || !name.trim() || permissions.length === 0}>
-          {action.busy ? 'Creating…' : 'Create key'}
-        </button>
-        <button type="button" className="button-secondary" onClick={onCancel}>
-          Cancel
-        </button>
-      </div>
+      <FormButtons
+        text="Create key"
+        busyText="Creating…"
+        busy={action.busy}
+        disabled={!name.trim() || permissions.length === 0}
+        onCancel={onCancel}
+      />
     </form>
   );
 }

@@ -1,6 +1,7 @@
 import type { ResponseOf } from '@text-memory/sdk';
 import { useState } from 'react';
 import { ConfirmButton } from '../../components/confirm-button.js';
+import { DataTable } from '../../components/data-table.js';
 import { DateTime } from '../../components/date-time.js';
 import { ErrorNotice } from '../../components/error-notice.js';
 import { Page } from '../../components/page.js';
@@ -111,90 +112,82 @@ export function ApiKeysPage() {
       <ErrorNotice error={keys.error ?? users.error ?? storage.error ?? action.error} />
       {keys.loading && !keys.data && <p className="loading">Loading keys…</p>}
       {keys.data && (
-        <div className="card table-scroll">
-          <table>
-            <caption className="visually-hidden">API keys</caption>
-            <thead>
-              <tr>
-                <th scope="col">Name</th>
-                <th scope="col">Key</th>
-                <th scope="col">User</th>
-                <th scope="col">Permissions</th>
-                <th scope="col">Storage connection</th>
-                <th scope="col">Status</th>
-                <th scope="col">Last used</th>
-                <th scope="col">Created</th>
-                {can('keys:manage') && <th scope="col">Actions</th>}
-              </tr>
-            </thead>
-            <tbody>
-              {keys.data.data.length === 0 && (
-                <tr>
-                  <td colSpan={9}>No API keys yet.</td>
-                </tr>
-              )}
-              {keys.data.data.map((key) => (
-                <tr key={key.id}>
-                  <th scope="row">{key.name}</th>
-                  <td>
-                    <code>{key.masked_key}</code>
-                  </td>
-                  <td>{emailOf(key.user_id)}</td>
-                  <td>
-                    {key.permissions.map((p) => (
-                      <code key={p} className="tag">
-                        {p}
-                      </code>
-                    ))}
-                  </td>
-                  <td>{storageName(key.storage_connection_id)}</td>
-                  <td>
-                    <span className={`badge badge-${key.status}`}>{key.status}</span>
-                    {key.revoked_at && (
-                      <div className="hint">
-                        <DateTime value={key.revoked_at} />
-                      </div>
-                    )}
-                  </td>
-                  <td>
-                    <DateTime value={key.last_used_at} empty="never" />
-                  </td>
-                  <td>
-                    <DateTime value={key.created_at} />
-                  </td>
-                  {can('keys:manage') && (
-                    <td>
-                      {mayManage(key) && (
-                        <div className="row">
-                          <button
-                            type="button"
-                            className="button-secondary"
-                            aria-label={`Edit ${key.name}`}
-                            onClick={() => setEditing(key.id)}
-                          >
-                            Edit
-                          </button>
-                          <ConfirmButton
-                            label="Rotate"
-                            name={`Rotate ${key.name}`}
-                            question={`Rotate ${key.name}? The current secret stops working at once.`}
-                            onConfirm={async () => void (await rotate(key))}
-                          />
-                          <ConfirmButton
-                            label="Revoke"
-                            name={`Revoke ${key.name}`}
-                            question={`Revoke ${key.name}? This cannot be undone.`}
-                            onConfirm={async () => void (await revoke(key))}
-                          />
-                        </div>
-                      )}
-                    </td>
+        <DataTable
+          caption="API keys"
+          columns={[
+            'Name',
+            'Key',
+            'User',
+            'Permissions',
+            'Storage connection',
+            'Status',
+            'Last used',
+            'Created',
+            can('keys:manage') && 'Actions',
+          ]}
+          card
+          empty={keys.data.data.length === 0 && 'No API keys yet.'}
+        >
+          {keys.data.data.map((key) => (
+            <tr key={key.id}>
+              <th scope="row">{key.name}</th>
+              <td>
+                <code>{key.masked_key}</code>
+              </td>
+              <td>{emailOf(key.user_id)}</td>
+              <td>
+                {key.permissions.map((p) => (
+                  <code key={p} className="tag">
+                    {p}
+                  </code>
+                ))}
+              </td>
+              <td>{storageName(key.storage_connection_id)}</td>
+              <td>
+                <span className={`badge badge-${key.status}`}>{key.status}</span>
+                {key.revoked_at && (
+                  <div className="hint">
+                    <DateTime value={key.revoked_at} />
+                  </div>
+                )}
+              </td>
+              <td>
+                <DateTime value={key.last_used_at} empty="never" />
+              </td>
+              <td>
+                <DateTime value={key.created_at} />
+              </td>
+              {can('keys:manage') && (
+                <td>
+                  {mayManage(key) && (
+                    <div className="row">
+                      <button
+                        type="button"
+                        className="button-secondary"
+                        aria-label={`Edit ${key.name}`}
+                        onClick={() => setEditing(key.id)}
+                      >
+                        Edit
+                      </button>
+                      <ConfirmButton
+                        label="Rotate"
+                        name={`Rotate ${key.name}`}
+                        question={`Rotate ${key.name}? The current secret stops working at once.`}
+                        onConfirm={async () => void (await rotate(key))}
+                      />
+                      <ConfirmButton
+                        label="Revoke"
+                        name={`Revoke ${key.name}`}
+                        question={`Revoke ${key.name}? This cannot be undone.`}
+                        onConfirm={async () => void (await revoke(key))}
+                      />
+                    </div>
                   )}
-                </tr>
-              ))}
-            </tbody>
-          </table>
-        </div>
+                </td>
+              )}
+            </tr>
+          ))}
+        </DataTable>
       )}
     </Page>
   );

@@ -1,4 +1,5 @@
 import { ConfirmButton } from '../../components/confirm-button.js';
+import { DataTable } from '../../components/data-table.js';
 import { DateTime } from '../../components/date-time.js';
 import { ErrorNotice } from '../../components/error-notice.js';
 import { Page } from '../../components/page.js';
@@ -80,33 +81,20 @@ export function ConsentPage() {
         <h2 id="consent-trail">Audit trail</h2>
         {events.data && events.data.data.length === 0 && <p>No changes yet.</p>}
         {events.data && events.data.data.length > 0 && (
-          <div className="table-scroll">
-            <table>
-              <caption className="visually-hidden">Consent changes, newest first</caption>
-              <thead>
-                <tr>
-                  <th scope="col">Time</th>
-                  <th scope="col">State</th>
-                  <th scope="col">By</th>
-                  <th scope="col">Request id</th>
-                </tr>
-              </thead>
-              <tbody>
-                {events.data.data.map((event) => (
-                  <tr key={`${event.occurred_at}:${event.state}:${event.request_id}`}>
-                    <th scope="row">
-                      <DateTime value={event.occurred_at} />
-                    </th>
-                    <td>
-                      <span className={`badge badge-${event.state}`}>{event.state}</span>
-                    </td>
-                    <td>{actor(event.actor_user_id)}</td>
-                    <td>{event.request_id ? <code>{event.request_id}</code> : '—'}</td>
-                  </tr>
-                ))}
-              </tbody>
-            </table>
-          </div>
+          <DataTable caption="Consent changes, newest first" columns={['Time', 'State', 'By', 'Request id']}>
+            {events.data.data.map((event) => (
+              <tr key={`${event.occurred_at}:${event.state}:${event.request_id}`}>
+                <th scope="row">
+                  <DateTime value={event.occurred_at} />
+                </th>
+                <td>
+                  <span className={`badge badge-${event.state}`}>{event.state}</span>
+                </td>
+                <td>{actor(event.actor_user_id)}</td>
+                <td>{event.request_id ? <code>{event.request_id}</code> : '—'}</td>
+              </tr>
+            ))}
+          </DataTable>
         )}
       </section>
     </Page>

@@ -1,5 +1,6 @@
 import { type FormEvent, useId, useState } from 'react';
 import { ConfirmButton } from '../../components/confirm-button.js';
+import { DataTable } from '../../components/data-table.js';
 import { DateTime } from '../../components/date-time.js';
 import { ErrorNotice } from '../../components/error-notice.js';
 import { Page } from '../../components/page.js';
@@ -75,60 +76,45 @@ export function OperatorTokensPage() {
       <ErrorNotice error={tokens.error ?? action.error} />
       {tokens.loading && !tokens.data && <p className="loading">Loading tokens…</p>}
       {tokens.data && (
-        <div className="card table-scroll">
-          <table>
-            <caption className="visually-hidden">Operator tokens</caption>
-            <thead>
-              <tr>
-                <th scope="col">Name</th>
-                <th scope="col">Prefix</th>
-                <th scope="col">Status</th>
-                <th scope="col">Issued</th>
-                <th scope="col">Expires</th>
-                <th scope="col">Actions</th>
-              </tr>
-            </thead>
-            <tbody>
-              {tokens.data.data.length === 0 && (
-                <tr>
-                  <td colSpan={6}>No operator tokens.</td>
-                </tr>
-              )}
-              {tokens.data.data.map((token) => (
-                <tr key={token.id}>
-                  <th scope="row">{token.name}</th>
-                  <td>
-                    <code>{token.prefix}…</code>
-                  </td>
-                  <td>
-                    <span className={`badge badge-${token.status}`}>{token.status}</span>
-                  </td>
-                  <td>
-                    <DateTime value={token.created_at} />
-                  </td>
-                  <td>
-                    <DateTime value={token.expires_at} />
-                  </td>
-                  <td>
-                    {token.status === 'active' && (
-                      <ConfirmButton
-                        label="Revoke"
-                        name={`Revoke ${token.name}`}
-                        question={`Revoke ${token.name}? It stops working at once.`}
-                        onConfirm={async () =>
-                          void (await action.run(async () => {
-                            await client.control.operatorTokens.revoke(token.id);
-                            tokens.reload();
-                          }))
-                        }
-                      />
-                    )}
-                  </td>
-                </tr>
-              ))}
-            </tbody>
-          </table>
-        </div>
+        <DataTable
+          caption="Operator tokens"
+          columns={['Name', 'Prefix', 'Status', 'Issued', 'Expires', 'Actions']}
+          card
+          empty={tokens.data.data.length === 0 && 'No operator tokens.'}
+        >
+          {tokens.data.data.map((token) => (
+            <tr key={token.id}>
+              <th scope="row">{token.name}</th>
+              <td>
+                <code>{token.prefix}…</code>
+              </td>
+              <td>
+                <span className={`badge badge-${token.status}`}>{token.status}</span>
+              </td>
+              <td>
+                <DateTime value={token.created_at} />
+              </td>
+              <td>
+                <DateTime value={token.expires_at} />
+              </td>
+              <td>
+                {token.status === 'active' && (
+                  <ConfirmButton
+                    label="Revoke"
+                    name={`Revoke ${token.name}`}
+                    question={`Revoke ${token.name}? It stops working at once.`}
+                    onConfirm={async () =>
+                      void (await action.run(async () => {
+                        await client.control.operatorTokens.revoke(token.id);
+                        tokens.reload();
+                      }))
+                    }
+                  />
+                )}
+              </td>
+            </tr>
+          ))}
+        </DataTable>
       )}
     </Page>
   );

@@ -1,6 +1,7 @@
 import type { BodyOf } from '@text-memory/sdk';
 import { type FormEvent, useId, useState } from 'react';
 import { ErrorNotice } from '../../components/error-notice.js';
+import { FormButtons } from '../../components/form-buttons.js';
 import { useAction } from '../../hooks/use-action.js';
 import { useSession } from '../../session/session-context.js';
 import { CustomerStorageFields, EMPTY_SETTINGS } from './customer-storage-fields.js';
@@ -86,14 +87,7 @@ export function StorageConnectionCreateForm({
         </>
       )}
       <ErrorNotice error={action.error} />
-      <div className="row">
-        <button type="submit" disabled={action.busy}>
-          {action.busy ? 'Adding…' : 'Add connection'}
-        </button>
-        <button type="button" className="button-secondary" onClick={onCancel}>
-          Cancel
-        </button>
-      </div>
+      <FormButtons text="Add connection" busyText="Adding…" busy={action.busy} onCancel={onCancel} />
     </form>
   );
 }

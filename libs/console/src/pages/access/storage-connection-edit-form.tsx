@@ -1,6 +1,7 @@
 import type { BodyOf } from '@text-memory/sdk';
 import { type FormEvent, useId, useState } from 'react';
 import { ErrorNotice } from '../../components/error-notice.js';
+import { FormButtons } from '../../components/form-buttons.js';
 import { useAction } from '../../hooks/use-action.js';
 import { useSession } from '../../session/session-context.js';
 import { CustomerStorageFields, settingsOf } from './customer-storage-fields.js';
@@ -69,14 +70,7 @@ export function StorageConnectionEditForm({
         </>
       )}
       <ErrorNotice error={action.error} />
-      <div className="row">
-        <button type="submit" disabled={action.busy}>
-          Save
-        </button>
-        <button type="button" className="button-secondary" onClick={onClose}>
-          Cancel
-        </button>
-      </div>
+      <FormButtons text="Save" busy={action.busy} onCancel={onClose} />
     </form>
   );
 }

@@ -1,5 +1,6 @@
 import { useState } from 'react';
 import { ConfirmButton } from '../../components/confirm-button.js';
+import { DataTable } from '../../components/data-table.js';
 import { DateTime } from '../../components/date-time.js';
 import { ErrorNotice } from '../../components/error-notice.js';
 import { Page } from '../../components/page.js';
@@ -77,87 +78,71 @@ export function StoragePage() {
       <ErrorNotice error={list.error ?? action.error} />
       {list.loading && !list.data && <p className="loading">Loading connections…</p>}
       {list.data && (
-        <div className="card table-scroll">
-          <table>
-            <caption className="visually-hidden">Storage connections</caption>
-            <thead>
-              <tr>
-                <th scope="col">Name</th>
-                <th scope="col">Kind</th>
-                <th scope="col">Where</th>
-                <th scope="col">Secret</th>
-                <th scope="col">Status</th>
-                <th scope="col">Updated</th>
-                {manage && <th scope="col">Actions</th>}
-              </tr>
-            </thead>
-            <tbody>
-              {list.data.data.length === 0 && (
-                <tr>
-                  <td colSpan={7}>No storage connections: API keys cannot store memories.</td>
-                </tr>
+        <DataTable
+          caption="Storage connections"
+          columns={['Name', 'Kind', 'Where', 'Secret', 'Status', 'Updated', manage && 'Actions']}
+          card
+          empty={list.data.data.length === 0 && 'No storage connections: API keys cannot store memories.'}
+        >
+          {list.data.data.map((connection) => (
+            <tr key={connection.id}>
+              <th scope="row">{connection.name}</th>
+              <td>
+                {connection.kind === 'managed' ? 'managed' : 'customer-owned'}
+                <div className="hint">
+                  {connection.dispatch === 'memory_requests'
+                    ? 'serves memory requests'
+                    : 'control plane only'}
+                </div>
+              </td>
+              <td>{describe(connection)}</td>
+              <td>
+                {connection.kind === 'managed'
+                  ? '—'
+                  : connection.secret_configured
+                    ? 'secret configured'
+                    : 'no secret'}
+              </td>
+              <td>
+                <span className={`badge badge-${connection.status}`}>{connection.status}</span>
+              </td>
+              <td>
+                <DateTime value={connection.updated_at} />
+              </td>
+              {manage && (
+                <td>
+                  <div className="row">
+                    <button
+                      type="button"
+                      className="button-secondary"
+                      aria-label={`Edit ${connection.name}`}
+                      onClick={() => setEditing(connection.id)}
+                    >
+                      Edit
+                    </button>
+                    {connection.status === 'active' ? (
+                      <ConfirmButton
+                        label="Disable"
+                        name={`Disable ${connection.name}`}
+                        question={`Disable ${connection.name}? Keys attached to it are refused memory requests.`}
+                        onConfirm={async () => void (await setStatus(connection, 'disabled'))}
+                      />
+                    ) : (
+                      <button
+                        type="button"
+                        className="button-secondary"
+                        aria-label={`Enable ${connection.name}`}
+                        onClick={() => void setStatus(connection, 'active')}
+                      >
+                        Enable
+                      </button>
+                    )}
+                  </div>
+                </td>
               )}
-              {list.data.data.map((connection) => (
-                <tr key={connection.id}>
-                  <th scope="row">{connection.name}</th>
-                  <td>
-                    {connection.kind === 'managed' ? 'managed' : 'customer-owned'}
-                    <div className="hint">
-                      {connection.dispatch === 'memory_requests'
-                        ? 'serves memory requests'
-                        : 'control plane only'}
-                    </div>
-                  </td>
-                  <td>{describe(connection)}</td>
-                  <td>
-                    {connection.kind === 'managed'
-                      ? '—'
-                      : connection.secret_configured
-                        ? 'secret configured'
-                        : 'no secret'}
-                  </td>
-                  <td>
-                    <span className={`badge badge-${connection.status}`}>{connection.status}</span>
-                  </td>
-                  <td>
-                    <DateTime value={connection.updated_at} />
-                  </td>
-                  {manage && (
-                    <td>
-                      <div className="row">
-                        <button
-                          type="button"
-                          className="button-secondary"
-                          aria-label={`Edit ${connection.name}`}
-                          onClick={() => setEditing(connection.id)}
-                        >
-                          Edit
-                        </button>
-                        {connection.status === 'active' ? (
-                          <ConfirmButton
-                            label="Disable"
-                            name={`Disable ${connection.name}`}
-                            question={`Disable ${connection.name}? Keys attached to it are refused memory requests.`}
-                            onConfirm={async () => void (await setStatus(connection, 'disabled'))}
-                          />
-                        ) : (
-                          <button
-                            type="button"
-                            className="button-secondary"
-                            aria-label={`Enable ${connection.name}`}
-                            onClick={() => void setStatus(connection, 'active')}
-                          >
-                            Enable
-                          </button>
-                        )}
-                      </div>
-                    </td>
-                  )}
-                </tr>
-              ))}
-            </tbody>
-          </table>
-        </div>
+            </tr>
+          ))}
+        </DataTable>
       )}
     </Page>
   );

@@ -1,5 +1,6 @@
 import { type FormEvent, useId, useState } from 'react';
 import { ErrorNotice } from '../../components/error-notice.js';
+import { FormButtons } from '../../components/form-buttons.js';
 import { useAction } from '../../hooks/use-action.js';
 import { useSession } from '../../session/session-context.js';
 import type { Role } from './access-names.js';
@@ -67,14 +68,7 @@ export function UserCreateForm({
         ))}
       </select>
       <ErrorNotice error={action.error} />
-      <div className="row">
-        <button type="submit" disabled={action.busy}>
-          {action.busy ? 'Adding…' : 'Add user'}
-        </button>
-        <button type="button" className="button-secondary" onClick={onCancel}>
-          Cancel
-        </button>
-      </div>
+      <FormButtons text="Add user" busyText="Adding…" busy={action.busy} onCancel={onCancel} />
     </form>
   );
 }

@@ -1,4 +1,5 @@
 import { useState } from 'react';
+import { DataTable } from '../../components/data-table.js';
 import { ErrorNotice } from '../../components/error-notice.js';
 import { Page } from '../../components/page.js';
 import { useAction } from '../../hooks/use-action.js';
@@ -48,49 +49,33 @@ export function UsersPage() {
       <ErrorNotice error={users.error ?? action.error} />
       {users.loading && !users.data && <p className="loading">Loading users…</p>}
       {users.data && (
-        <div className="card table-scroll">
-          <table>
-            <caption className="visually-hidden">Users</caption>
-            <thead>
-              <tr>
-                <th scope="col">Email</th>
-                <th scope="col">Role</th>
-                <th scope="col">Status</th>
-                <th scope="col">Added</th>
-                {manage && <th scope="col">Actions</th>}
-              </tr>
-            </thead>
-            <tbody>
-              {users.data.data.map((user) => (
-                <UserRow
-                  // Keyed by role too, so the role chooser starts from the saved role after a change.
-                  key={`${user.id}:${user.role}`}
-                  user={user}
-                  isYou={user.id === account.user.id}
-                  roles={roles}
-                  // Your own role and status are changed by another owner or admin: disabling yourself
-                  // would end this session, and a tenant must keep an active owner. An owner's are
-                  // changed by an owner only.
-                  manage={
-                    manage && user.id !== account.user.id && mayManageUserOf(account.user.role, user.role)
-                  }
-                  withActions={manage}
-                  onChange={(change) =>
-                    action.run(async () => {
-                      const updated = await client.control.users.update(user.id, change);
-                      setSaid(
-                        change.role
-                          ? `${updated.email} is now ${updated.role}.`
-                          : `${updated.email} is ${updated.status}.`,
-                      );
-                      users.reload();
-                    })
-                  }
-                />
-              ))}
-            </tbody>
-          </table>
-        </div>
+        <DataTable caption="Users" columns={['Email', 'Role', 'Status', 'Added', manage && 'Actions']} card>
+          {users.data.data.map((user) => (
+            <UserRow
+              // Keyed by role too, so the role chooser starts from the saved role after a change.
+              key={`${user.id}:${user.role}`}
+              user={user}
+              isYou={user.id === account.user.id}
+              roles={roles}
+              // Your own role and status are changed by another owner or admin: disabling yourself
+              // would end this session, and a tenant must keep an active owner. An owner's are
+              // changed by an owner only.
+              manage={manage && user.id !== account.user.id && mayManageUserOf(account.user.role, user.role)}
+              withActions={manage}
+              onChange={(change) =>
+                action.run(async () => {
+                  const updated = await client.control.users.update(user.id, change);
+                  setSaid(
+                    change.role
+                      ? `${updated.email} is now ${updated.role}.`
+                      : `${updated.email} is ${updated.status}.`,
+                  );
+                  users.reload();
+                })
+              }
+            />
+          ))}
+        </DataTable>
       )}
       <section className="card" aria-labelledby="roles-title">
         <h2 id="roles-title">Roles</h2>

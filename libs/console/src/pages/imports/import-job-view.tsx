@@ -1,8 +1,10 @@
 import { type ImportJob, type ResponseOf, TextMemoryError } from '@text-memory/sdk';
 import { useEffect, useId, useState } from 'react';
 import { DataErrorNotice } from '../../components/data-error-notice.js';
+import { DataTable, numberColumn } from '../../components/data-table.js';
 import { DateTime } from '../../components/date-time.js';
 import { FieldList } from '../../components/field-list.js';
+import { Pager } from '../../components/pager.js';
 import { formatCount, formatUsd } from '../../insight/format.js';
 import { useDataKey } from '../../session/data-key-context.js';
 
@@ -218,51 +220,37 @@ export function ImportJobView({
       )}
       {readNotices}
       {failures && failures.failures.length > 0 && (
-        <div className="table-scroll">
-          <table>
-            <caption>Failed rows ({formatCount(failures.paging.total)})</caption>
-            <thead>
-              <tr>
-                <th scope="col" className="number">
-                  Row
-                </th>
-                <th scope="col">Reason</th>
-                <th scope="col">Message</th>
-              </tr>
-            </thead>
-            <tbody>
-              {failures.failures.map((failure) => (
-                <tr key={failure.row}>
-                  <th scope="row" className="number">
-                    {formatCount(failure.row)}
-                  </th>
-                  <td>{failure.reason}</td>
-                  <td>{failure.message}</td>
-                </tr>
-              ))}
-            </tbody>
-          </table>
-          <div className="row">
-            {failuresOffset > 0 && (
-              <button
-                type="button"
-                className="button-secondary"
-                onClick={() => setFailuresOffset(Math.max(0, failuresOffset - FAILURES_PAGE))}
-              >
-                Previous failures
-              </button>
-            )}
-            {failuresOffset + FAILURES_PAGE < failures.paging.total && (
-              <button
-                type="button"
-                className="button-secondary"
-                onClick={() => setFailuresOffset(failuresOffset + FAILURES_PAGE)}
-              >
-                More failures
-              </button>
-            )}
-          </div>
-        </div>
+        <DataTable
+          caption={<>Failed rows ({formatCount(failures.paging.total)})</>}
+          columns={[numberColumn('Row'), 'Reason', 'Message']}
+          showCaption
+          after={
+            <Pager
+              previousText="Previous failures"
+              nextText="More failures"
+              onPrevious={
+                failuresOffset > 0
+                  ? () => setFailuresOffset(Math.max(0, failuresOffset - FAILURES_PAGE))
+                  : undefined
+              }
+              onNext={
+                failuresOffset + FAILURES_PAGE < failures.paging.total
+                  ? () => setFailuresOffset(failuresOffset + FAILURES_PAGE)
+                  : undefined
+              }
+            />
+          }
+        >
+          {failures.failures.map((failure) => (
+            <tr key={failure.row}>
+              <th scope="row" className="number">
+                {formatCount(failure.row)}
+              </th>
+              <td>{failure.reason}</td>
+              <td>{failure.message}</td>
+            </tr>
+          ))}
+        </DataTable>
       )}
       <button type="button" className="button-secondary" onClick={onClose}>
         Close

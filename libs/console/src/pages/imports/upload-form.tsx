@@ -1,6 +1,7 @@
 import type { DatasetImportInput, ImportJob, UploadInput } from '@text-memory/sdk';
 import { type FormEvent, useId, useState } from 'react';
 import { DataErrorNotice } from '../../components/data-error-notice.js';
+import { useAction } from '../../hooks/use-action.js';
 import { useDataKey } from '../../session/data-key-context.js';
 
 type Source = 'file' | 'dataset';
@@ -32,16 +33,13 @@ export function UploadForm({ onUploaded }: { onUploaded: (job: ImportJob) => voi
   const [mapping, setMapping] = useState<Mapping>('format');
   const [mappingValue, setMappingValue] = useState('');
   const [namespace, setNamespace] = useState('imports');
-  const [error, setError] = useState<unknown>();
-  const [busy, setBusy] = useState(false);
+  const { busy, error, run } = useAction();
 
   const submit = async (event: FormEvent) => {
     event.preventDefault();
     if (!client || (source === 'file' && !file)) return;
-    setBusy(true);
-    setError(undefined);
     const value = mapping === 'format' ? mappingValue : mappingValue.trim();
-    try {
+    await run(async () => {
       if (source === 'file' && file) {
         const input: UploadInput = { file, namespace: namespace.trim(), [mapping]: value };
         onUploaded(await client.imports.upload(input));
@@ -56,13 +54,9 @@ export function UploadForm({ onUploaded }: { onUploaded: (job: ImportJob) => voi
         };
         onUploaded(await client.imports.fromDataset(input));
       }
-    } catch (e) {
-      setError(e);
-    } finally {
-      // The token served this one call: it is not kept for the next.
-      setHubToken('');
-      setBusy(false);
-    }
+    });
+    // The token served this one call: it is not kept for the next.
+    setHubToken('');
   };
 
   return (

@@ -1,5 +1,5 @@
-import { useState } from 'react';
 import { ErrorNotice } from '../../components/error-notice.js';
+import { useAction } from '../../hooks/use-action.js';
 import { useSession } from '../../session/session-context.js';
 
 /**
@@ -9,13 +9,10 @@ import { useSession } from '../../session/session-context.js';
  */
 export function ExportButton({ namespace }: { namespace: string }) {
   const { client } = useSession();
-  const [busy, setBusy] = useState(false);
-  const [error, setError] = useState<unknown>();
+  const { busy, error, run } = useAction();
 
-  const download = async () => {
-    setBusy(true);
-    setError(undefined);
-    try {
+  const download = () =>
+    run(async () => {
       const document_ = await client.infrastructure.export({ namespace });
       const url = URL.createObjectURL(
         new Blob([JSON.stringify(document_, null, 2)], { type: 'application/json' }),
@@ -25,12 +22,7 @@ export function ExportButton({ namespace }: { namespace: string }) {
       link.download = `export-${namespace.replace(/[^A-Za-z0-9._-]/g, '_')}.json`;
       link.click();
       setTimeout(() => URL.revokeObjectURL(url), 1_000);
-    } catch (e) {
-      setError(e);
-    } finally {
-      setBusy(false);
-    }
-  };
+    });
 
   return (
     <>

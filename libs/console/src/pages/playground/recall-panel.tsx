@@ -1,9 +1,12 @@
 import type { RecallResponse } from '@text-memory/sdk';
 import { type FormEvent, useId, useState } from 'react';
-import { DataErrorNotice } from '../../components/data-error-notice.js';
+import { DataTable, numberColumn } from '../../components/data-table.js';
 import { DateTime } from '../../components/date-time.js';
 import { FieldList } from '../../components/field-list.js';
+import { MemoryStateBadge } from '../../components/memory-state-badge.js';
+import { useAction } from '../../hooks/use-action.js';
 import { useDataKey } from '../../session/data-key-context.js';
+import { PlaygroundPanel } from './playground-panel.js';
 import { ProvenanceAndUsage } from './provenance-and-usage.js';
 
 /** POST /api/v1/memory/recall with the chosen key. */
@@ -14,50 +17,46 @@ export function RecallPanel() {
   const [cue, setCue] = useState('');
   const [topK, setTopK] = useState(10);
   const [answer, setAnswer] = useState<RecallResponse>();
-  const [error, setError] = useState<unknown>();
-  const [busy, setBusy] = useState(false);
+  const { busy, error, run } = useAction();
 
   const submit = async (event: FormEvent) => {
     event.preventDefault();
     if (!client) return;
-    setBusy(true);
-    setError(undefined);
     setAnswer(undefined);
-    try {
-      setAnswer(await client.memory.recall({ namespace: namespace.trim(), query: cue, top_k: topK }));
-    } catch (e) {
-      setError(e);
-    } finally {
-      setBusy(false);
-    }
+    await run(async () =>
+      setAnswer(await client.memory.recall({ namespace: namespace.trim(), query: cue, top_k: topK })),
+    );
   };
 
   return (
-    <section className="card" aria-labelledby={`${id}-title`}>
-      <h2 id={`${id}-title`}>Recall</h2>
-      <form className="stack" onSubmit={submit}>
-        <label htmlFor={`${id}-ns`}>Namespace</label>
-        <input id={`${id}-ns`} required value={namespace} onChange={(e) => setNamespace(e.target.value)} />
-        <label htmlFor={`${id}-cue`}>Cue</label>
-        <input id={`${id}-cue`} required value={cue} onChange={(e) => setCue(e.target.value)} />
-        <label htmlFor={`${id}-k`}>Top k (1–100)</label>
-        <input
-          id={`${id}-k`}
-          type="number"
-          min={1}
-          max={100}
-          value={topK}
-          onChange={(e) => setTopK(Number(e.target.value))}
-        />
-        <button type="submit" disabled={busy || !cue.trim()}>
-          {busy ? 'Recalling…' : 'Recall'}
-        </button>
-      </form>
-      <div aria-live="polite">
-        <DataErrorNotice error={error} />
-        {answer && <RecallAnswer answer={answer} />}
-      </div>
-    </section>
+    <PlaygroundPanel
+      id={id}
+      title="Recall"
+      namespace={namespace}
+      onNamespaceChange={setNamespace}
+      submitText="Recall"
+      busyText="Recalling…"
+      ready={cue.trim() !== ''}
+      busy={busy}
+      error={error}
+      onSubmit={submit}
+      answer={answer && <RecallAnswer answer={answer} />}
+      fields={
+        <>
+          <label htmlFor={`${id}-cue`}>Cue</label>
+          <input id={`${id}-cue`} required value={cue} onChange={(e) => setCue(e.target.value)} />
+          <label htmlFor={`${id}-k`}>Top k (1–100)</label>
+          <input
+            id={`${id}-k`}
+            type="number"
+            min={1}
+            max={100}
+            value={topK}
+            onChange={(e) => setTopK(Number(e.target.value))}
+          />
+        </>
+      }
+    />
   );
 }
 
@@ -65,10 +64,7 @@ function RecallAnswer({ answer }: { answer: RecallResponse }) {
   return (
     <section aria-label="Recall answer">
       <h3>
-        Answer{' '}
-        <span className={`badge badge-${answer.state === 'retained' ? 'ok' : 'warning'}`}>
-          {answer.state}
-        </span>
+        Answer <MemoryStateBadge state={answer.state} />
       </h3>
       <FieldList
         items={[
@@ -84,38 +80,27 @@ function RecallAnswer({ answer }: { answer: RecallResponse }) {
         ]}
       />
       {answer.related.length > 0 ? (
-        <div className="table-scroll">
-          <table>
-            <caption>Related records ({answer.related.length.toLocaleString()})</caption>
-            <thead>
-              <tr>
-                <th scope="col" className="number">
-                  Score
-                </th>
-                <th scope="col">Text</th>
-                <th scope="col">Occurred</th>
-                <th scope="col">Event id</th>
-              </tr>
-            </thead>
-            <tbody>
-              {answer.related.map((record) => (
-                <tr key={record.memory_id}>
-                  <td className="number">
-                    {record.score.toLocaleString(undefined, { maximumFractionDigits: 4 })}
-                    <span className="hint"> ({record.matched_terms} terms)</span>
-                  </td>
-                  <th scope="row">{record.text}</th>
-                  <td>
-                    <DateTime value={record.occurred_at} />
-                  </td>
-                  <td>
-                    <code>{record.event_id}</code>
-                  </td>
-                </tr>
-              ))}
-            </tbody>
-          </table>
-        </div>
+        <DataTable
+          caption={<>Related records ({answer.related.length.toLocaleString()})</>}
+          columns={[numberColumn('Score'), 'Text', 'Occurred', 'Event id']}
+          showCaption
+        >
+          {answer.related.map((record) => (
+            <tr key={record.memory_id}>
+              <td className="number">
+                {record.score.toLocaleString(undefined, { maximumFractionDigits: 4 })}
+                <span className="hint"> ({record.matched_terms} terms)</span>
+              </td>
+              <th scope="row">{record.text}</th>
+              <td>
+                <DateTime value={record.occurred_at} />
+              </td>
+              <td>
+                <code>{record.event_id}</code>
+              </td>
+            </tr>
+          ))}
+        </DataTable>
       ) : (
         <p>No record matched the cue.</p>
       )}

@@ -1,8 +1,10 @@
 import { newEventId, type WriteResult } from '@text-memory/sdk';
 import { type FormEvent, useId, useState } from 'react';
-import { DataErrorNotice } from '../../components/data-error-notice.js';
 import { FieldList } from '../../components/field-list.js';
+import { MemoryStateBadge } from '../../components/memory-state-badge.js';
+import { useAction } from '../../hooks/use-action.js';
 import { useDataKey } from '../../session/data-key-context.js';
+import { PlaygroundPanel } from './playground-panel.js';
 import { ProvenanceAndUsage } from './provenance-and-usage.js';
 
 /** `datetime-local` wants local wall time without a zone; the API wants an instant with one. */
@@ -19,16 +21,13 @@ export function WritePanel() {
   const [eventId, setEventId] = useState(newEventId);
   const [occurredAt, setOccurredAt] = useState(() => localInputValue(new Date()));
   const [answer, setAnswer] = useState<WriteResult>();
-  const [error, setError] = useState<unknown>();
-  const [busy, setBusy] = useState(false);
+  const { busy, error, run } = useAction();
 
   const submit = async (event: FormEvent) => {
     event.preventDefault();
     if (!client) return;
-    setBusy(true);
-    setError(undefined);
     setAnswer(undefined);
-    try {
+    await run(async () => {
       const trimmedId = eventId.trim();
       setAnswer(
         await client.memory.write({
@@ -39,45 +38,44 @@ export function WritePanel() {
         }),
       );
       setEventId(newEventId());
-    } catch (e) {
-      setError(e);
-    } finally {
-      setBusy(false);
-    }
+    });
   };
 
   return (
-    <section className="card" aria-labelledby={`${id}-title`}>
-      <h2 id={`${id}-title`}>Write</h2>
-      <form className="stack" onSubmit={submit}>
-        <label htmlFor={`${id}-ns`}>Namespace</label>
-        <input id={`${id}-ns`} required value={namespace} onChange={(e) => setNamespace(e.target.value)} />
-        <label htmlFor={`${id}-text`}>Text</label>
-        <textarea id={`${id}-text`} required value={text} onChange={(e) => setText(e.target.value)} />
-        <label htmlFor={`${id}-event`}>Event id (also the idempotency key)</label>
-        <div className="row">
-          <input id={`${id}-event`} value={eventId} onChange={(e) => setEventId(e.target.value)} />
-          <button type="button" className="button-secondary" onClick={() => setEventId(newEventId())}>
-            New event id
-          </button>
-        </div>
-        <label htmlFor={`${id}-time`}>Occurred at (your time zone)</label>
-        <input
-          id={`${id}-time`}
-          type="datetime-local"
-          step={1}
-          value={occurredAt}
-          onChange={(e) => setOccurredAt(e.target.value)}
-        />
-        <button type="submit" disabled={busy || !text.trim()}>
-          {busy ? 'Writing…' : 'Write'}
-        </button>
-      </form>
-      <div aria-live="polite">
-        <DataErrorNotice error={error} />
-        {answer && <WriteAnswer answer={answer} />}
-      </div>
-    </section>
+    <PlaygroundPanel
+      id={id}
+      title="Write"
+      namespace={namespace}
+      onNamespaceChange={setNamespace}
+      submitText="Write"
+      busyText="Writing…"
+      ready={text.trim() !== ''}
+      busy={busy}
+      error={error}
+      onSubmit={submit}
+      answer={answer && <WriteAnswer answer={answer} />}
+      fields={
+        <>
+          <label htmlFor={`${id}-text`}>Text</label>
+          <textarea id={`${id}-text`} required value={text} onChange={(e) => setText(e.target.value)} />
+          <label htmlFor={`${id}-event`}>Event id (also the idempotency key)</label>
+          <div className="row">
+            <input id={`${id}-event`} value={eventId} onChange={(e) => setEventId(e.target.value)} />
+            <button type="button" className="button-secondary" onClick={() => setEventId(newEventId())}>
+              New event id
+            </button>
+          </div>
+          <label htmlFor={`${id}-time`}>Occurred at (your time zone)</label>
+          <input
+            id={`${id}-time`}
+            type="datetime-local"
+            step={1}
+            value={occurredAt}
+            onChange={(e) => setOccurredAt(e.target.value)}
+          />
+        </>
+      }
+    />
   );
 }
 
@@ -85,10 +83,7 @@ function WriteAnswer({ answer }: { answer: WriteResult }) {
   return (
     <section aria-label="Write answer">
       <h3>
-        Answer{' '}
-        <span className={`badge badge-${answer.state === 'retained' ? 'ok' : 'warning'}`}>
-          {answer.state}
-        </span>
+        Answer <MemoryStateBadge state={answer.state} />
       </h3>
       <FieldList
         items={[

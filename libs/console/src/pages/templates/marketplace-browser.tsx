@@ -1,5 +1,6 @@
 import { type FormEvent, useId, useState } from 'react';
 import { DataErrorNotice } from '../../components/data-error-notice.js';
+import { DataTable } from '../../components/data-table.js';
 import { useLoad } from '../../hooks/use-load.js';
 import { formatCount } from '../../insight/format.js';
 import { useDataKey } from '../../session/data-key-context.js';
@@ -68,65 +69,39 @@ export function MarketplaceBrowser({ onUse }: { onUse: (choice: TemplateChoice) 
         )}
       </div>
       {results.data && results.data.data.length > 0 && (
-        <div className="table-scroll">
-          <table>
-            <caption className="visually-hidden">Marketplace templates</caption>
-            <thead>
-              <tr>
-                <th scope="col">Name</th>
-                <th scope="col">Category</th>
-                <th scope="col">Keywords</th>
-                <th scope="col">Actions</th>
-              </tr>
-            </thead>
-            <tbody>
-              {results.data.data.map((entry) => (
-                <tr key={entry.marketplace_template_id}>
-                  <th scope="row">
-                    {entry.template_name}
-                    <div className="hint">{entry.description}</div>
-                  </th>
-                  <td>{entry.category}</td>
-                  <td>{entry.keywords.join(', ')}</td>
-                  <td>
-                    <button
-                      type="button"
-                      className="button-secondary"
-                      aria-label={`View ${entry.template_name}`}
-                      onClick={() => setViewing(entry)}
-                    >
-                      View
-                    </button>
-                  </td>
-                </tr>
-              ))}
-            </tbody>
-          </table>
-        </div>
+        <DataTable caption="Marketplace templates" columns={['Name', 'Category', 'Keywords', 'Actions']}>
+          {results.data.data.map((entry) => (
+            <tr key={entry.marketplace_template_id}>
+              <th scope="row">
+                {entry.template_name}
+                <div className="hint">{entry.description}</div>
+              </th>
+              <td>{entry.category}</td>
+              <td>{entry.keywords.join(', ')}</td>
+              <td>
+                <button
+                  type="button"
+                  className="button-secondary"
+                  aria-label={`View ${entry.template_name}`}
+                  onClick={() => setViewing(entry)}
+                >
+                  View
+                </button>
+              </td>
+            </tr>
+          ))}
+        </DataTable>
       )}
       {viewing && (
         <TemplateDefinition
-          title={viewing.template_name}
-          description={viewing.description}
-          fields={viewing.fields}
-          format={viewing.format}
+          template={viewing}
           meta={
             <p className="hint">
               <code>{viewing.marketplace_template_id}</code> · {viewing.category} · version {viewing.version}
             </p>
           }
-          actions={
-            <>
-              {can('memory:write') && (
-                <button type="button" onClick={() => onUse(marketplaceChoice(viewing))}>
-                  Create a memory from {viewing.template_name}
-                </button>
-              )}
-              <button type="button" className="button-secondary" onClick={() => setViewing(undefined)}>
-                Close
-              </button>
-            </>
-          }
+          onUse={can('memory:write') ? () => onUse(marketplaceChoice(viewing)) : undefined}
+          onClose={() => setViewing(undefined)}
         />
       )}
     </section>

@@ -1,6 +1,8 @@
 import { useState } from 'react';
 import { DataErrorNotice } from '../../components/data-error-notice.js';
+import { DataTable, numberColumn } from '../../components/data-table.js';
 import { DateTime } from '../../components/date-time.js';
+import { Pager } from '../../components/pager.js';
 import { useLoad } from '../../hooks/use-load.js';
 import { formatCount } from '../../insight/format.js';
 import { useDataKey } from '../../session/data-key-context.js';
@@ -25,6 +27,7 @@ export function PrivateTemplates({ onUse }: { onUse: (choice: TemplateChoice) =>
     [client, offset],
   );
   const canWrite = can('memory:write');
+  const nextOffset = list.data?.paging.next_offset ?? null;
 
   return (
     <section className="card" aria-labelledby="private-templates-title">
@@ -56,108 +59,70 @@ export function PrivateTemplates({ onUse }: { onUse: (choice: TemplateChoice) =>
         (list.data.data.length === 0 ? (
           <p>No private template yet.</p>
         ) : (
-          <div className="table-scroll">
-            <table>
-              <caption className="visually-hidden">Private templates</caption>
-              <thead>
-                <tr>
-                  <th scope="col">Name</th>
-                  <th scope="col">Version</th>
-                  <th scope="col" className="number">
-                    Fields
-                  </th>
-                  <th scope="col">Updated</th>
-                  <th scope="col">Actions</th>
-                </tr>
-              </thead>
-              <tbody>
-                {list.data.data.map((template) => (
-                  <tr key={template.id}>
-                    <th scope="row">{template.template_name}</th>
-                    <td>
-                      {template.version} <span className="hint">(revision {template.revision})</span>
-                    </td>
-                    <td className="number">{formatCount(template.fields.length)}</td>
-                    <td>
-                      <DateTime value={template.updated_at} />
-                    </td>
-                    <td>
-                      <div className="row">
-                        <button
-                          type="button"
-                          className="button-secondary"
-                          aria-label={`View ${template.template_name}`}
-                          onClick={() => setViewing(template)}
-                        >
-                          View
-                        </button>
-                        {canWrite && (
-                          <button
-                            type="button"
-                            className="button-secondary"
-                            aria-label={`Edit ${template.template_name}`}
-                            onClick={() => setEditing(template)}
-                          >
-                            Edit
-                          </button>
-                        )}
-                      </div>
-                    </td>
-                  </tr>
-                ))}
-              </tbody>
-            </table>
-            <p className="hint">
-              {formatCount(list.data.paging.offset + 1)}–
-              {formatCount(list.data.paging.offset + list.data.paging.returned)} of{' '}
-              {formatCount(list.data.paging.total)}
-            </p>
-            <div className="row">
-              {offset > 0 && (
-                <button
-                  type="button"
-                  className="button-secondary"
-                  onClick={() => setOffset(Math.max(0, offset - PAGE_SIZE))}
-                >
-                  Previous page
-                </button>
-              )}
-              {list.data.paging.next_offset !== null && (
-                <button
-                  type="button"
-                  className="button-secondary"
-                  onClick={() => setOffset(list.data?.paging.next_offset ?? 0)}
-                >
-                  Next page
-                </button>
-              )}
-            </div>
-          </div>
+          <DataTable
+            caption="Private templates"
+            columns={['Name', 'Version', numberColumn('Fields'), 'Updated', 'Actions']}
+            after={
+              <>
+                <p className="hint">
+                  {formatCount(list.data.paging.offset + 1)}–
+                  {formatCount(list.data.paging.offset + list.data.paging.returned)} of{' '}
+                  {formatCount(list.data.paging.total)}
+                </p>
+                <Pager
+                  onPrevious={offset > 0 ? () => setOffset(Math.max(0, offset - PAGE_SIZE)) : undefined}
+                  onNext={nextOffset !== null ? () => setOffset(nextOffset) : undefined}
+                />
+              </>
+            }
+          >
+            {list.data.data.map((template) => (
+              <tr key={template.id}>
+                <th scope="row">{template.template_name}</th>
+                <td>
+                  {template.version} <span className="hint">(revision {template.revision})</span>
+                </td>
+                <td className="number">{formatCount(template.fields.length)}</td>
+                <td>
+                  <DateTime value={template.updated_at} />
+                </td>
+                <td>
+                  <div className="row">
+                    <button
+                      type="button"
+                      className="button-secondary"
+                      aria-label={`View ${template.template_name}`}
+                      onClick={() => setViewing(template)}
+                    >
+                      View
+                    </button>
+                    {canWrite && (
+                      <button
+                        type="button"
+                        className="button-secondary"
+                        aria-label={`Edit ${template.template_name}`}
+                        onClick={() => setEditing(template)}
+                      >
+                        Edit
+                      </button>
+                    )}
+                  </div>
+                </td>
+              </tr>
+            ))}
+          </DataTable>
         ))}
       {viewing && (
         <TemplateDefinition
-          title={viewing.template_name}
-          description={viewing.description}
-          fields={viewing.fields}
-          format={viewing.format}
+          template={viewing}
           meta={
             <p className="hint">
               Version {viewing.version}, revision {viewing.revision}, updated{' '}
               <DateTime value={viewing.updated_at} />. Id <code>{viewing.id}</code>
             </p>
           }
-          actions={
-            <>
-              {canWrite && (
-                <button type="button" onClick={() => onUse(privateChoice(viewing))}>
-                  Create a memory from {viewing.template_name}
-                </button>
-              )}
-              <button type="button" className="button-secondary" onClick={() => setViewing(undefined)}>
-                Close
-              </button>
-            </>
-          }
+          onUse={canWrite ? () => onUse(privateChoice(viewing)) : undefined}
+          onClose={() => setViewing(undefined)}
         />
       )}
     </section>

@@ -1,5 +1,7 @@
 import { type FormEvent, useId, useState } from 'react';
 import { DataErrorNotice } from '../../components/data-error-notice.js';
+import { FormButtons } from '../../components/form-buttons.js';
+import { useAction } from '../../hooks/use-action.js';
 import { useDataKey } from '../../session/data-key-context.js';
 import { FIELD_TYPES, type FieldType, type PrivateTemplate, type TemplateBody } from './template-types.js';
 
@@ -42,8 +44,7 @@ export function TemplateEditor({
   const [fields, setFields] = useState<FieldDraft[]>(() =>
     template ? template.fields.map((f) => draftOf(f)) : [draftOf()],
   );
-  const [error, setError] = useState<unknown>();
-  const [busy, setBusy] = useState(false);
+  const { busy, error, run } = useAction();
 
   const change = (key: number, patch: Partial<FieldDraft>) =>
     setFields((all) => all.map((f) => (f.key === key ? { ...f, ...patch } : f)));
@@ -51,8 +52,6 @@ export function TemplateEditor({
   const submit = async (event: FormEvent) => {
     event.preventDefault();
     if (!client) return;
-    setBusy(true);
-    setError(undefined);
     const body: TemplateBody = {
       template_name: name.trim(),
       fields: fields.map((f) => ({
@@ -65,17 +64,13 @@ export function TemplateEditor({
       ...(version.trim() ? { version: version.trim() } : {}),
       ...(format.trim() ? { format } : {}),
     };
-    try {
+    await run(async () =>
       onSaved(
         template
           ? await client.templates.update(template.template_name, body, { ifMatch: template.revision })
           : await client.templates.create(body),
-      );
-    } catch (e) {
-      setError(e);
-    } finally {
-      setBusy(false);
-    }
+      ),
+    );
   };
 
   return (
@@ -168,14 +163,7 @@ export function TemplateEditor({
         </button>
       </div>
       <DataErrorNotice error={error} />
-      <div className="row">
-        <button type="submit" disabled={busy}>
-          {template ? 'Save revision' : 'Create template'}
-        </button>
-        <button type="button" className="button-secondary" onClick={onCancel}>
-          Cancel
-        </button>
-      </div>
+      <FormButtons text={template ? 'Save revision' : 'Create template'} busy={busy} onCancel={onCancel} />
     </form>
   );
 }

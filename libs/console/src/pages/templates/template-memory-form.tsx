@@ -3,6 +3,8 @@ import { type FormEvent, Fragment, useId, useState } from 'react';
 import { DataErrorNotice } from '../../components/data-error-notice.js';
 import { DateTime } from '../../components/date-time.js';
 import { FieldList } from '../../components/field-list.js';
+import { FormButtons } from '../../components/form-buttons.js';
+import { MemoryStateBadge } from '../../components/memory-state-badge.js';
 import { useDataKey } from '../../session/data-key-context.js';
 import type { TemplateChoice, TemplateField } from './template-types.js';
 
@@ -126,14 +128,13 @@ export function TemplateMemoryForm({ choice, onClose }: { choice: TemplateChoice
         })}
         <label htmlFor={`${id}-ns`}>Namespace</label>
         <input id={`${id}-ns`} required value={namespace} onChange={(e) => setNamespace(e.target.value)} />
-        <div className="row">
-          <button type="submit" disabled={busy}>
-            {busy ? 'Creating…' : 'Create memory'}
-          </button>
-          <button type="button" className="button-secondary" onClick={onClose}>
-            Close
-          </button>
-        </div>
+        <FormButtons
+          text="Create memory"
+          busyText="Creating…"
+          busy={busy}
+          cancelText="Close"
+          onCancel={onClose}
+        />
       </form>
       <div aria-live="polite">
         {invalid && (
@@ -145,10 +146,7 @@ export function TemplateMemoryForm({ choice, onClose }: { choice: TemplateChoice
         {created && (
           <section aria-label="Created memory">
             <h3>
-              Memory{' '}
-              <span className={`badge badge-${created.state === 'retained' ? 'ok' : 'warning'}`}>
-                {created.state}
-              </span>
+              Memory <MemoryStateBadge state={created.state} />
             </h3>
             <pre className="answer-text">{created.text}</pre>
             <FieldList
