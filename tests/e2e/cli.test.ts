@@ -1,77 +1,24 @@
-import { spawn } from 'node:child_process';
 import { existsSync, mkdtempSync, readFileSync, statSync, writeFileSync } from 'node:fs';
 import { createServer } from 'node:http';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { beforeAll, describe, expect, it, vi } from 'vitest';
+import { cliUsers, json, repo, requireBuiltCli, runCommand } from './support/cli.js';
 import { createTenant, uniqueNamespace } from './support/factories.js';
 import { recordSecrets } from './support/log-capture.js';
 import { useStack } from './support/stack.js';
 
-// The built CLI, run as a user runs it: a separate process talking HTTP to this file's stack. Async
-// spawn only: the stack lives in this process, so a spawnSync would block the gateway it calls.
-const repo = join(import.meta.dirname, '..', '..');
-const BIN = join(repo, 'libs', 'cli', 'dist', 'bin.js');
+// The built CLI, run as a user runs it (support/cli.ts): a separate process talking HTTP to this file's stack.
 
 // Each step of a test is a new node process (the built CLI): well under a second alone, several seconds
 // while other files load both cores in CI (the session test's seven steps once passed 30 s). A hang guard.
 vi.setConfig({ testTimeout: 90_000 });
 const t = useStack();
 
-interface Run {
-  code: number | null;
-  stdout: string;
-  stderr: string;
-}
-
-/** Run a command with its own config file and no credential from the parent's environment. */
-function runCommand(
-  command: string,
-  args: string[],
-  options: { env?: Record<string, string>; input?: string; cwd?: string } = {},
-): Promise<Run> {
-  const env = { ...process.env };
-  for (const name of ['TM_API_KEY', 'TM_SESSION_TOKEN', 'TM_OPERATOR_TOKEN', 'TM_BASE_URL', 'TM_CONFIG'])
-    delete env[name];
-  return new Promise((resolve, reject) => {
-    const child = spawn(command, args, {
-      cwd: options.cwd ?? repo,
-      env: { ...env, ...options.env },
-      stdio: ['pipe', 'pipe', 'pipe'],
-    });
-    let stdout = '';
-    let stderr = '';
-    child.stdout.on('data', (chunk) => {
-      stdout += chunk;
-    });
-    child.stderr.on('data', (chunk) => {
-      stderr += chunk;
-    });
-    child.on('error', reject);
-    child.on('close', (code) => resolve({ code, stdout, stderr }));
-    child.stdin.end(options.input ?? '');
-  });
-}
-
 /** A user's shell: a temp folder holding the config file, pointed at this stack. */
-function cliUser() {
-  const home = mkdtempSync(join(tmpdir(), 'tm-cli-'));
-  const config = join(home, 'config', 'config.json');
-  const tm = (args: string[], options: { env?: Record<string, string>; input?: string } = {}) =>
-    runCommand(process.execPath, [BIN, ...args], {
-      ...options,
-      env: { TM_CONFIG: config, TM_BASE_URL: t.stack.url, ...options.env },
-    });
-  return { home, config, tm };
-}
+const cliUser = cliUsers(() => t.stack.url);
 
-const json = (run: Run) => JSON.parse(run.stdout);
-
-beforeAll(() => {
-  // Until the test command builds libs/cli itself: say what is missing rather than fail obscurely.
-  if (!existsSync(BIN))
-    throw new Error(`${BIN} is missing: build it with \`pnpm --filter @text-memory/cli build\``);
-});
+beforeAll(requireBuiltCli);
 
 describe('tm --help', () => {
   it('when asked for help, then it lists every command and documents the exit codes', async () => {
