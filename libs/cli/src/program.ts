@@ -21,6 +21,7 @@ const ENVIRONMENT_HELP = `Environment (wins over the config file):
   TM_API_KEY        API key for memory, templates, imports, telemetry
   TM_SESSION_TOKEN  session token for the control plane (keys)
   TM_OPERATOR_TOKEN operator token for smoke-test
+  TM_HUB_TOKEN      model-hub token for import --dataset of a gated or private dataset
   TM_CONFIG         config file (default $XDG_CONFIG_HOME/text-memory/config.json or ~/.config/text-memory/config.json)`;
 
 export function buildProgram(): Command {

@@ -1,8 +1,8 @@
 import { access } from 'node:fs/promises';
-import type { ImportJob } from '@text-memory/sdk';
+import { type ImportJob, TextMemoryError } from '@text-memory/sdk';
 import { uploadFile } from '@text-memory/sdk/node';
 import type { Command } from 'commander';
-import { type Context, withContext } from '../context.js';
+import { type Context, knownSecrets, withContext } from '../context.js';
 import { UsageError } from '../exit-codes.js';
 import { parseCount } from '../parse.js';
 import { startProgress } from '../progress.js';
@@ -74,14 +74,27 @@ async function uploadEstimate(ctx: Context, file: string, options: ImportOptions
 async function datasetEstimate(ctx: Context, dataset: string, options: ImportOptions): Promise<ImportJob> {
   if (options.split === undefined) throw new UsageError('--dataset needs --split (e.g. --split train)');
   const token = process.env[HUB_TOKEN_VARIABLE];
-  return ctx.client('apiKey').imports.fromDataset({
-    dataset,
-    split: options.split,
-    ...(options.config !== undefined ? { config: options.config } : {}),
-    ...(options.revision !== undefined ? { revision: options.revision } : {}),
-    ...(token ? { hub_token: token } : {}),
-    ...mappingOf(options),
-  });
+  // Masked in any error text, as the service's credentials are.
+  if (token) knownSecrets.add(token);
+  try {
+    return await ctx.client('apiKey').imports.fromDataset({
+      dataset,
+      split: options.split,
+      ...(options.config !== undefined ? { config: options.config } : {}),
+      ...(options.revision !== undefined ? { revision: options.revision } : {}),
+      ...(token ? { hub_token: token } : {}),
+      ...mappingOf(options),
+    });
+  } catch (error) {
+    // The service says "send a hub_token"; the CLI takes it only from the environment: say where.
+    if (error instanceof TextMemoryError && error.code === 'dataset_gated')
+      ctx.out.note(
+        token
+          ? `The hub token in ${HUB_TOKEN_VARIABLE} has no access to ${dataset}: request access on the hub, or set another token.`
+          : `${dataset} is gated or private (or not on the hub): set ${HUB_TOKEN_VARIABLE} to a hub token with access.`,
+      );
+    throw error;
+  }
 }
 
 async function importFile(ctx: Context, file: string | undefined, options: ImportOptions) {
