@@ -147,6 +147,67 @@ describe('the console: smoke test', () => {
     await context.close();
   });
 
+  it('when a step fails (the route’s 503), then the error and the report with the failed step are shown, and the run is not retried', async () => {
+    const tenant = await operatorTenant();
+    const { page, errors, context } = await openConsole(b.browser, t.stack.url);
+    const section = await openSmokeTest(page, tenant.owner, tenant.api_key);
+    // The gateway's answer when the recall step fails (smoke-test-route.ts): the report and the envelope.
+    let sent = 0;
+    await page.route(
+      (url) => url.pathname === '/api/v1/infrastructure/smoke-test',
+      (route) => {
+        sent++;
+        return route.fulfill({
+          status: 503,
+          contentType: 'application/json',
+          body: JSON.stringify({
+            contract_version: 'v1',
+            request_id: 'req-failed-smoke',
+            outcome: 'failed',
+            namespace: `${RESERVED_NAMESPACE_PREFIX}stubbed`,
+            steps: [
+              { step: 'write', outcome: 'passed', detail: 'retained (Created)', latency_ms: 4.2 },
+              {
+                step: 'recall',
+                outcome: 'failed',
+                detail: 'internal_error: recall did not return the written record',
+                latency_ms: 3.1,
+              },
+              { step: 'delete', outcome: 'passed', detail: 'deleted, 1 record(s) removed', latency_ms: 2 },
+            ],
+            metered: true,
+            error: 'The smoke test failed at its recall step',
+            retryable: true,
+            details: { code: 'service_unavailable', request_id: 'req-failed-smoke' },
+          }),
+        });
+      },
+    );
+
+    await run(page, tenant.operatorToken);
+    const alert = section.getByRole('alert');
+    await expect
+      .poll(() => alert.textContent(), EVENTUALLY)
+      .toContain('The smoke test failed at its recall step');
+    expect(await alert.textContent()).toContain('HTTP 503 · service_unavailable');
+    const report = section.getByRole('region', { name: 'Smoke test report' });
+    await expect.poll(() => report.textContent(), EVENTUALLY).toContain('Failed: recall.');
+    expect(await stepRow(page, 'recall')).toEqual([
+      'recall',
+      'failed',
+      'internal_error: recall did not return the written record',
+      '3.1',
+    ]);
+    expect((await stepRow(page, 'write')).slice(0, 2)).toEqual(['write', 'passed']);
+    await screenshot(page, 'smoke-test-failed-step');
+    expect(sent).toBe(1);
+    await page.unrouteAll();
+    // The stubbed 503 is recorded (support/browser.ts fails on a 5xx); nothing else is.
+    expect(errors.filter((e) => !/status of 503/.test(e))).toEqual([]);
+    expect(errors.length).toBeGreaterThan(0);
+    await context.close();
+  });
+
   it('when a viewer signs in, then the overview has no smoke test (the route needs memory:write)', async () => {
     const tenant = await tenantWithSession();
     const viewer = await addUser(tenant.session, 'viewer');
