@@ -8,6 +8,7 @@ import { RequestCharts } from '../insight/request-charts.js';
 import type { MetricsAnswer } from '../insight/series.js';
 import { UsageTotals } from '../insight/usage-totals.js';
 import { useSession } from '../session/session-context.js';
+import { SmokeTestSection } from './overview/smoke-test-section.js';
 
 /** The longest window the usage route reads (30 days): "to date" as far as the ledger is asked. */
 const USAGE_TO_DATE_MINUTES = 43_200;
@@ -41,6 +42,8 @@ export function OverviewPage() {
       <ErrorNotice error={health.error ?? status.error} />
       {health.loading && !health.data && <p aria-live="polite">Loading…</p>}
       {health.data && <HealthSummary health={health.data} />}
+      {/* Under health: it answers the same question by doing a write; the route needs memory:write, not an owner. */}
+      {can('memory:write') && <SmokeTestSection />}
       {monitoring && (
         <section className="card" aria-labelledby="overview-anomalies">
           <h2 id="overview-anomalies">
