@@ -45,8 +45,12 @@ export interface RequestSpec {
   headers?: Record<string, string | undefined>;
   /** Return the response with its body unread (the export). */
   stream?: boolean;
-  /** Statuses besides 2xx whose body is the answer, returned without a retry (health's 503 is its report). */
-  answers?: readonly number[];
+  /**
+   * Non-2xx answers whose body is the answer, returned without a retry: statuses (health's 503 is its
+   * report), or a test of the status and the parsed body (a smoke test's 503 is one only when it holds
+   * a report). Any other non-2xx answer becomes a TextMemoryError, retried by the policy.
+   */
+  answers?: readonly number[] | ((status: number, body: unknown) => boolean);
 }
 
 export interface Answer<T> {
@@ -171,7 +175,7 @@ export class Transport {
       }
       const text = await response.text();
       const body = parseBody(text, response.headers.get('content-type'));
-      if (response.ok || spec.answers?.includes(response.status)) {
+      if (response.ok || isAnswer(spec.answers, response.status, body)) {
         if (body === INVALID) {
           return new TextMemoryError({
             status: response.status,
@@ -211,6 +215,12 @@ export class Transport {
 }
 
 const INVALID = Symbol('invalid');
+
+/** Whether a non-2xx answer is the call's answer (RequestSpec.answers); an unreadable body never passes a test. */
+function isAnswer(answers: RequestSpec['answers'], status: number, body: unknown): boolean {
+  if (typeof answers === 'function') return body !== INVALID && answers(status, body);
+  return answers?.includes(status) ?? false;
+}
 
 function parseBody(text: string, contentType: string | null): unknown {
   if (text === '') return undefined;

@@ -38,6 +38,12 @@ export type DeleteReceipt = ResponseOf<'memoryDelete'>;
 export type HealthResponse = ResponseOf<'health'>;
 /** What `health()` returns: the 200 report, or the 503 one (status `unavailable`, with the error fields). */
 export type HealthReport = HealthResponse | ResponseOf<'health', 503>;
+export type SmokeTestResponse = ResponseOf<'smokeTest'>;
+/**
+ * What `smokeTest()` returns: the 200 report (`outcome: 'passed'`), or the 503 one (`outcome: 'failed'`,
+ * with the error fields).
+ */
+export type SmokeTestReport = SmokeTestResponse | ResponseOf<'smokeTest', 503>;
 export type CapabilitiesResponse = ResponseOf<'capabilities'>;
 export type StatusResponse = ResponseOf<'status'>;
 export type EventsPage = ResponseOf<'events'>;

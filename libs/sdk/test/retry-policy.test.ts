@@ -213,6 +213,31 @@ describe('retry policy: answers never retried', () => {
     expect(health).toMatchObject({ ...report, retryable: true, details: { code: 'service_unavailable' } });
   });
 
+  it('when a smoke test answers 503 with its failed report, then the report is returned after one attempt, not thrown', async () => {
+    const report = {
+      outcome: 'failed',
+      namespace: 'tm-smoke-test/x',
+      metered: true,
+      steps: [{ step: 'write', outcome: 'failed', detail: 'service_unavailable', latency_ms: 3 }],
+    };
+    script = [envelope(503, 'service_unavailable', true, report), ok()];
+
+    const result = await client().infrastructure.smokeTest({ operatorToken: 'tmo_x' });
+
+    expect(seen).toHaveLength(1);
+    expect(result).toMatchObject({ ...report, retryable: true, details: { code: 'service_unavailable' } });
+    expect(retries).toEqual([]);
+  });
+
+  it('when a smoke test answers 503 without a report (it did not run), then it is retried and throws as any 503', async () => {
+    script = [0, 1, 2].map(() => envelope(503, 'service_unavailable', true));
+
+    const error = await failure(client().infrastructure.smokeTest({ operatorToken: 'tmo_x' }));
+
+    expect(seen).toHaveLength(3);
+    expect(error).toMatchObject({ status: 503, code: 'service_unavailable', retryable: true, attempts: 3 });
+  });
+
   it('when a call fails, then neither the message nor the error holds the API key', async () => {
     script = [envelope(401, 'authentication_required', false)];
 

@@ -1,6 +1,6 @@
 import { TextMemoryError } from '../errors.js';
 import type { CallOptions, Transport } from '../http.js';
-import type { HealthReport, QueryOf, RequestEvent, ResponseOf } from '../types.js';
+import type { HealthReport, QueryOf, RequestEvent, ResponseOf, SmokeTestReport } from '../types.js';
 
 export interface ExportQuery {
   /** Namespaces to export (up to 100); every namespace of the tenant when absent. */
@@ -156,11 +156,17 @@ export class InfrastructureFamily {
     return { bytes, request_id: response.headers.get('x-request-id') ?? undefined };
   }
 
-  /** The authorized diagnostic (write, recall, delete in a reserved namespace); needs an operator token. */
-  async smokeTest(options?: SmokeTestOptions): Promise<ResponseOf<'smokeTest'>> {
+  /**
+   * The authorized diagnostic (write, recall, delete in a reserved namespace); needs an operator token.
+   * Resolves with the report whether every step passed (200) or one failed (the server's 503 carries
+   * the report and the error fields): read `outcome`, and `steps` for which step failed. A failed run
+   * is not retried (it ran, and its write and recall are billed). A 503 without a report (the gateway
+   * could not run the test at all) throws a retryable TextMemoryError, after the usual retries.
+   */
+  async smokeTest(options?: SmokeTestOptions): Promise<SmokeTestReport> {
     const { operatorToken, ...callOptions } = options ?? {};
     const token = operatorToken ?? this.operatorToken();
-    const { data } = await this.http.request<ResponseOf<'smokeTest'>>(
+    const { data } = await this.http.request<SmokeTestReport>(
       {
         method: 'POST',
         path: '/api/v1/infrastructure/smoke-test',
@@ -168,12 +174,20 @@ export class InfrastructureFamily {
         // Metered: a lost answer is not repeated blindly.
         safe: false,
         headers: { 'x-operator-token': token },
+        answers: (status, body) => status === 503 && isSmokeTestReport(body),
       },
       callOptions,
     );
     return data;
   }
 }
+
+/** A smoke test's report, as the route's 503 carries it; the gateway's other 503s are envelopes only. */
+const isSmokeTestReport = (body: unknown): body is SmokeTestReport =>
+  typeof body === 'object' &&
+  body !== null &&
+  Array.isArray((body as { steps?: unknown }).steps) &&
+  typeof (body as { outcome?: unknown }).outcome === 'string';
 
 const emptyBody = (response: Response) =>
   new TextMemoryError({
