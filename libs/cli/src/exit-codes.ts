@@ -22,7 +22,10 @@ export const EXIT_CODES_HELP = `Exit codes:
   3  refused by the service (4xx: credential, permission, validation, conflict)
   4  service unavailable after retries (5xx, timeout, no connection)`;
 
-/** The command printed its answer and ends with `code`: `tm health` when the deployment is unavailable. */
+/**
+ * The command printed its answer and ends with `code`: `tm health` when the deployment is unavailable,
+ * `tm smoke-test` when a step failed.
+ */
 export class ExitWith extends Error {
   override readonly name = 'ExitWith';
   constructor(readonly code: ExitCode) {

@@ -256,6 +256,8 @@ async function smokeTest(ctx: Context, options: { operatorToken?: string }) {
       { header: 'detail', value: (s) => s.detail, max: 70 },
     ]);
   });
+  // A failed step's report (the route's 503) is printed like a passed one; scripts branch on the code.
+  if (result.outcome === 'failed') throw new ExitWith(EXIT.unavailable);
 }
 
 export function registerInfrastructure(program: Command): void {
@@ -312,7 +314,9 @@ export function registerInfrastructure(program: Command): void {
     .action(withContext(exportCommand));
   program
     .command('smoke-test')
-    .description('The authorized diagnostic (write, recall, delete in a reserved namespace); metered')
+    .description(
+      'The authorized diagnostic (write, recall, delete in a reserved namespace); metered. Exits 4 when a step failed',
+    )
     .option('--operator-token <token>', 'the tenant operator token (or TM_OPERATOR_TOKEN)')
     .action(withContext(smokeTest));
 }
