@@ -1,4 +1,4 @@
-import { TextMemory, type TextMemoryOptions } from '@text-memory/sdk';
+import { TextMemory } from '@text-memory/sdk';
 import { createContext, type ReactNode, useContext, useMemo, useState } from 'react';
 
 /**
@@ -12,29 +12,20 @@ interface DataKeyState {
   /** The key's 12-character prefix, to say which key is in use. */
   prefix: string | undefined;
   chooseKey: (apiKey: string | undefined) => void;
-  /**
-   * Another client for the same key with its own fetch (the smoke test reads a 503's report, which the
-   * SDK's error does not carry), so the key itself never leaves this context. Undefined without a key.
-   */
-  clientWith: (options: Pick<TextMemoryOptions, 'fetch'>) => TextMemory | undefined;
 }
 
 const DataKeyContext = createContext<DataKeyState | undefined>(undefined);
 
 export function DataKeyProvider({ children }: { children: ReactNode }) {
   const [apiKey, setApiKey] = useState<string>();
-  const value = useMemo<DataKeyState>(() => {
-    const clientWith = (options: Pick<TextMemoryOptions, 'fetch'>) =>
-      apiKey
-        ? new TextMemory({ baseUrl: window.location.origin, apiKey, maxRetries: 1, ...options })
-        : undefined;
-    return {
-      client: clientWith({}),
+  const value = useMemo<DataKeyState>(
+    () => ({
+      client: apiKey ? new TextMemory({ baseUrl: window.location.origin, apiKey, maxRetries: 1 }) : undefined,
       prefix: apiKey?.slice(0, 12),
       chooseKey: (next) => setApiKey(next?.trim() || undefined),
-      clientWith,
-    };
-  }, [apiKey]);
+    }),
+    [apiKey],
+  );
   return <DataKeyContext.Provider value={value}>{children}</DataKeyContext.Provider>;
 }
 

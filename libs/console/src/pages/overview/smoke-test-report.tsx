@@ -1,8 +1,5 @@
-import type { Schemas } from '@text-memory/sdk';
+import type { SmokeTestReport } from '@text-memory/sdk';
 import { DataTable, numberColumn } from '../../components/data-table.js';
-
-/** A smoke test's report: the 200's, or the one a 503 carries beside its error fields. */
-export type SmokeTestReport = Schemas['SmokeTestResponse'];
 
 /** "All steps passed." or the steps that did not, so the outcome is read without scanning the table. */
 function overall(report: SmokeTestReport): string {

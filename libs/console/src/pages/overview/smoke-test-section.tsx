@@ -1,31 +1,26 @@
+import { type SmokeTestReport, TextMemoryError } from '@text-memory/sdk';
 import { type FormEvent, useId, useState } from 'react';
 import { DataKeyPicker } from '../../components/data-key-picker.js';
 import { ErrorNotice } from '../../components/error-notice.js';
 import { NeedsDataKey } from '../../components/needs-data-key.js';
 import { useAction } from '../../hooks/use-action.js';
 import { useDataKey } from '../../session/data-key-context.js';
-import { type SmokeTestReport, SmokeTestReportTable } from './smoke-test-report.js';
-
-const isReport = (body: unknown): body is SmokeTestReport =>
-  typeof body === 'object' && body !== null && Array.isArray((body as { steps?: unknown }).steps);
+import { SmokeTestReportTable } from './smoke-test-report.js';
 
 /**
- * A fetch that hands a 503's report to `keep` before the SDK turns the answer into a TextMemoryError,
- * which carries the envelope's fields but not the steps. Any other answer passes untouched.
+ * A failed run's error fields as the API gave them: the route answers a failed step with 503, the report
+ * and the envelope's fields in one body, which the SDK returns rather than throws.
  */
-const keepingFailedReport =
-  (keep: (report: SmokeTestReport) => void): typeof fetch =>
-  async (input, init) => {
-    const response = await fetch(input, init);
-    if (response.status === 503) {
-      const body: unknown = await response
-        .clone()
-        .json()
-        .catch(() => undefined);
-      if (isReport(body)) keep(body);
-    }
-    return response;
-  };
+const failureOf = (report: SmokeTestReport | undefined) =>
+  report && 'error' in report
+    ? new TextMemoryError({
+        status: 503,
+        error: report.error,
+        code: report.details.code,
+        retryable: report.retryable,
+        details: report.details,
+      })
+    : undefined;
 
 /**
  * The smoke test (write, recall, delete in a reserved namespace) with the chosen API key and an operator
@@ -33,7 +28,7 @@ const keepingFailedReport =
  * is left, reloaded or the user logs out.
  */
 export function SmokeTestSection() {
-  const { clientWith } = useDataKey();
+  const { client } = useDataKey();
   const action = useAction();
   const [operatorToken, setOperatorToken] = useState('');
   const [report, setReport] = useState<SmokeTestReport>();
@@ -42,24 +37,12 @@ export function SmokeTestSection() {
   const run = async (event: FormEvent) => {
     event.preventDefault();
     setReport(undefined);
-    let failedReport: SmokeTestReport | undefined;
-    const client = clientWith({
-      fetch: keepingFailedReport((kept) => {
-        failedReport = kept;
-      }),
-    });
     if (!client) return;
     await action.run(async () => {
-      try {
-        // Not retried: each run is billed, and a failed one is reported, not hidden by a second try.
-        const passed = await client.infrastructure.smokeTest({
-          operatorToken: operatorToken.trim() || undefined,
-          maxRetries: 0,
-        });
-        setReport(passed);
-      } finally {
-        if (failedReport) setReport(failedReport);
-      }
+      // Passed or failed, the SDK resolves with the report (a failed run is not sent again: it was billed).
+      setReport(
+        await client.infrastructure.smokeTest({ operatorToken: operatorToken.trim() || undefined }),
+      );
     });
   };
 
@@ -91,7 +74,7 @@ export function SmokeTestSection() {
             </button>
           </div>
         </form>
-        <ErrorNotice error={action.error} />
+        <ErrorNotice error={action.error ?? failureOf(report)} />
         {report && <SmokeTestReportTable report={report} />}
       </NeedsDataKey>
     </section>
