@@ -40,9 +40,7 @@ export function SmokeTestSection() {
     if (!client) return;
     await action.run(async () => {
       // Passed or failed, the SDK resolves with the report (a failed run is not sent again: it was billed).
-      setReport(
-        await client.infrastructure.smokeTest({ operatorToken: operatorToken.trim() || undefined }),
-      );
+      setReport(await client.infrastructure.smokeTest({ operatorToken: operatorToken.trim() || undefined }));
     });
   };
 
