@@ -4,6 +4,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { beforeAll, describe, expect, it, vi } from 'vitest';
 import { cliUsers, json, repo, requireBuiltCli, runCommand } from './support/cli.js';
+import { EVENTUALLY } from './support/eventually.js';
 import { createTenant, uniqueNamespace } from './support/factories.js';
 import { recordSecrets } from './support/log-capture.js';
 import { useStack } from './support/stack.js';
@@ -268,6 +269,59 @@ describe('tm exit codes and error output', () => {
 
     expect(run.code).toBe(4);
     expect(JSON.parse(run.stdout)).toMatchObject({ status: 'unavailable', available: false });
+  });
+});
+
+describe('tm smoke-test', () => {
+  it('when the memory service is stopped, then it prints the report with the write step failed and exits 4, --json prints the report; once memory is back, it exits 0', async () => {
+    const tenant = await createTenant();
+    const session = await t.api.login(tenant.owner.email, tenant.owner.password);
+    const issued = await t.api.post('/api/v1/control/operator-tokens', {
+      key: session,
+      body: { name: 'cli smoke' },
+    });
+    expect(issued.status).toBe(201);
+    recordSecrets([issued.body.token]);
+    const { tm } = cliUser();
+    const env = { TM_API_KEY: tenant.api_key, TM_OPERATOR_TOKEN: issued.body.token as string };
+
+    await t.stack.stopMemory();
+    let human: Awaited<ReturnType<typeof tm>>;
+    let asJson: Awaited<ReturnType<typeof tm>>;
+    try {
+      human = await tm(['smoke-test'], { env });
+      asJson = await tm(['smoke-test', '--json'], { env });
+    } finally {
+      await t.stack.startMemory();
+    }
+
+    expect(human.code, human.stderr).toBe(4);
+    expect(human.stdout).toMatch(/^outcome: +failed$/m);
+    expect(human.stdout).toMatch(/^request id: +\S+$/m);
+    expect(human.stdout).toMatch(/^STEP +OUTCOME +MS +DETAIL$/m);
+    expect(human.stdout).toMatch(/^write +failed +\d+ +\S/m);
+    expect(human.stdout).toMatch(/^recall +skipped /m);
+    expect(`${human.stdout}${human.stderr}`).not.toContain(issued.body.token);
+    expect(asJson.code, asJson.stderr).toBe(4);
+    const report = json(asJson);
+    expect(report).toMatchObject({
+      outcome: 'failed',
+      namespace: expect.stringMatching(/^tm-smoke-test\//),
+      metered: true,
+      retryable: true,
+      details: { code: 'service_unavailable', request_id: report.request_id },
+    });
+    expect(
+      Object.fromEntries(report.steps.map((s: { step: string; outcome: string }) => [s.step, s.outcome])),
+    ).toMatchObject({
+      write: 'failed',
+      recall: 'skipped',
+    });
+
+    await expect.poll(async () => (await tm(['smoke-test'], { env })).code, EVENTUALLY).toBe(0);
+    const passed = await tm(['smoke-test', '--json'], { env });
+    expect(passed.code, passed.stderr).toBe(0);
+    expect(json(passed)).toMatchObject({ outcome: 'passed' });
   });
 });
 

@@ -7,6 +7,7 @@ import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { LIMITS, TextMemory, TextMemoryError, type TextMemoryOptions } from '../../libs/sdk/src/index.js';
 import { exportToFile, uploadFile } from '../../libs/sdk/src/node.js';
+import { EVENTUALLY } from './support/eventually.js';
 import { createTenant, uniqueNamespace } from './support/factories.js';
 import { recordSecrets } from './support/log-capture.js';
 import { useStack } from './support/stack.js';
@@ -237,12 +238,63 @@ describe('SDK: infrastructure', () => {
 
     const report = await tm.infrastructure.smokeTest({ operatorToken: issued.token });
 
-    expect(report).toMatchObject({ request_id: expect.any(String) });
+    expect(report).toMatchObject({ outcome: 'passed', request_id: expect.any(String) });
+    expect(report.steps.map((s) => [s.step, s.outcome])).toEqual([
+      ['write', 'passed'],
+      ['recall', 'passed'],
+      ['delete', 'passed'],
+    ]);
     expect((await tm.control.operatorTokens.list()).data.map((o) => o.id)).toContain(issued.id);
     expect(await tm.control.operatorTokens.revoke(issued.id)).toMatchObject({
       id: issued.id,
       status: 'revoked',
     });
+  });
+});
+
+describe('SDK: a failing smoke test', () => {
+  it('when the memory service is stopped, then smokeTest() resolves with outcome failed (write failed, recall skipped) after one request; once memory is back, it resolves passed', async () => {
+    const { tenant, tm: owner } = await tenantWithSdk();
+    const issued = await owner.control.operatorTokens.create({ name: 'sdk smoke failing', ttl_hours: 1 });
+    recordSecrets([issued.token]);
+    // The request ids of every smoke-test request the SDK sent, retries included.
+    const sent: Array<string | null> = [];
+    const tm = sdk({
+      apiKey: tenant.api_key,
+      operatorToken: issued.token,
+      fetch: async (input, init) => {
+        const response = await checkedFetch(input, init);
+        const url = new URL(input instanceof Request ? input.url : String(input));
+        if (url.pathname === '/api/v1/infrastructure/smoke-test')
+          sent.push(response.headers.get('x-request-id'));
+        return response;
+      },
+    });
+
+    await t.stack.stopMemory();
+    let report: Awaited<ReturnType<typeof tm.infrastructure.smokeTest>>;
+    try {
+      report = await tm.infrastructure.smokeTest();
+    } finally {
+      await t.stack.startMemory();
+    }
+
+    expect(report).toMatchObject({
+      outcome: 'failed',
+      namespace: expect.stringMatching(/^tm-smoke-test\//),
+      metered: true,
+      error: expect.any(String),
+      retryable: true,
+      details: { code: 'service_unavailable', request_id: report.request_id },
+    });
+    expect(Object.fromEntries(report.steps.map((s) => [s.step, s.outcome]))).toMatchObject({
+      write: 'failed',
+      recall: 'skipped',
+    });
+    // Sent once: a failed run is the answer, not a retryable error (it ran, and is billed).
+    expect(sent).toEqual([report.request_id]);
+
+    await expect.poll(async () => (await tm.infrastructure.smokeTest()).outcome, EVENTUALLY).toBe('passed');
   });
 });
 
