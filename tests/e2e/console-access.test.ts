@@ -1,6 +1,6 @@
 import type { Page } from 'playwright-core';
 import { describe, expect, it, vi } from 'vitest';
-import { logIn, openConsole, PHONE, screenshot, useBrowser, webStorage } from './support/browser.js';
+import { goTo, logIn, openConsole, PHONE, screenshot, useBrowser, webStorage } from './support/browser.js';
 import { API_KEYS, controlSteps, suffix, USERS } from './support/control.js';
 import { EVENTUALLY } from './support/eventually.js';
 import { recallBody, uniqueKey, uniqueNamespace, writeBody } from './support/factories.js';
@@ -16,12 +16,6 @@ const { tenantWithSession, addUser } = controlSteps(t);
 const STORAGE = '/api/v1/control/storage-connections';
 const CONSENT_EVENTS = '/api/v1/control/consent/events';
 const OPERATOR_TOKENS = '/api/v1/control/operator-tokens';
-
-/** Opens a page of the console from its navigation and waits for its heading. */
-async function visit(page: Page, link: string, heading = link) {
-  await page.getByRole('navigation', { name: 'Console' }).getByRole('link', { name: link }).click();
-  await page.getByRole('heading', { name: heading, level: 1 }).waitFor();
-}
 
 /** The secret a "shown once" notice holds. */
 const secretIn = (page: Page, title: string) =>
@@ -52,7 +46,7 @@ describe('the console: API keys', () => {
     const tenant = await tenantWithSession();
     const { page, errors, context } = await openConsole(b.browser, t.stack.url);
     await logIn(page, tenant.owner.email, tenant.owner.password);
-    await visit(page, 'API keys');
+    await goTo(page, 'API keys');
 
     await page.getByRole('button', { name: 'Create API key' }).click();
     await page.getByLabel('Name', { exact: true }).fill('browser-key');
@@ -128,7 +122,7 @@ describe('the console: API keys', () => {
     const created = await t.api.post(API_KEYS, { key: tenant.session, body: { name: 'to-edit' } });
     const { page, errors, context } = await openConsole(b.browser, t.stack.url);
     await logIn(page, tenant.owner.email, tenant.owner.password);
-    await visit(page, 'API keys');
+    await goTo(page, 'API keys');
 
     await page.getByRole('button', { name: 'Edit to-edit' }).click();
     // Named by the key, whose name changes on the way.
@@ -168,7 +162,7 @@ describe('the console: API keys', () => {
     const viewer = await addUser(tenant.session, 'viewer');
     const { page, errors, context } = await openConsole(b.browser, t.stack.url, PHONE);
     await logIn(page, viewer.email, viewer.password);
-    await visit(page, 'API keys');
+    await goTo(page, 'API keys');
 
     await expect
       .poll(() => page.getByRole('row', { name: /bootstrap/ }).textContent(), EVENTUALLY)
@@ -189,7 +183,7 @@ describe('the console: a key for the data pages', () => {
     const tenant = await tenantWithSession();
     const { page, errors, context } = await openConsole(b.browser, t.stack.url);
     await logIn(page, tenant.owner.email, tenant.owner.password);
-    await visit(page, 'Playground');
+    await goTo(page, 'Playground');
 
     await page.getByRole('button', { name: 'Create a key for the console' }).click();
     const panel = page.getByRole('region', { name: /^New API key console / });
@@ -230,7 +224,7 @@ describe('the console: users and roles', () => {
     const password = `pw-${suffix()}-${suffix()}`;
     const { page, errors, context } = await openConsole(b.browser, t.stack.url);
     await logIn(page, tenant.owner.email, tenant.owner.password);
-    await visit(page, 'Users and roles');
+    await goTo(page, 'Users and roles');
 
     await page.getByRole('button', { name: 'Add user' }).click();
     await page.getByLabel('Email').fill(email);
@@ -266,7 +260,7 @@ describe('the console: an admin and the owner', () => {
     const developer = await addUser(tenant.session, 'developer');
     const { page, errors, context } = await openConsole(b.browser, t.stack.url);
     await logIn(page, admin.email, admin.password);
-    await visit(page, 'Users and roles');
+    await goTo(page, 'Users and roles');
 
     // The developer's row is managed, with every role but owner.
     const developerRole = page.getByLabel(`Role of ${developer.email}`);
@@ -311,7 +305,7 @@ describe('the console: storage connections', () => {
     const secret = `db-secret-${suffix()}`;
     const { page, errors, context } = await openConsole(b.browser, t.stack.url);
     await logIn(page, tenant.owner.email, tenant.owner.password);
-    await visit(page, 'Storage connections');
+    await goTo(page, 'Storage connections');
 
     await page.getByRole('button', { name: 'Add connection' }).click();
     await page.getByLabel('Name', { exact: true }).fill('warehouse');
@@ -353,7 +347,7 @@ describe('the console: consent', () => {
     const tenant = await tenantWithSession();
     const { page, errors, context } = await openConsole(b.browser, t.stack.url);
     await logIn(page, tenant.owner.email, tenant.owner.password);
-    await visit(page, 'Consent');
+    await goTo(page, 'Consent');
 
     await page.getByRole('button', { name: 'Revoke consent' }).click();
     await page.getByRole('button', { name: 'Revoke', exact: true }).click();
@@ -389,7 +383,7 @@ describe('the console: account', () => {
     const next = `new-pw-${suffix()}-${suffix()}`;
     const { page, errors, context } = await openConsole(b.browser, t.stack.url);
     await logIn(page, tenant.owner.email, tenant.owner.password);
-    await visit(page, 'Account');
+    await goTo(page, 'Account');
     await expect
       .poll(() => page.getByRole('region', { name: 'Signed in' }).textContent())
       .toContain(tenant.tenant_id);
@@ -421,7 +415,7 @@ describe('the console: operator tokens', () => {
     const tenant = await tenantWithSession();
     const { page, errors, context } = await openConsole(b.browser, t.stack.url);
     await logIn(page, tenant.owner.email, tenant.owner.password);
-    await visit(page, 'Operator tokens');
+    await goTo(page, 'Operator tokens');
 
     await page.getByLabel('Name', { exact: true }).fill('diagnostics');
     await page.getByLabel(/Expires after/).fill('48');

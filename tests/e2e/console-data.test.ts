@@ -1,10 +1,16 @@
 import { randomUUID } from 'node:crypto';
-import { mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
-import type { Page } from 'playwright-core';
+import { readFileSync } from 'node:fs';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { logIn, openConsole, PHONE, screenshot, useBrowser } from './support/browser.js';
+import {
+  createConsoleKey,
+  estimateCsvImport,
+  goTo,
+  logIn,
+  openConsole,
+  PHONE,
+  screenshot,
+  useBrowser,
+} from './support/browser.js';
 import { EVENTUALLY } from './support/eventually.js';
 import { createTenant, recallBody, uniqueNamespace } from './support/factories.js';
 import { recordSecrets } from './support/log-capture.js';
@@ -23,18 +29,6 @@ afterAll(() => hub?.close());
 
 const t = useStack({ templateEnv: () => ({ ...hub.env, IMPORT_POLL_MS: '200' }) });
 const b = useBrowser();
-
-/** Goes to a page through the navigation: a reload would forget the API key held in the tab's memory. */
-async function goTo(page: Page, label: string) {
-  await page.getByRole('navigation', { name: 'Console' }).getByRole('link', { name: label }).click();
-  await page.getByRole('heading', { name: label, level: 1 }).waitFor();
-}
-
-/** The data key picker's "Create a key for the console": a key made in the browser, held in memory. */
-async function createConsoleKey(page: Page) {
-  await page.getByRole('button', { name: 'Create a key for the console' }).click();
-  await page.getByText('Using API key').waitFor();
-}
 
 describe('the console: data pages through an API key', () => {
   it(
@@ -133,24 +127,18 @@ describe('the console: data pages through an API key', () => {
     async () => {
       const tenant = await createTenant();
       const namespace = uniqueNamespace('import');
-      const dir = mkdtempSync(join(tmpdir(), 'console-import-'));
-      const file = join(dir, 'visits.csv');
-      writeFileSync(
-        file,
-        'note,city\nAda met the harbour master,Lisbon\n,Porto\nGrace fixed the tide clock,Faro\n',
-      );
       const { page, errors, context } = await openConsole(b.browser, t.stack.url);
       await logIn(page, tenant.owner.email, tenant.owner.password);
       await goTo(page, 'Imports');
       await createConsoleKey(page);
 
-      await page.getByLabel(/^File/).setInputFiles(file);
       // Row 2 has no note, so it renders empty and fails as empty_render; the others are retained.
-      await page.getByRole('textbox', { name: 'Format string' }).fill('{note}');
-      await page.getByLabel('Namespace').fill(namespace);
-      await page.getByRole('button', { name: 'Upload and estimate' }).click();
-      const job = page.getByRole('region', { name: /Import of visits.csv/ });
-      await expect.poll(() => job.textContent(), EVENTUALLY).toContain('estimated');
+      const job = await estimateCsvImport(
+        page,
+        'visits.csv',
+        'note,city\nAda met the harbour master,Lisbon\n,Porto\nGrace fixed the tide clock,Faro\n',
+        namespace,
+      );
       expect(await job.textContent()).toMatch(/Rows3/);
       expect(await job.textContent()).toMatch(/Rows rendering empty1/);
       expect(await job.textContent()).toMatch(/Estimated cost\$/);
@@ -180,22 +168,16 @@ describe('the console: data pages through an API key', () => {
     async () => {
       const tenant = await createTenant();
       const namespace = uniqueNamespace('reopen');
-      const dir = mkdtempSync(join(tmpdir(), 'console-import-'));
-      const file = join(dir, 'tides.csv');
-      writeFileSync(
-        file,
-        'note,place\nThe tide turns at noon,Faro\n,Porto\nThe ferry waits for the tide,Lagos\n',
-      );
       const { page, errors, context } = await openConsole(b.browser, t.stack.url);
       await logIn(page, tenant.owner.email, tenant.owner.password);
       await goTo(page, 'Imports');
       await createConsoleKey(page);
-      await page.getByLabel(/^File/).setInputFiles(file);
-      await page.getByRole('textbox', { name: 'Format string' }).fill('{note}');
-      await page.getByLabel('Namespace').fill(namespace);
-      await page.getByRole('button', { name: 'Upload and estimate' }).click();
-      const job = page.getByRole('region', { name: /Import of tides.csv/ });
-      await expect.poll(() => job.textContent(), EVENTUALLY).toContain('estimated');
+      const job = await estimateCsvImport(
+        page,
+        'tides.csv',
+        'note,place\nThe tide turns at noon,Faro\n,Porto\nThe ferry waits for the tide,Lagos\n',
+        namespace,
+      );
       const id = new URL(page.url()).searchParams.get('import') ?? '';
       expect(id).toMatch(/^[0-9a-f-]{36}$/);
 

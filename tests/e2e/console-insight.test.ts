@@ -1,8 +1,8 @@
 import { randomUUID } from 'node:crypto';
-import type { Locator, Page } from 'playwright-core';
+import type { Locator } from 'playwright-core';
 import { describe, expect, it } from 'vitest';
 import { CHARGES, publishPastUsage } from './support/billing.js';
-import { logIn, openConsole, PHONE, screenshot, useBrowser } from './support/browser.js';
+import { goTo, logIn, openConsole, PHONE, screenshot, useBrowser } from './support/browser.js';
 import { controlSteps } from './support/control.js';
 import { EVENTUALLY } from './support/eventually.js';
 import { createTenant, recallBody, uniqueKey, uniqueNamespace, writeBody } from './support/factories.js';
@@ -38,12 +38,6 @@ async function column(table: Locator, header: string) {
     .locator(`tbody tr > :nth-child(${headers.indexOf(header) + 1})`)
     .allTextContents();
   return { cells, sum: cells.reduce((sum, cell) => sum + (Number(cell.replace(/[^\d.]/g, '')) || 0), 0) };
-}
-
-/** Goes to a page of the console through its navigation, as a user would. */
-async function open(page: Page, label: string, heading: string) {
-  await page.getByRole('navigation', { name: 'Console' }).getByRole('link', { name: label }).click();
-  await page.getByRole('heading', { name: heading, level: 1 }).waitFor();
 }
 
 /** A write, two recalls and a recall the API refuses (400), with request ids to find them by. */
@@ -106,7 +100,7 @@ describe('the console: what happened and what it cost', () => {
       await screenshot(page, 'insight-overview');
 
       // Metrics: the operation rows with their counts, the failed recall in the error rate.
-      await open(page, 'Metrics and anomalies', 'Metrics and anomalies');
+      await goTo(page, 'Metrics and anomalies');
       const perOperation = page.getByRole('table', { name: 'Latency per operation' });
       await expect
         .poll(() => cellsOf(perOperation, 'memory.recall'), EVENTUALLY)
@@ -128,7 +122,7 @@ describe('the console: what happened and what it cost', () => {
       await screenshot(page, 'insight-metrics');
 
       // Events: the write's row with its operation and status; the refused recall as failed, with its code.
-      await open(page, 'Events', 'Events');
+      await goTo(page, 'Events');
       const writeRow = page
         .getByRole('row')
         .filter({ has: page.getByRole('button', { name: `Details of ${ids.write}` }) });
@@ -165,7 +159,7 @@ describe('the console: what happened and what it cost', () => {
 
       const { page, errors, context } = await openConsole(b.browser, t.stack.url);
       await logIn(page, tenant.owner.email, tenant.owner.password);
-      await open(page, 'Usage and billing', 'Usage and billing');
+      await goTo(page, 'Usage and billing');
 
       const usage = page.getByRole('region', { name: 'Usage, last 24 h' });
       await expect.poll(() => usage.textContent(), EVENTUALLY).toMatch(/Billable requests\s*3(?!\d)/);
@@ -221,7 +215,7 @@ describe('the console: what happened and what it cost', () => {
 
       const { page, errors, context } = await openConsole(b.browser, t.stack.url);
       await logIn(page, tenant.owner.email, tenant.owner.password);
-      await open(page, 'Usage and billing', 'Usage and billing');
+      await goTo(page, 'Usage and billing');
       const invoices = page.getByRole('region', { name: 'Invoices' });
       await invoices.getByText('No invoice yet.').waitFor();
       const month = invoices.getByLabel('Month (UTC)');
@@ -265,7 +259,7 @@ describe('the console: what happened and what it cost', () => {
 
       const { page, errors, context } = await openConsole(b.browser, t.stack.url, PHONE);
       await logIn(page, viewer.email, viewer.password);
-      await open(page, 'Usage and billing', 'Usage and billing');
+      await goTo(page, 'Usage and billing');
 
       await expect.poll(() => page.getByText(/Charges 1–3 of 3/).isVisible(), EVENTUALLY).toBe(true);
       expect(await page.getByRole('button', { name: /^Void/ }).count()).toBe(0);

@@ -1,9 +1,14 @@
-import { mkdtempSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
 import type { Page } from 'playwright-core';
 import { describe, expect, it } from 'vitest';
-import { logIn, openConsole, screenshot, useBrowser } from './support/browser.js';
+import {
+  createConsoleKey,
+  estimateCsvImport,
+  goTo,
+  logIn,
+  openConsole,
+  screenshot,
+  useBrowser,
+} from './support/browser.js';
 import { EVENTUALLY } from './support/eventually.js';
 import { createTenant, recallBody, uniqueNamespace } from './support/factories.js';
 import { useStack } from './support/stack.js';
@@ -16,10 +21,6 @@ const t = useStack();
 const b = useBrowser();
 
 /** Through the navigation, as a user would (a reload would forget the API key held in the tab). */
-async function goTo(page: Page, label: string) {
-  await page.getByRole('navigation', { name: 'Console' }).getByRole('link', { name: label }).click();
-  await page.getByRole('heading', { name: label, level: 1 }).waitFor();
-}
 
 /** Reads what a page shows, going away and back until `predicate` holds (telemetry and billing lag). */
 async function revisit(page: Page, label: string, read: () => Promise<string | null>) {
@@ -113,16 +114,13 @@ describe('the console: a new tenant from login to deleting its namespace', () =>
       // A CSV import with a new console key, watched to completion.
       await goTo(page, 'Imports');
       await page.getByRole('button', { name: 'Use another key' }).click();
-      await page.getByRole('button', { name: 'Create a key for the console' }).click();
-      await page.getByText('Using API key').waitFor();
-      const file = join(mkdtempSync(join(tmpdir(), 'journey-')), 'harbour.csv');
-      writeFileSync(file, 'note\nThe harbour opens at six\nTide tables hang by the door\n');
-      await page.getByLabel(/^File/).setInputFiles(file);
-      await page.getByRole('textbox', { name: 'Format string' }).fill('{note}');
-      await page.getByLabel('Namespace').fill(namespace);
-      await page.getByRole('button', { name: 'Upload and estimate' }).click();
-      const job = page.getByRole('region', { name: /Import of harbour.csv/ });
-      await expect.poll(() => job.textContent(), EVENTUALLY).toContain('estimated');
+      await createConsoleKey(page);
+      const job = await estimateCsvImport(
+        page,
+        'harbour.csv',
+        'note\nThe harbour opens at six\nTide tables hang by the door\n',
+        namespace,
+      );
       await job.getByRole('button', { name: 'Start import of 2 rows' }).click();
       await expect.poll(() => job.textContent(), EVENTUALLY).toContain('completed');
       expect(await job.textContent()).toContain('2 of 2 rows processed: 2 retained, 0 failed.');

@@ -1,9 +1,11 @@
-import { mkdirSync } from 'node:fs';
+import { mkdirSync, mkdtempSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { type Browser, type BrowserContext, chromium, type Page } from 'playwright-core';
-import { afterAll, beforeAll } from 'vitest';
+import { afterAll, beforeAll, expect } from 'vitest';
 import { findChromium } from '../../../infra/dev/chromium.js';
+import { EVENTUALLY } from './eventually.js';
 
 /**
  * A real headless Chromium for the console's tests: Debian's `chromium` package (found or installed by
@@ -72,6 +74,37 @@ export async function logIn(page: Page, email: string, password: string): Promis
   await page.getByLabel('Password').fill(password);
   await page.getByRole('button', { name: 'Log in' }).click();
   await page.getByRole('button', { name: 'Log out' }).waitFor();
+}
+
+/**
+ * Opens a page through the console's navigation, as a user would, and waits for its heading (`label`
+ * unless the page is titled otherwise). Not by URL: a reload would forget the API key held in memory.
+ */
+export async function goTo(page: Page, label: string, heading = label): Promise<void> {
+  await page.getByRole('navigation', { name: 'Console' }).getByRole('link', { name: label }).click();
+  await page.getByRole('heading', { name: heading, level: 1 }).waitFor();
+}
+
+/** The data key picker's "Create a key for the console": a key made in the browser, held in memory. */
+export async function createConsoleKey(page: Page): Promise<void> {
+  await page.getByRole('button', { name: 'Create a key for the console' }).click();
+  await page.getByText('Using API key').waitFor();
+}
+
+/**
+ * On the Imports page with a key chosen: uploads `csv` as `fileName` (a temp file), each row rendered
+ * by `{note}` into `namespace`, and waits for the estimate. The job's region.
+ */
+export async function estimateCsvImport(page: Page, fileName: string, csv: string, namespace: string) {
+  const file = join(mkdtempSync(join(tmpdir(), 'console-import-')), fileName);
+  writeFileSync(file, csv);
+  await page.getByLabel(/^File/).setInputFiles(file);
+  await page.getByRole('textbox', { name: 'Format string' }).fill('{note}');
+  await page.getByLabel('Namespace').fill(namespace);
+  await page.getByRole('button', { name: 'Upload and estimate' }).click();
+  const job = page.getByRole('region', { name: `Import of ${fileName}` });
+  await expect.poll(() => job.textContent(), EVENTUALLY).toContain('estimated');
+  return job;
 }
 
 /** Saves the page as tests/e2e/artifacts/console/<name>.png, for people to look at. */
