@@ -76,7 +76,7 @@ export function createHashingSlots(settings: HashingSlotSettings) {
         release();
       }
     },
-    /** Hashes running and waiting, for tests and metrics. */
+    /** Hashes running and waiting, for tests. */
     get load() {
       return { running, waiting: waiting.length };
     },
