@@ -493,3 +493,28 @@ describe('packed @text-memory/sdk and @text-memory/cli installed with npm', () =
     });
   }, 120_000);
 });
+
+describe('tm login with a throttled account', () => {
+  it('when the account has had too many failed logins, then tm says how long to wait and exits 3 at once, without retrying', async () => {
+    const tenant = await createTenant();
+    for (let i = 0; i < 10; i++) {
+      const failed = await t.api.post('/api/v1/control/sessions', {
+        body: { email: tenant.owner.email, password: `not-the-password-${i}` },
+      });
+      expect(failed.status).toBe(401);
+    }
+    const { tm, config } = cliUser();
+
+    // Retrying would wait out Retry-After (30 s a try, the SDK's cap): past this test's timeout.
+    const login = await tm(['login', '--email', tenant.owner.email, '--password-stdin'], {
+      input: `${tenant.owner.password}\n`,
+    });
+
+    expect(login.code).toBe(3);
+    expect(login.stderr).toMatch(
+      /^tm: Too many failed password attempts for this account; try again in \d+ minutes\n {2}code: rate_limited {2}status: 429/,
+    );
+    expect(login.stderr).not.toContain(tenant.owner.password);
+    expect(existsSync(config)).toBe(false);
+  });
+});

@@ -410,6 +410,30 @@ describe('the console: account', () => {
   });
 });
 
+describe('the console: account, a weak password', () => {
+  it("when a user picks a common password, then the form shows the server's reason and the password is unchanged", async () => {
+    const tenant = await tenantWithSession();
+    const { page, errors, context } = await openConsole(b.browser, t.stack.url);
+    await logIn(page, tenant.owner.email, tenant.owner.password);
+    await goTo(page, 'Account');
+
+    await page.getByLabel('Current password').fill(tenant.owner.password);
+    await page.getByLabel('New password', { exact: true }).fill('password1234');
+    await page.getByLabel('New password again').fill('password1234');
+    await page.getByRole('button', { name: 'Change password' }).click();
+
+    await expect
+      .poll(() => page.getByRole('alert').textContent(), EVENTUALLY)
+      .toMatch(/new_password is too easy to guess \(this is .*commonly used password\).*HTTP 400/);
+    const stillOld = await t.api.post('/api/v1/control/sessions', {
+      body: { email: tenant.owner.email, password: tenant.owner.password },
+    });
+    expect(stillOld.status).toBe(201);
+    expect(errors).toEqual([]);
+    await context.close();
+  });
+});
+
 describe('the console: operator tokens', () => {
   it('when an owner issues a token for 48 hours and revokes it, then it was shown once and the API has it revoked', async () => {
     const tenant = await tenantWithSession();

@@ -39,6 +39,29 @@ describe('the console at /console: logging in', () => {
     await context.close();
   });
 
+  it('when the account has had too many failed logins, then the page says how long to wait at once, without retrying', async () => {
+    const tenant = await createTenant();
+    for (let i = 0; i < 10; i++) {
+      const failed = await t.api.post('/api/v1/control/sessions', {
+        body: { email: tenant.owner.email, password: `not-the-password-${i}` },
+      });
+      expect(failed.status).toBe(401);
+    }
+    const { page, errors, context } = await openConsole(b.browser, t.stack.url);
+
+    await page.getByLabel('Email').fill(tenant.owner.email);
+    await page.getByLabel('Password').fill(tenant.owner.password);
+    await page.getByRole('button', { name: 'Log in' }).click();
+
+    // The SDK would otherwise wait out the Retry-After (up to 30 s) before showing anything.
+    await expect
+      .poll(() => page.getByRole('alert').textContent(), EVENTUALLY)
+      .toMatch(/Too many failed password attempts for this account; try again in \d+ minutes.*HTTP 429/);
+    expect(await webStorage(page)).toEqual({ session: {}, local: {} });
+    expect(errors).toEqual([]);
+    await context.close();
+  });
+
   it('when an owner logs in, then the overview shows health; the token is in sessionStorage only; logout ends it', async () => {
     const tenant = await createTenant();
     const { page, errors, context } = await openConsole(b.browser, t.stack.url);

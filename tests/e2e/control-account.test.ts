@@ -15,6 +15,8 @@ import { useStack } from './support/stack.js';
 
 const t = useStack();
 const { login, account } = controlSteps(t);
+/** LOGIN_ATTEMPTS_PER_15_MINUTES's default: wrong current passwords count like failed logins. */
+const LOGIN_ATTEMPTS_PER_ACCOUNT = 10;
 
 /** The owner role's permissions, written out here so a change to the table is a visible test change. */
 const OWNER_PERMISSIONS = [
@@ -106,6 +108,34 @@ describe('POST /api/v1/control/account/password', () => {
     });
 
     expect(res).toMatchObject(PERMISSION_DENIED);
+    expect((await account(token)).status).toBe(200);
+    expect((await login(tenant.owner.email, tenant.owner.password)).status).toBe(201);
+  });
+
+  it('when the current password has been wrong as often as a login may fail, then the next change is 429 with Retry-After even with the right password, and the password is unchanged', async () => {
+    const tenant = await createTenant();
+    const token = await t.api.login(tenant.owner.email, tenant.owner.password);
+    const change = (current: string) =>
+      t.api.post(PASSWORD, {
+        key: token,
+        body: { current_password: current, new_password: `pw-${randomUUID()}` },
+      });
+    const wrong: number[] = [];
+    for (let i = 0; i < LOGIN_ATTEMPTS_PER_ACCOUNT; i++)
+      wrong.push((await change(`wrong-${i}-guess`)).status);
+
+    const refused = await change(tenant.owner.password);
+
+    expect(wrong).toEqual(Array(LOGIN_ATTEMPTS_PER_ACCOUNT).fill(403));
+    expect(refused).toMatchObject({
+      status: 429,
+      headers: { 'retry-after': expect.stringMatching(/^[1-9]\d*$/) },
+      body: {
+        error: expect.stringMatching(/for this account; try again in \d+ minutes$/),
+        retryable: true,
+        details: { code: 'rate_limited' },
+      },
+    });
     expect((await account(token)).status).toBe(200);
     expect((await login(tenant.owner.email, tenant.owner.password)).status).toBe(201);
   });

@@ -168,3 +168,81 @@ describe('API key permissions are bounded by the role (the role table is the one
     expect(recalled).toMatchObject({ status: 200, body: { state: 'retained' } });
   });
 });
+
+// [P14]: an admin rotated the owner's key and was handed the new one, so writes and exports ran as
+// the owner. Acting on another user's key follows the rule for managing that user: only an owner
+// manages an owner; developers manage only their own keys.
+describe("Acting on another user's API key follows the rule for managing that user", () => {
+  const recallsWith = async (key: string) =>
+    (await t.api.recall(key, recallBody(uniqueNamespace('still'), 'anything'))).status;
+
+  it("when an admin rotates, revokes or edits the owner's key, then 403 each and nothing changed: the old key still works", async () => {
+    const { tenant, sessions } = await tenantWithRoles();
+    const ownerKey = `${KEYS}/${tenant.key_id}`;
+    const before = await t.api.get(ownerKey, { key: sessions.owner });
+
+    const rotated = await t.api.post(`${ownerKey}/rotate`, { key: sessions.admin });
+    const revoked = await t.api.post(`${ownerKey}/revoke`, { key: sessions.admin });
+    const renamed = await t.api.patch(ownerKey, { key: sessions.admin, body: { name: 'mine now' } });
+    const detached = await t.api.delete(`${ownerKey}/storage-connection`, { key: sessions.admin });
+
+    for (const res of [rotated, revoked, renamed, detached]) {
+      expect(res).toMatchObject({
+        status: 403,
+        body: {
+          error: "Only an owner can manage an owner's API keys",
+          retryable: false,
+          details: { code: 'permission_denied' },
+        },
+      });
+      expect(res.body).not.toHaveProperty('key');
+    }
+    expect(await t.api.get(ownerKey, { key: sessions.owner })).toMatchObject({
+      status: 200,
+      body: before.body,
+    });
+    const keys = await t.api.get(KEYS, { key: sessions.owner });
+    expect(keys.body.data.filter((k: { rotated_from_id: string | null }) => k.rotated_from_id)).toEqual([]);
+    expect(await recallsWith(tenant.api_key)).toBe(200);
+  });
+
+  it("when an admin rotates their own key or a developer's, then 201 with the new key, which acts for the key's user", async () => {
+    const { sessions, userIds } = await tenantWithRoles();
+    const own = await t.api.post(KEYS, { key: sessions.admin, body: { name: 'admin key' } });
+    const developers = await t.api.post(KEYS, { key: sessions.developer, body: { name: 'dev key' } });
+
+    const rotatedOwn = await t.api.post(`${KEYS}/${own.body.id}/rotate`, { key: sessions.admin });
+    const rotatedDevelopers = await t.api.post(`${KEYS}/${developers.body.id}/rotate`, {
+      key: sessions.admin,
+    });
+
+    expect(rotatedOwn).toMatchObject({
+      status: 201,
+      body: { user_id: userIds.admin, rotated_from_id: own.body.id, key: expect.stringMatching(/^tmk_/) },
+    });
+    expect(rotatedDevelopers).toMatchObject({
+      status: 201,
+      body: {
+        user_id: userIds.developer,
+        rotated_from_id: developers.body.id,
+        key: expect.stringMatching(/^tmk_/),
+      },
+    });
+    expect(await recallsWith(rotatedDevelopers.body.key)).toBe(200);
+    expect(await recallsWith(developers.body.key)).toBe(401);
+  });
+
+  it("when the owner rotates an admin's key, then 201; when a developer rotates the admin's key, then 403", async () => {
+    const { sessions, userIds } = await tenantWithRoles();
+    const first = await t.api.post(KEYS, { key: sessions.admin, body: { name: 'admin key' } });
+
+    const byDeveloper = await t.api.post(`${KEYS}/${first.body.id}/rotate`, { key: sessions.developer });
+    const byOwner = await t.api.post(`${KEYS}/${first.body.id}/rotate`, { key: sessions.owner });
+
+    expect(byDeveloper).toMatchObject({ status: 403, body: { details: { code: 'permission_denied' } } });
+    expect(byOwner).toMatchObject({
+      status: 201,
+      body: { user_id: userIds.admin, rotated_from_id: first.body.id },
+    });
+  });
+});

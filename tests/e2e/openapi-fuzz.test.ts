@@ -34,9 +34,14 @@ const SEED =
 /** Per operation. 57 operations × 20 on two busy cores: about a minute for the file (decisions.md). */
 const RUNS = process.env.FUZZ_RUNS ? Number(process.env.FUZZ_RUNS) : 20;
 
-// Failed logins are capped per address; the fuzzer logs in again and again on purpose (rate-limits.test.ts
-// holds the cap itself).
-const t = useStack({ gatewayEnv: { LOGIN_ATTEMPTS_PER_15_MINUTES: '1000000' } });
+// Failed logins are capped per account and per client address; the fuzzer logs in again and again
+// on purpose (control-sessions.test.ts and login-throttling.test.ts hold the caps themselves).
+const t = useStack({
+  gatewayEnv: {
+    LOGIN_ATTEMPTS_PER_15_MINUTES: '1000000',
+    LOGIN_ATTEMPTS_PER_ADDRESS_PER_15_MINUTES: '1000000',
+  },
+});
 const doc = buildOpenApiDocument() as unknown as OpenApiDocument;
 const operations = operationsOf(doc);
 

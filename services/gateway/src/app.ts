@@ -12,6 +12,7 @@ import type { GatewayConfig } from './config.js';
 import { closePrisma, getSql, initPrisma, pingDatabase } from './data-access/prisma-client.js';
 import { deriveGatewaySecrets } from './domain/identity/gateway-secrets.js';
 import { createKeyUsage } from './domain/identity/key-usage.js';
+import { DEFAULT_HASHING_SLOTS, limitPasswordHashing } from './domain/identity/password-hash.js';
 import { createVerifiedKeyCache } from './domain/identity/verified-key-cache.js';
 import { createRateLimits } from './domain/operations/rate-limits.js';
 import { smokeTestPolicyOf } from './domain/operations/run-smoke-test.js';
@@ -67,6 +68,11 @@ export async function startGateway(config: GatewayConfig, logger: Logger): Promi
   if (!secrets.persistent) {
     logger.warn('GATEWAY_SECRET_KEY is not set: sessions last only as long as this process');
   }
+  limitPasswordHashing({
+    ...DEFAULT_HASHING_SLOTS,
+    concurrency: config.PASSWORD_HASH_CONCURRENCY,
+    maxWaiting: config.PASSWORD_HASH_QUEUE,
+  });
   const rateLimits = createRateLimits(
     getSql(),
     {
@@ -74,6 +80,7 @@ export async function startGateway(config: GatewayConfig, logger: Logger): Promi
       perKey: config.RATE_LIMIT_PER_KEY,
       perTenant: config.RATE_LIMIT_PER_TENANT,
       loginAttemptsPer15Minutes: config.LOGIN_ATTEMPTS_PER_15_MINUTES,
+      loginAttemptsPerAddressPer15Minutes: config.LOGIN_ATTEMPTS_PER_ADDRESS_PER_15_MINUTES,
     },
     logger,
   );
@@ -85,6 +92,7 @@ export async function startGateway(config: GatewayConfig, logger: Logger): Promi
   const app = createHttpApp({
     inFlight,
     consoleDir: config.CONSOLE_DIR ?? defaultConsoleDir(),
+    trustProxy: config.GATEWAY_TRUST_PROXY,
     memory,
     telemetry,
     templates,

@@ -1,5 +1,37 @@
+import { isIP } from 'node:net';
 import { env, jetstreamEnv, loadConfig } from '@tm/kit';
 import { z } from 'zod';
+
+/** proxy-addr's names for address ranges, as Express's `trust proxy` takes them. */
+const PROXY_RANGES = ['loopback', 'linklocal', 'uniquelocal'];
+
+/** An address, a CIDR subnet (10.0.0.0/8, fd00::/8) or one of the named ranges. */
+function isProxyEntry(entry: string): boolean {
+  if (PROXY_RANGES.includes(entry)) return true;
+  const [address = '', prefix, ...rest] = entry.split('/');
+  const version = isIP(address);
+  if (version === 0 || rest.length > 0) return false;
+  if (prefix === undefined) return true;
+  return /^\d{1,3}$/.test(prefix) && Number(prefix) <= (version === 4 ? 32 : 128);
+}
+
+/**
+ * GATEWAY_TRUST_PROXY: the proxies in front of the gateway whose X-Forwarded-For names the client.
+ * A list only, never `true` or a hop count: those would believe a header any client can send.
+ */
+const trustedProxies = z
+  .string()
+  .default('')
+  .transform((value) =>
+    value
+      .split(',')
+      .map((entry) => entry.trim())
+      .filter((entry) => entry !== ''),
+  )
+  .refine(
+    (entries) => entries.every(isProxyEntry),
+    'must be a comma-separated list of proxy addresses, CIDR subnets (e.g. 10.0.0.0/8) or loopback, linklocal, uniquelocal',
+  );
 
 export const GatewayConfigSchema = z
   .object({
@@ -53,8 +85,21 @@ export const GatewayConfigSchema = z
      * outside production, disabled in it.
      */
     SMOKE_TEST_POLICY: z.enum(['enabled', 'disabled']).optional(),
-    /** Failed logins allowed per email address in 15 minutes before logins for it are refused (429). */
+    /**
+     * Failed password checks allowed per account in 15 minutes (logins per email, current-password
+     * checks per user) before its next ones are refused (429).
+     */
     LOGIN_ATTEMPTS_PER_15_MINUTES: env.positiveInt(10),
+    /** The same per client address, logins and password changes together (docs/security.md). */
+    LOGIN_ATTEMPTS_PER_ADDRESS_PER_15_MINUTES: env.positiveInt(100),
+    /**
+     * Proxies whose X-Forwarded-For gives the client's address (comma-separated addresses, CIDR
+     * subnets, or loopback/linklocal/uniquelocal). Unset: none, the connection's peer is the client.
+     */
+    GATEWAY_TRUST_PROXY: trustedProxies,
+    /** Password hashes (scrypt, on libuv's thread pool of 4) run at once, and how many may wait. */
+    PASSWORD_HASH_CONCURRENCY: env.positiveInt(2),
+    PASSWORD_HASH_QUEUE: z.coerce.number().int().min(0).default(8),
     /** Largest document import upload (the file part), refused with 413 as it streams past it. */
     IMPORT_MAX_BYTES: env.positiveInt(20 * 1024 * 1024),
     /** An upload that sends nothing for this long is refused with 408 upload_timeout. */

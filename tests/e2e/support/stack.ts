@@ -71,7 +71,7 @@ export async function startStack(options: StackOptions, env: StackEnv) {
   let template: TemplateService | undefined = await startTemplateService(templateConfig, logger);
   const secretKey = randomBytes(32).toString('base64url');
   recordSecrets([secretKey]); // it must never be logged either
-  const gatewayConfig = GatewayConfigSchema.parse({
+  const gatewayEnv = {
     GATEWAY_PORT: '0',
     GATEWAY_HOST: '127.0.0.1',
     GATEWAY_DATABASE_URL: env.gatewayDbUrl,
@@ -81,15 +81,20 @@ export async function startStack(options: StackOptions, env: StackEnv) {
     // Shared by the instances of this stack, as in a deployment: a session from one works on another.
     GATEWAY_SECRET_KEY: secretKey,
     ...options.gatewayEnv,
-  });
+  };
+  const gatewayConfig = GatewayConfigSchema.parse(gatewayEnv);
   let gateway: Gateway | undefined = await startGateway(gatewayConfig, logger);
   return {
     get gateway() {
       if (!gateway) throw new Error('gateway is stopped');
       return gateway;
     },
-    /** Another gateway instance on the same bus and database, as a deployment would scale it. */
-    startGatewayInstance: () => startGateway(gatewayConfig, logger),
+    /**
+     * Another gateway instance on the same bus and database, as a deployment would scale it; `env`
+     * overrides some of its settings (e.g. GATEWAY_TRUST_PROXY for an instance behind a proxy).
+     */
+    startGatewayInstance: (env: Record<string, string> = {}) =>
+      startGateway(GatewayConfigSchema.parse({ ...gatewayEnv, ...env }), logger),
     url: gateway.url,
     env,
     /** The gateway's GATEWAY_SECRET_KEY, for tests that forge or expire tokens. */
@@ -178,10 +183,10 @@ export function useStack(options: StackOptions = {}) {
  * A second gateway instance on the same bus and database, started before this describe's tests and
  * stopped after them, as a deployment would scale the gateway. Fields are set once `beforeAll` has run.
  */
-export function useSecondGateway(t: { stack: Stack }) {
+export function useSecondGateway(t: { stack: Stack }, env: Record<string, string> = {}) {
   const second = {} as { gateway: Gateway; api: Api };
   beforeAll(async () => {
-    second.gateway = await t.stack.startGatewayInstance();
+    second.gateway = await t.stack.startGatewayInstance(env);
     second.api = await createApi(second.gateway.url);
   });
   afterAll(() => second.gateway?.stop());

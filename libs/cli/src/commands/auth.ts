@@ -29,7 +29,9 @@ async function login(ctx: Context, options: LoginOptions): Promise<void> {
     if (options.apiKey || options.apiKeyStdin) throw new UsageError('Give either --email or an API key');
     const password = await secret(options.passwordStdin, 'Password: ', '--password-stdin');
     const tm = new TextMemory({ baseUrl });
-    const session = await tm.control.sessions.login({ email: options.email, password });
+    // Not retried: a 429 lasts up to 15 minutes (its message says how long), and a busy server's 503
+    // is better tried again by the person than waited out here.
+    const session = await tm.control.sessions.login({ email: options.email, password }, { maxRetries: 0 });
     knownSecrets.add(session.token);
     await writeConfig(
       { ...stored, base_url: baseUrl, session_token: session.token, email: options.email },

@@ -115,7 +115,9 @@ export function SessionProvider({ children }: { children: ReactNode }) {
   const login = useCallback(
     async (email: string, password: string) => {
       const next = makeClient();
-      const answer = await next.control.sessions.login({ email, password });
+      // No automatic retry: a refused login (429 for up to 15 minutes, 503 while the server is busy
+      // checking others) is shown at once with the server's words, and the person can try again.
+      const answer = await next.control.sessions.login({ email, password }, { maxRetries: 0 });
       saveSessionToken(answer.token);
       await adopt(next);
     },

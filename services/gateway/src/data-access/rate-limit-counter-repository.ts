@@ -40,6 +40,14 @@ export async function deleteCounter(run: SqlRunner, key: string): Promise<void> 
   await run('DELETE FROM rate_limit_counter WHERE key = $1', [key]);
 }
 
+/** Take one back from a window that is still open (never below zero); an ended window is left alone. */
+export async function takeOneFromCounter(run: SqlRunner, key: string, nowMs: number): Promise<void> {
+  await run('UPDATE rate_limit_counter SET points = GREATEST(points - 1, 0) WHERE key = $1 AND expire > $2', [
+    key,
+    nowMs,
+  ]);
+}
+
 /** Windows that ended are never read again; this keeps the table small. */
 export async function deleteExpiredCounters(run: SqlRunner, beforeMs: number): Promise<void> {
   await run('DELETE FROM rate_limit_counter WHERE expire < $1', [beforeMs]);

@@ -19,7 +19,11 @@ export function PasswordChangeForm() {
     if (next !== repeat) return;
     setDone(false);
     const changed = await action.run(() =>
-      client.control.account.changePassword({ current_password: current, new_password: next }),
+      // A wrong current password counts like a failed login: a 429 is shown at once, not retried.
+      client.control.account.changePassword(
+        { current_password: current, new_password: next },
+        { maxRetries: 0 },
+      ),
     );
     if (changed) {
       setCurrent('');
@@ -54,7 +58,7 @@ export function PasswordChangeForm() {
         onChange={(e) => setNext(e.target.value)}
       />
       <p className="hint" id={`${id}-hint`}>
-        12 to 256 characters.
+        12 to 256 characters, not a common password or one made from your email.
       </p>
       <label htmlFor={`${id}-repeat`}>New password again</label>
       <input

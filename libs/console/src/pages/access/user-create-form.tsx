@@ -57,7 +57,8 @@ export function UserCreateForm({
         onChange={(e) => setPassword(e.target.value)}
       />
       <p className="hint" id={`${ids.password}-hint`}>
-        12 to 256 characters. Give it to the user privately; they change it on their account page.
+        12 to 256 characters, not a common password or one made from the email. Give it to the user privately;
+        they change it on their account page.
       </p>
       <label htmlFor={ids.role}>Role</label>
       <select id={ids.role} value={role} onChange={(e) => setRole(e.target.value as Role)}>

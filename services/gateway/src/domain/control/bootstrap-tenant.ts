@@ -3,6 +3,7 @@ import { getPrisma, inTransaction } from '../../data-access/prisma-client.js';
 import { createTenantGraph } from '../../data-access/tenant-repository.js';
 import { generateApiKey } from '../identity/api-key-secret.js';
 import { hashPassword } from '../identity/password-hash.js';
+import { requireStrongPassword } from '../identity/password-strength.js';
 
 export interface BootstrapOptions {
   name: string;
@@ -27,7 +28,15 @@ export async function bootstrapTenant(options: BootstrapOptions, prisma = getPri
   const secret = generateApiKey();
   const withStorage = options.storage ?? true;
   const email = options.email?.trim().toLowerCase() ?? null;
-  const passwordHash = options.password ? await hashPassword(options.password) : null;
+  if (options.password) {
+    requireStrongPassword(
+      options.password,
+      { field: 'password', what: 'owner' },
+      { email, tenantName: options.name },
+    );
+  }
+  // An operator's command: it waits for a hashing slot rather than be refused.
+  const passwordHash = options.password ? await hashPassword(options.password, { mustRun: true }) : null;
   await inTransaction(prisma, (tx) =>
     createTenantGraph(tx, {
       tenant: { id: tenantId, name: options.name },

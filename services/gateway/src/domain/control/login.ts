@@ -7,6 +7,7 @@ import { burnPasswordCheck, verifyPassword } from '../identity/password-hash.js'
 import { signSessionToken } from '../identity/session-token.js';
 import type { RateLimits } from '../operations/rate-limits.js';
 import { userView } from './control-views.js';
+import { checkedOrGivenBack } from './password-attempt.js';
 
 export interface SessionSettings {
   signingKey: Uint8Array;
@@ -17,21 +18,27 @@ export interface SessionSettings {
 const invalidLogin = () =>
   new AppError(ErrorCode.AuthenticationRequired, 'Authentication required: email or password is incorrect');
 
-/** Check an email and password and open a session; the token is returned once. */
+/**
+ * Check an email and password and open a session; the token is returned once. `from` is the client's
+ * address (behind a trusted proxy, the one it reports): failures are limited per email and per address.
+ */
 export async function login(
   credentials: { email: string; password: string },
+  from: string,
   deps: { sessions: SessionSettings; rateLimits: RateLimits; db?: ReturnType<typeof getPrisma> },
 ): Promise<SessionCreated> {
   const db = deps.db ?? getPrisma();
   const { email, password } = credentials;
-  await deps.rateLimits.takeLoginAttempt(email);
+  const attempt = { account: `email:${email}`, address: from };
+  await deps.rateLimits.takePasswordAttempt(attempt);
   const user = await findUserByEmail(db, email);
-  const valid =
+  const valid = await checkedOrGivenBack(attempt, deps.rateLimits, () =>
     user?.passwordHash && user.status === 'active'
-      ? await verifyPassword(password, user.passwordHash)
-      : await burnPasswordCheck(password);
+      ? verifyPassword(password, user.passwordHash)
+      : burnPasswordCheck(password),
+  );
   if (!user || !valid) throw invalidLogin();
-  await deps.rateLimits.clearFailedLogins(email);
+  await deps.rateLimits.passwordAttemptSucceeded(attempt);
 
   const session = {
     id: randomUUID(),

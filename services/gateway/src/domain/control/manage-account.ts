@@ -4,8 +4,11 @@ import { revokeSession, revokeUserSessions } from '../../data-access/session-rep
 import { findUser, updateUser } from '../../data-access/user-repository.js';
 import type { Account } from '../identity/authenticate-session.js';
 import { hashPassword, verifyPassword } from '../identity/password-hash.js';
+import { requireStrongPassword } from '../identity/password-strength.js';
 import { ROLE_PERMISSIONS } from '../identity/role-permissions.js';
+import type { RateLimits } from '../operations/rate-limits.js';
 import { getConsent } from './manage-consent.js';
+import { checkedOrGivenBack } from './password-attempt.js';
 
 export async function getAccount(account: Account, db = getPrisma()): Promise<AccountView> {
   return {
@@ -27,16 +30,31 @@ export async function logout(account: Account, db = getPrisma()): Promise<void> 
   await revokeSession(db, account.sessionId);
 }
 
-/** Change one's own password; every other session of the user ends (this one stays). */
+/**
+ * Change one's own password; every other session of the user ends (this one stays). Wrong current
+ * passwords are limited as failed logins are, per user and per client address (`from`).
+ */
 export async function changePassword(
   account: Account,
   passwords: { current_password: string; new_password: string },
-  db = getPrisma(),
+  from: string,
+  deps: { rateLimits: RateLimits; db?: ReturnType<typeof getPrisma> },
 ): Promise<void> {
+  const db = deps.db ?? getPrisma();
+  const attempt = { account: `user:${account.userId}`, address: from };
+  await deps.rateLimits.takePasswordAttempt(attempt);
   const user = await findUser(db, account.tenantId, account.userId);
-  if (!user?.passwordHash || !(await verifyPassword(passwords.current_password, user.passwordHash))) {
-    throw new AppError(ErrorCode.PermissionDenied, 'The current password is incorrect');
-  }
+  const right = await checkedOrGivenBack(attempt, deps.rateLimits, async () =>
+    user?.passwordHash ? verifyPassword(passwords.current_password, user.passwordHash) : false,
+  );
+  if (!right) throw new AppError(ErrorCode.PermissionDenied, 'The current password is incorrect');
+  await deps.rateLimits.passwordAttemptSucceeded(attempt);
+  // After the current password: only someone who knows it spends the check's CPU.
+  requireStrongPassword(
+    passwords.new_password,
+    { field: 'new_password', what: 'password change' },
+    { email: account.email, tenantName: account.tenantName },
+  );
   const passwordHash = await hashPassword(passwords.new_password);
   await inTransaction(db, async (tx) => {
     await updateUser(tx, account.tenantId, account.userId, { passwordHash });

@@ -24,7 +24,12 @@ import {
 import { findUser } from '../../data-access/user-repository.js';
 import { generateApiKey } from '../identity/api-key-secret.js';
 import type { Account } from '../identity/authenticate-session.js';
-import { keyPermissionsOf, requireKeyPermissionsWithin, requireRole } from '../identity/role-permissions.js';
+import {
+  keyPermissionsOf,
+  requireKeyPermissionsWithin,
+  requireRole,
+  requireRoleOver,
+} from '../identity/role-permissions.js';
 import { apiKeyView } from './control-views.js';
 import { revokeApiKey } from './revoke-api-key.js';
 
@@ -36,15 +41,23 @@ interface Deps {
 const keyNotFound = () => new AppError(ErrorCode.NotFound, 'No such API key');
 const storageNotFound = () => new AppError(ErrorCode.NotFound, 'No such storage connection');
 
-/** Owners and admins manage every key of the tenant; developers only the keys they act for. */
+/**
+ * A key the signed-in user may edit, revoke or rotate, with the role of the user it acts for. Their
+ * own keys; another user's only as they could manage that user (requireRoleOver: an admin never an
+ * owner's, or a rotation would hand them a key acting as the owner); developers only their own.
+ */
 async function manageableKey(db: Db, account: Account, keyId: string) {
   requireRole(account.role, 'keys:manage');
   const key = await findKey(db, account.tenantId, keyId);
   if (!key) throw keyNotFound();
-  if (account.role === 'developer' && key.userId !== account.userId) {
+  if (key.userId === account.userId) return { key, userRole: account.role };
+  if (account.role === 'developer') {
     throw new AppError(ErrorCode.PermissionDenied, 'Developers can manage only their own API keys');
   }
-  return key;
+  const user = await findUser(db, account.tenantId, key.userId);
+  if (!user) throw keyNotFound();
+  requireRoleOver(account.role, user.role, "an owner's API keys");
+  return { key, userRole: user.role };
 }
 
 async function storageConnectionFor(db: Db, tenantId: string, requested: string | null | undefined) {
@@ -103,13 +116,12 @@ async function changeKey(
   deps: Deps,
 ): Promise<ApiKeyView> {
   const db = deps.db ?? getPrisma();
-  const key = await manageableKey(db, account, keyId);
+  const { userRole } = await manageableKey(db, account, keyId);
   if (data.permissions) {
     // Within both the changer's role (nobody grants what they do not hold) and the role of the user
     // the key acts for (it could not use more).
     requireKeyPermissionsWithin(account.role, data.permissions);
-    const user = await findUser(db, account.tenantId, key.userId);
-    if (user) requireKeyPermissionsWithin(user.role, data.permissions);
+    requireKeyPermissionsWithin(userRole, data.permissions);
   }
   const row = await updateKey(db, keyId, data);
   await announceIdentityChange(deps.nc, account.tenantId);
@@ -144,7 +156,7 @@ export const detachStorageConnection = (account: Account, keyId: string, deps: D
  */
 export async function revokeTenantApiKey(account: Account, keyId: string, deps: Deps): Promise<ApiKeyView> {
   const db = deps.db ?? getPrisma();
-  const key = await manageableKey(db, account, keyId);
+  const { key } = await manageableKey(db, account, keyId);
   if (key.revokedAt) return apiKeyView(key);
   // The admin command's revocation: only the first sets revoked_at, then every instance forgets the key.
   await revokeApiKey({ tenantId: account.tenantId, keyId }, { nc: deps.nc });
@@ -160,7 +172,7 @@ export async function revokeTenantApiKey(account: Account, keyId: string, deps: 
 export async function rotateApiKey(account: Account, keyId: string, deps: Deps): Promise<ApiKeyCreated> {
   const db = deps.db ?? getPrisma();
   const created = await inTransaction(db, async (tx) => {
-    const old = await manageableKey(tx, account, keyId);
+    const { key: old } = await manageableKey(tx, account, keyId);
     if (!(await revokeKeyInTransaction(tx, account.tenantId, keyId))) {
       throw new AppError(ErrorCode.AlreadyExists, 'This API key is revoked; create a new key instead');
     }

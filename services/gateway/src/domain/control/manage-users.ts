@@ -14,17 +14,11 @@ import {
 } from '../../data-access/user-repository.js';
 import type { Account } from '../identity/authenticate-session.js';
 import { hashPassword } from '../identity/password-hash.js';
-import { requireRole } from '../identity/role-permissions.js';
+import { requireStrongPassword } from '../identity/password-strength.js';
+import { requireRole, requireRoleOver } from '../identity/role-permissions.js';
 import { userView } from './control-views.js';
 
 const userNotFound = () => new AppError(ErrorCode.NotFound, 'No such user');
-
-/** Only an owner may create, change or disable an owner. */
-function requireRoleOver(account: Account, role: Role): void {
-  if (role === 'owner' && account.role !== 'owner') {
-    throw new AppError(ErrorCode.PermissionDenied, 'Only an owner can manage owners');
-  }
-}
 
 export async function listTenantUsers(account: Account, db = getPrisma()) {
   requireRole(account.role, 'users:read');
@@ -45,7 +39,12 @@ export async function createTenantUser(
   db = getPrisma(),
 ): Promise<UserView> {
   requireRole(account.role, 'users:manage');
-  requireRoleOver(account, input.role);
+  requireRoleOver(account.role, input.role);
+  requireStrongPassword(
+    input.password,
+    { field: 'password', what: 'user' },
+    { email: input.email, tenantName: account.tenantName },
+  );
   const passwordHash = await hashPassword(input.password);
   try {
     const user = await createUser(db, {
@@ -80,8 +79,8 @@ export async function updateTenantUser(
     await lockTenantUsers(tx, account.tenantId);
     const user = await findUser(tx, account.tenantId, userId);
     if (!user) throw userNotFound();
-    requireRoleOver(account, user.role);
-    if (change.role) requireRoleOver(account, change.role);
+    requireRoleOver(account.role, user.role);
+    if (change.role) requireRoleOver(account.role, change.role);
     const [row] = await updateUser(tx, account.tenantId, userId, change);
     if (!row) throw userNotFound();
     if (user.role === 'owner' && (await countActiveOwners(tx, account.tenantId)) === 0) {

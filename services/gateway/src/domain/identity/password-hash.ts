@@ -1,23 +1,48 @@
 import { randomBytes, type ScryptOptions, scrypt, timingSafeEqual } from 'node:crypto';
+import { createHashingSlots, type HashingSlotSettings } from './hashing-slots.js';
 
 // scrypt (memory-hard): N = 2^15, r = 8 uses 32 MiB per hash, about 100 ms here. Parameters are
 // stored with each hash, so raising them later does not break existing passwords.
 const PARAMS = { N: 2 ** 15, r: 8, p: 1 } as const;
 const KEY_LENGTH = 32;
 
-function derive(password: string, salt: Buffer, params: { N: number; r: number; p: number }) {
+/** Half of libuv's default pool of 4 threads; a wait of about 4 hashes (~0.4 s) before a 503. */
+export const DEFAULT_HASHING_SLOTS: HashingSlotSettings = { concurrency: 2, maxWaiting: 8, maxWaitMs: 2_000 };
+
+// One per process, as the thread pool it protects is: every scrypt call of the process goes through it.
+let slots = createHashingSlots(DEFAULT_HASHING_SLOTS);
+
+/** Set at start, before any hashing (the gateway's PASSWORD_HASH_* settings). */
+export function limitPasswordHashing(settings: HashingSlotSettings): void {
+  slots = createHashingSlots(settings);
+}
+
+/** The only scrypt call: in a hashing slot, so a flood of logins cannot take the whole thread pool. */
+function derive(
+  password: string,
+  salt: Buffer,
+  params: { N: number; r: number; p: number },
+  mustRun = false,
+) {
   const options: ScryptOptions = { ...params, maxmem: 128 * params.N * params.r * 2 };
-  return new Promise<Buffer>((resolve, reject) =>
-    scrypt(password.normalize('NFC'), salt, KEY_LENGTH, options, (err, key) =>
-      err ? reject(err) : resolve(key),
-    ),
+  return slots.run(
+    () =>
+      new Promise<Buffer>((resolve, reject) =>
+        scrypt(password.normalize('NFC'), salt, KEY_LENGTH, options, (err, key) =>
+          err ? reject(err) : resolve(key),
+        ),
+      ),
+    { mustRun },
   );
 }
 
-/** `scrypt$N$r$p$salt$hash` (base64url parts). */
-export async function hashPassword(password: string): Promise<string> {
+/**
+ * `scrypt$N$r$p$salt$hash` (base64url parts). `mustRun`: an operator's command (bootstrap) that waits
+ * for a slot however long it takes; a request's hash is refused with a retryable 503 when too many wait.
+ */
+export async function hashPassword(password: string, options: { mustRun?: boolean } = {}): Promise<string> {
   const salt = randomBytes(16);
-  const key = await derive(password, salt, PARAMS);
+  const key = await derive(password, salt, PARAMS, options.mustRun);
   return ['scrypt', PARAMS.N, PARAMS.r, PARAMS.p, salt.toString('base64url'), key.toString('base64url')].join(
     '$',
   );
@@ -42,7 +67,8 @@ export async function verifyPassword(password: string, stored: string): Promise<
  */
 let dummyHash: Promise<string> | undefined;
 export async function burnPasswordCheck(password: string): Promise<false> {
-  dummyHash ??= hashPassword(randomBytes(16).toString('hex'));
+  // Made once; it waits for a slot rather than be refused, so a refusal is never kept as the answer.
+  dummyHash ??= hashPassword(randomBytes(16).toString('hex'), { mustRun: true });
   await verifyPassword(password, await dummyHash);
   return false;
 }

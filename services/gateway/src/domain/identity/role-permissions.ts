@@ -64,6 +64,17 @@ export function requireRole(role: Role, action: Action): void {
   }
 }
 
+/**
+ * Acting on another user, or on what acts for them (their API keys): only an owner may manage an
+ * owner. The one rule for creating, changing or disabling a user and for editing, revoking or
+ * rotating their keys, so an admin can never come to hold a key that acts as an owner.
+ */
+export function requireRoleOver(actorRole: Role, targetRole: Role, what = 'owners'): void {
+  if (targetRole === 'owner' && actorRole !== 'owner') {
+    throw new AppError(ErrorCode.PermissionDenied, `Only an owner can manage ${what}`);
+  }
+}
+
 /** The key permissions a user of `role` may hold: what a key of theirs is created with by default. */
 export function keyPermissionsOf(role: Role): KeyPermission[] {
   return KEY_PERMISSIONS.filter((permission) => roleAllows(role, permission));

@@ -1,17 +1,28 @@
 import { AppError, ErrorCode } from '@tm/contracts';
 import type { Logger, SqlRunner } from '@tm/kit';
+import ipaddr from 'ipaddr.js';
 import {
   addToCounters,
   type CounterTotal,
   deleteCounter,
   deleteExpiredCounters,
+  takeOneFromCounter,
 } from '../../data-access/rate-limit-counter-repository.js';
 
 export interface RateLimitSettings {
   windowSeconds: number;
   perKey: number;
   perTenant: number;
+  /** Failed password checks per account (an email at login, a user at a password change). */
   loginAttemptsPer15Minutes: number;
+  /** Failed password checks per client address, logins and password changes together. */
+  loginAttemptsPerAddressPer15Minutes: number;
+}
+
+/** One password check: the account it is for (`email:…` or `user:…`) and the client's address. */
+export interface PasswordAttempt {
+  account: string;
+  address: string;
 }
 
 interface Limit {
@@ -19,6 +30,8 @@ interface Limit {
   bucket: string;
   limit: number;
   windowSeconds: number;
+  /** What a refusal says, given the seconds until the window ends. */
+  refusal: (retryAfterSeconds: number) => string;
 }
 
 interface Pending {
@@ -30,6 +43,25 @@ interface Pending {
 
 const LOGIN_WINDOW_SECONDS = 15 * 60;
 const CLEANUP_INTERVAL_MS = 5 * 60_000;
+
+/**
+ * Whose address a request counts against. IPv4 (an IPv4-mapped IPv6 address too) per address; IPv6
+ * per /64, since one subscriber is usually given a whole /64 and would otherwise have 2^64 addresses
+ * to spread guesses over. Anything unreadable counts as itself.
+ */
+export function addressBucketOf(address: string): string {
+  if (!ipaddr.isValid(address)) return address;
+  const parsed = ipaddr.process(address);
+  if (parsed.kind() === 'ipv4') return parsed.toString();
+  return `${parsed.toNormalizedString().split(':').slice(0, 4).join(':')}::/64`;
+}
+
+/** "3 seconds", "15 minutes": a Retry-After in words for the people reading a refusal. */
+function inWords(seconds: number): string {
+  if (seconds < 90) return `${seconds} second${seconds === 1 ? '' : 's'}`;
+  const minutes = Math.ceil(seconds / 60);
+  return `${minutes} minutes`;
+}
 
 /**
  * Fixed-window request counters that every gateway instance shares, in PostgreSQL (an UNLOGGED
@@ -108,13 +140,30 @@ export function createRateLimits(
     });
   }
 
-  async function enforce(limits: Limit[], message: string): Promise<void> {
+  async function enforce(limits: Limit[]): Promise<void> {
     const taken = await Promise.all(limits.map(take));
-    const over = taken.filter((t, i) => t.position > (limits[i] as Limit).limit);
-    if (over.length > 0) {
-      throw new AppError(ErrorCode.RateLimited, message, {
-        retryAfter: Math.max(1, Math.ceil(Math.max(...over.map((t) => t.retryAfterMs)) / 1000)),
-      });
+    const over = limits.flatMap((limit, i) => {
+      const t = taken[i] as { position: number; retryAfterMs: number };
+      return t.position > limit.limit ? [{ limit, retryAfterMs: t.retryAfterMs }] : [];
+    });
+    const first = over[0];
+    if (first) {
+      const retryAfter = Math.max(1, Math.ceil(Math.max(...over.map((o) => o.retryAfterMs)) / 1000));
+      throw new AppError(ErrorCode.RateLimited, first.limit.refusal(retryAfter), { retryAfter });
+    }
+  }
+
+  /** Best effort: a count not given back only ends with its window. */
+  async function giveBack(bucket: string, action: (run: SqlRunner, key: string) => Promise<void>) {
+    const local = fallback.get(bucket);
+    if (local) local.points = Math.max(0, local.points - 1);
+    try {
+      await action(run, bucket);
+    } catch (err) {
+      if (now() - warnedAt > 60_000) {
+        warnedAt = now();
+        logger.warn({ err }, 'rate-limit store unavailable; a password attempt stays counted');
+      }
     }
   }
 
@@ -123,35 +172,57 @@ export function createRateLimits(
   }, CLEANUP_INTERVAL_MS);
   cleanup.unref();
 
-  const loginLimit = (email: string): Limit => ({
-    bucket: `login:${email}`,
+  const accountLimit = (account: string): Limit => ({
+    bucket: `password:${account}`,
     limit: settings.loginAttemptsPer15Minutes,
     windowSeconds: LOGIN_WINDOW_SECONDS,
+    refusal: (s) => `Too many failed password attempts for this account; try again in ${inWords(s)}`,
+  });
+  const addressLimit = (address: string): Limit => ({
+    bucket: `password-from:${addressBucketOf(address)}`,
+    limit: settings.loginAttemptsPerAddressPer15Minutes,
+    windowSeconds: LOGIN_WINDOW_SECONDS,
+    refusal: (s) => `Too many failed password attempts from this address; try again in ${inWords(s)}`,
+  });
+  const rateLimit = (bucket: string, limit: number): Limit => ({
+    bucket,
+    limit,
+    windowSeconds: settings.windowSeconds,
+    refusal: () => 'Rate limit exceeded',
   });
 
   return {
     /** Count one request against its credential and its tenant; 429 when either is over its limit. */
     consume(credentialId: string, tenantId: string): Promise<void> {
-      return enforce(
-        [
-          { bucket: `cred:${credentialId}`, limit: settings.perKey, windowSeconds: settings.windowSeconds },
-          { bucket: `tenant:${tenantId}`, limit: settings.perTenant, windowSeconds: settings.windowSeconds },
-        ],
-        'Rate limit exceeded',
-      );
+      return enforce([
+        rateLimit(`cred:${credentialId}`, settings.perKey),
+        rateLimit(`tenant:${tenantId}`, settings.perTenant),
+      ]);
     },
     /**
-     * Before checking a password: count the attempt, and refuse once this address has used up its
-     * attempts. Counted up front, so attempts sent all at once cannot each pass a check before any
-     * failure is recorded. A successful login gives the attempts back.
+     * Before checking a password (a login, or the current password at a change): count the attempt
+     * against its account and its client address, and refuse once either has used up its attempts.
+     * Counted up front, so attempts sent all at once cannot each pass a check before any failure is
+     * recorded; the outcome gives back what was not a failure.
      */
-    takeLoginAttempt(email: string): Promise<void> {
-      return enforce([loginLimit(email)], 'Too many failed logins for this account; try again later');
+    takePasswordAttempt(attempt: PasswordAttempt): Promise<void> {
+      return enforce([accountLimit(attempt.account), addressLimit(attempt.address)]);
     },
-    async clearFailedLogins(email: string): Promise<void> {
-      const { bucket } = loginLimit(email);
+    /**
+     * The password was right: the account's failures are forgiven, and this attempt is given back to
+     * the address (only this one: an account of one's own must not wipe an address's failures).
+     */
+    async passwordAttemptSucceeded(attempt: PasswordAttempt): Promise<void> {
+      const { bucket } = accountLimit(attempt.account);
       fallback.delete(bucket);
-      await deleteCounter(run, bucket);
+      await giveBack(bucket, deleteCounter);
+      await giveBack(addressLimit(attempt.address).bucket, (r, key) => takeOneFromCounter(r, key, now()));
+    },
+    /** The check never ran (no hashing slot): the attempt was no guess, so it is given back to both. */
+    async passwordAttemptNotMade(attempt: PasswordAttempt): Promise<void> {
+      for (const { bucket } of [accountLimit(attempt.account), addressLimit(attempt.address)]) {
+        await giveBack(bucket, (r, key) => takeOneFromCounter(r, key, now()));
+      }
     },
     stop(): void {
       clearInterval(cleanup);

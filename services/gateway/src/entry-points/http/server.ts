@@ -45,6 +45,8 @@ export interface HttpDeps {
   deployment: { version: string; environment: string };
   /** The web console's built files, served at /console. */
   consoleDir: string;
+  /** Proxies whose X-Forwarded-For names the client (GATEWAY_TRUST_PROXY); empty: none. */
+  trustProxy: string[];
   /** Requests taken and not yet answered, for the drain on stop. */
   inFlight: InFlightRequests;
   logger: Logger;
@@ -55,7 +57,8 @@ export function createHttpApp(deps: HttpDeps): express.Express {
   app.disable('x-powered-by');
   // Answers are per-request state, never served from a cache: hashing each body for an ETag is waste.
   app.set('etag', false);
-  app.set('trust proxy', false);
+  // Only proxies named in the configuration are believed about the client's address (req.ip).
+  app.set('trust proxy', deps.trustProxy.length > 0 ? deps.trustProxy : false);
   app.use(requestContext, deps.inFlight.track, securityHeaders, literalPathSegments);
   // Before the access log and the request records: an orchestrator asks every few seconds, and
   // those lines and records would say nothing but "still running" (decisions.md, [P11]).

@@ -1,10 +1,12 @@
 import { PasswordChangeRequest, parseOrThrow } from '@tm/contracts';
 import { Router } from 'express';
 import { changePassword, getAccount } from '../../../../domain/control/manage-account.js';
+import { clientAddressOf } from '../../client-address.js';
 import { accountOf } from '../../middleware/authenticate.js';
 import { jsonBody } from '../../middleware/json-body.js';
+import type { ControlDeps } from './control-deps.js';
 
-export function accountRoutes(): Router {
+export function accountRoutes(deps: ControlDeps): Router {
   const router = Router();
 
   router.get('/account', async (req, res) => {
@@ -12,7 +14,8 @@ export function accountRoutes(): Router {
   });
 
   router.post('/account/password', ...jsonBody, async (req, res) => {
-    await changePassword(accountOf(req), parseOrThrow(PasswordChangeRequest, req.body, 'password change'));
+    const passwords = parseOrThrow(PasswordChangeRequest, req.body, 'password change');
+    await changePassword(accountOf(req), passwords, clientAddressOf(req), deps);
     res.status(204).end();
   });
 

@@ -20,7 +20,7 @@ export function controlRoutes(auth: AuthDeps, deps: ControlDeps): Router {
   const signedIn = Router();
   // Bodies are parsed by the routes that take one: a stray body on a GET is ignored, not refused.
   signedIn.use(requireSession(auth));
-  signedIn.use(accountRoutes());
+  signedIn.use(accountRoutes(deps));
   signedIn.use('/users', userRoutes(deps));
   signedIn.use('/api-keys', apiKeyRoutes(deps));
   signedIn.use('/storage-connections', storageConnectionRoutes(deps));

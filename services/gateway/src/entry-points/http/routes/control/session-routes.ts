@@ -2,6 +2,7 @@ import { LoginRequest, parseOrThrow } from '@tm/contracts';
 import { Router } from 'express';
 import { login } from '../../../../domain/control/login.js';
 import { logout } from '../../../../domain/control/manage-account.js';
+import { clientAddressOf } from '../../client-address.js';
 import { type AuthDeps, accountOf, requireSession } from '../../middleware/authenticate.js';
 import { jsonBody } from '../../middleware/json-body.js';
 import type { ControlDeps } from './control-deps.js';
@@ -12,7 +13,7 @@ export function sessionRoutes(auth: AuthDeps, deps: ControlDeps): Router {
   /** Log in: email and password for a session token (shown once). */
   router.post('/sessions', ...jsonBody, async (req, res) => {
     const credentials = parseOrThrow(LoginRequest, req.body, 'login request');
-    res.status(201).json(await login(credentials, deps));
+    res.status(201).json(await login(credentials, clientAddressOf(req), deps));
   });
 
   /** Log out: the token stops working at once. */

@@ -1,0 +1,63 @@
+import { randomUUID } from 'node:crypto';
+import { describe, expect, it } from 'vitest';
+import { SESSIONS, suffix } from './support/control.js';
+import { createTenant } from './support/factories.js';
+import { useStack } from './support/stack.js';
+
+// [P14]: scrypt runs on libuv's small thread pool, shared with file reads and DNS. One hash at a time
+// and two waiting, so a burst overflows at once. Every request comes from 127.0.0.1, so the address
+// limit is set out of the way; an account allows exactly one burst of failures.
+const BURST = 24;
+const t = useStack({
+  gatewayEnv: {
+    PASSWORD_HASH_CONCURRENCY: '1',
+    PASSWORD_HASH_QUEUE: '2',
+    LOGIN_ATTEMPTS_PER_15_MINUTES: String(BURST),
+    LOGIN_ATTEMPTS_PER_ADDRESS_PER_15_MINUTES: '1000',
+  },
+});
+
+const login = (email: string, password: string) => t.api.post(SESSIONS, { body: { email, password } });
+
+describe('password hashing is bounded', () => {
+  it(`when ${BURST} logins arrive at once, then those beyond the hashing slots and their queue get a retryable 503 with Retry-After instead of all being hashed`, async () => {
+    const results = await Promise.all(
+      Array.from({ length: BURST }, () => login(`nobody-${suffix()}@example.test`, `wrong-${randomUUID()}`)),
+    );
+
+    const statuses = results.map((r) => r.status);
+    const refused = results.filter((r) => r.status === 503);
+    expect(statuses.filter((s) => s !== 401 && s !== 503)).toEqual([]);
+    expect(statuses.filter((s) => s === 401).length).toBeGreaterThanOrEqual(3); // the slot and the queue
+    expect(refused.length).toBeGreaterThan(0);
+    for (const res of refused) {
+      expect(res).toMatchObject({
+        status: 503,
+        headers: { 'retry-after': '1' },
+        body: {
+          error: 'Too many passwords are being checked right now; retry in a moment',
+          retryable: true,
+          request_id: expect.any(String),
+          details: { code: 'service_unavailable', request_id: expect.any(String) },
+        },
+      });
+      expect(res.body).not.toHaveProperty('token');
+    }
+  });
+
+  it('when a refused login is retried after the burst, then it is checked: the refusals were not counted as failed attempts', async () => {
+    const tenant = await createTenant();
+    // The owner's email, BURST times: exactly its allowance, so had the refused ones counted, the
+    // retry would be the allowance's next attempt and a 429.
+    const burst = await Promise.all(
+      Array.from({ length: BURST }, () => login(tenant.owner.email, `wrong-${randomUUID()}`)),
+    );
+
+    const retried = await login(tenant.owner.email, tenant.owner.password);
+
+    const statuses = burst.map((r) => r.status);
+    expect(statuses.filter((s) => s !== 401 && s !== 503)).toEqual([]);
+    expect(statuses.filter((s) => s === 503).length).toBeGreaterThan(0);
+    expect(retried).toMatchObject({ status: 201, body: { user: { id: tenant.user_id } } });
+  });
+});
