@@ -68,7 +68,11 @@ export function infrastructureRoutes(deps: InfrastructureDeps): Router {
     );
   });
   router.get('/events', reader, async (req, res) => {
-    const { limit, offset, cursor } = parseOrThrow(EventsQuery, req.query, 'events query');
+    const { limit, offset, cursor, operation, outcome, status, from, to } = parseOrThrow(
+      EventsQuery,
+      req.query,
+      'events query',
+    );
     const before = cursor === undefined ? null : decodeEventsCursor(cursor);
     if (cursor !== undefined && (before === null || offset > 0)) {
       const message = before
@@ -78,7 +82,19 @@ export function infrastructureRoutes(deps: InfrastructureDeps): Router {
         fields: [{ path: 'cursor', message }],
       });
     }
-    const page = await deps.telemetry.events({ tenant_id: readerOf(req).tenantId, limit, offset, before });
+    const page = await deps.telemetry.events({
+      tenant_id: readerOf(req).tenantId,
+      limit,
+      offset,
+      before,
+      filter: {
+        operation: operation ?? null,
+        outcome: outcome ?? null,
+        status: status ?? null,
+        from: from ?? null,
+        to: to ?? null,
+      },
+    });
     res.json({ contract_version: CONTRACT_VERSION, ...page });
   });
   router.get('/namespaces', reader, async (req, res) => {
