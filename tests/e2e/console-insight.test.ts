@@ -190,10 +190,10 @@ describe('the console: what happened and what it cost', () => {
           .allTextContents()
           .then((names) => names.map((name) => name.replace('Details of ', '')));
       await expect.poll(detailsOf, EVENTUALLY).toEqual([...recalls].reverse().slice(0, 25));
-      expect(await operations()).toEqual(Array(25).fill('memory.recall'));
+      await expect.poll(operations, EVENTUALLY).toEqual(Array(25).fill('memory.recall'));
       await page.getByRole('button', { name: 'Next page' }).click();
       await expect.poll(detailsOf, EVENTUALLY).toEqual([...recalls].reverse().slice(25));
-      expect(await operations()).toEqual(Array(5).fill('memory.recall'));
+      await expect.poll(operations, EVENTUALLY).toEqual(Array(5).fill('memory.recall'));
       await expect
         .poll(() => page.getByRole('button', { name: 'Next page' }).isDisabled(), EVENTUALLY)
         .toBe(true);

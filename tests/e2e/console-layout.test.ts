@@ -53,7 +53,7 @@ async function outside(container: Locator, parts: Locator): Promise<string[]> {
 }
 
 /** Tables whose box scrolls sideways (wider content than room) and the page's own width beyond the window. */
-const overflow = (page: Page) =>
+const overflow = (page: Page): Promise<{ page: number; tables: string[] }> =>
   page.evaluate(`(() => ({
     page: Math.max(0, document.documentElement.scrollWidth - window.innerWidth),
     tables: [...document.querySelectorAll('.table-scroll')]

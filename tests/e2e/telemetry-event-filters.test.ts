@@ -129,6 +129,16 @@ describe('GET /api/v1/infrastructure/events: filters on the server', () => {
     expect(await page(tenant.api_key, { from: since, operation: 'memory.write' })).toMatchObject(
       onePage([writes[0] as RequestEvent], total),
     );
+    // Any offset the format allows names the same instant (PostgreSQL itself refuses +23:59).
+    const farEast = new Date(Date.parse(to) + 23 * 3_600_000 + 59 * 60_000)
+      .toISOString()
+      .replace('Z', '+23:59');
+    expect(await page(tenant.api_key, { from, to: farEast })).toMatchObject(
+      onePage(
+        where((e) => e.occurred_at >= from && e.occurred_at < to),
+        total,
+      ),
+    );
     // Nothing matches: an empty page, not an error.
     expect(await page(tenant.api_key, { operation: 'template.create' })).toMatchObject(onePage([], total));
   });
@@ -220,12 +230,13 @@ describe('GET /api/v1/infrastructure/events: filters on the server', () => {
     const [myHistory, theirHistory] = [await traffic(mine.api_key), await traffic(theirs.api_key)];
     const theirIds = new Set(theirHistory.map((e) => e.request_id));
 
-    for (const query of [
+    const queries: Array<Record<string, string>> = [
       { operation: 'memory.recall' },
       { outcome: 'failed' },
       { operation: 'memory.write', outcome: 'accepted' },
       { from: new Date(Date.now() - 3_600_000).toISOString() },
-    ]) {
+    ];
+    for (const query of queries) {
       const answer = await page(mine.api_key, { ...query, limit: '500' });
       expect(answer.status).toBe(200);
       expect(answer.body.data.length).toBeGreaterThan(0);
@@ -257,6 +268,9 @@ describe('GET /api/v1/infrastructure/events: filters on the server', () => {
     [{ status: '600' }, 'status'],
     [{ status: '2xx' }, 'status'],
     [{ from: 'yesterday' }, 'from'],
+    [{ from: '2026-11-26' }, 'from'],
+    [{ from: '0000-01-01T00:00:00Z' }, 'from'],
+    [{ to: '9999-12-31T23:59:59-23:59' }, 'to'],
     [{ to: '2026-13-01T00:00:00Z' }, 'to'],
     [{ from: '2026-11-26T10:00:00Z', to: '2026-11-26T10:00:00Z' }, 'to'],
     [{ from: '2026-11-26T10:00:00Z', to: '2026-11-26T09:00:00Z' }, 'to'],

@@ -34,6 +34,22 @@ export const EventsFilter = z.object({
 });
 export type EventsFilter = z.infer<typeof EventsFilter>;
 
+/** The instants a time filter may name: PostgreSQL refuses year 0 and offsets past ±15:59 (a 500 otherwise). */
+const EVENTS_TIME_RANGE = {
+  min: Date.parse('1970-01-01T00:00:00Z'),
+  max: Date.parse('9999-12-31T00:00:00Z'),
+};
+
+/** A time filter: an ISO 8601 date-time with an offset, within EVENTS_TIME_RANGE. */
+const eventsTime = (name: string) =>
+  z.iso.datetime({ offset: true, message: `${name} must be an ISO 8601 date-time` }).refine((value) => {
+    const at = Date.parse(value);
+    return at >= EVENTS_TIME_RANGE.min && at <= EVENTS_TIME_RANGE.max;
+  }, `${name} must be between 1970-01-01 and 9999-12-31`);
+
+/** A time filter as the telemetry service receives it: the same instant in UTC, to the millisecond. */
+export const utcInstant = (value: string) => new Date(value).toISOString();
+
 /**
  * `?limit=&offset=&cursor=` of the events route, and its filters. Each filter narrows the listing on
  * the server, so paging (by offset or by cursor) walks the matching records only.
@@ -59,12 +75,10 @@ export const EventsQuery = z
     status: optionalQueryInteger('status', { min: 100, max: 599 }).meta({
       description: 'Only records answered with this HTTP status',
     }),
-    from: z.iso
-      .datetime({ offset: true, message: 'from must be an ISO 8601 date-time' })
+    from: eventsTime('from')
       .optional()
       .meta({ description: 'Only records at or after this time (ISO 8601)' }),
-    to: z.iso
-      .datetime({ offset: true, message: 'to must be an ISO 8601 date-time' })
+    to: eventsTime('to')
       .optional()
       .meta({ description: 'Only records before this time (ISO 8601, exclusive)' }),
   })

@@ -14,6 +14,7 @@ import {
   parseOrThrow,
   RUNTIME,
   UsageQuery,
+  utcInstant,
   WindowQuery,
 } from '@tm/contracts';
 import { Router } from 'express';
@@ -91,8 +92,9 @@ export function infrastructureRoutes(deps: InfrastructureDeps): Router {
         operation: operation ?? null,
         outcome: outcome ?? null,
         status: status ?? null,
-        from: from ?? null,
-        to: to ?? null,
+        // In UTC: the database refuses some offsets the ISO format allows (+23:59).
+        from: from === undefined ? null : utcInstant(from),
+        to: to === undefined ? null : utcInstant(to),
       },
     });
     res.json({ contract_version: CONTRACT_VERSION, ...page });
