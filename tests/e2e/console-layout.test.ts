@@ -3,6 +3,7 @@ import { describe, expect, it, vi } from 'vitest';
 import { goTo, logIn, openConsole, screenshot, useBrowser } from './support/browser.js';
 import { API_KEYS, controlSteps, suffix, USERS } from './support/control.js';
 import { EVENTUALLY } from './support/eventually.js';
+import { recallBody, uniqueKey, writeBody } from './support/factories.js';
 import { useStack } from './support/stack.js';
 
 // A browser test walks several pages; on two shared cores (a CI run beside it) one took over 30 s.
@@ -130,6 +131,15 @@ describe('the console at 1366 × 768', () => {
 
   it('when an owner walks every page, then no page and no table is wider than the window', async () => {
     const tenant = await tenantWithSession();
+    // Rows as long as the API allows where the pages list them: a namespace of 128 characters (one
+    // word), its write and recall (events, metrics, usage), a refused request and an unknown path.
+    const namespace = `layout-${'n'.repeat(100)}-${suffix()}`.slice(0, 128);
+    expect((await t.api.write(tenant.api_key, writeBody(namespace, 'a note'), uniqueKey())).status).toBe(200);
+    expect((await t.api.recall(tenant.api_key, recallBody(namespace, 'note'))).status).toBe(200);
+    expect((await t.api.recall(tenant.api_key, recallBody(namespace, 'note', { top_k: 0 }))).status).toBe(
+      400,
+    );
+    expect((await t.api.get(`/api/v1/${'x'.repeat(150)}`, { key: tenant.api_key })).status).toBe(404);
     const { page, errors, context } = await openConsole(b.browser, t.stack.url, WIDE);
     await logIn(page, tenant.owner.email, tenant.owner.password);
     const links = page.getByRole('navigation', { name: 'Console' }).getByRole('link');
@@ -139,6 +149,7 @@ describe('the console at 1366 × 768', () => {
       await goTo(page, label);
       // Whatever the page loads has arrived (its tables are drawn) before its width is measured.
       await page.waitForLoadState('networkidle');
+      await expect.poll(() => page.getByText(/^Loading/).count(), EVENTUALLY).toBe(0);
       await screenshot(page, `wide-${label.toLowerCase().replaceAll(/\W+/g, '-')}`);
       await expect
         .poll(async () => ({ label, ...(await overflow(page)) }), EVENTUALLY)
