@@ -1,6 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import type { RequestEvent } from '@tm/contracts';
 import { describe, expect, it } from 'vitest';
+import { TextMemory } from '../../libs/sdk/src/index.js';
 import { createTenant, recallBody, uniqueKey, uniqueNamespace, writeBody } from './support/factories.js';
 import { useStack } from './support/stack.js';
 import { allEvents, eventsWhen } from './support/telemetry.js';
@@ -223,6 +224,32 @@ describe('GET /api/v1/infrastructure/events: filters on the server', () => {
         },
       },
     ]);
+  });
+
+  it("when the SDK's events() iterator is given filters, then it follows the cursor with them and yields every match once", async () => {
+    const tenant = await createTenant();
+    const history = await traffic(tenant.api_key);
+    const tm = new TextMemory({ baseUrl: t.stack.url, apiKey: tenant.api_key });
+    const seen: string[] = [];
+    // Pages of one: without the filter on every page, the second page would hold a write.
+    for await (const event of tm.infrastructure.events({
+      operation: 'memory.recall',
+      outcome: 'accepted',
+      limit: 1,
+    }))
+      seen.push(event.request_id);
+    expect(seen).toEqual(
+      history
+        .filter((e) => e.operation === 'memory.recall' && e.outcome === 'accepted')
+        .map((e) => e.request_id),
+    );
+    expect(seen).toHaveLength(3);
+    const page = await tm.infrastructure.eventsPage({ outcome: 'failed' });
+    expect(page).toMatchObject({
+      contract_version: 'v1',
+      data: history.filter((e) => e.outcome === 'failed'),
+      paging: { returned: 1, has_more: false, next_cursor: null },
+    });
   });
 
   it("when two tenants make the same requests, then a filtered listing holds only the caller's records, with or without the other's cursor", async () => {
