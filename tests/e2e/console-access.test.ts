@@ -52,16 +52,17 @@ describe('the console: API keys', () => {
     await page.getByLabel('Name', { exact: true }).fill('browser-key');
     await page.getByRole('checkbox', { name: /export:read/ }).uncheck();
     await page.getByRole('button', { name: 'Create key' }).click();
+    await expect
+      .poll(() => secretIn(page, 'New API key browser-key'), EVENTUALLY)
+      .toMatch(/^tmk_\w{8}_\w{40}$/);
     const secret = (await secretIn(page, 'New API key browser-key')) ?? '';
-
-    expect(secret).toMatch(/^tmk_\w{8}_\w{40}$/);
-    expect(await page.getByRole('region', { name: 'New API key browser-key' }).textContent()).toContain(
-      'you will not see it again',
-    );
+    await expect
+      .poll(() => page.getByRole('region', { name: 'New API key browser-key' }).textContent(), EVENTUALLY)
+      .toContain('you will not see it again');
     // Announced in two words; the secret is read from the panel, whose heading has the focus.
-    expect((await liveRegions(page)).join(' ')).toContain('Key created');
+    await expect.poll(async () => (await liveRegions(page)).join(' '), EVENTUALLY).toContain('Key created');
     expect((await liveRegions(page)).join(' ')).not.toContain(secret);
-    expect(await focused(page)).toBe('H2 New API key browser-key');
+    await expect.poll(() => focused(page), EVENTUALLY).toBe('H2 New API key browser-key');
     expect(await writeWith(secret)).toMatchObject({ status: 200, body: { state: 'retained' } });
     const made = (await keysOf(tenant.session)).find((k) => k.name === 'browser-key');
     expect([...(made?.permissions ?? [])].sort()).toEqual([
@@ -81,17 +82,17 @@ describe('the console: API keys', () => {
 
     // Dismissed, the secret is gone from the page, and it was never in Web Storage.
     await page.getByRole('button', { name: 'I have stored it' }).click();
-    expect(await page.content()).not.toContain(secret);
+    await expect.poll(() => page.content(), EVENTUALLY).not.toContain(secret);
     expect(JSON.stringify(await webStorage(page))).not.toContain(secret);
 
     // Rotate: a new secret, shown once; the old one fails at once.
     await active.getByRole('button', { name: 'Rotate browser-key' }).click();
     await active.getByRole('button', { name: 'Rotate', exact: true }).click();
+    await expect.poll(() => secretIn(page, 'Rotated key browser-key'), EVENTUALLY).toMatch(/^tmk_/);
     const rotated = (await secretIn(page, 'Rotated key browser-key')) ?? '';
-    expect(rotated).toMatch(/^tmk_/);
     expect(rotated).not.toBe(secret);
     expect((await liveRegions(page)).join(' ')).not.toContain(rotated);
-    expect(await focused(page)).toBe('H2 Rotated key browser-key');
+    await expect.poll(() => focused(page), EVENTUALLY).toBe('H2 Rotated key browser-key');
     expect((await recallWith(rotated)).status).toBe(200);
     expect((await recallWith(secret)).status).toBe(401);
     const afterRotation = (await keysOf(tenant.session)).filter((k) => k.name === 'browser-key');
@@ -187,14 +188,14 @@ describe('the console: a key for the data pages', () => {
 
     await page.getByRole('button', { name: 'Create a key for the console' }).click();
     const panel = page.getByRole('region', { name: /^New API key console / });
+    await expect.poll(() => panel.locator('code.secret').textContent(), EVENTUALLY).toMatch(/^tmk_/);
     const secret = (await panel.locator('code.secret').textContent()) ?? '';
-    expect(secret).toMatch(/^tmk_/);
-    expect(await focused(page)).toMatch(/^H2 New API key console /);
+    await expect.poll(() => focused(page), EVENTUALLY).toMatch(/^H2 New API key console /);
     const picker = page.getByRole('region', { name: 'API key in use' });
-    expect(await picker.textContent()).toContain(secret.slice(0, 12));
-    expect(await picker.locator('.hint').textContent()).toContain(
-      'is listed on the API keys page, where it can be revoked',
-    );
+    await expect.poll(() => picker.textContent(), EVENTUALLY).toContain(secret.slice(0, 12));
+    await expect
+      .poll(() => picker.locator('.hint').last().textContent(), EVENTUALLY)
+      .toContain('is listed on the API keys page, where it can be revoked');
     // An owner's key would get all five by default; this one gets what the data pages use.
     const made = (await keysOf(tenant.session)).find((k) => k.name.startsWith('console '));
     expect(made).toMatchObject({ status: 'active' });
@@ -202,8 +203,10 @@ describe('the console: a key for the data pages', () => {
     expect((await writeWith(secret)).status).toBe(200);
 
     await panel.getByRole('button', { name: 'I have stored it' }).click();
-    expect(await page.content()).not.toContain(secret);
-    expect(await picker.textContent()).toContain(`Using API key ${secret.slice(0, 12)}`);
+    await expect.poll(() => page.content(), EVENTUALLY).not.toContain(secret);
+    await expect
+      .poll(() => picker.textContent(), EVENTUALLY)
+      .toContain(`Using API key ${secret.slice(0, 12)}`);
 
     await picker.getByRole('link', { name: 'API keys' }).click();
     await page.getByRole('heading', { name: 'API keys', level: 1 }).waitFor();
@@ -245,7 +248,7 @@ describe('the console: users and roles', () => {
     await expect.poll(() => page.getByText(`${email} is now viewer.`).isVisible(), EVENTUALLY).toBe(true);
     expect(await userOf()).toMatchObject({ role: 'viewer' });
     await expect
-      .poll(() => page.getByRole('region', { name: 'Roles', exact: true }).textContent())
+      .poll(() => page.getByRole('region', { name: 'Roles', exact: true }).textContent(), EVENTUALLY)
       .toContain('operator-tokens:manage');
     await screenshot(page, 'users');
     expect(errors).toEqual([]);
@@ -264,21 +267,22 @@ describe('the console: an admin and the owner', () => {
 
     // The developer's row is managed, with every role but owner.
     const developerRole = page.getByLabel(`Role of ${developer.email}`);
-    await developerRole.waitFor();
-    expect(await developerRole.locator('option').allTextContents()).toEqual(['admin', 'developer', 'viewer']);
-    expect(await page.getByRole('button', { name: `Disable ${developer.email}` }).count()).toBe(1);
+    await expect
+      .poll(() => developerRole.locator('option').allTextContents(), EVENTUALLY)
+      .toEqual(['admin', 'developer', 'viewer']);
+    await expect
+      .poll(() => page.getByRole('button', { name: `Disable ${developer.email}` }).count(), EVENTUALLY)
+      .toBe(1);
     // The owner's row shows the role and status only.
     const ownerRow = page.getByRole('row').filter({ hasText: tenant.owner.email });
-    expect(await ownerRow.getByRole('cell').first().textContent()).toBe('owner');
+    await expect.poll(() => ownerRow.getByRole('cell').first().textContent(), EVENTUALLY).toBe('owner');
     expect(await ownerRow.getByRole('combobox').count()).toBe(0);
     expect(await ownerRow.getByRole('button').count()).toBe(0);
     // Nor is a new user made an owner.
     await page.getByRole('button', { name: 'Add user' }).click();
-    expect(await page.getByLabel('Role', { exact: true }).locator('option').allTextContents()).toEqual([
-      'admin',
-      'developer',
-      'viewer',
-    ]);
+    await expect
+      .poll(() => page.getByLabel('Role', { exact: true }).locator('option').allTextContents(), EVENTUALLY)
+      .toEqual(['admin', 'developer', 'viewer']);
 
     // What the page does not offer, the API refuses.
     const session = await t.api.login(admin.email, admin.password);
@@ -320,7 +324,9 @@ describe('the console: storage connections', () => {
 
     const row = page.getByRole('row', { name: /warehouse/ });
     await expect.poll(() => row.textContent(), EVENTUALLY).toContain('secret configured');
-    expect(await row.textContent()).toContain('tm_app@db.example.test:6543/memories (ssl require)');
+    await expect
+      .poll(() => row.textContent(), EVENTUALLY)
+      .toContain('tm_app@db.example.test:6543/memories (ssl require)');
     expect(await page.content()).not.toContain(secret);
 
     await row.getByRole('button', { name: 'Disable warehouse' }).click();
@@ -369,7 +375,7 @@ describe('the console: consent', () => {
     await expect.poll(() => trail.getByRole('row').count(), EVENTUALLY).toBe(events.length + 1);
     for (const event of events.slice(0, 2)) {
       const row = trail.getByRole('row', { name: new RegExp(event.request_id) });
-      expect(await row.textContent()).toMatch(new RegExp(`${event.state}.*you`));
+      await expect.poll(() => row.textContent(), EVENTUALLY).toMatch(new RegExp(`${event.state}.*you`));
     }
     await screenshot(page, 'consent');
     expect(errors).toEqual([]);
@@ -385,7 +391,7 @@ describe('the console: account', () => {
     await logIn(page, tenant.owner.email, tenant.owner.password);
     await goTo(page, 'Account');
     await expect
-      .poll(() => page.getByRole('region', { name: 'Signed in' }).textContent())
+      .poll(() => page.getByRole('region', { name: 'Signed in' }).textContent(), EVENTUALLY)
       .toContain(tenant.tenant_id);
     await screenshot(page, 'account');
 
@@ -444,11 +450,11 @@ describe('the console: operator tokens', () => {
     await page.getByLabel('Name', { exact: true }).fill('diagnostics');
     await page.getByLabel(/Expires after/).fill('48');
     await page.getByRole('button', { name: 'Issue token' }).click();
+    await expect.poll(() => secretIn(page, 'New operator token diagnostics'), EVENTUALLY).toMatch(/^tmo_/);
     const token = (await secretIn(page, 'New operator token diagnostics')) ?? '';
-    expect(token).toMatch(/^tmo_/);
-    expect((await liveRegions(page)).join(' ')).toContain('Token issued');
+    await expect.poll(async () => (await liveRegions(page)).join(' '), EVENTUALLY).toContain('Token issued');
     expect((await liveRegions(page)).join(' ')).not.toContain(token);
-    expect(await focused(page)).toBe('H2 New operator token diagnostics');
+    await expect.poll(() => focused(page), EVENTUALLY).toBe('H2 New operator token diagnostics');
     const issued = (await t.api.get(OPERATOR_TOKENS, { key: tenant.session })).body.data[0];
     const hours = (Date.parse(issued.expires_at) - Date.parse(issued.created_at)) / 3_600_000;
     expect(Math.round(hours)).toBe(48);

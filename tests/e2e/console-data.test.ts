@@ -42,20 +42,20 @@ describe('the console: data pages through an API key', () => {
       await goTo(page, 'Playground');
       await createConsoleKey(page);
       // The key's secret is shown once, and never stored in the browser.
+      await expect.poll(() => page.locator('code.secret').textContent(), EVENTUALLY).toMatch(/^tmk_/);
       const secret = (await page.locator('code.secret').textContent()) ?? '';
-      expect(secret).toMatch(/^tmk_/);
       const stored = await page.evaluate('JSON.stringify({ ...sessionStorage, ...localStorage })');
       expect(String(stored)).not.toContain(secret);
 
       const write = page.getByRole('region', { name: 'Write', exact: true });
       await write.getByLabel('Namespace').fill(namespace);
       await write.getByLabel('Text').fill(text);
-      expect(await write.getByLabel(/Event id/).inputValue()).toMatch(/^evt_/);
+      await expect.poll(() => write.getByLabel(/Event id/).inputValue(), EVENTUALLY).toMatch(/^evt_/);
       await write.getByRole('button', { name: 'Write' }).click();
       const written = page.getByRole('region', { name: 'Write answer' });
       await expect.poll(() => written.textContent(), EVENTUALLY).toContain('retained');
-      expect(await written.textContent()).toContain('memorized');
-      expect(await written.textContent()).toContain('deterministic-lexical-v1');
+      await expect.poll(() => written.textContent(), EVENTUALLY).toContain('memorized');
+      await expect.poll(() => written.textContent(), EVENTUALLY).toContain('deterministic-lexical-v1');
 
       const recall = page.getByRole('region', { name: 'Recall', exact: true });
       await recall.getByLabel('Namespace').fill(namespace);
@@ -63,8 +63,8 @@ describe('the console: data pages through an API key', () => {
       await recall.getByRole('button', { name: 'Recall' }).click();
       const recalled = page.getByRole('region', { name: 'Recall answer' });
       await expect.poll(() => recalled.getByRole('rowheader').first().textContent(), EVENTUALLY).toBe(text);
-      expect(await recalled.textContent()).toContain('matched');
-      expect(await recalled.locator('pre').textContent()).toContain(text);
+      await expect.poll(() => recalled.textContent(), EVENTUALLY).toContain('matched');
+      await expect.poll(() => recalled.locator('pre').textContent(), EVENTUALLY).toContain(text);
       await screenshot(page, 'playground');
       // The API's own recall finds what the page wrote.
       const viaApi = await t.api.recall(tenant.api_key, recallBody(namespace, 'lighthouse'));
@@ -88,7 +88,7 @@ describe('the console: data pages through an API key', () => {
       const confirm = page.getByRole('form', { name: 'Confirm: Delete namespace' });
       const button = confirm.getByRole('button', { name: 'Delete namespace' });
       await confirm.getByLabel(/to delete namespace/).fill(namespace.slice(0, -1));
-      expect(await button.isDisabled()).toBe(true);
+      await expect.poll(() => button.isDisabled(), EVENTUALLY).toBe(true);
       await confirm.getByLabel(/to delete namespace/).fill(namespace);
       await screenshot(page, 'namespaces-delete');
       await button.click();
@@ -114,7 +114,7 @@ describe('the console: data pages through an API key', () => {
       await recall.getByLabel('Cue').fill('lighthouse');
       await recall.getByRole('button', { name: 'Recall' }).click();
       await expect.poll(() => recall.getByRole('alert').textContent(), EVENTUALLY).toContain('HTTP 401');
-      expect(await recall.textContent()).toContain('unknown, revoked');
+      await expect.poll(() => recall.textContent(), EVENTUALLY).toContain('unknown, revoked');
       await screenshot(page, 'playground-revoked-key');
       expect(errors).toEqual([]);
       await context.close();
@@ -139,18 +139,22 @@ describe('the console: data pages through an API key', () => {
         'note,city\nAda met the harbour master,Lisbon\n,Porto\nGrace fixed the tide clock,Faro\n',
         namespace,
       );
-      expect(await job.textContent()).toMatch(/Rows3/);
-      expect(await job.textContent()).toMatch(/Rows rendering empty1/);
-      expect(await job.textContent()).toMatch(/Estimated cost\$/);
+      await expect.poll(() => job.textContent(), EVENTUALLY).toMatch(/Rows3/);
+      await expect.poll(() => job.textContent(), EVENTUALLY).toMatch(/Rows rendering empty1/);
+      await expect.poll(() => job.textContent(), EVENTUALLY).toMatch(/Estimated cost\$/);
       await screenshot(page, 'imports-estimate');
 
       await job.getByRole('button', { name: 'Start import of 3 rows' }).click();
       await expect.poll(() => job.textContent(), EVENTUALLY).toContain('completed');
-      expect(await job.textContent()).toContain('3 of 3 rows processed: 2 retained, 1 failed.');
-      expect(await job.getByRole('progressbar', { name: 'Progress' }).getAttribute('value')).toBe('3');
+      await expect
+        .poll(() => job.textContent(), EVENTUALLY)
+        .toContain('3 of 3 rows processed: 2 retained, 1 failed.');
+      await expect
+        .poll(() => job.getByRole('progressbar', { name: 'Progress' }).getAttribute('value'), EVENTUALLY)
+        .toBe('3');
       const failures = job.getByRole('table', { name: /Failed rows/ });
       await expect.poll(() => failures.getByRole('row').count(), EVENTUALLY).toBe(2);
-      expect(await failures.textContent()).toContain('empty_render');
+      await expect.poll(() => failures.textContent(), EVENTUALLY).toContain('empty_render');
       await screenshot(page, 'imports');
       const imported = await t.api.recall(tenant.api_key, recallBody(namespace, 'harbour tide'));
       expect(imported.body.related.map((r: { text: string }) => r.text).sort()).toEqual([
@@ -203,8 +207,10 @@ describe('the console: data pages through an API key', () => {
         .poll(() => job.getByRole('status').textContent(), EVENTUALLY)
         .toContain("Could not read the import's progress (Service unavailable); trying again in 2 s.");
       await expect.poll(() => job.textContent(), EVENTUALLY).toContain('completed');
-      expect(await job.textContent()).toContain('3 of 3 rows processed: 2 retained, 1 failed.');
-      expect(await job.getByRole('status').count()).toBe(0);
+      await expect
+        .poll(() => job.textContent(), EVENTUALLY)
+        .toContain('3 of 3 rows processed: 2 retained, 1 failed.');
+      await expect.poll(() => job.getByRole('status').count(), EVENTUALLY).toBe(0);
       expect(refused).toBeGreaterThanOrEqual(3);
       await page.unrouteAll();
       const viaApi = await t.api.get(`/v1/imports/${id}`, { key: tenant.api_key });
@@ -213,10 +219,12 @@ describe('the console: data pages through an API key', () => {
       const shown = async () => {
         const reopened = page.getByRole('region', { name: /Import of tides.csv/ });
         await expect.poll(() => reopened.textContent(), EVENTUALLY).toContain('completed');
-        expect(await reopened.textContent()).toContain('3 of 3 rows processed: 2 retained, 1 failed.');
+        await expect
+          .poll(() => reopened.textContent(), EVENTUALLY)
+          .toContain('3 of 3 rows processed: 2 retained, 1 failed.');
         const failures = reopened.getByRole('table', { name: /Failed rows/ });
         await expect.poll(() => failures.getByRole('row').count(), EVENTUALLY).toBe(2);
-        expect(await failures.textContent()).toContain('empty_render');
+        await expect.poll(() => failures.textContent(), EVENTUALLY).toContain('empty_render');
         return reopened;
       };
       // Away and back through the navigation (whose link has no ?import=): the import is open again.
@@ -274,7 +282,7 @@ describe('the console: data pages through an API key', () => {
 
       await page.getByRole('radio', { name: 'A hub dataset' }).check();
       await page.getByLabel('Dataset id (owner/name)').fill(dataset);
-      expect(await page.getByLabel('Split').inputValue()).toBe('train');
+      await expect.poll(() => page.getByLabel('Split').inputValue(), EVENTUALLY).toBe('train');
       const tokenField = page.getByLabel(/^Hub token/);
       expect(await tokenField.getAttribute('type')).toBe('password');
       await tokenField.fill(token);
@@ -283,15 +291,15 @@ describe('the console: data pages through an API key', () => {
       await page.getByRole('button', { name: 'Estimate the dataset' }).click();
       const job = page.getByRole('region', { name: `Import of ${dataset} (default/train)` });
       await expect.poll(() => job.textContent(), EVENTUALLY).toContain('estimated');
-      expect(await job.textContent()).toMatch(/Rows5/);
-      expect(await job.textContent()).toContain(`Dataset revision ${'a'.repeat(40)}`);
+      await expect.poll(() => job.textContent(), EVENTUALLY).toMatch(/Rows5/);
+      await expect.poll(() => job.textContent(), EVENTUALLY).toContain(`Dataset revision ${'a'.repeat(40)}`);
       // The token went to the hub, and stays neither in the form nor anywhere the page keeps things.
       expect(
         hub.requests.some(
           (r) => r.url.includes(encodeURIComponent(dataset)) && r.authorization === `Bearer ${token}`,
         ),
       ).toBe(true);
-      expect(await tokenField.inputValue()).toBe('');
+      await expect.poll(() => tokenField.inputValue(), EVENTUALLY).toBe('');
       const stored = await page.evaluate(
         'JSON.stringify({ ...sessionStorage, ...localStorage }) + document.cookie',
       );
@@ -300,10 +308,12 @@ describe('the console: data pages through an API key', () => {
 
       await job.getByRole('button', { name: 'Start import of 5 rows' }).click();
       await expect.poll(() => job.textContent(), EVENTUALLY).toContain('completed');
-      expect(await job.textContent()).toContain('5 of 5 rows processed: 4 retained, 1 failed.');
+      await expect
+        .poll(() => job.textContent(), EVENTUALLY)
+        .toContain('5 of 5 rows processed: 4 retained, 1 failed.');
       const failures = job.getByRole('table', { name: /Failed rows/ });
       await expect.poll(() => failures.getByRole('row').count(), EVENTUALLY).toBe(2);
-      expect(await failures.textContent()).toContain('empty_render');
+      await expect.poll(() => failures.textContent(), EVENTUALLY).toContain('empty_render');
       await screenshot(page, 'imports-dataset');
       const id = new URL(page.url()).searchParams.get('import') ?? '';
       const viaApi = await t.api.get(`/v1/imports/${id}`, { key: tenant.api_key });
@@ -441,11 +451,8 @@ describe('the console: data pages through an API key', () => {
         .first()
         .click();
       await expect
-        .poll(() => market.getByRole('region', { name: 'Template definition' }).isVisible())
-        .toBe(true);
-      expect(await market.getByRole('region', { name: 'Template definition' }).textContent()).toContain(
-        'meetings',
-      );
+        .poll(() => market.getByRole('region', { name: 'Template definition' }).textContent(), EVENTUALLY)
+        .toContain('meetings');
       await screenshot(page, 'templates');
       expect(errors).toEqual([]);
       await context.close();
@@ -494,8 +501,9 @@ describe('the console: data pages through an API key', () => {
       await expect.poll(() => row.getByRole('cell').first().textContent(), EVENTUALLY).toBe('1');
       expect(await page.getByRole('button', { name: /^(Export|Delete) / }).count()).toBe(0);
       expect(await page.getByRole('region', { name: 'API key in use' }).count()).toBe(0);
-      const width = Number(await page.evaluate('document.documentElement.scrollWidth'));
-      expect(width).toBeLessThanOrEqual(PHONE.width);
+      await expect
+        .poll(async () => Number(await page.evaluate('document.documentElement.scrollWidth')), EVENTUALLY)
+        .toBeLessThanOrEqual(PHONE.width);
       await screenshot(page, 'namespaces-viewer-phone');
       // Typed in the address bar, the playground says the role does not allow it, and offers no key.
       await page.goto('/console/playground');

@@ -45,9 +45,8 @@ describe('the console: a new tenant from login to deleting its namespace', () =>
       await page.getByLabel('Name', { exact: true }).fill('journey-key');
       await page.getByRole('button', { name: 'Create key' }).click();
       const created = page.getByRole('region', { name: 'New API key journey-key' });
-      await created.waitFor();
+      await expect.poll(() => created.locator('code.secret').textContent(), EVENTUALLY).toMatch(/^tmk_/);
       const secret = (await created.locator('code.secret').textContent()) ?? '';
-      expect(secret).toMatch(/^tmk_/);
       await screenshot(page, 'journey-api-keys');
       await page.getByRole('button', { name: 'I have stored it' }).click();
 
@@ -63,6 +62,7 @@ describe('the console: a new tenant from login to deleting its namespace', () =>
       const written = page.getByRole('region', { name: 'Write answer' });
       await expect.poll(() => written.textContent(), EVENTUALLY).toContain('retained');
       // The answer names its request: the events page must show that very request.
+      await expect.poll(() => written.textContent(), EVENTUALLY).toMatch(/Request id\s*req_/);
       const requestId = /Request id\s*(req_[0-9a-f-]{36})/.exec((await written.textContent()) ?? '')?.[1];
       expect(requestId).toBeDefined();
       const recall = page.getByRole('region', { name: 'Recall', exact: true });
@@ -123,7 +123,9 @@ describe('the console: a new tenant from login to deleting its namespace', () =>
       );
       await job.getByRole('button', { name: 'Start import of 2 rows' }).click();
       await expect.poll(() => job.textContent(), EVENTUALLY).toContain('completed');
-      expect(await job.textContent()).toContain('2 of 2 rows processed: 2 retained, 0 failed.');
+      await expect
+        .poll(() => job.textContent(), EVENTUALLY)
+        .toContain('2 of 2 rows processed: 2 retained, 0 failed.');
       await screenshot(page, 'journey-import');
 
       // The namespace now holds three records; delete it by typing its name.

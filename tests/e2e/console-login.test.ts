@@ -102,8 +102,11 @@ describe('the console at /console: logging in', () => {
 
     const nav = page.getByRole('navigation', { name: 'Console' });
     await expect.poll(() => nav.isVisible(), EVENTUALLY).toBe(true);
-    const [navBox, mainBox] = [await nav.boundingBox(), await page.locator('main').boundingBox()];
-    expect(navBox && mainBox && navBox.y < mainBox.y && navBox.width <= PHONE.width).toBe(true);
+    const above = async () => {
+      const [navBox, mainBox] = [await nav.boundingBox(), await page.locator('main').boundingBox()];
+      return Boolean(navBox && mainBox && navBox.y < mainBox.y && navBox.width <= PHONE.width);
+    };
+    await expect.poll(above, EVENTUALLY).toBe(true);
     await screenshot(page, 'overview-phone');
     expect(errors).toEqual([]);
     await context.close();
@@ -150,7 +153,7 @@ describe('the console at /console: logging in', () => {
     await expect
       .poll(() => page.getByRole('button', { name: 'Try again' }).isVisible(), EVENTUALLY)
       .toBe(true);
-    expect(await page.getByRole('alert').textContent()).toContain('HTTP 503');
+    await expect.poll(() => page.getByRole('alert').textContent(), EVENTUALLY).toContain('HTTP 503');
     expect(await tokenIn(page)).toBe(token);
     await screenshot(page, 'session-check-failed');
 
@@ -225,7 +228,7 @@ describe('the console at /console: logging in', () => {
     await page.getByLabel('Window').selectOption({ label: 'last 30 d' });
 
     await expect.poll(() => page.getByRole('alert').first().textContent(), EVENTUALLY).toContain('HTTP 503');
-    expect(await quality.isVisible()).toBe(false);
+    await expect.poll(() => quality.isVisible(), EVENTUALLY).toBe(false);
     expect(errors.filter((e) => !/status of 503/.test(e))).toEqual([]);
     await context.close();
   });

@@ -48,11 +48,19 @@ async function openSmokeTest(page: Page, user: { email: string; password: string
   return section;
 }
 
-/** Runs the smoke test with `operatorToken` in its field (empty: none is sent). */
+/**
+ * Runs the smoke test with `operatorToken` in its field (empty: none is sent), and waits for the
+ * route's answer: what the page shows next is this run's, never the one before.
+ */
 async function run(page: Page, operatorToken: string) {
   const section = smokeSection(page);
   await section.getByLabel('Operator token').fill(operatorToken);
-  await section.getByRole('button', { name: 'Run smoke test' }).click();
+  await Promise.all([
+    page.waitForResponse(
+      (response) => new URL(response.url()).pathname === '/api/v1/infrastructure/smoke-test',
+    ),
+    section.getByRole('button', { name: 'Run smoke test' }).click(),
+  ]);
 }
 
 /** The cells of the report table's row for `step`. */
@@ -75,18 +83,19 @@ describe('the console: smoke test', () => {
     const report = section.getByRole('region', { name: 'Smoke test report' });
     await expect.poll(() => report.textContent(), EVENTUALLY).toContain('All steps passed.');
     for (const step of ['write', 'recall', 'delete']) {
-      const [name, outcome, detail, latency] = await stepRow(page, step);
-      expect([name, outcome]).toEqual([step, 'passed']);
-      expect(detail).not.toBe('');
-      expect(latency).toMatch(/^\d+\.\d$/);
+      await expect
+        .poll(() => stepRow(page, step), EVENTUALLY)
+        .toEqual([step, 'passed', expect.stringMatching(/./), expect.stringMatching(/^\d+\.\d$/)]);
     }
     expect(await section.getByRole('alert').count()).toBe(0);
     await screenshot(page, 'smoke-test');
 
     // The run the page shows is the one the API recorded: its request, by this key, and its namespace left empty.
+    await expect
+      .poll(() => report.locator('code').first().textContent(), EVENTUALLY)
+      .toMatch(/^tm-smoke-test\/.+/);
     const requestId = (await report.locator('code').nth(1).textContent()) ?? '';
     const namespace = (await report.locator('code').first().textContent()) ?? '';
-    expect(namespace).toMatch(/^tm-smoke-test\/.+/);
     const events = await eventsFor(t.api, tenant.session, [requestId]);
     expect(events.find((e) => e.request_id === requestId)).toMatchObject({
       operation: 'infrastructure.smoke_test',
@@ -116,10 +125,10 @@ describe('the console: smoke test', () => {
       await run(page, operatorToken);
       const alert = section.getByRole('alert');
       await expect.poll(() => alert.textContent(), EVENTUALLY).toContain('operator_capability_required');
-      expect(await alert.textContent()).toContain(
-        'This diagnostic needs a valid operator token (X-Operator-Token) for your tenant',
-      );
-      expect(await alert.textContent()).toContain('HTTP 403');
+      await expect
+        .poll(() => alert.textContent(), EVENTUALLY)
+        .toContain('This diagnostic needs a valid operator token (X-Operator-Token) for your tenant');
+      await expect.poll(() => alert.textContent(), EVENTUALLY).toContain('HTTP 403');
       expect(await section.getByRole('region', { name: 'Smoke test report' }).count()).toBe(0);
       expect(await section.getByRole('table').count()).toBe(0);
     }
@@ -139,7 +148,7 @@ describe('the console: smoke test', () => {
     await run(page, tenant.operatorToken);
     const alert = section.getByRole('alert');
     await expect.poll(() => alert.textContent(), EVENTUALLY).toContain('consent_required');
-    expect(await alert.textContent()).toContain('HTTP 403');
+    await expect.poll(() => alert.textContent(), EVENTUALLY).toContain('HTTP 403');
     expect(await section.getByRole('region', { name: 'Smoke test report' }).count()).toBe(0);
     await screenshot(page, 'smoke-test-consent-revoked');
     expect(await smokeRecordsOf(tenant.tenant_id)).toBe(0);
@@ -189,16 +198,15 @@ describe('the console: smoke test', () => {
     await expect
       .poll(() => alert.textContent(), EVENTUALLY)
       .toContain('The smoke test failed at its recall step');
-    expect(await alert.textContent()).toContain('HTTP 503 · service_unavailable');
+    await expect.poll(() => alert.textContent(), EVENTUALLY).toContain('HTTP 503 · service_unavailable');
     const report = section.getByRole('region', { name: 'Smoke test report' });
     await expect.poll(() => report.textContent(), EVENTUALLY).toContain('Failed: recall.');
-    expect(await stepRow(page, 'recall')).toEqual([
-      'recall',
-      'failed',
-      'internal_error: recall did not return the written record',
-      '3.1',
-    ]);
-    expect((await stepRow(page, 'write')).slice(0, 2)).toEqual(['write', 'passed']);
+    await expect
+      .poll(() => stepRow(page, 'recall'), EVENTUALLY)
+      .toEqual(['recall', 'failed', 'internal_error: recall did not return the written record', '3.1']);
+    await expect
+      .poll(async () => (await stepRow(page, 'write')).slice(0, 2), EVENTUALLY)
+      .toEqual(['write', 'passed']);
     await screenshot(page, 'smoke-test-failed-step');
     expect(sent).toBe(1);
     await page.unrouteAll();

@@ -1,6 +1,6 @@
 import { z } from 'zod';
 import { USAGE_WINDOW_MINUTES, WindowMinutes } from './billing.js';
-import { queryInteger } from './query-integer.js';
+import { optionalQueryInteger, queryInteger } from './query-integer.js';
 import { RecordBillingState, RequestOutcome } from './request-record.js';
 import { CONTRACT_VERSION } from './runtime.js';
 import {
@@ -17,18 +17,75 @@ import {
 
 export const EVENTS_PAGE = { default: 100, max: 500 } as const;
 
-/** `?limit=&offset=` of the events route. */
-export const EventsQuery = z.strictObject({
-  limit: queryInteger('limit', { min: 1, ...EVENTS_PAGE }),
-  offset: queryInteger('offset', { min: 0, max: 10_000_000, default: 0 }),
-  cursor: z
-    .string()
-    .regex(/^[A-Za-z0-9_-]{1,200}$/, 'cursor must be a next_cursor this route returned')
-    .optional()
-    .meta({
-      description: "A page's `next_cursor`: the page after it, by keyset (cost independent of depth)",
-    }),
+/** An operation as request records name it (`memory.recall`, `template.memory.create`). */
+const OPERATION_NAME = /^[a-z][a-z0-9_]*(\.[a-z][a-z0-9_]*)*$/;
+/** The longest operation name a record holds (request-record.ts). */
+export const OPERATION_MAX = 100;
+
+/** The events route's filters, as the telemetry service applies them (null: not filtered). */
+export const EventsFilter = z.object({
+  operation: z.string().max(OPERATION_MAX).nullable().default(null),
+  outcome: RequestOutcome.nullable().default(null),
+  status: z.number().int().min(100).max(599).nullable().default(null),
+  /** Inclusive. */
+  from: z.iso.datetime({ offset: true }).nullable().default(null),
+  /** Exclusive. */
+  to: z.iso.datetime({ offset: true }).nullable().default(null),
 });
+export type EventsFilter = z.infer<typeof EventsFilter>;
+
+/** The instants a time filter may name: PostgreSQL refuses year 0 and offsets past ±15:59 (a 500 otherwise). */
+const EVENTS_TIME_RANGE = {
+  min: Date.parse('1970-01-01T00:00:00Z'),
+  max: Date.parse('9999-12-31T00:00:00Z'),
+};
+
+/** A time filter: an ISO 8601 date-time with an offset, within EVENTS_TIME_RANGE. */
+const eventsTime = (name: string) =>
+  z.iso.datetime({ offset: true, message: `${name} must be an ISO 8601 date-time` }).refine((value) => {
+    const at = Date.parse(value);
+    return at >= EVENTS_TIME_RANGE.min && at <= EVENTS_TIME_RANGE.max;
+  }, `${name} must be between 1970-01-01 and 9999-12-31`);
+
+/** A time filter as the telemetry service receives it: the same instant in UTC, to the millisecond. */
+export const utcInstant = (value: string) => new Date(value).toISOString();
+
+/**
+ * `?limit=&offset=&cursor=` of the events route, and its filters. Each filter narrows the listing on
+ * the server, so paging (by offset or by cursor) walks the matching records only.
+ */
+export const EventsQuery = z
+  .strictObject({
+    limit: queryInteger('limit', { min: 1, ...EVENTS_PAGE }),
+    offset: queryInteger('offset', { min: 0, max: 10_000_000, default: 0 }),
+    cursor: z
+      .string()
+      .regex(/^[A-Za-z0-9_-]{1,200}$/, 'cursor must be a next_cursor this route returned')
+      .optional()
+      .meta({
+        description: "A page's `next_cursor`: the page after it, by keyset (cost independent of depth)",
+      }),
+    operation: z
+      .string()
+      .max(OPERATION_MAX, `operation must be at most ${OPERATION_MAX} characters`)
+      .regex(OPERATION_NAME, 'operation must be an operation name such as memory.recall')
+      .optional()
+      .meta({ description: 'Only records of this operation (`memory.write`, `memory.recall`…)' }),
+    outcome: RequestOutcome.optional().meta({ description: 'Only records with this outcome' }),
+    status: optionalQueryInteger('status', { min: 100, max: 599 }).meta({
+      description: 'Only records answered with this HTTP status',
+    }),
+    from: eventsTime('from')
+      .optional()
+      .meta({ description: 'Only records at or after this time (ISO 8601)' }),
+    to: eventsTime('to')
+      .optional()
+      .meta({ description: 'Only records before this time (ISO 8601, exclusive)' }),
+  })
+  .superRefine((q, ctx) => {
+    if (q.from !== undefined && q.to !== undefined && Date.parse(q.to) <= Date.parse(q.from))
+      ctx.addIssue({ code: 'custom', path: ['to'], message: 'to must be later than from' });
+  });
 
 /** Where a keyset page of events starts: just older than this record. */
 export interface EventsCursor {
@@ -90,7 +147,10 @@ export const EventsPage = z
       limit: z.number().int(),
       offset: z.number().int(),
       returned: z.number().int(),
-      total: z.number().int().meta({ description: 'Records in the history now' }),
+      total: z
+        .number()
+        .int()
+        .meta({ description: 'Records in the history now, whatever the filters (not the matching ones)' }),
       has_more: z.boolean(),
       next_offset: z.number().int().nullable().meta({ description: 'Null when paging by cursor' }),
       next_cursor: z
@@ -292,6 +352,8 @@ export const EventsListMessage = z.object({
   offset: z.number().int().min(0),
   /** Keyset paging: records strictly older than this one (offset is then 0). */
   before: z.object({ occurred_at: z.iso.datetime(), record_id: z.uuid() }).nullable().default(null),
+  /** Left out (a gateway older than [P14]): nothing filtered. */
+  filter: EventsFilter.default(EventsFilter.parse({})),
 });
 export type EventsListMessage = z.infer<typeof EventsListMessage>;
 

@@ -1,4 +1,3 @@
-import type { Schemas } from '@text-memory/sdk';
 import { type FormEvent, useId, useState } from 'react';
 import { Link } from 'react-router';
 import { useDataKey } from '../session/data-key-context.js';
@@ -7,44 +6,38 @@ import { ErrorNotice } from './error-notice.js';
 import { SecretShownOnce } from './secret-shown-once.js';
 
 /**
- * What the data pages do with the key (write, recall, delete a namespace): a console key holds no more,
- * so not telemetry:read nor an owner's export:read, whatever its creator's role would give by default.
- */
-const DATA_PAGE_PERMISSIONS: Schemas['ApiKey']['permissions'] = [
-  'memory:write',
-  'memory:recall',
-  'memory:delete',
-];
-
-/**
- * Chooses the API key a data-plane page uses: paste one, or create one for this console (its secret is
- * shown once, as on the keys page). Shown by every page that writes, recalls, imports or deletes.
+ * Chooses the API key a data-plane page uses. A role that may create keys is offered the console's own
+ * key for this tab first, in one click (its secret is shown once, as on the keys page); pasting a key
+ * is the other way, and the only one for the others. Shown by every page that writes, recalls, imports
+ * or deletes.
  */
 export function DataKeyPicker() {
-  const { client: session, can } = useSession();
-  const { prefix, chooseKey } = useDataKey();
+  const { can } = useSession();
+  const { prefix, ownKey, chooseKey, takeOwnKey } = useDataKey();
   const [pasted, setPasted] = useState('');
-  const [created, setCreated] = useState<{ name: string; key: string }>();
+  const [shown, setShown] = useState<{ name: string; key: string }>();
+  const [busy, setBusy] = useState(false);
   const [error, setError] = useState<unknown>();
   const id = useId();
+  const mayCreate = can('keys:manage');
 
   const paste = (event: FormEvent) => {
     event.preventDefault();
     chooseKey(pasted);
     setPasted('');
   };
-  const create = async () => {
+  const takeTabKey = async () => {
     setError(undefined);
+    setBusy(true);
     try {
-      const answer = await session.control.apiKeys.create({
-        name: `console ${new Date().toISOString()}`,
-        // Within the role too: the server refuses a permission the role does not hold.
-        permissions: DATA_PAGE_PERMISSIONS.filter((permission) => can(permission)),
-      });
-      setCreated({ name: answer.name, key: answer.key });
-      chooseKey(answer.key);
+      const had = ownKey !== undefined;
+      const made = await takeOwnKey();
+      // A new key's secret is shown once; taking back the tab's key shows nothing new.
+      if (!had) setShown(made);
     } catch (e) {
       setError(e);
+    } finally {
+      setBusy(false);
     }
   };
 
@@ -52,47 +45,57 @@ export function DataKeyPicker() {
     <section className="card data-key" aria-label="API key in use">
       {prefix ? (
         <p>
-          Using API key <code>{prefix}…</code>{' '}
+          Using API key <code>{prefix}…</code>
+          {ownKey && prefix === ownKey.key.slice(0, 12) && <> (this tab's key, {ownKey.name})</>}{' '}
           <button type="button" className="button-link" onClick={() => chooseKey(undefined)}>
             Use another key
           </button>
         </p>
       ) : (
-        <form onSubmit={paste} className="row">
-          <label htmlFor={id}>API key for data calls</label>
-          <input
-            id={id}
-            type="password"
-            autoComplete="off"
-            placeholder="tmk_…"
-            value={pasted}
-            onChange={(e) => setPasted(e.target.value)}
-          />
-          <button type="submit" disabled={!pasted.trim()}>
-            Use key
-          </button>
-          {can('keys:manage') && (
-            <button type="button" className="button-secondary" onClick={create}>
-              Create a key for the console
-            </button>
+        <>
+          {mayCreate && (
+            <div className="row">
+              <button type="button" onClick={() => void takeTabKey()} disabled={busy}>
+                {ownKey ? `Use this tab's key (${ownKey.key.slice(0, 12)}…)` : 'Create a key for the console'}
+              </button>
+              <span className="hint">
+                {ownKey
+                  ? 'The key this console created for the tab.'
+                  : 'One click: a key for this tab that can write, recall and delete, nothing else.'}
+              </span>
+            </div>
           )}
-        </form>
+          <form onSubmit={paste} className="row">
+            <label htmlFor={id}>API key for data calls</label>
+            <input
+              id={id}
+              type="password"
+              autoComplete="off"
+              placeholder="tmk_…"
+              value={pasted}
+              onChange={(e) => setPasted(e.target.value)}
+            />
+            <button type="submit" className="button-secondary" disabled={!pasted.trim()}>
+              Use key
+            </button>
+          </form>
+        </>
       )}
-      {created && (
+      {shown && (
         <SecretShownOnce
-          title={`New API key ${created.name}`}
-          secret={created.key}
-          usage="This console uses it until you reload the tab."
-          onDismiss={() => setCreated(undefined)}
+          title={`New API key ${shown.name}`}
+          secret={shown.key}
+          usage="This console uses it until you reload the tab; Connect an app shows it in ready-to-copy snippets meanwhile."
+          onDismiss={() => setShown(undefined)}
         />
       )}
       <ErrorNotice error={error} />
       <p className="hint">
         Held in this tab's memory only: never stored, gone on reload.
-        {can('keys:manage') && (
+        {mayCreate && (
           <>
             {' '}
-            A key created here (named "console" and the time) is listed on the{' '}
+            A key created here (named "console (tab)" and the time) is listed on the{' '}
             <Link to="/api-keys">API keys</Link> page, where it can be revoked.
           </>
         )}

@@ -1,5 +1,5 @@
 import type { RequestEvent } from '@text-memory/sdk';
-import { useId, useState } from 'react';
+import { useId, useMemo, useRef, useState } from 'react';
 import { DataTable, numberColumn } from '../components/data-table.js';
 import { DateTime } from '../components/date-time.js';
 import { ErrorNotice } from '../components/error-notice.js';
@@ -7,16 +7,24 @@ import { Page } from '../components/page.js';
 import { Pager } from '../components/pager.js';
 import { useLoad } from '../hooks/use-load.js';
 import { EventDetails } from '../insight/event-details.js';
-import { type EventFilter, EventFilters, matches, NO_FILTER, operationOf } from '../insight/event-filters.js';
+import {
+  type EventFilter,
+  EventFilters,
+  filterQuery,
+  isFiltered,
+  NO_FILTER,
+  operationOf,
+} from '../insight/event-filters.js';
 import { formatCount, formatMs } from '../insight/format.js';
 import { useSession } from '../session/session-context.js';
 
 const PAGE_SIZES = [25, 50, 100, 200];
 
 /**
- * The tenant's redacted request history, newest first (GET /infrastructure/events). Pages go forward
- * by the route's cursor (keyset: requests arriving meanwhile neither repeat nor skip a row) and back
- * through the cursors already followed; "Newest" starts again from the top.
+ * The tenant's redacted request history, newest first (GET /infrastructure/events), filtered on the
+ * server. Pages go forward by the route's cursor (keyset: requests arriving meanwhile neither repeat
+ * nor skip a row) and back through the cursors already followed; "Newest" and a change of filters
+ * start again from the top.
  */
 export function EventsPage() {
   const { client } = useSession();
@@ -28,10 +36,18 @@ export function EventsPage() {
   const [selected, setSelected] = useState<RequestEvent>();
   const sizeId = useId();
   const cursor = cursors[cursors.length - 1];
+  const query = useMemo(() => filterQuery(filter), [filter]);
   const page = useLoad(
-    (signal) => client.infrastructure.eventsPage(cursor ? { limit, cursor } : { limit }, { signal }),
-    [client, limit, cursor, round],
+    // The filters go with every page: a cursor names a place in the history, not a selection.
+    (signal) =>
+      client.infrastructure.eventsPage(cursor ? { limit, cursor, ...query } : { limit, ...query }, {
+        signal,
+      }),
+    [client, limit, cursor, round, query],
   );
+  // Operations seen on any page so far, suggested by the operation filter.
+  const seen = useRef(new Set<string>());
+  for (const event of page.data?.data ?? []) if (event.operation) seen.current.add(event.operation);
 
   const go = (next: Array<string | undefined>) => {
     setCursors(next);
@@ -41,8 +57,12 @@ export function EventsPage() {
     go([undefined]);
     setRound((n) => n + 1);
   };
-  const rows = page.data?.data ?? [];
-  const shown = rows.filter((event) => matches(event, filter));
+  const applyFilter = (next: EventFilter) => {
+    setFilter(next);
+    go([undefined]);
+  };
+  const shown = page.data?.data ?? [];
+  const filtered = isFiltered(filter);
   const paging = page.data?.paging;
   const nextCursor = paging?.next_cursor;
   const pageNumber = cursors.length;
@@ -58,12 +78,12 @@ export function EventsPage() {
       }
     >
       <ErrorNotice error={page.error} />
-      <EventFilters events={rows} filter={filter} onChange={setFilter} />
+      <EventFilters applied={filter} operations={[...seen.current].sort()} onApply={applyFilter} />
       <p aria-live="polite">
         {page.loading
           ? 'Loading…'
           : paging &&
-            `Page ${pageNumber}: ${formatCount(shown.length)} of ${formatCount(paging.returned)} rows shown, ${formatCount(paging.total)} in the history.`}
+            `Page ${pageNumber}: ${formatCount(paging.returned)} ${filtered ? 'matching ' : ''}rows, ${formatCount(paging.total)} in the history.`}
       </p>
       <DataTable
         caption={<>Request history, page {pageNumber}</>}
@@ -107,10 +127,10 @@ export function EventsPage() {
           );
         })}
       </DataTable>
-      {!page.loading && rows.length > 0 && shown.length === 0 && (
-        <p>No row of this page matches the filters.</p>
-      )}
       {!page.loading && paging?.total === 0 && <p>No request recorded yet.</p>}
+      {!page.loading && filtered && paging && paging.total > 0 && shown.length === 0 && (
+        <p>No request in the history matches the filters.</p>
+      )}
       {selected && <EventDetails event={selected} onClose={() => setSelected(undefined)} />}
       <Pager
         label="Pages of the history"

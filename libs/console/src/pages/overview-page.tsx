@@ -1,3 +1,4 @@
+import { Link } from 'react-router';
 import { ErrorNotice } from '../components/error-notice.js';
 import { HealthSummary } from '../components/health-summary.js';
 import { Page } from '../components/page.js';
@@ -39,6 +40,14 @@ export function OverviewPage() {
       title="Overview"
       summary="The deployment's health, what needs attention, and what the last hour cost."
     >
+      {/* First: a new user's question is how to call the service at all. */}
+      <section className="card" aria-labelledby="overview-connect">
+        <h2 id="overview-connect">Connect an app</h2>
+        <p>
+          Your apps reach this deployment at <code>{window.location.origin}</code>.{' '}
+          <Link to="/connect">Snippets for the SDK, the CLI, MCP and Python</Link>, ready to copy.
+        </p>
+      </section>
       <ErrorNotice error={health.error ?? status.error} />
       {health.loading && !health.data && <p aria-live="polite">Loading…</p>}
       {health.data && <HealthSummary health={health.data} />}

@@ -6,6 +6,7 @@ import { OperatorTokensPage } from './access/operator-tokens-page.js';
 import { StoragePage } from './access/storage-page.js';
 import { UsersPage } from './access/users-page.js';
 import { BillingPage } from './billing-page.js';
+import { ConnectPage } from './connect-page.js';
 import { EventsPage } from './events-page.js';
 import { ImportsPage } from './imports-page.js';
 import { MetricsPage } from './metrics-page.js';
@@ -27,6 +28,8 @@ export interface ConsolePage {
 
 export const PAGES: ConsolePage[] = [
   { path: '/', label: 'Overview', element: <OverviewPage /> },
+  // First steps for a new user: the base URL and snippets for every client.
+  { path: '/connect', label: 'Connect an app', element: <ConnectPage /> },
   // The access side of the control plane.
   { path: '/api-keys', label: 'API keys', element: <ApiKeysPage />, needs: 'keys:read' },
   { path: '/users', label: 'Users and roles', element: <UsersPage />, needs: 'users:read' },

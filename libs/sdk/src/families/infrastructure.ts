@@ -12,10 +12,11 @@ export interface SmokeTestOptions extends CallOptions {
   operatorToken?: string;
 }
 
-export interface EventsIterationQuery {
+export interface EventsIterationQuery
+  extends Pick<QueryOf<'events'>, 'operation' | 'outcome' | 'status' | 'from' | 'to'> {
   /** Rows per page (the server's default is 100). */
   limit?: number;
-  /** Start here instead of the newest record. */
+  /** Start here instead of the newest record (of those the filters match). */
   offset?: number;
 }
 
@@ -72,22 +73,27 @@ export class InfrastructureFamily {
     return this.get<ResponseOf<'status'>>('/infrastructure/status', 'either', options);
   }
 
-  /** One page of the redacted request history, newest first. */
+  /**
+   * One page of the redacted request history, newest first; `operation`, `outcome`, `status`, `from`
+   * and `to` filter it on the server (send the same filters with the page's `next_cursor`).
+   */
   eventsPage(query?: QueryOf<'events'>, options?: CallOptions) {
     return this.get<ResponseOf<'events'>>('/infrastructure/events', 'either', options, query);
   }
 
   /**
    * Every record of the history from `offset` on, fetching page after page as the loop asks:
-   * `for await (const event of tm.infrastructure.events()) …`. Pages after the first follow
+   * `for await (const event of tm.infrastructure.events({ outcome: 'failed' })) …`. Pages after the first follow
    * `next_cursor`, so requests arriving meanwhile neither repeat nor skip a record.
    */
   async *events(query: EventsIterationQuery = {}, options?: CallOptions): AsyncGenerator<RequestEvent> {
-    const limit = query.limit ? { limit: query.limit } : {};
-    let page = await this.eventsPage({ ...limit, offset: query.offset ?? 0 }, options);
+    const { offset, limit, ...filters } = query;
+    // Every page carries the filters: a cursor names a position in the history, not a selection.
+    const each = { ...(limit ? { limit } : {}), ...filters };
+    let page = await this.eventsPage({ ...each, offset: offset ?? 0 }, options);
     yield* page.data;
     while (page.paging.next_cursor) {
-      page = await this.eventsPage({ ...limit, cursor: page.paging.next_cursor }, options);
+      page = await this.eventsPage({ ...each, cursor: page.paging.next_cursor }, options);
       yield* page.data;
     }
   }

@@ -1468,7 +1468,7 @@ export interface components {
                 limit: number;
                 offset: number;
                 returned: number;
-                /** @description Records in the history now */
+                /** @description Records in the history now, whatever the filters (not the matching ones) */
                 total: number;
                 has_more: boolean;
                 /** @description Null when paging by cursor */
@@ -5168,6 +5168,16 @@ export interface operations {
                 offset?: number;
                 /** @description A page's `next_cursor`: the page after it, by keyset (cost independent of depth) */
                 cursor?: string;
+                /** @description Only records of this operation (`memory.write`, `memory.recall`…) */
+                operation?: string;
+                /** @description Only records with this outcome */
+                outcome?: "accepted" | "failed" | "blocked";
+                /** @description Only records answered with this HTTP status */
+                status?: number;
+                /** @description Only records at or after this time (ISO 8601) */
+                from?: string;
+                /** @description Only records before this time (ISO 8601, exclusive) */
+                to?: string;
             };
             header?: {
                 "X-Request-Id"?: string;

@@ -1,4 +1,4 @@
-import type { RequestEvent, RequestRecord } from '@tm/contracts';
+import type { EventsFilter, RequestEvent, RequestRecord } from '@tm/contracts';
 import { prepared, type SqlRunner } from '@tm/kit';
 import { COUNT_STORED_RECORDS, HISTORY_READ, STORED_COLUMNS } from './count-stored-records.js';
 
@@ -87,31 +87,58 @@ const EVENT_COLUMNS = `request_id, to_char(occurred_at AT TIME ZONE 'UTC', 'YYYY
  */
 const NOT_A_HISTORY_READ = `NOT (${HISTORY_READ})`;
 
+/** The events listing's filter as SQL conditions, numbered after `first - 1` parameters. */
+function filterConditions(filter: EventsFilter, first: number): { sql: string; params: unknown[] } {
+  const conditions: string[] = [];
+  const params: unknown[] = [];
+  const add = (condition: (n: string) => string, value: unknown) => {
+    params.push(value);
+    conditions.push(condition(`$${first + params.length - 1}`));
+  };
+  if (filter.operation !== null) add((n) => `request_record.operation = ${n}::text`, filter.operation);
+  if (filter.outcome !== null) add((n) => `request_record.outcome = ${n}::text`, filter.outcome);
+  if (filter.status !== null) add((n) => `request_record.status = ${n}::int`, filter.status);
+  // On the listing index's own column: a time range bounds the scan, not only the rows kept.
+  if (filter.from !== null) add((n) => `request_record.occurred_at >= ${n}::timestamptz`, filter.from);
+  if (filter.to !== null) add((n) => `request_record.occurred_at < ${n}::timestamptz`, filter.to);
+  return { sql: conditions.map((c) => ` AND ${c}`).join(''), params };
+}
+
 /**
  * Newest first; ties on the same millisecond broken by record id, so pages never overlap. The sort
  * names the table's columns: the bare names are the formatted output columns, a text sort no index
  * serves (2 s for the first page at 1M records, 5 ms by the index). The total is
  * the tenant's kept count, not a count of the history (O(1) however long the history is). One row
  * past the page is read, to tell whether there is another; with `before`, the page is a keyset page.
+ * Filters are conditions on the same index scan (only present ones are in the statement, so each
+ * plan is the plain one plus its conditions): the time range narrows the scan itself, the others
+ * skip rows along it (measurements in docs/decisions.md, "[P14] Console").
  */
 export async function listEvents(
   run: SqlRunner,
   tenantId: string,
-  page: { limit: number; offset: number; before: { occurred_at: string; record_id: string } | null },
+  page: {
+    limit: number;
+    offset: number;
+    before: { occurred_at: string; record_id: string } | null;
+    filter: EventsFilter;
+  },
 ): Promise<{ rows: Array<RequestEvent & { record_id: string }>; total: number }> {
+  const where = filterConditions(page.filter, page.before ? 5 : 4);
   const [rows, count] = await Promise.all([
     page.before
       ? run<RequestEvent & { record_id: string }>(
           `SELECT ${EVENT_COLUMNS}, record_id::text FROM request_record
             WHERE tenant_id = $1 AND ${NOT_A_HISTORY_READ}
-              AND (request_record.occurred_at, request_record.record_id) < ($3::timestamptz, $4::uuid)
+              AND (request_record.occurred_at, request_record.record_id) < ($3::timestamptz, $4::uuid)${where.sql}
             ORDER BY request_record.occurred_at DESC, request_record.record_id DESC LIMIT $2 + 1`,
-          [tenantId, page.limit, page.before.occurred_at, page.before.record_id],
+          [tenantId, page.limit, page.before.occurred_at, page.before.record_id, ...where.params],
         )
       : run<RequestEvent & { record_id: string }>(
-          `SELECT ${EVENT_COLUMNS}, record_id::text FROM request_record WHERE tenant_id = $1 AND ${NOT_A_HISTORY_READ}
+          `SELECT ${EVENT_COLUMNS}, record_id::text FROM request_record
+            WHERE tenant_id = $1 AND ${NOT_A_HISTORY_READ}${where.sql}
             ORDER BY request_record.occurred_at DESC, request_record.record_id DESC LIMIT $2 + 1 OFFSET $3`,
-          [tenantId, page.limit, page.offset],
+          [tenantId, page.limit, page.offset, ...where.params],
         ),
     run<{ total: number }>(
       prepared(

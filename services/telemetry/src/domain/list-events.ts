@@ -11,20 +11,23 @@ import { historyPage, listEvents } from '../data-access/request-record-repositor
 /**
  * One page of a tenant's history, newest first, with what a client needs to know there is more: by
  * offset (as documented since v1), or by keyset from a cursor, whose cost does not grow with depth.
- * Either way the page carries the cursor of the next one.
+ * Either way the page carries the cursor of the next one, and pages walk only what the filter matches.
  */
 export async function listTenantEvents(m: EventsListMessage): Promise<EventsList> {
   const { rows, total } = await listEvents(getSql(), m.tenant_id, {
     limit: m.limit,
     offset: m.offset,
     before: m.before,
+    filter: m.filter,
   });
   const data = rows.slice(0, m.limit);
   // One row past the page says whether there is another, whatever arrived since `total` was read.
   const more = rows.length > m.limit;
   const last = data.at(-1);
   const byCursor = m.before !== null;
-  const hasMore = byCursor ? more : m.offset + data.length < total;
+  // `total` counts the whole history, not the records a filter matches: a filtered page reads on.
+  const filtered = Object.values(m.filter).some((value) => value !== null);
+  const hasMore = byCursor || filtered ? more : m.offset + data.length < total;
   return {
     data: data.map(({ record_id: _, ...event }) => event),
     paging: {

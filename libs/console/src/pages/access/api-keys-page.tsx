@@ -134,7 +134,7 @@ export function ApiKeysPage() {
               <td>
                 <code>{key.masked_key}</code>
               </td>
-              <td>{emailOf(key.user_id)}</td>
+              <td className="breakable">{emailOf(key.user_id)}</td>
               <td>
                 {key.permissions.map((p) => (
                   <code key={p} className="tag">
@@ -142,7 +142,7 @@ export function ApiKeysPage() {
                   </code>
                 ))}
               </td>
-              <td>{storageName(key.storage_connection_id)}</td>
+              <td className="breakable">{storageName(key.storage_connection_id)}</td>
               <td>
                 <span className={`badge badge-${key.status}`}>{key.status}</span>
                 {key.revoked_at && (

@@ -14,6 +14,7 @@ import {
   parseOrThrow,
   RUNTIME,
   UsageQuery,
+  utcInstant,
   WindowQuery,
 } from '@tm/contracts';
 import { Router } from 'express';
@@ -68,7 +69,11 @@ export function infrastructureRoutes(deps: InfrastructureDeps): Router {
     );
   });
   router.get('/events', reader, async (req, res) => {
-    const { limit, offset, cursor } = parseOrThrow(EventsQuery, req.query, 'events query');
+    const { limit, offset, cursor, operation, outcome, status, from, to } = parseOrThrow(
+      EventsQuery,
+      req.query,
+      'events query',
+    );
     const before = cursor === undefined ? null : decodeEventsCursor(cursor);
     if (cursor !== undefined && (before === null || offset > 0)) {
       const message = before
@@ -78,7 +83,20 @@ export function infrastructureRoutes(deps: InfrastructureDeps): Router {
         fields: [{ path: 'cursor', message }],
       });
     }
-    const page = await deps.telemetry.events({ tenant_id: readerOf(req).tenantId, limit, offset, before });
+    const page = await deps.telemetry.events({
+      tenant_id: readerOf(req).tenantId,
+      limit,
+      offset,
+      before,
+      filter: {
+        operation: operation ?? null,
+        outcome: outcome ?? null,
+        status: status ?? null,
+        // In UTC: the database refuses some offsets the ISO format allows (+23:59).
+        from: from === undefined ? null : utcInstant(from),
+        to: to === undefined ? null : utcInstant(to),
+      },
+    });
     res.json({ contract_version: CONTRACT_VERSION, ...page });
   });
   router.get('/namespaces', reader, async (req, res) => {

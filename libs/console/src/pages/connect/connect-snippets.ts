@@ -1,0 +1,79 @@
+/** One ready-to-copy way of calling the deployment. */
+export interface Snippet {
+  id: string;
+  title: string;
+  /** What it is and where it goes, in a sentence. */
+  note: string;
+  text: string;
+}
+
+/** Where the key goes when the console may not show one. */
+export const KEY_PLACEHOLDER = 'tmk_…';
+
+/**
+ * The snippets of "Connect an app" for a deployment at `baseUrl`. The code reads the key from
+ * `TM_API_KEY`, as the CLI and the MCP server do; `apiKey` fills the line that sets it, and is given
+ * only for the key this tab just created (any other stays the placeholder).
+ */
+export function connectSnippets(baseUrl: string, apiKey: string = KEY_PLACEHOLDER): Snippet[] {
+  const text = JSON.stringify('The ferry to Porto leaves at noon');
+  const question = JSON.stringify('when does the ferry leave?');
+  return [
+    {
+      id: 'sdk',
+      title: 'TypeScript SDK',
+      note: 'Save as quickstart.mjs (an ES module, so it runs as it is in a new npm project) and run it with Node 20 or later. Install @text-memory/sdk first (until it is published, the tarball that npm run pack writes).',
+      text: [
+        `// TM_API_KEY=${apiKey} node quickstart.mjs`,
+        "import { TextMemory } from '@text-memory/sdk';",
+        '',
+        `const tm = new TextMemory({ baseUrl: ${JSON.stringify(baseUrl)}, apiKey: process.env.TM_API_KEY });`,
+        `await tm.memory.write({ namespace: 'notes', text: ${text} });`,
+        `const { context } = await tm.memory.recall({ namespace: 'notes', query: ${question} });`,
+        'console.log(context);',
+      ].join('\n'),
+    },
+    {
+      id: 'cli',
+      title: 'CLI',
+      note: 'In a shell. npx @text-memory/cli runs the CLI without installing it; installed (npm install -g @text-memory/cli), the command is tm.',
+      text: [
+        `export TM_BASE_URL=${baseUrl}`,
+        `export TM_API_KEY=${apiKey}`,
+        `npx @text-memory/cli write -n notes ${JSON.stringify('The ferry to Porto leaves at noon')}`,
+        `npx @text-memory/cli recall -n notes ${question}`,
+        '# installed: tm write -n notes …, tm recall -n notes …',
+      ].join('\n'),
+    },
+    {
+      id: 'mcp',
+      title: 'MCP server for an agent',
+      note: "The local stdio server, started by the agent's client: add this to its MCP configuration (Claude Desktop's claude_desktop_config.json, Cursor's .cursor/mcp.json).",
+      text: JSON.stringify(
+        {
+          mcpServers: {
+            'text-memory': {
+              command: 'npx',
+              args: ['-y', '@text-memory/mcp'],
+              env: { TM_BASE_URL: baseUrl, TM_API_KEY: apiKey, TM_NAMESPACE: 'my-assistant' },
+            },
+          },
+        },
+        null,
+        2,
+      ),
+    },
+    {
+      id: 'python',
+      title: 'Python SDK',
+      note: 'The Python SDK, the text-memory package (pip install text-memory).',
+      text: [
+        `# TM_API_KEY=${apiKey} python app.py`,
+        'import os',
+        'from text_memory import TextMemory',
+        '',
+        `client = TextMemory(base_url=${JSON.stringify(baseUrl)}, api_key=os.environ["TM_API_KEY"])`,
+      ].join('\n'),
+    },
+  ];
+}

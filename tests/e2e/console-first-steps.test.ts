@@ -1,0 +1,179 @@
+import { execFile } from 'node:child_process';
+import { mkdirSync, mkdtempSync, symlinkSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join, resolve } from 'node:path';
+import { promisify } from 'node:util';
+import type { Page } from 'playwright-core';
+import { describe, expect, it, vi } from 'vitest';
+import { goTo, logIn, openConsole, screenshot, useBrowser, webStorage } from './support/browser.js';
+import { API_KEYS, controlSteps } from './support/control.js';
+import { EVENTUALLY } from './support/eventually.js';
+import { recallBody } from './support/factories.js';
+import { useStack } from './support/stack.js';
+
+// A browser test walks several pages; on two shared cores (a CI run beside it) one took over 30 s.
+vi.setConfig({ testTimeout: 120_000 });
+
+const t = useStack();
+const b = useBrowser();
+const { tenantWithSession, addUser } = controlSteps(t);
+
+const SNIPPETS = ['TypeScript SDK', 'CLI', 'MCP server for an agent', 'Python SDK'];
+
+/** The text of each snippet, by its title. */
+const snippetTexts = async (page: Page) =>
+  Object.fromEntries(
+    await Promise.all(
+      SNIPPETS.map(async (title) => [
+        title,
+        (await page.getByRole('region', { name: title, exact: true }).locator('pre').textContent()) ?? '',
+      ]),
+    ),
+  );
+
+/**
+ * Runs the SDK snippet as the page gives it, saved as quickstart.mjs in an empty project whose
+ * node_modules holds this repository's SDK (what installing its tarball gives): its output.
+ */
+async function runSdkSnippet(text: string, apiKey: string): Promise<string> {
+  const project = mkdtempSync(join(tmpdir(), 'console-snippet-'));
+  mkdirSync(join(project, 'node_modules', '@text-memory'), { recursive: true });
+  symlinkSync(resolve('libs/sdk'), join(project, 'node_modules', '@text-memory', 'sdk'));
+  writeFileSync(join(project, 'quickstart.mjs'), text);
+  const { stdout } = await promisify(execFile)(process.execPath, ['quickstart.mjs'], {
+    cwd: project,
+    env: { ...process.env, TM_API_KEY: apiKey },
+  });
+  return stdout;
+}
+
+const consoleKeysOf = async (session: string) =>
+  (
+    (await t.api.get(API_KEYS, { key: session })).body.data as Array<{ name: string; permissions: string[] }>
+  ).filter((k) => k.name.startsWith('console '));
+
+describe('the console: first steps', () => {
+  it('when an owner opens Connect an app, then the base URL and four snippets are there without a secret, and a copy gives the snippet', async () => {
+    const tenant = await tenantWithSession();
+    const { page, errors, context } = await openConsole(b.browser, t.stack.url);
+    await logIn(page, tenant.owner.email, tenant.owner.password);
+    // The overview points a new user there.
+    const connect = page.getByRole('region', { name: 'Connect an app' });
+    await expect.poll(() => connect.textContent(), EVENTUALLY).toContain(t.stack.url);
+    await connect.getByRole('link', { name: /Snippets for the SDK/ }).click();
+    await page.getByRole('heading', { name: 'Connect an app', level: 1 }).waitFor();
+
+    await expect
+      .poll(() => page.getByRole('region', { name: 'Base URL' }).textContent(), EVENTUALLY)
+      .toContain(t.stack.url);
+    const texts = await snippetTexts(page);
+    expect(texts['TypeScript SDK']).toContain(`new TextMemory({ baseUrl: "${t.stack.url}"`);
+    expect(texts['TypeScript SDK']).toContain('node quickstart.mjs');
+    expect(texts.CLI).toContain(`export TM_BASE_URL=${t.stack.url}`);
+    expect(texts.CLI).toContain('npx @text-memory/cli recall -n notes');
+    expect(JSON.parse(texts['MCP server for an agent'] ?? '')).toEqual({
+      mcpServers: {
+        'text-memory': {
+          command: 'npx',
+          args: ['-y', '@text-memory/mcp'],
+          env: { TM_BASE_URL: t.stack.url, TM_API_KEY: 'tmk_…', TM_NAMESPACE: 'my-assistant' },
+        },
+      },
+    });
+    expect(texts['Python SDK']).toContain('from text_memory import TextMemory');
+    expect(texts['Python SDK']).toContain(`client = TextMemory(base_url="${t.stack.url}", api_key=`);
+    // No secret: the placeholder where the key goes, in every snippet.
+    for (const text of Object.values(texts)) {
+      expect(text).toContain('tmk_…');
+      expect(text).not.toMatch(/tmk_\w{8}_\w{40}/);
+    }
+
+    const sdk = page.getByRole('region', { name: 'TypeScript SDK', exact: true });
+    await sdk.getByRole('button', { name: /Copy the TypeScript SDK snippet/ }).click();
+    await expect.poll(() => sdk.getByRole('button', { name: /^Copied/ }).count(), EVENTUALLY).toBe(1);
+    expect(await page.evaluate('navigator.clipboard.readText()')).toBe(texts['TypeScript SDK']);
+    await screenshot(page, 'connect');
+    expect(errors).toEqual([]);
+    await context.close();
+  });
+
+  it("when an owner opens a data page, then one click creates the console's key for the tab, which the data pages keep and the snippets then hold", async () => {
+    const tenant = await tenantWithSession();
+    const { page, errors, context } = await openConsole(b.browser, t.stack.url);
+    await logIn(page, tenant.owner.email, tenant.owner.password);
+    await goTo(page, 'Playground');
+    const picker = page.getByRole('region', { name: 'API key in use' });
+    await expect
+      .poll(() => page.locator('.notice').first().textContent(), EVENTUALLY)
+      .toContain('Create a key for the console above (one click)');
+
+    await picker.getByRole('button', { name: 'Create a key for the console' }).click();
+    const panel = page.getByRole('region', { name: /^New API key console \(tab\) / });
+    await expect.poll(() => panel.locator('code.secret').textContent(), EVENTUALLY).toMatch(/^tmk_/);
+    const secret = (await panel.locator('code.secret').textContent()) ?? '';
+    // The page is usable at once; the key is named for the tab and holds what the data pages use.
+    await page.getByRole('region', { name: 'Write', exact: true }).waitFor();
+    const made = await consoleKeysOf(tenant.session);
+    expect(made).toEqual([
+      expect.objectContaining({
+        name: expect.stringMatching(/^console \(tab\) \d{4}-\d\d-\d\d \d\d:\d\d UTC$/),
+      }),
+    ]);
+    expect([...(made[0]?.permissions ?? [])].sort()).toEqual([
+      'memory:delete',
+      'memory:recall',
+      'memory:write',
+    ]);
+    expect((await t.api.recall(secret, recallBody('first-steps', 'anything'))).status).toBe(200);
+    await panel.getByRole('button', { name: 'I have stored it' }).click();
+
+    // Kept for the tab: another data page uses it, and after another key it is taken back, not made again.
+    await goTo(page, 'Templates');
+    await expect
+      .poll(() => picker.textContent(), EVENTUALLY)
+      .toContain(`Using API key ${secret.slice(0, 12)}… (this tab's key, ${made[0]?.name})`);
+    await picker.getByRole('button', { name: 'Use another key' }).click();
+    await picker.getByRole('button', { name: `Use this tab's key (${secret.slice(0, 12)}…)` }).click();
+    await expect
+      .poll(() => picker.textContent(), EVENTUALLY)
+      .toContain(`Using API key ${secret.slice(0, 12)}`);
+    expect(await consoleKeysOf(tenant.session)).toHaveLength(1);
+
+    // The snippets hold the key this tab created (and only that one), ready to run.
+    await goTo(page, 'Connect an app');
+    await expect
+      .poll(() => page.getByRole('region', { name: 'API key', exact: true }).textContent(), EVENTUALLY)
+      .toContain(`The snippets hold this tab's key, ${made[0]?.name}`);
+    const texts = await snippetTexts(page);
+    expect(texts.CLI).toContain(`export TM_API_KEY=${secret}`);
+    expect(texts['TypeScript SDK']).toContain(`TM_API_KEY=${secret} node quickstart.mjs`);
+    expect(JSON.parse(texts['MCP server for an agent'] ?? '').mcpServers['text-memory'].env.TM_API_KEY).toBe(
+      secret,
+    );
+    // The SDK snippet runs as it is, as a .mjs file: it writes, then recalls what it wrote.
+    expect(await runSdkSnippet(texts['TypeScript SDK'] ?? '', secret)).toContain(
+      'The ferry to Porto leaves at noon',
+    );
+    // Never stored: the tab's memory only.
+    expect(JSON.stringify(await webStorage(page))).not.toContain(secret);
+    await screenshot(page, 'connect-with-tab-key');
+    expect(errors).toEqual([]);
+    await context.close();
+  });
+
+  it('when a viewer opens Connect an app, then the snippets are there with the placeholder and no key is offered', async () => {
+    const tenant = await tenantWithSession();
+    const viewer = await addUser(tenant.session, 'viewer');
+    const { page, errors, context } = await openConsole(b.browser, t.stack.url);
+    await logIn(page, viewer.email, viewer.password);
+    await goTo(page, 'Connect an app');
+    const key = page.getByRole('region', { name: 'API key', exact: true });
+    await expect.poll(() => key.textContent(), EVENTUALLY).toContain('Ask an owner or admin');
+    expect(await page.getByRole('button', { name: /Create a key/ }).count()).toBe(0);
+    expect(await page.getByRole('link', { name: 'Playground' }).count()).toBe(0);
+    const texts = await snippetTexts(page);
+    expect(texts.CLI).toContain('export TM_API_KEY=tmk_…');
+    expect(errors).toEqual([]);
+    await context.close();
+  });
+});
