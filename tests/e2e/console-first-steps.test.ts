@@ -18,7 +18,7 @@ const t = useStack();
 const b = useBrowser();
 const { tenantWithSession, addUser } = controlSteps(t);
 
-const SNIPPETS = ['TypeScript SDK', 'CLI', 'MCP server for an agent', 'Python SDK'];
+const SNIPPETS = ['TypeScript SDK', 'CLI', 'MCP server for an agent', 'Python'];
 
 /** The text of each snippet, by its title. */
 const snippetTexts = async (page: Page) =>
@@ -41,6 +41,17 @@ async function runSdkSnippet(text: string, apiKey: string): Promise<string> {
   symlinkSync(resolve('libs/sdk'), join(project, 'node_modules', '@text-memory', 'sdk'));
   writeFileSync(join(project, 'quickstart.mjs'), text);
   const { stdout } = await promisify(execFile)(process.execPath, ['quickstart.mjs'], {
+    cwd: project,
+    env: { ...process.env, TM_API_KEY: apiKey },
+  });
+  return stdout;
+}
+
+/** Runs the Python snippet as the page gives it, with Debian's python3 and nothing installed. */
+async function runPythonSnippet(text: string, apiKey: string): Promise<string> {
+  const project = mkdtempSync(join(tmpdir(), 'console-snippet-'));
+  writeFileSync(join(project, 'app.py'), text);
+  const { stdout } = await promisify(execFile)('/usr/bin/python3', ['app.py'], {
     cwd: project,
     env: { ...process.env, TM_API_KEY: apiKey },
   });
@@ -80,8 +91,8 @@ describe('the console: first steps', () => {
         },
       },
     });
-    expect(texts['Python SDK']).toContain('from text_memory import TextMemory');
-    expect(texts['Python SDK']).toContain(`client = TextMemory(base_url="${t.stack.url}", api_key=`);
+    expect(texts.Python).toContain(`BASE_URL = "${t.stack.url}"`);
+    expect(texts.Python).toContain('os.environ["TM_API_KEY"]');
     // No secret: the placeholder where the key goes, in every snippet.
     for (const text of Object.values(texts)) {
       expect(text).toContain('tmk_…');
@@ -154,6 +165,8 @@ describe('the console: first steps', () => {
     expect(await runSdkSnippet(texts['TypeScript SDK'] ?? '', secret)).toContain(
       'The ferry to Porto leaves at noon',
     );
+    // So does the Python one, with the standard library alone.
+    expect(await runPythonSnippet(texts.Python ?? '', secret)).toContain('The ferry to Porto leaves at noon');
     // Never stored: the tab's memory only.
     expect(JSON.stringify(await webStorage(page))).not.toContain(secret);
     await screenshot(page, 'connect-with-tab-key');
