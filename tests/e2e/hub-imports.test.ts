@@ -319,6 +319,29 @@ describe('POST /v1/imports with a dataset the hub refuses: one code each, and no
     expect(res).toMatchObject({ status: 422, body: { details: { code: 'remote_code_required' } } });
   });
 
+  it('when a placeholder without a default matches none of the split’s columns, then 400 at format naming it and the columns, and nothing is kept', async () => {
+    const dataset = addDataset('typo');
+    const tenant = await createTenant();
+
+    const res = await importDataset(tenant.api_key, {
+      dataset: dataset.id,
+      split: 'train',
+      format: 'Call {nmae} about {topic}',
+    });
+
+    const message =
+      'Placeholder {nmae} matches no column of the split (columns: name, topic, note); name a column, or give a default: {nmae|…}';
+    expect(res).toMatchObject({
+      status: 400,
+      body: {
+        error: message,
+        retryable: false,
+        details: { code: 'validation_failed', fields: [{ path: 'format', message }] },
+      },
+    });
+    expect(await jobsOfTenant(tenant.tenant_id)).toBe(0);
+  });
+
   it('when the split does not exist, then 422 dataset_split_unavailable listing the splits there are', async () => {
     const dataset = addDataset('splits');
     const tenant = await createTenant();

@@ -51,9 +51,12 @@ export const importPaths: ZodOpenApiPathsObject = {
         '`payload_too_large`), a file that holds more once read than an import takes: an XLSX expanding past ' +
         'the unzipped limit, a cell or row count over its limit (413 `payload_too_large`), an upload whose ' +
         'client sends nothing for the stall timeout (408 `upload_timeout`), a form field holding NUL (400 ' +
-        '`validation_failed` at the field), a tenant with its maximum of uploads in flight or an instance ' +
-        'reading its maximum (429 `too_many_imports`, retryable, Retry-After). A row value holding NUL is ' +
-        'not a refusal: that row fails as `malformed_row`.\n\n' +
+        '`validation_failed` at the field), a format placeholder without a default (`{name}`, not `{name|…}`) ' +
+        'that matches no column of the file or of the dataset split (400 `validation_failed` at `format`, ' +
+        'naming the placeholder and the columns), a tenant with its maximum of uploads in flight or an ' +
+        'instance reading its maximum (429 `too_many_imports`, retryable, Retry-After). A row value holding ' +
+        'NUL, or nesting objects and lists deeper than 32 levels, is not a refusal: that row fails as ' +
+        '`malformed_row`, and the other rows go on.\n\n' +
         'A JSON body names a public model-hub dataset (Hugging Face Hub style) instead: `dataset` ' +
         '(`owner/name`), optional `config`, `split`, optional `revision` and `hub_token`, with the same ' +
         '`format` / template and `namespace`. Its estimate comes from the hub’s metadata (the split’s row ' +

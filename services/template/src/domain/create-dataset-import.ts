@@ -46,7 +46,9 @@ export async function createDatasetImport(
     );
   }
   const price = await deps.price();
-  const estimate = estimateFromHubMetadata(parseFormat(mapping.format), split, price);
+  const estimate = await withImportErrors(async () =>
+    estimateFromHubMetadata(parseFormat(mapping.format), split, price),
+  );
   const id = randomUUID();
   await insertImportJob(db, {
     id,
