@@ -40,11 +40,6 @@ export async function markDatasetJobEstimated(
   return count === 1;
 }
 
-/** A job opened whole, as a dataset import is (its estimate comes from the hub's metadata). */
-export async function insertImportJob(db: Db, data: Prisma.ImportJobUncheckedCreateInput) {
-  await db.importJob.create({ data });
-}
-
 /** A tenant's job, or null: another tenant's job is as absent as one that never existed. */
 export async function findImportJob(db: Db, tenantId: string, importId: string) {
   return db.importJob.findFirst({ where: { id: importId, tenantId } });
