@@ -1,9 +1,9 @@
 #!/usr/bin/env node
-// `npm start | test | bench | faults | admin` on a fresh clone, with Node alone: this file runs before any install,
+// `npm start | test | bench | faults | admin | pack` on a fresh clone, with Node alone: this file runs before any install,
 // so it uses nothing but Node's built-ins. It installs and generates only what is stale, then runs the
 // command from the workspace.
 import { spawn, spawnSync } from 'node:child_process';
-import { existsSync, readdirSync, readFileSync, statSync, utimesSync } from 'node:fs';
+import { existsSync, readdirSync, readFileSync, rmSync, statSync, utimesSync } from 'node:fs';
 import { constants } from 'node:os';
 import { delimiter, dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -162,9 +162,11 @@ function buildServices() {
 }
 
 // `npm run pack`: the tarballs a user installs, in dist/packages. pnpm pack (not npm pack) rewrites the
-// `workspace:` ranges between them into real versions.
+// `workspace:` ranges between them into real versions. The folder is emptied first: the READMEs say
+// `npm install dist/packages/*.tgz`, which would take a previous version's tarballs too.
 function packClientPackages() {
   const destination = join(root, 'dist', 'packages');
+  rmSync(destination, { recursive: true, force: true });
   const [pnpm, ...pnpmArgs] = findPnpm();
   for (const name of ['sdk', 'cli', 'mcp', 'console']) {
     runQuietly(pnpm, [...pnpmArgs, 'pack', '--pack-destination', destination], join(root, 'libs', name));

@@ -153,7 +153,7 @@ describe('tm import --dataset from the model hub', () => {
     });
   });
 
-  it('when the estimate is not confirmed and there is no terminal, then exit 2 after the estimate, and no row is read from the hub', async () => {
+  it('when there is no --yes and no terminal to confirm on, then exit 2 before anything is sent: the hub is not even asked', async () => {
     const dataset = addDataset('unconfirmed');
     const tenant = await createTenant();
     const { tm } = cliUser();
@@ -162,12 +162,13 @@ describe('tm import --dataset from the model hub', () => {
 
     const run = await tm(importArgs(dataset, namespace, '--split', 'train'), { env });
 
-    expect(run.code).toBe(2);
-    expect(run.stdout).toMatch(/^rows: +3$/m);
-    expect(run.stderr).toContain(
-      `Import 3 rows into "${namespace}" for about 0.0003 USD? Refused: no terminal to ask; pass --yes to confirm`,
-    );
-    expect(rowRequestsOf(dataset)).toEqual([]);
+    expect(run).toMatchObject({
+      code: 2,
+      stdout: '',
+      stderr:
+        'tm: No terminal to confirm the estimate on: pass --yes to import without asking (nothing was sent)\n  code: usage_error\n',
+    });
+    expect(hubRequestsOf(dataset)).toEqual([]);
     expect((await namespacesOf(tm, env)).map((n) => n.namespace)).not.toContain(namespace);
   });
 

@@ -2,12 +2,14 @@ import { existsSync, mkdtempSync, readFileSync, statSync, writeFileSync } from '
 import { createServer } from 'node:http';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import pg from 'pg';
 import { beforeAll, describe, expect, it, vi } from 'vitest';
 import { cliUsers, json, repo, requireBuiltCli, runCommand } from './support/cli.js';
 import { EVENTUALLY } from './support/eventually.js';
 import { createTenant, uniqueNamespace } from './support/factories.js';
 import { recordSecrets } from './support/log-capture.js';
-import { useStack } from './support/stack.js';
+import { recordsInNamespace } from './support/memory-db.js';
+import { stackEnv, useStack } from './support/stack.js';
 
 // The built CLI, run as a user runs it (support/cli.ts): a separate process talking HTTP to this file's stack.
 
@@ -20,6 +22,21 @@ const t = useStack();
 const cliUser = cliUsers(() => t.stack.url);
 
 beforeAll(requireBuiltCli);
+
+/** Import jobs the template service holds for a tenant, whatever their state (the API lists none). */
+async function importJobsOf(tenantId: string): Promise<number> {
+  const client = new pg.Client({ connectionString: stackEnv().templateDbUrl });
+  await client.connect();
+  try {
+    const { rows } = await client.query<{ n: string }>(
+      'SELECT count(*) AS n FROM import_job WHERE tenant_id = $1',
+      [tenantId],
+    );
+    return Number(rows[0]?.n);
+  } finally {
+    await client.end();
+  }
+}
 
 describe('tm --help', () => {
   it('when asked for help, then it lists every command and documents the exit codes', async () => {
@@ -222,17 +239,24 @@ describe('tm exit codes and error output', () => {
     expect(run.stderr).toContain("option '-k, --top-k <count>' argument 'many' is invalid");
   });
 
-  it('when the key is wrong, then the service refuses with 401: exit 3 with code and request id, and the key is not printed', async () => {
+  it('when the key is wrong, then the service refuses with 401: exit 3 saying the key sent was not accepted, with code and request id, and the key is not printed', async () => {
     const wrongKey = `tmk_wrong_${uniqueNamespace('key')}`;
     const { tm } = cliUser();
 
     const run = await tm(['recall', 'tea', '-n', 'ns'], { env: { TM_API_KEY: wrongKey } });
+    const login = await tm(['login', '--api-key-stdin'], { input: wrongKey });
 
-    expect(run).toMatchObject({ code: 3, stdout: '' });
-    expect(run.stderr).toMatch(
-      /^tm: .+\n {2}code: authentication_required {2}status: 401 {2}request id: \S+\n$/,
-    );
+    expect(run).toMatchObject({
+      code: 3,
+      stdout: '',
+      stderr: expect.stringMatching(
+        /^tm: The API key was not accepted: it is unknown, revoked or mistyped\. Run `tm login` with a valid key, or set TM_API_KEY\n {2}code: authentication_required {2}status: 401 {2}request id: \S+\n$/,
+      ),
+    });
     expect(run.stderr).not.toContain(wrongKey);
+    expect(login).toMatchObject({ code: 3, stdout: '' });
+    expect(login.stderr).toMatch(/^tm: The API key was not accepted: /);
+    expect(login.stderr).not.toContain(wrongKey);
   });
 
   it('when nothing listens at the base URL, then exit 4 after the retries', async () => {
@@ -269,6 +293,86 @@ describe('tm exit codes and error output', () => {
 
     expect(run.code).toBe(4);
     expect(JSON.parse(run.stdout)).toMatchObject({ status: 'unavailable', available: false });
+  });
+});
+
+describe('tm health and status for people', () => {
+  it('when health and status are asked without --json, then each service is one aligned line: state, required, dependencies', async () => {
+    const tenant = await createTenant();
+    const { tm } = cliUser();
+
+    const health = await tm(['health']);
+    const status = await tm(['status'], { env: { TM_API_KEY: tenant.api_key } });
+
+    for (const run of [health, status]) {
+      expect(run).toMatchObject({ code: 0, stderr: '' });
+      expect(run.stdout).toMatch(/^SERVICE +STATE +REQUIRED +DEPENDENCIES$/m);
+      expect(run.stdout).toMatch(/^memory +available +yes +database up \d+ ms/m);
+      expect(run.stdout).not.toContain('{');
+    }
+    expect(health.stdout).toMatch(/^status: +ok$/m);
+    expect(status.stdout).toMatch(/^consent: +\w+$/m);
+  });
+});
+
+describe('tm export', () => {
+  it('when the output is -, then the export is written to stdout and the summary to stderr; no file named - appears', async () => {
+    const tenant = await createTenant();
+    const { tm, home } = cliUser();
+    const env = { TM_API_KEY: tenant.api_key };
+    const namespace = uniqueNamespace('cli-export');
+    await tm(['write', 'exported to stdout', '-n', namespace], { env });
+
+    const run = await tm(['export', '-n', namespace, '-o', '-'], { env, cwd: home });
+
+    expect(run.code, run.stderr).toBe(0);
+    expect(JSON.stringify(JSON.parse(run.stdout))).toContain('exported to stdout');
+    expect(run.stderr).toMatch(/^Exported \d+ bytes to stdout \(request id \S+\)$/m);
+    expect(existsSync(join(home, '-'))).toBe(false);
+  });
+});
+
+describe('secrets on the command line', () => {
+  it('when the API key or the operator token is passed as a flag, then it still works with a warning on stderr; stdin and the environment work without one', async () => {
+    const tenant = await createTenant();
+    const session = await t.api.login(tenant.owner.email, tenant.owner.password);
+    const issued = await t.api.post('/api/v1/control/operator-tokens', {
+      key: session,
+      body: { name: 'cli flags' },
+    });
+    expect(issued.status).toBe(201);
+    const operatorToken = issued.body.token as string;
+    recordSecrets([operatorToken]);
+    const { tm } = cliUser();
+    const env = { TM_API_KEY: tenant.api_key };
+
+    const loginFlag = await tm(['login', '--api-key', tenant.api_key]);
+    const tokenFlag = await tm(['smoke-test', '--operator-token', operatorToken], { env });
+    const tokenStdin = await tm(['smoke-test', '--operator-token-stdin'], {
+      env,
+      input: `${operatorToken}\n`,
+    });
+    const tokenEnv = await tm(['smoke-test', '--json'], {
+      env: { ...env, TM_OPERATOR_TOKEN: operatorToken },
+    });
+
+    expect(loginFlag.code, loginFlag.stderr).toBe(0);
+    expect(loginFlag.stderr).toBe(
+      'tm: warning: --api-key puts the secret in shell history and the process list; prefer the prompt, --api-key-stdin or TM_API_KEY\n',
+    );
+    expect(tokenFlag.code, tokenFlag.stderr).toBe(0);
+    expect(tokenFlag.stderr).toBe(
+      'tm: warning: --operator-token puts the secret in shell history and the process list; prefer TM_OPERATOR_TOKEN or --operator-token-stdin\n',
+    );
+    expect(tokenFlag.stdout).toMatch(/^outcome: +passed$/m);
+    expect(tokenStdin).toMatchObject({ code: 0, stderr: '' });
+    expect(tokenStdin.stdout).toMatch(/^outcome: +passed$/m);
+    expect(tokenEnv).toMatchObject({ code: 0, stderr: '' });
+    expect(json(tokenEnv)).toMatchObject({ outcome: 'passed' });
+    for (const run of [loginFlag, tokenFlag, tokenStdin, tokenEnv]) {
+      expect(`${run.stdout}${run.stderr}`).not.toContain(operatorToken);
+      expect(`${run.stdout}${run.stderr}`).not.toContain(tenant.api_key);
+    }
   });
 });
 
@@ -365,7 +469,7 @@ describe('tm import', () => {
     );
   });
 
-  it('when the estimate is not confirmed and there is no terminal, then exit 2 and no row is written', async () => {
+  it('when there is no --yes and no terminal to confirm on, then exit 2 before anything is sent: no upload, no job left behind', async () => {
     const tenant = await createTenant();
     const { tm, home } = cliUser();
     const env = { TM_API_KEY: tenant.api_key };
@@ -376,10 +480,35 @@ describe('tm import', () => {
     const run = await tm(['import', file, '-n', namespace, '--format', '{text}'], { env });
     const recall = await tm(['recall', 'imported', '-n', namespace, '--json'], { env });
 
-    expect(run.code).toBe(2);
-    expect(run.stdout).toMatch(/^rows: +1$/m);
-    expect(run.stderr).toContain('Refused: no terminal to ask; pass --yes to confirm');
+    expect(run).toMatchObject({
+      code: 2,
+      stdout: '',
+      stderr:
+        'tm: No terminal to confirm the estimate on: pass --yes to import without asking (nothing was sent)\n  code: usage_error\n',
+    });
+    expect(await importJobsOf(tenant.tenant_id)).toBe(0);
     expect(json(recall)).toMatchObject({ retrieval_outcome: 'no_match', related: [] });
+  });
+
+  it('when a --format placeholder matches no column, then the service refuses the estimate: exit 3 naming it and the columns, nothing imported', async () => {
+    const tenant = await createTenant();
+    const { tm, home } = cliUser();
+    const env = { TM_API_KEY: tenant.api_key };
+    const namespace = uniqueNamespace('cli-import-typo');
+    const file = join(home, 'people.csv');
+    writeFileSync(file, 'name,city\nAna,Lisbon\n');
+
+    const run = await tm(['import', file, '-n', namespace, '--format', '{nmae} lives in {city}', '--yes'], {
+      env,
+    });
+
+    const message =
+      'Placeholder {nmae} matches no column of the file (columns: name, city); name a column, or give a default: {nmae|…}';
+    expect(run).toMatchObject({ code: 3, stdout: '' });
+    expect(run.stderr).toContain(`tm: ${message}\n  code: validation_failed  status: 400`);
+    expect(run.stderr).toContain(`\n  format: ${message}\n`);
+    expect(await importJobsOf(tenant.tenant_id)).toBe(0);
+    expect(await recordsInNamespace(tenant.tenant_id, namespace)).toBe(0);
   });
 });
 
@@ -437,6 +566,7 @@ describe('tm keys with a session', () => {
     expect(write.code, write.stderr).toBe(0);
     expect(json(revoke)).toMatchObject({ id: key.id, status: 'revoked' });
     expect(afterRevoke.code).toBe(3);
+    expect(afterRevoke.stderr).toContain('The API key was not accepted: it is unknown, revoked or mistyped');
     expect(afterRevoke.stderr).toContain('status: 401');
     expect(afterRevoke.stderr).not.toContain(key.key);
   });

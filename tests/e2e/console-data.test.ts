@@ -1,5 +1,7 @@
 import { randomUUID } from 'node:crypto';
-import { readFileSync } from 'node:fs';
+import { mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import {
   createConsoleKey,
@@ -161,6 +163,36 @@ describe('the console: data pages through an API key', () => {
         'Ada met the harbour master',
         'Grace fixed the tide clock',
       ]);
+      expect(errors).toEqual([]);
+      await context.close();
+    },
+    TEST_MS,
+  );
+
+  it(
+    'when a format placeholder matches no column of the CSV, then the upload is refused with the placeholder and the columns named, and no estimate appears',
+    async () => {
+      const tenant = await createTenant();
+      const { page, errors, context } = await openConsole(b.browser, t.stack.url);
+      await logIn(page, tenant.owner.email, tenant.owner.password);
+      await goTo(page, 'Imports');
+      await createConsoleKey(page);
+      const file = join(mkdtempSync(join(tmpdir(), 'console-import-')), 'typo.csv');
+      writeFileSync(file, 'note,city\nAda met the harbour master,Lisbon\n');
+
+      await page.getByLabel(/^File/).setInputFiles(file);
+      await page.getByRole('textbox', { name: 'Format string' }).fill('{nots} in {city}');
+      await page.getByLabel('Namespace').fill(uniqueNamespace('import-typo'));
+      await page.getByRole('button', { name: 'Upload and estimate' }).click();
+      const alert = page.getByRole('alert');
+      await expect
+        .poll(() => alert.textContent(), EVENTUALLY)
+        .toContain(
+          'Placeholder {nots} matches no column of the file (columns: note, city); name a column, or give a default: {nots|…}',
+        );
+
+      expect(await alert.textContent()).toContain('HTTP 400 · validation_failed');
+      expect(await page.getByRole('region', { name: 'Import of typo.csv' }).count()).toBe(0);
       expect(errors).toEqual([]);
       await context.close();
     },

@@ -1,5 +1,6 @@
 import { randomBytes } from 'node:crypto';
 import pg from 'pg';
+import request from 'supertest';
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import { EVENTUALLY } from './support/eventually.js';
 import { createTenant, recallBody, uniqueNamespace } from './support/factories.js';
@@ -284,6 +285,52 @@ describe('POST /v1/imports with a model-hub dataset, then start, status and fail
   });
 });
 
+describe('POST /v1/imports with a dataset: imports in flight per tenant', () => {
+  it('when a tenant has its maximum of dataset imports reading the hub, then another start or another dataset import is 429 too_many_imports, while its uploads and other tenants go on', async () => {
+    // rows never come: a started import stays in `processing`, reading (and retrying) the hub
+    const dataset = addDataset('busy', { rowsUnavailable: true });
+    const tenant = await createTenant();
+    const other = await createTenant();
+    const body = { dataset: dataset.id, split: 'train', format: '{name}' };
+    const [a, b, c] = [
+      await importDataset(tenant.api_key, body),
+      await importDataset(tenant.api_key, body),
+      await importDataset(tenant.api_key, body),
+    ];
+    const startA = await t.api.post(`/v1/imports/${a.body.id}/start`, { key: tenant.api_key });
+    const startB = await t.api.post(`/v1/imports/${b.body.id}/start`, { key: tenant.api_key });
+
+    const startC = await t.api.post(`/v1/imports/${c.body.id}/start`, { key: tenant.api_key });
+    const d = await importDataset(tenant.api_key, body);
+    const jobC = await t.api.get(`/v1/imports/${c.body.id}`, { key: tenant.api_key });
+    const upload = await request(t.stack.url)
+      .post('/v1/imports')
+      .set('Authorization', `Bearer ${tenant.api_key}`)
+      .field('format', '{a}')
+      .attach('file', Buffer.from('a\n1\n'), 'rows.csv');
+    const elsewhere = await importDataset(other.api_key, body);
+
+    for (const created of [a, b, c]) expect(created.status, JSON.stringify(created.body)).toBe(201);
+    expect(startA).toMatchObject({ status: 202, body: { state: 'processing' } });
+    expect(startB).toMatchObject({ status: 202, body: { state: 'processing' } });
+    const busy = {
+      status: 429,
+      body: {
+        error:
+          'This tenant already has 2 dataset imports being resolved or read from the hub; retry when one has finished',
+        retryable: true,
+        details: { code: 'too_many_imports' },
+      },
+    };
+    expect(startC).toMatchObject(busy);
+    expect(startC.headers['retry-after']).toBe('5');
+    expect(d).toMatchObject(busy);
+    expect(jobC).toMatchObject({ status: 200, body: { state: 'estimated', started_at: null } });
+    expect(upload.status, JSON.stringify(upload.body)).toBe(201);
+    expect(elsewhere.status, JSON.stringify(elsewhere.body)).toBe(201);
+  });
+});
+
 describe('POST /v1/imports with a dataset the hub refuses: one code each, and nothing is kept', () => {
   it('when the dataset needs its own loading script, then 422 remote_code_required: no dataset code is ever run', async () => {
     const dataset = addDataset('scripted', { script: true });
@@ -317,6 +364,29 @@ describe('POST /v1/imports with a dataset the hub refuses: one code each, and no
       format: '{name}',
     });
     expect(res).toMatchObject({ status: 422, body: { details: { code: 'remote_code_required' } } });
+  });
+
+  it('when a placeholder without a default matches none of the split’s columns, then 400 at format naming it and the columns, and nothing is kept', async () => {
+    const dataset = addDataset('typo');
+    const tenant = await createTenant();
+
+    const res = await importDataset(tenant.api_key, {
+      dataset: dataset.id,
+      split: 'train',
+      format: 'Call {nmae} about {topic}',
+    });
+
+    const message =
+      'Placeholder {nmae} matches no column of the split (columns: name, topic, note); name a column, or give a default: {nmae|…}';
+    expect(res).toMatchObject({
+      status: 400,
+      body: {
+        error: message,
+        retryable: false,
+        details: { code: 'validation_failed', fields: [{ path: 'format', message }] },
+      },
+    });
+    expect(await jobsOfTenant(tenant.tenant_id)).toBe(0);
   });
 
   it('when the split does not exist, then 422 dataset_split_unavailable listing the splits there are', async () => {

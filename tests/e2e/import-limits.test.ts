@@ -176,6 +176,40 @@ describe('POST /v1/imports and NUL (U+0000)', () => {
   });
 });
 
+describe('POST /v1/imports and deeply nested JSON rows', () => {
+  it('when one JSON row nests 200 levels deep, then that row fails as malformed_row naming the bound and the others are retained', async () => {
+    const tenant = await createTenant();
+    const namespace = uniqueNamespace('import-deep');
+    const deep = `${'['.repeat(200)}"x"${']'.repeat(200)}`;
+    const file = Buffer.from(`{"a":"first"}\n{"a":${deep}}\n{"a":"third"}\n`);
+
+    const created = await upload(tenant.api_key, { format: '{a}', namespace }, file, 'deep.ndjson');
+    expect(created.status, JSON.stringify(created.body)).toBe(201);
+    const id = created.body.id as string;
+    await t.api.post(`/v1/imports/${id}/start`, { key: tenant.api_key });
+    let job = created.body;
+    while (job.state !== 'completed')
+      job = (await t.api.get(`/v1/imports/${id}`, { key: tenant.api_key })).body;
+    const failures = await t.api.get(`/v1/imports/${id}/failures`, { key: tenant.api_key });
+
+    expect(created.body.estimate).toMatchObject({ rows: 3, rows_malformed: 1, billable_rows: 2 });
+    expect(job).toMatchObject({ state: 'completed', total: 3, retained: 2, failed: 1 });
+    expect(failures).toMatchObject({
+      status: 200,
+      body: {
+        failures: [
+          {
+            row: 2,
+            reason: 'malformed_row',
+            message: "Row 2, column 'a' nests objects and lists deeper than 32 levels",
+          },
+        ],
+      },
+    });
+    expect(await recordsInNamespace(tenant.tenant_id, namespace)).toBe(2);
+  });
+});
+
 describe('POST /v1/imports concurrency per tenant', () => {
   it('when a tenant already has an upload in flight, then its next one is 429 too_many_imports with Retry-After', async () => {
     const tenant = await createTenant();

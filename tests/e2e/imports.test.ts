@@ -1,10 +1,11 @@
 import http from 'node:http';
 import ExcelJS from 'exceljs';
+import pg from 'pg';
 import request from 'supertest';
 import { describe, expect, it, vi } from 'vitest';
 import { createTenant, recallBody, uniqueNamespace } from './support/factories.js';
 import { recordsInNamespace } from './support/memory-db.js';
-import { useStack } from './support/stack.js';
+import { stackEnv, useStack } from './support/stack.js';
 
 // Whole imports of thousands of rows, end to end: 12 s alone, but past 30 s when CI runs three
 // files at a time on 2 cores. The bound is a hang guard, not a speed check.
@@ -28,6 +29,21 @@ function upload(key: string, fields: Record<string, string>, file: Buffer, fileN
   let req = request(t.stack.url).post('/v1/imports').set('Authorization', `Bearer ${key}`);
   for (const [name, value] of Object.entries(fields)) req = req.field(name, value);
   return req.attach('file', file, fileName);
+}
+
+/** Import jobs the template service holds for a tenant, whatever their state (the API shows no list). */
+async function importJobsOf(tenantId: string): Promise<number> {
+  const client = new pg.Client({ connectionString: stackEnv().templateDbUrl });
+  await client.connect();
+  try {
+    const { rows } = await client.query<{ n: string }>(
+      'SELECT count(*) AS n FROM import_job WHERE tenant_id = $1',
+      [tenantId],
+    );
+    return Number(rows[0]?.n);
+  } finally {
+    await client.end();
+  }
 }
 
 /** Polls the status route until the job completes; every `processed` seen, in order. */
@@ -338,6 +354,31 @@ describe('POST /v1/imports refusals', () => {
     );
     expect(res).toMatchObject({ status: 400, body: { details: { code: 'validation_failed' } } });
     expect(res.body.details.fields.map((f: { path: string }) => f.path)).toContain('dataset');
+  });
+
+  it('when a placeholder without a default matches no column, then 400 at format naming it and the columns, and no job is kept', async () => {
+    const tenant = await createTenant();
+    const namespace = uniqueNamespace('import-typo');
+
+    const res = await upload(
+      tenant.api_key,
+      { format: '{nmae} lives in {city} {region|}', namespace },
+      Buffer.from('name,city\nAna,Lisbon\n'),
+      'people.csv',
+    );
+
+    const message =
+      'Placeholder {nmae} matches no column of the file (columns: name, city); name a column, or give a default: {nmae|…}';
+    expect(res).toMatchObject({
+      status: 400,
+      body: {
+        error: message,
+        retryable: false,
+        details: { code: 'validation_failed', fields: [{ path: 'format', message }] },
+      },
+    });
+    expect(await importJobsOf(tenant.tenant_id)).toBe(0);
+    expect(await recordsInNamespace(tenant.tenant_id, namespace)).toBe(0);
   });
 
   it('when a .txt file is uploaded, then 415 unsupported_file_type', async () => {

@@ -1,6 +1,7 @@
 import { TextMemory } from '@text-memory/sdk';
 import type { Command } from 'commander';
 import { type Credentials, configPath, readConfig, resolveCredentials } from './config-store.js';
+import { sentCredentials } from './credential-refusal.js';
 import { UsageError } from './exit-codes.js';
 import { Output } from './output.js';
 
@@ -40,6 +41,8 @@ export class Context {
     if (need === 'either' && !apiKey && !sessionToken)
       throw new UsageError('Not logged in: run `tm login`, or set TM_API_KEY');
     if (extra.operatorToken) knownSecrets.add(extra.operatorToken);
+    if (need !== 'session' && apiKey) sentCredentials.add('API key');
+    if (need !== 'apiKey' && sessionToken) sentCredentials.add('session');
     return new TextMemory({
       baseUrl,
       // A session-only command sends the session even when a key is stored too.

@@ -43,6 +43,14 @@ export class Output {
     if (!this.json) this.stderr.write(`${text}\n`);
   }
 
+  /**
+   * A warning (stderr) shown even with `--json`, where it is a JSON line `{"warning": …}`: a secret
+   * passed as a flag is worth knowing about in a script too.
+   */
+  warn(text: string): void {
+    this.stderr.write(this.json ? `${JSON.stringify({ warning: text })}\n` : `tm: warning: ${text}\n`);
+  }
+
   record(entries: Array<[string, unknown]>): void {
     const width = Math.max(0, ...entries.map(([label]) => label.length));
     for (const [label, value] of entries) this.line(`${`${label}:`.padEnd(width + 2)}${cell(value)}`);

@@ -9,6 +9,7 @@ import { registerMemories } from './commands/memories.js';
 import { registerMemory } from './commands/memory.js';
 import { registerTemplates } from './commands/templates.js';
 import { knownSecrets } from './context.js';
+import { explainCredentialRefusal } from './credential-refusal.js';
 import { EXIT, EXIT_CODES_HELP, ExitWith, exitCodeFor } from './exit-codes.js';
 import { Output } from './output.js';
 
@@ -54,7 +55,7 @@ export async function main(argv: string[]): Promise<number> {
     // Help and version are CommanderErrors with exit code 0; anything else it throws is a bad command line.
     if (error instanceof CommanderError) return error.exitCode === 0 ? EXIT.ok : EXIT.usage;
     if (error instanceof ExitWith) return error.code;
-    new Output(Boolean(program.opts().json)).error(error, [...knownSecrets]);
+    new Output(Boolean(program.opts().json)).error(explainCredentialRefusal(error), [...knownSecrets]);
     return exitCodeFor(error);
   }
 }

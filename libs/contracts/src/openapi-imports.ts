@@ -51,9 +51,13 @@ export const importPaths: ZodOpenApiPathsObject = {
         '`payload_too_large`), a file that holds more once read than an import takes: an XLSX expanding past ' +
         'the unzipped limit, a cell or row count over its limit (413 `payload_too_large`), an upload whose ' +
         'client sends nothing for the stall timeout (408 `upload_timeout`), a form field holding NUL (400 ' +
-        '`validation_failed` at the field), a tenant with its maximum of uploads in flight or an instance ' +
-        'reading its maximum (429 `too_many_imports`, retryable, Retry-After). A row value holding NUL is ' +
-        'not a refusal: that row fails as `malformed_row`.\n\n' +
+        '`validation_failed` at the field), a format placeholder without a default (`{name}`, not `{name|…}`) ' +
+        'that matches no column of the file or of the dataset split (400 `validation_failed` at `format`, ' +
+        'naming the placeholder and the columns), a tenant with its maximum of uploads in flight, or of ' +
+        'dataset imports being resolved at or read from the hub (counted apart), or an instance reading its ' +
+        'maximum (429 `too_many_imports`, retryable, Retry-After). A row value holding ' +
+        'NUL, or nesting objects and lists deeper than 32 levels, is not a refusal: that row fails as ' +
+        '`malformed_row`, and the other rows go on.\n\n' +
         'A JSON body names a public model-hub dataset (Hugging Face Hub style) instead: `dataset` ' +
         '(`owner/name`), optional `config`, `split`, optional `revision` and `hub_token`, with the same ' +
         '`format` / template and `namespace`. Its estimate comes from the hub’s metadata (the split’s row ' +
@@ -94,9 +98,15 @@ export const importPaths: ZodOpenApiPathsObject = {
       summary: 'Write the rows in the background, one memory each (memory:write)',
       description:
         'Each row is retained with the idempotency key `import:<import_id>:<row>`, so work resumed after a ' +
-        'restart never writes a row twice. Starting a job that is already started answers it as it is.',
+        'restart never writes a row twice. Starting a job that is already started answers it as it is. ' +
+        'A job not started within the service’s time for it (a day by default) has expired: 409 ' +
+        '`version_conflict`; create the import again. A dataset import reads the hub while it runs: a tenant ' +
+        'with its maximum of dataset imports in flight gets 429 `too_many_imports` (retryable, Retry-After).',
       requestParams: { path: importRef, header: requestId },
-      responses: { '202': { description: 'The job, processing', ...json(ImportJob) }, ...oneErrors },
+      responses: {
+        '202': { description: 'The job, processing', ...json(ImportJob) },
+        ...errors(400, 401, 403, 404, 409, 429, 500, 503, 504),
+      },
     }),
   },
   '/v1/imports/{import_id}/failures': {

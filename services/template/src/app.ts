@@ -1,10 +1,11 @@
 import { checkServiceHealth, connectBus, drainEndpoints, type NatsConnection } from '@tm/bus';
-import type { Logger } from '@tm/kit';
+import { type Logger, startPeriodicTask } from '@tm/kit';
 import { createWritePriceReader } from './clients/billing-prices.js';
 import { createHubClient } from './clients/hub/hub-client.js';
 import { createMemoryWriter } from './clients/memory-writer.js';
 import type { TemplateConfig } from './config.js';
 import { closePrisma, initPrisma, pingDatabase } from './data-access/prisma-client.js';
+import { expireUnstartedImports } from './domain/expire-unstarted-imports.js';
 import { createHubTokenBox } from './domain/import/hub/hub-token-box.js';
 import { createReadSlots } from './domain/import/read-slots.js';
 import { startImportWorker } from './entry-points/jobs/import-worker.js';
@@ -54,6 +55,15 @@ export async function startTemplateService(
     },
     logger,
   );
+  const importExpiry = startPeriodicTask(
+    'import expiry',
+    config.IMPORT_EXPIRY_SWEEP_MS,
+    async () => {
+      const expired = await expireUnstartedImports({ ttlMs: config.IMPORT_UNSTARTED_TTL_MS });
+      if (expired > 0) logger.info({ expired }, 'unstarted imports expired');
+    },
+    logger,
+  );
   const subscriptions = [
     ...serveTemplateEndpoints(
       nc,
@@ -73,7 +83,12 @@ export async function startTemplateService(
         readSlots: createReadSlots(config.IMPORT_MAX_CONCURRENT_READS),
         maxInFlightPerTenant: config.IMPORT_MAX_CONCURRENT_PER_TENANT,
         // the hub's metadata calls end well inside the gateway's import deadline (60 s)
-        datasets: { hub, tokens, probeBudgetMs: config.HUB_PROBE_BUDGET_MS },
+        datasets: {
+          hub,
+          tokens,
+          probeBudgetMs: config.HUB_PROBE_BUDGET_MS,
+          maxInFlightPerTenant: config.IMPORT_MAX_CONCURRENT_PER_TENANT,
+        },
       },
       logger,
     ),
@@ -84,6 +99,7 @@ export async function startTemplateService(
     stop: async () => {
       await drainEndpoints(subscriptions, config.DRAIN_TIMEOUT_MS, logger);
       await importWorker.stop();
+      await importExpiry.stop();
       await nc.drain();
       await closePrisma();
     },

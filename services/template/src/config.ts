@@ -41,8 +41,18 @@ export const TemplateConfigSchema = z.object({
   IMPORT_MAX_UNCOMPRESSED_BYTES: env.positiveInt(128 * 1024 * 1024),
   IMPORT_MAX_CELL_CHARS: env.positiveInt(1_000_000),
   IMPORT_MAX_ROWS: env.positiveInt(100_000),
-  /** Uploads a tenant may have in flight (received or being read), across instances: more is 429. */
+  /**
+   * Imports a tenant may have in flight across instances, uploads (received or being read) and dataset
+   * imports (resolved at or read from the hub) counted apart: more is 429 (domain/import/in-flight-imports.ts).
+   */
   IMPORT_MAX_CONCURRENT_PER_TENANT: env.positiveInt(2),
+  /**
+   * An estimated import not started within this expires (state `expired`): its sealed hub token and
+   * stored rows go. A day: time to read an estimate and decide, not to keep a credential for ever.
+   */
+  IMPORT_UNSTARTED_TTL_MS: env.positiveInt(24 * 60 * 60_000),
+  /** How often unstarted imports past their time are expired. */
+  IMPORT_EXPIRY_SWEEP_MS: env.positiveInt(60_000),
   /** Uploads this instance reads at once; reading is CPU- and memory-bound, so about one per core. */
   IMPORT_MAX_CONCURRENT_READS: env.positiveInt(2),
   /**

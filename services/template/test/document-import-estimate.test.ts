@@ -50,6 +50,32 @@ describe('createImportEstimateTally', () => {
     });
   });
 
+  it('when a placeholder without a default matches no column, then the estimate is refused naming it and the columns', () => {
+    const tally = createImportEstimateTally(parseFormat('{title} {nmae} {region|}'));
+    tally.add({ ok: true, row: 2, values: { title: 'one', name: 'Ana' } });
+
+    expect(() => tally.result(price)).toThrow(
+      expect.objectContaining({
+        kind: 'format_string',
+        message:
+          'Placeholder {nmae} matches no column of the file (columns: title, name); name a column, or give a default: {nmae|…}',
+      }),
+    );
+  });
+
+  it('when a file has hundreds of columns and two placeholders match none, then both are named and the column list is bounded', () => {
+    const tally = createImportEstimateTally(parseFormat('{a} {b}'));
+    tally.add({
+      ok: true,
+      row: 2,
+      values: Object.fromEntries(Array.from({ length: 300 }, (_, i) => [`c${i}`, i])),
+    });
+
+    expect(() => tally.result(price)).toThrow(
+      /^Placeholders \{a\}, \{b\} match no column of the file \(columns: c0, c1, .*, c49, and 250 more\); /,
+    );
+  });
+
   it('when there are no rows, then nothing is priced and no placeholder is reported missing', () => {
     expect(createImportEstimateTally(parseFormat('{a}')).result(price)).toMatchObject({
       rows: 0,

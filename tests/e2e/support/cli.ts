@@ -62,7 +62,10 @@ export function cliUsers(baseUrl: () => string) {
   return () => {
     const home = mkdtempSync(join(tmpdir(), 'tm-cli-'));
     const config = join(home, 'config', 'config.json');
-    const tm = (args: string[], options: { env?: Record<string, string>; input?: string } = {}) =>
+    const tm = (
+      args: string[],
+      options: { env?: Record<string, string>; input?: string; cwd?: string } = {},
+    ) =>
       runCommand(process.execPath, [CLI_BIN, ...args], {
         ...options,
         env: { TM_CONFIG: config, TM_BASE_URL: baseUrl(), ...options.env },

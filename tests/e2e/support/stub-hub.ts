@@ -27,6 +27,8 @@ export interface StubDataset {
   delayMs?: number;
   /** The first this-many answers are 503 (a hub that recovers). */
   failFirst?: number;
+  /** Every row page is 503 (metadata answers): a started import waits in `processing`. */
+  rowsUnavailable?: boolean;
   /** Rows the viewer marks as truncated, by index: their cell `note` is cut. */
   truncatedRows?: Set<number>;
 }
@@ -156,6 +158,7 @@ function answer(req: IncomingMessage, res: ServerResponse, url: URL, dataset: St
       });
     }
     case '/viewer/rows': {
+      if (dataset.rowsUnavailable) return send(res, 503, { error: 'The server is busy.' });
       if (dataset.previewOnly)
         return send(
           res,

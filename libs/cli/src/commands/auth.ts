@@ -2,8 +2,10 @@ import { TextMemory, TextMemoryError } from '@text-memory/sdk';
 import type { Command } from 'commander';
 import { DEFAULT_BASE_URL, readConfig, writeConfig } from '../config-store.js';
 import { type Context, knownSecrets, withContext } from '../context.js';
+import { sentCredentials } from '../credential-refusal.js';
 import { UsageError } from '../exit-codes.js';
 import { isInteractive, readHidden, readStdinLine } from '../prompt.js';
+import { secretFlagWarning } from '../secret-flags.js';
 
 interface LoginOptions {
   baseUrl?: string;
@@ -47,11 +49,15 @@ async function login(ctx: Context, options: LoginOptions): Promise<void> {
     );
     return;
   }
-  const apiKey =
-    options.apiKey ?? (await secret(options.apiKeyStdin, 'API key: ', '--api-key-stdin or --api-key'));
+  if (options.apiKey !== undefined) {
+    if (options.apiKeyStdin) throw new UsageError('Give either --api-key or --api-key-stdin');
+    ctx.out.warn(secretFlagWarning('--api-key', 'the prompt, --api-key-stdin or TM_API_KEY'));
+  }
+  const apiKey = options.apiKey ?? (await secret(options.apiKeyStdin, 'API key: ', '--api-key-stdin'));
   knownSecrets.add(apiKey);
   let note = '';
   if (options.verify) {
+    sentCredentials.add('API key');
     try {
       await new TextMemory({ baseUrl, apiKey }).infrastructure.status();
     } catch (error) {
@@ -98,7 +104,10 @@ export function registerAuth(program: Command): void {
       '--base-url <url>',
       `the deployment (default: TM_BASE_URL, the saved one, or ${DEFAULT_BASE_URL})`,
     )
-    .option('--api-key <key>', 'the API key (visible in shell history: prefer the prompt or --api-key-stdin)')
+    .option(
+      '--api-key <key>',
+      'the API key (kept for compatibility, with a warning: it shows in shell history and the process list; prefer the prompt or --api-key-stdin)',
+    )
     .option('--api-key-stdin', 'read the API key from stdin')
     .option('--email <email>', 'log in as this user for the control plane (keys); asks for the password')
     .option('--password-stdin', 'read the password from stdin instead of a prompt')

@@ -6,7 +6,7 @@ import { type Context, knownSecrets, withContext } from '../context.js';
 import { UsageError } from '../exit-codes.js';
 import { parseCount } from '../parse.js';
 import { startProgress } from '../progress.js';
-import { confirmOrRefuse } from '../prompt.js';
+import { confirmOrRefuse, isInteractive } from '../prompt.js';
 
 interface ImportOptions {
   namespace: string;
@@ -105,6 +105,11 @@ async function importFile(ctx: Context, file: string | undefined, options: Impor
     throw new UsageError('Give one of --format, --template or --marketplace-template');
   if ((file === undefined) === (options.dataset === undefined))
     throw new UsageError('Give a file or --dataset owner/name, not both');
+  // Nobody could confirm the estimate: refused before anything is sent, so no upload is left behind.
+  if (!options.yes && !isInteractive())
+    throw new UsageError(
+      'No terminal to confirm the estimate on: pass --yes to import without asking (nothing was sent)',
+    );
   const tm = ctx.client('apiKey');
 
   const estimated =

@@ -1,13 +1,15 @@
 import { createWriteStream } from 'node:fs';
 import { rm } from 'node:fs/promises';
 import { Writable } from 'node:stream';
-import type { NamespaceSummary, RequestEvent } from '@text-memory/sdk';
+import type { HealthResponse, NamespaceSummary, RequestEvent } from '@text-memory/sdk';
 import type { Command } from 'commander';
 import { type Context, withContext } from '../context.js';
 import { EXIT, ExitWith, UsageError } from '../exit-codes.js';
 import type { Output } from '../output.js';
 import { parseCount } from '../parse.js';
 import { startProgress } from '../progress.js';
+import { readStdinLine } from '../prompt.js';
+import { secretFlagWarning } from '../secret-flags.js';
 
 function eventsTable(out: Output, events: readonly RequestEvent[]): void {
   out.table(events, [
@@ -147,9 +149,39 @@ async function usage(ctx: Context, options: { windowMinutes?: number }) {
   });
 }
 
+type Services = HealthResponse['services'];
+
+/** What a service reported of its dependencies, in a line: `database up 2 ms, usage-outbox up 0 pending`. */
+function dependencies(service: Services[string]): string | undefined {
+  const entries = Object.entries(service.dependencies ?? {});
+  if (entries.length === 0) return undefined;
+  return entries
+    .map(([name, d]) =>
+      [
+        name,
+        d.available ? 'up' : 'down',
+        d.latency_ms === undefined ? undefined : `${Math.round(d.latency_ms)} ms`,
+        d.pending === undefined ? undefined : `${d.pending} pending`,
+      ]
+        .filter(Boolean)
+        .join(' '),
+    )
+    .join(', ');
+}
+
+/** One aligned line per service (`--json` keeps the whole report). */
+function servicesTable(out: Output, services: Services): void {
+  out.table(Object.entries(services), [
+    { header: 'service', value: ([name]) => name },
+    { header: 'state', value: ([, s]) => (s.available ? 'available' : 'unavailable') },
+    { header: 'required', value: ([, s]) => (s.required ? 'yes' : 'no') },
+    { header: 'dependencies', value: ([, s]) => dependencies(s), max: 100 },
+  ]);
+}
+
 async function status(ctx: Context) {
   const result = await ctx.client('either').infrastructure.status();
-  ctx.out.result(result, () =>
+  ctx.out.result(result, () => {
     ctx.out.record([
       ['status', result.status],
       ['available', result.available],
@@ -158,15 +190,16 @@ async function status(ctx: Context) {
       ['monitoring', result.monitoring.state],
       ['anomalies', result.monitoring.anomaly_count],
       ['consent', result.consent.state],
-      ['services', result.services],
       ['request id', result.request_id],
-    ]),
-  );
+    ]);
+    ctx.out.line();
+    servicesTable(ctx.out, result.services);
+  });
 }
 
 async function health(ctx: Context) {
   const result = await ctx.client('none').infrastructure.health();
-  ctx.out.result(result, () =>
+  ctx.out.result(result, () => {
     ctx.out.record([
       ['status', result.status],
       ['available', result.available],
@@ -174,10 +207,11 @@ async function health(ctx: Context) {
       ['execution mode', result.execution_mode],
       ['production ready', result.production_ready],
       ['contract / schema', `${result.contract_version} / ${result.schema_version}`],
-      ['services', result.services],
       ['checked at', result.checked_at],
-    ]),
-  );
+    ]);
+    ctx.out.line();
+    servicesTable(ctx.out, result.services);
+  });
   // The report is printed either way; scripts and probes branch on the code.
   if (!result.available) throw new ExitWith(EXIT.unavailable);
 }
@@ -201,10 +235,23 @@ async function capabilities(ctx: Context) {
   });
 }
 
+/** `-o -`: the export on stdout, with backpressure; stdout itself is never closed. */
+function stdoutStream(): WritableStream<Uint8Array> {
+  return new WritableStream<Uint8Array>({
+    write: (chunk) =>
+      new Promise<void>((resolve, reject) =>
+        process.stdout.write(chunk, (error) => (error ? reject(error) : resolve())),
+      ),
+  });
+}
+
 async function exportCommand(ctx: Context, options: { namespace?: string[]; output: string }) {
   const tm = ctx.client('either');
+  const toStdout = options.output === '-';
   const progress = startProgress('export', { unit: 'bytes', json: ctx.out.json });
-  const destination = Writable.toWeb(createWriteStream(options.output)) as WritableStream<Uint8Array>;
+  const destination = toStdout
+    ? stdoutStream()
+    : (Writable.toWeb(createWriteStream(options.output)) as WritableStream<Uint8Array>);
   let written = 0;
   // Counted on the way to the file, so the progress moves while the export streams.
   const counter = new TransformStream<Uint8Array, Uint8Array>({
@@ -223,23 +270,32 @@ async function exportCommand(ctx: Context, options: { namespace?: string[]; outp
     // The SDK is done when the last chunk entered the counter; the file is done when it is flushed.
     await toFile;
     progress.stop();
-    ctx.out.result(result, () =>
-      ctx.out.line(`Exported ${result.bytes} bytes to ${options.output} (request id ${result.request_id})`),
-    );
+    const summary = `Exported ${result.bytes} bytes to ${toStdout ? 'stdout' : options.output} (request id ${result.request_id})`;
+    // On stdout the export is all there is: the summary goes to stderr, even with --json.
+    if (toStdout) process.stderr.write(`${ctx.out.json ? JSON.stringify(result) : summary}\n`);
+    else ctx.out.result(result, () => ctx.out.line(summary));
   } catch (error) {
     progress.stop();
     // Refused before streaming: the counter was never piped into, so end it here.
     if (!counter.writable.locked) await counter.writable.abort(error).catch(() => {});
     await toFile.catch(() => {});
     // A partial export would look like a whole one.
-    await rm(options.output, { force: true });
+    if (!toStdout) await rm(options.output, { force: true });
     throw error;
   }
 }
 
-async function smokeTest(ctx: Context, options: { operatorToken?: string }) {
-  const operatorToken = options.operatorToken ?? process.env.TM_OPERATOR_TOKEN;
-  if (!operatorToken) throw new UsageError('Give --operator-token or set TM_OPERATOR_TOKEN');
+async function smokeTest(ctx: Context, options: { operatorToken?: string; operatorTokenStdin?: boolean }) {
+  if (options.operatorToken !== undefined) {
+    if (options.operatorTokenStdin)
+      throw new UsageError('Give either --operator-token or --operator-token-stdin');
+    ctx.out.warn(secretFlagWarning('--operator-token', 'TM_OPERATOR_TOKEN or --operator-token-stdin'));
+  }
+  const operatorToken = options.operatorTokenStdin
+    ? (await readStdinLine()).trim()
+    : (options.operatorToken ?? process.env.TM_OPERATOR_TOKEN);
+  if (!operatorToken)
+    throw new UsageError('Set TM_OPERATOR_TOKEN, or pipe the token to --operator-token-stdin');
   const result = await ctx.client('apiKey', { operatorToken }).infrastructure.smokeTest();
   ctx.out.result(result, () => {
     ctx.out.record([
@@ -309,14 +365,25 @@ export function registerInfrastructure(program: Command): void {
     .command('export')
     .description('Stream the JSON export (records, supersession relations, redacted history) to a file')
     .option('-n, --namespace <namespaces...>', 'namespaces to export (default: all)')
-    .requiredOption('-o, --output <file>', 'where to write the export')
-    .addHelpText('after', '\nExample:\n  tm export -n support-bot -o export.json')
+    .requiredOption('-o, --output <file>', 'where to write the export (- for stdout)')
+    .addHelpText(
+      'after',
+      '\nExamples:\n  tm export -n support-bot -o export.json\n  tm export -o - | gzip > export.json.gz',
+    )
     .action(withContext(exportCommand));
   program
     .command('smoke-test')
     .description(
       'The authorized diagnostic (write, recall, delete in a reserved namespace); metered. Exits 4 when a step failed',
     )
-    .option('--operator-token <token>', 'the tenant operator token (or TM_OPERATOR_TOKEN)')
+    .option('--operator-token-stdin', 'read the tenant operator token from stdin (or set TM_OPERATOR_TOKEN)')
+    .option(
+      '--operator-token <token>',
+      'the token as a flag: kept for compatibility, with a warning (it shows in shell history and the process list)',
+    )
+    .addHelpText(
+      'after',
+      '\nExamples:\n  TM_OPERATOR_TOKEN=tmo_... tm smoke-test\n  tm smoke-test --operator-token-stdin < operator-token.txt',
+    )
     .action(withContext(smokeTest));
 }

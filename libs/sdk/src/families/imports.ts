@@ -133,13 +133,16 @@ export class ImportsFamily {
     return data;
   }
 
-  /** Poll until the job is `completed` or `failed` (cancel with `signal`); resolves with the last job. */
+  /**
+   * Poll until the job is `completed`, `failed` or `expired` (cancel with `signal`); resolves with the
+   * last job.
+   */
   async wait(importId: string, options?: WaitOptions): Promise<ImportJob> {
     const { intervalMs = 1_000, onProgress, ...callOptions } = options ?? {};
     for (;;) {
       const job = await this.get(importId, callOptions);
       onProgress?.(job);
-      if (job.state === 'completed' || job.state === 'failed') return job;
+      if (job.state === 'completed' || job.state === 'failed' || job.state === 'expired') return job;
       await sleep(intervalMs, callOptions.signal);
     }
   }

@@ -4,29 +4,40 @@ import type { Db } from './prisma-client.js';
 export type ImportJobRecord = Prisma.ImportJobGetPayload<object>;
 
 /**
- * Opens an `uploading` job unless the tenant already has `maxInFlight` uploads newer than `since`
- * (older ones were abandoned and their discard lost). A per-tenant advisory lock makes count and
- * insert one step, so two uploads arriving together cannot both take the last place.
+ * Opens a job unless the tenant already has `maxInFlight` jobs matching `inFlight` (its uploads being
+ * received, or its dataset imports being resolved or read). A per-tenant advisory lock makes count
+ * and insert one step, so two imports arriving together cannot both take the last place.
  */
 export async function insertImportJobWithinLimit(
   db: PrismaClient,
   data: Prisma.ImportJobUncheckedCreateInput & { tenantId: string },
-  limit: { maxInFlight: number; since: Date },
+  limit: { maxInFlight: number; inFlight: Prisma.ImportJobWhereInput },
 ): Promise<boolean> {
   return db.$transaction(async (tx) => {
-    await tx.$queryRaw`SELECT pg_advisory_xact_lock(hashtext(${`import:${data.tenantId}`}))::text`;
-    const inFlight = await tx.importJob.count({
-      where: { tenantId: data.tenantId, state: 'uploading', createdAt: { gt: limit.since } },
-    });
+    await lockTenantImports(tx, data.tenantId);
+    const inFlight = await tx.importJob.count({ where: { ...limit.inFlight, tenantId: data.tenantId } });
     if (inFlight >= limit.maxInFlight) return false;
     await tx.importJob.create({ data });
     return true;
   });
 }
 
-/** A job opened whole, as a dataset import is (its estimate comes from the hub's metadata). */
-export async function insertImportJob(db: Db, data: Prisma.ImportJobUncheckedCreateInput) {
-  await db.importJob.create({ data });
+/** One tenant's counts and changes of in-flight imports, one at a time (across instances). */
+async function lockTenantImports(tx: Prisma.TransactionClient, tenantId: string) {
+  await tx.$queryRaw`SELECT pg_advisory_xact_lock(hashtext(${`import:${tenantId}`}))::text`;
+}
+
+/** A dataset import's job once the hub has answered: resolving → estimated, with what it found. */
+export async function markDatasetJobEstimated(
+  db: Db,
+  importId: string,
+  data: Prisma.ImportJobUncheckedUpdateManyInput,
+): Promise<boolean> {
+  const { count } = await db.importJob.updateMany({
+    where: { id: importId, state: 'resolving' },
+    data: { ...data, state: 'estimated' },
+  });
+  return count === 1;
 }
 
 /** A tenant's job, or null: another tenant's job is as absent as one that never existed. */
@@ -88,6 +99,63 @@ export async function markImportProcessing(
     data: { state: 'processing', scope, startedAt: new Date() },
   });
   return count === 1;
+}
+
+/**
+ * estimated → processing for a job whose kind is limited while it runs (a dataset import reads the
+ * hub): 'busy' when the tenant already has `maxInFlight` jobs matching `inFlight`, counted and
+ * changed under the tenant's import lock.
+ */
+export async function markImportProcessingWithinLimit(
+  db: PrismaClient,
+  job: { id: string; tenantId: string },
+  scope: Prisma.InputJsonValue,
+  limit: { maxInFlight: number; inFlight: Prisma.ImportJobWhereInput },
+): Promise<'started' | 'busy' | 'not_estimated'> {
+  return db.$transaction(async (tx) => {
+    await lockTenantImports(tx, job.tenantId);
+    const inFlight = await tx.importJob.count({ where: { ...limit.inFlight, tenantId: job.tenantId } });
+    const estimated = await tx.importJob.count({ where: { id: job.id, state: 'estimated' } });
+    if (estimated === 0) return 'not_estimated';
+    if (inFlight >= limit.maxInFlight) return 'busy';
+    return (await markImportProcessing(tx, job.id, scope)) ? 'started' : 'not_estimated';
+  });
+}
+
+/**
+ * Jobs never started within their time: estimated → expired, in batches. A hub token kept for the
+ * job goes, and so do its stored rows (an upload's values): nothing of an import nobody started is
+ * kept past its time but its estimate. A dataset job left `resolving` by a process that stopped
+ * mid-request is deleted. A start racing this sees `expired` (the update is conditional on the state).
+ */
+export async function markUnstartedImportsExpired(
+  db: PrismaClient,
+  cutoff: { estimatedBefore: Date; resolvingBefore: Date },
+  batch = 100,
+): Promise<number> {
+  let expired = 0;
+  for (;;) {
+    const pass = await db.$transaction(async (tx) => {
+      const due = await tx.importJob.findMany({
+        where: { state: 'estimated', createdAt: { lt: cutoff.estimatedBefore } },
+        select: { id: true },
+        take: batch,
+      });
+      const done = await tx.importJob.updateManyAndReturn({
+        where: { id: { in: due.map((j) => j.id) }, state: 'estimated' },
+        data: { state: 'expired', completedAt: new Date(), hubTokenSealed: null },
+        select: { id: true },
+      });
+      await tx.importRow.deleteMany({ where: { importId: { in: done.map((j) => j.id) } } });
+      return { due: due.length, expired: done.length };
+    });
+    expired += pass.expired;
+    if (pass.due < batch) break;
+  }
+  await db.importJob.deleteMany({
+    where: { state: 'resolving', createdAt: { lt: cutoff.resolvingBefore } },
+  });
+  return expired;
 }
 
 /** processing → completed; a hub token kept for the job goes with it. */

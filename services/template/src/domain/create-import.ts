@@ -4,6 +4,7 @@ import { insertImportJobWithinLimit } from '../data-access/import-repository.js'
 import { getPrisma } from '../data-access/prisma-client.js';
 import { fileKindOfName } from './import/detect-format.js';
 import { withImportErrors } from './import/import-error-to-app-error.js';
+import { uploadsInFlight } from './import/in-flight-imports.js';
 import { resolveImportFormat } from './import/resolve-import-format.js';
 
 /**
@@ -11,11 +12,9 @@ import { resolveImportFormat } from './import/resolve-import-format.js';
  * template are checked first, so a .txt upload or a bad format is refused without reading the file.
  * A template gives its format (its fields as `name: {name}` lines when it has none); a `format` sent
  * with the template overrides it. A tenant may have `maxInFlightPerTenant` uploads in flight at once
- * (received or being read, the phases that cost memory), checked before any byte is sent.
+ * (received or being read, the phases that cost memory; in-flight-imports.ts), checked before any
+ * byte is sent.
  */
-/** An `uploading` job older than this was abandoned (its discard lost) and no longer counts. */
-const IN_FLIGHT_WINDOW_MS = 15 * 60_000;
-
 export async function createImport(
   msg: CreateImportMessage,
   deps: { maxInFlightPerTenant: number },
@@ -38,7 +37,7 @@ export async function createImport(
         ...mapping,
         requestId: msg.request_id,
       },
-      { maxInFlight: deps.maxInFlightPerTenant, since: new Date(Date.now() - IN_FLIGHT_WINDOW_MS) },
+      { maxInFlight: deps.maxInFlightPerTenant, inFlight: uploadsInFlight() },
     );
     if (!opened) {
       throw new AppError(

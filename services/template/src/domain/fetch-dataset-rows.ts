@@ -12,6 +12,7 @@ import {
 import { getPrisma } from '../data-access/prisma-client.js';
 import { hubRefusal } from './import/hub/hub-refusal.js';
 import type { HubTokenBox } from './import/hub/hub-token-box.js';
+import { refuseDeepValues } from './import/refuse-deep-values.js';
 import { refuseNulValues } from './import/refuse-nul-values.js';
 
 export interface DatasetRowDeps {
@@ -96,7 +97,7 @@ export async function fetchDatasetRows(
 
 /**
  * One row as the hub served it. A cell the viewer truncated would give an incomplete memory, so the
- * row fails (`malformed_row`), as does a value holding NUL; the others go on.
+ * row fails (`malformed_row`), as does a value holding NUL or nested too deep; the others go on.
  */
 function importRowOf(
   importId: string,
@@ -104,7 +105,7 @@ function importRowOf(
   values: Record<string, unknown>,
   truncated: string[],
 ): Prisma.ImportRowCreateManyInput {
-  const checked = refuseNulValues({ ok: true, row: rowNumber, values });
+  const checked = refuseNulValues(refuseDeepValues({ ok: true, row: rowNumber, values }));
   const error = !checked.ok
     ? checked.error
     : truncated.length > 0

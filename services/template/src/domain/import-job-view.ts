@@ -21,6 +21,14 @@ const EMPTY_ESTIMATE: ImportEstimate = {
   estimated_cost_usd: 0,
 };
 
+/**
+ * A job callers may see: not an upload still arriving (`uploading`), nor a dataset import whose hub
+ * has not answered yet (`resolving`); until then the job is not one, and its id was never given out.
+ */
+export function isVisibleJob(job: ImportJobRecord | null): job is ImportJobRecord {
+  return job !== null && job.state !== 'uploading' && job.state !== 'resolving';
+}
+
 /** A job as callers see it, its progress counted from its rows. */
 export async function importJobView(job: ImportJobRecord, db = getPrisma()): Promise<ImportJob> {
   const counts = await countImportRows(db, job.id);

@@ -7,6 +7,7 @@ import {
 } from '@tm/contracts';
 import { findImportJob, listFailedRows } from '../data-access/import-repository.js';
 import { getPrisma } from '../data-access/prisma-client.js';
+import { isVisibleJob } from './import-job-view.js';
 
 /** Rows that were not retained, by row number: reason and message, never the row's values or text. */
 export async function listImportFailures(
@@ -14,7 +15,7 @@ export async function listImportFailures(
   db = getPrisma(),
 ): Promise<ImportFailurePage> {
   const job = await findImportJob(db, msg.tenant_id, msg.import_id);
-  if (!job || job.state === 'uploading') throw new AppError(ErrorCode.NotFound, 'No such import');
+  if (!isVisibleJob(job)) throw new AppError(ErrorCode.NotFound, 'No such import');
   const { rows, total } = await listFailedRows(db, job.id, msg.limit, msg.offset);
   return {
     import_id: job.id,

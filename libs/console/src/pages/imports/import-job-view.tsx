@@ -195,7 +195,19 @@ export function ImportJobView({
           {starting ? 'Starting…' : `Start import of ${formatCount(estimate.rows)} rows`}
         </button>
       )}
-      {job.state !== 'estimated' && (
+      {job.state === 'expired' && (
+        <p role="status" className="notice">
+          This import was not started in time and has expired
+          {job.completed_at && (
+            <>
+              {' '}
+              (<DateTime value={job.completed_at} />)
+            </>
+          )}
+          : its rows are no longer kept. Upload the file, or name the dataset, again.
+        </p>
+      )}
+      {job.state !== 'estimated' && job.state !== 'expired' && (
         <div aria-live="polite">
           <label htmlFor={`${id}-progress`}>Progress</label>
           <progress id={`${id}-progress`} max={Math.max(job.total, 1)} value={job.processed}>

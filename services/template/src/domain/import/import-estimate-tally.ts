@@ -1,5 +1,9 @@
 import type { ImportEstimate } from '@tm/contracts';
-import { type ParsedFormat, placeholdersWithoutColumn } from './format-string.js';
+import {
+  type ParsedFormat,
+  placeholdersWithoutColumn,
+  refuseUnmatchedPlaceholders,
+} from './format-string.js';
 import type { ImportRecord } from './import-row.js';
 import { renderImportRow } from './render-import-row.js';
 
@@ -33,7 +37,9 @@ export function createImportEstimateTally(parsed: ParsedFormat) {
       if (!rendered.ok && rendered.reason === 'text_too_long') tooLong += 1;
     },
 
+    /** Throws an ImportError when a placeholder without a default matches no column of the file. */
     result(price: WritePrice): ImportEstimate {
+      if (rows - malformed > 0) refuseUnmatchedPlaceholders(parsed, columns);
       const missing = rows - malformed > 0 ? placeholdersWithoutColumn(parsed, columns) : [];
       const billable = rows - malformed - emptyRender - tooLong;
       const warnings = [

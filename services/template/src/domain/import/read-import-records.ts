@@ -7,6 +7,7 @@ import { readCsvRows } from './read-csv-rows.js';
 import { readJsonRows } from './read-json-rows.js';
 import { readXlsRows } from './read-xls-rows.js';
 import { readXlsxRows } from './read-xlsx-rows.js';
+import { refuseDeepValues } from './refuse-deep-values.js';
 import { refuseNulValues, spellNul } from './refuse-nul-values.js';
 
 /**
@@ -29,7 +30,7 @@ export async function* readImportRecords(
       );
     }
     if (record.ok) checkCells(record.values, record.row, limits.maxCellChars);
-    yield refuseNulValues(record);
+    yield refuseNulValues(refuseDeepValues(record));
   }
 }
 

@@ -92,7 +92,8 @@ export function serveImportEndpoints(
         ...common,
         subject: s.startImport,
         input: StartImportMessage,
-        handler: (m) => startImport(m, { nudge: options.nudge }),
+        handler: (m) =>
+          startImport(m, { nudge: options.nudge, maxInFlightPerTenant: options.maxInFlightPerTenant }),
       },
       logger,
     ),

@@ -1,17 +1,23 @@
 import type { ImportEstimate } from '@tm/contracts';
-import { type ParsedFormat, placeholdersWithoutColumn } from '../format-string.js';
+import {
+  type ParsedFormat,
+  placeholdersWithoutColumn,
+  refuseUnmatchedPlaceholders,
+} from '../format-string.js';
 import type { WritePrice } from '../import-estimate-tally.js';
 
 /**
  * A dataset import's estimate, from the hub's metadata alone (no row is read before the caller
- * starts the job): the split's row count, and placeholders matching none of its features. Rows that
- * render empty or too long are known only as they are read; they fail then, as a file's would.
+ * starts the job): the split's row count, and placeholders matching none of its features (one
+ * without a default is refused, as for a file). Rows that render empty or too long are known only as
+ * they are read; they fail then, as a file's would.
  */
 export function estimateFromHubMetadata(
   parsed: ParsedFormat,
   split: { rows: number; columns: string[] },
   price: WritePrice,
 ): ImportEstimate {
+  if (split.rows > 0) refuseUnmatchedPlaceholders(parsed, split.columns, 'the split');
   const missing = split.rows > 0 ? placeholdersWithoutColumn(parsed, new Set(split.columns)) : [];
   return {
     rows: split.rows,
