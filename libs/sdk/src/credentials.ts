@@ -39,7 +39,8 @@ export function headerValueProblem(value: string): string | undefined {
 
 function describeCharacter(code: number): string {
   if (code === 0x0a || code === 0x0d) return 'a line break';
-  if (code === 0x20 || code === 0x09) return 'a space';
+  if (code === 0x20) return 'a space';
+  if (code === 0x09) return 'a tab';
   if (code < 0x20 || code === 0x7f) return 'a control character';
   return 'a character outside ASCII';
 }

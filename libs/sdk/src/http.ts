@@ -136,15 +136,21 @@ export class Transport {
     return headers;
   }
 
-  /** What an error of this request must not repeat: its credentials, and its other header values. */
+  /**
+   * What an error of this request must not repeat: its credentials, and the values of headers the
+   * caller added (which may be credentials of their own); not the SDK's own plain ones (accept,
+   * content-type, the request id and idempotency key the caller is meant to see).
+   */
   private redaction(spec: RequestSpec, headers: Headers | undefined): Redaction {
-    const sent = headers ? [...headers] : Object.entries(this.config.headers ?? {});
+    const sent = (headers ? [...headers] : Object.entries(this.config.headers ?? {})).map(
+      ([name, value]) => [name.toLowerCase(), value] as const,
+    );
     return new Redaction(
       [
         this.token(spec.credential),
-        ...sent.filter(([name]) => CREDENTIAL_HEADERS.has(name.toLowerCase())).map(([, value]) => value),
+        ...sent.filter(([name]) => CREDENTIAL_HEADERS.has(name)).map(([, value]) => value),
       ],
-      sent.map(([, value]) => value),
+      sent.filter(([name]) => !PLAIN_HEADERS.has(name)).map(([, value]) => value),
     );
   }
 
@@ -256,6 +262,9 @@ const INVALID = Symbol('invalid');
 
 // RFC 9110's token: what a header name may be.
 const HEADER_NAME = /^[!#$%&'*+.^_`|~0-9A-Za-z-]+$/;
+
+/** Headers the SDK sets whose values are no secret, left readable in errors. */
+const PLAIN_HEADERS = new Set(['accept', 'content-type', 'x-request-id', 'idempotency-key', 'if-match']);
 
 /** Headers whose values are credentials, masked in errors whatever their length. */
 const CREDENTIAL_HEADERS = new Set([
