@@ -1,4 +1,4 @@
-import { checkedCredential } from './credentials.js';
+import { checkedBaseUrl, checkedCredential } from './credentials.js';
 import { ChatFamily } from './families/chat.js';
 import { ControlFamily } from './families/control.js';
 import { ImportsFamily } from './families/imports.js';
@@ -44,17 +44,24 @@ export class TextMemory {
   private readonly http: Transport;
 
   /**
-   * Throws a TextMemoryError (`validation_failed`, status 0) when a credential cannot be sent: a line
-   * break, a space or a character outside ASCII inside it. Its message names the option, never the value.
+   * Throws a TextMemoryError (`validation_failed`, status 0) when a credential cannot be sent (a line
+   * break, a space or a character outside ASCII inside it) or the base URL holds a user name or
+   * password. Its message names the option, never the value.
    */
   constructor(options: TextMemoryOptions) {
     const checked = {
+      baseUrl: checkedBaseUrl(options.baseUrl),
       apiKey: checkedCredential('apiKey', options.apiKey),
       sessionToken: checkedCredential('sessionToken', options.sessionToken),
       operatorToken: checkedCredential('operatorToken', options.operatorToken),
     };
     const { operatorToken: _operatorToken, ...transport } = options;
-    this.http = new Transport({ ...transport, apiKey: checked.apiKey, sessionToken: checked.sessionToken });
+    this.http = new Transport({
+      ...transport,
+      baseUrl: checked.baseUrl,
+      apiKey: checked.apiKey,
+      sessionToken: checked.sessionToken,
+    });
     this.memory = new MemoryFamily(this.http);
     this.infrastructure = new InfrastructureFamily(this.http, () => checked.operatorToken);
     this.control = new ControlFamily(this.http);

@@ -58,6 +58,22 @@ export function checkedCredential(name: string, value: string | undefined): stri
   return value.replace(SURROUNDING_WHITESPACE, '');
 }
 
+/**
+ * The base URL, refused when it holds a user name or password: fetch refuses such a URL with an error
+ * quoting it whole, password included, and the SDK's messages name the base URL.
+ */
+export function checkedBaseUrl(baseUrl: string): string {
+  if (URL.canParse(baseUrl)) {
+    const url = new URL(baseUrl);
+    if (url.username !== '' || url.password !== '')
+      throw unsendable(
+        'baseUrl',
+        'baseUrl holds a user name or password, which fetch refuses: give the address alone and the key as apiKey (the address is not shown)',
+      );
+  }
+  return baseUrl;
+}
+
 /** The error for a value that cannot go into a request: a validation error, never retried. */
 export function unsendable(path: string, message: string): TextMemoryError {
   return new TextMemoryError({

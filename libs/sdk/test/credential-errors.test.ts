@@ -152,6 +152,20 @@ describe('a credential that cannot be sent', () => {
     for (const part of partsOf(token)) expect(everyText(error)).not.toContain(part);
   });
 
+  it('when the base URL holds a user name and password, then construction throws without the address', () => {
+    const address = `http://admin:${SECRET}@127.0.0.1:9`;
+
+    const error = thrownBy(() => new TextMemory({ baseUrl: address, apiKey: keyWith('') }));
+
+    expect(error).toMatchObject(
+      refused(
+        'baseUrl',
+        'baseUrl holds a user name or password, which fetch refuses: give the address alone and the key as apiKey (the address is not shown)',
+      ),
+    );
+    for (const part of [address, SECRET]) expect(everyText(error)).not.toContain(part);
+  });
+
   it('when the key is surrounded by whitespace (read from a file), then it is sent without it', async () => {
     const key = keyWith('');
     const tm = new TextMemory({ baseUrl, apiKey: `  ${key}\n` });
