@@ -6,11 +6,16 @@ import { fileURLToPath } from 'node:url';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { getDefaultEnvironment, StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
+import { runCommand } from './support/cli.js';
+import { EVENTUALLY } from './support/eventually.js';
 import { createTenant, uniqueKey, uniqueNamespace } from './support/factories.js';
 import { useStack } from './support/stack.js';
 
 // The MCP server as an agent's client meets it: the built `tm-mcp` spawned over stdio, talking to the
-// real stack through @text-memory/sdk. Nothing of the service is mocked.
+// real stack through @text-memory/sdk. Nothing of the service is mocked. Every session lists the tools
+// first, as every real client does: from then on the official client checks each result against the
+// tool's listed output schema and turns a mismatch into a protocol error (-32602), so every call below
+// is also a check that what the tool answered is what it declared.
 
 const t = useStack();
 const root = fileURLToPath(new URL('../..', import.meta.url));
@@ -40,6 +45,7 @@ async function connect(env: Record<string, string>, command = process.execPath, 
   const client = new Client({ name: 'mcp-e2e', version: '1.0.0' });
   await client.connect(transport);
   clients.push(client);
+  await client.listTools();
   return client;
 }
 
@@ -57,7 +63,23 @@ async function call(client: Client, name: string, args: Record<string, unknown> 
   const result = (await client.callTool({ name, arguments: args })) as ToolResult;
   const text = result.content.map((c) => c.text ?? '').join('\n');
   // A success may leave isError out; say false so assertions read the same either way.
-  return { ...result, isError: result.isError ?? false, text };
+  const isError = result.isError ?? false;
+  // structuredContent always named, so `structuredContent: undefined` asserts an error carried none.
+  const structuredContent = result.structuredContent;
+  return { ...result, structuredContent, isError, text, ...(isError ? { error: errorFacts(text) } : {}) };
+}
+
+/**
+ * A tool error's facts, read from its text's `code: …`, `status: …`, `request_id: …`, `retryable: …`
+ * lines: an error carries no structuredContent (it would have to match the success's output schema).
+ */
+function errorFacts(text: string): Record<string, string> {
+  const facts: Record<string, string> = {};
+  for (const line of text.split('\n')) {
+    const fact = /^(code|status|request_id|retryable): (.+)$/.exec(line);
+    if (fact?.[1] && fact[2]) facts[fact[1]] = fact[2];
+  }
+  return facts;
 }
 
 const uuid = expect.stringMatching(/^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/);
@@ -109,8 +131,25 @@ describe('tm-mcp tools/list', () => {
     });
     for (const tool of tools) {
       expect(tool.description?.length, tool.name).toBeGreaterThan(80);
-      expect(tool.outputSchema, tool.name).toMatchObject({ type: 'object' });
+      expect(tool.outputSchema, tool.name).toMatchObject({ type: 'object', additionalProperties: false });
     }
+    // What a health entry really holds, not only `available`.
+    expect(byName.status?.outputSchema).toMatchObject({
+      properties: {
+        services: {
+          type: 'object',
+          additionalProperties: {
+            type: 'object',
+            properties: {
+              available: { type: 'boolean' },
+              required: { type: 'boolean' },
+              dependencies: { type: 'object' },
+            },
+            required: ['available', 'required'],
+          },
+        },
+      },
+    });
   });
 });
 
@@ -149,9 +188,8 @@ describe('tm-mcp remember and recall', () => {
     // The service's refusal, as a tool error an agent can act on.
     expect(conflicting).toMatchObject({
       isError: true,
-      structuredContent: {
-        error: { code: 'idempotency_conflict', status: 409, retryable: false, request_id: requestId },
-      },
+      structuredContent: undefined,
+      error: { code: 'idempotency_conflict', status: '409', retryable: 'false', request_id: requestId },
     });
     expect(conflicting.text).toMatch(/code: idempotency_conflict\nstatus: 409\nrequest_id: req_\S+/);
     expect(recalled).toMatchObject({
@@ -189,7 +227,8 @@ describe('tm-mcp remember and recall', () => {
     expect(remembered.structuredContent).toMatchObject({ state: 'retained', namespace });
     expect(refused).toMatchObject({
       isError: true,
-      structuredContent: { error: { code: 'namespace_required' } },
+      structuredContent: undefined,
+      error: { code: 'namespace_required' },
     });
     expect(refused.text).toContain('TM_NAMESPACE');
     expect(recalled.structuredContent).toMatchObject({ retrieval_outcome: 'matched' });
@@ -220,7 +259,8 @@ describe('tm-mcp forget_namespace', () => {
 
     expect(refused).toMatchObject({
       isError: true,
-      structuredContent: { error: { code: 'confirmation_required' } },
+      structuredContent: undefined,
+      error: { code: 'confirmation_required' },
     });
     expect(refused.text).toContain('nothing was deleted');
     expect(stillThere.structuredContent).toMatchObject({
@@ -291,18 +331,39 @@ describe('tm-mcp templates', () => {
 
     expect(neither).toMatchObject({
       isError: true,
-      structuredContent: { error: { code: 'template_required' } },
+      structuredContent: undefined,
+      error: { code: 'template_required' },
     });
     expect(unknown).toMatchObject({
       isError: true,
-      structuredContent: { error: { status: 404, code: expect.any(String), request_id: requestId } },
+      structuredContent: undefined,
+      error: { status: '404', code: expect.any(String), request_id: requestId },
     });
     expect(unknown.text).toMatch(/request_id: \S+/);
   });
 });
 
+/** Every service of the stack, answering, as status lists it. */
+const everyServiceAnswering = {
+  memory: { available: true, required: true, dependencies: { database: { available: true } } },
+  billing: { available: true, required: expect.any(Boolean), dependencies: expect.any(Object) },
+  telemetry: { available: true, required: false, dependencies: expect.any(Object) },
+  template: { available: true, required: expect.any(Boolean), dependencies: expect.any(Object) },
+  gateway_store: { available: true, required: true },
+};
+
+/** One call of every tool with arguments it accepts; each reaches the service. */
+const EVERY_TOOL_CALL: Array<[string, Record<string, unknown>]> = [
+  ['remember', { text: 'Ana prefers green tea', namespace: 'mcp-every-tool' }],
+  ['recall', { query: 'tea', namespace: 'mcp-every-tool' }],
+  ['forget_namespace', { namespace: 'mcp-every-tool', confirm: true }],
+  ['list_templates', {}],
+  ['use_template', { marketplace_template_id: 'task', data: { title: 'File taxes', owner: 'Ana' } }],
+  ['status', {}],
+];
+
 describe('tm-mcp status and errors', () => {
-  it('when status is called, then health, monitoring and consent come back for the configured deployment', async () => {
+  it('when status is called, then health per service (with what each needs), monitoring and consent come back', async () => {
     const tenant = await createTenant();
     const client = await connectAs(tenant.api_key);
 
@@ -313,6 +374,7 @@ describe('tm-mcp status and errors', () => {
       structuredContent: {
         status: 'ok',
         available: true,
+        services: everyServiceAnswering,
         consent: 'granted',
         execution_mode: 'mock',
         monitoring: { state: expect.any(String) },
@@ -324,20 +386,117 @@ describe('tm-mcp status and errors', () => {
     expect(result.text).toContain('private-memory consent: granted');
   });
 
-  it('when the service refuses the key, then the tool error carries message, code, status and request id, never the key', async () => {
+  it('when the service refuses the key, then every tool answers a tool error with message, code, status and request id, never the key', async () => {
     const wrongKey = `tmk_${uniqueKey('not-a-key')}`;
     const client = await connectAs(wrongKey);
 
-    const result = await call(client, 'remember', { text: 'anything', namespace: 'ns' });
+    const results = await Promise.all(EVERY_TOOL_CALL.map(([name, args]) => call(client, name, args)));
 
-    expect(result).toMatchObject({
-      isError: true,
+    for (const [i, [name]] of EVERY_TOOL_CALL.entries()) {
+      expect(results[i], name).toMatchObject({
+        isError: true,
+        structuredContent: undefined,
+        content: [{ type: 'text', text: expect.stringContaining('status: 401') }],
+        error: { code: expect.any(String), status: '401', retryable: 'false', request_id: requestId },
+      });
+      expect(JSON.stringify(results[i]), name).not.toContain(wrongKey);
+    }
+  });
+
+  it('when the service answers every tool, then every result passes the schema the client listed', async () => {
+    const tenant = await createTenant();
+    const client = await connectAs(tenant.api_key);
+
+    const results = [];
+    for (const [name, args] of EVERY_TOOL_CALL) results.push(await call(client, name, args));
+
+    expect(results.map((result) => result.isError)).toEqual(EVERY_TOOL_CALL.map(() => false));
+    expect(results.map((result) => result.structuredContent)).toEqual([
+      expect.objectContaining({ state: 'retained', namespace: 'mcp-every-tool' }),
+      expect.objectContaining({ retrieval_outcome: 'matched' }),
+      expect.objectContaining({ state: 'deleted', deleted: 1 }),
+      expect.objectContaining({ private: [], marketplace: expect.any(Array) }),
+      expect.objectContaining({ state: 'retained', namespace: 'templates' }),
+      expect.objectContaining({ status: 'ok' }),
+    ]);
+  });
+});
+
+describe('tm-mcp while a service is stopped', () => {
+  it('when the telemetry service is stopped, then status answers degraded (telemetry not answering, monitoring unavailable) within its schema', async () => {
+    const tenant = await createTenant();
+    const client = await connectAs(tenant.api_key);
+
+    await t.stack.stopTelemetry();
+    let degraded: Awaited<ReturnType<typeof call>>;
+    try {
+      degraded = await call(client, 'status');
+    } finally {
+      await t.stack.startTelemetry();
+    }
+
+    expect(degraded).toMatchObject({
+      isError: false,
       structuredContent: {
-        error: { message: expect.any(String), code: expect.any(String), status: 401, request_id: requestId },
+        status: 'degraded',
+        available: true,
+        services: {
+          ...everyServiceAnswering,
+          // A service that did not answer reports no dependencies.
+          telemetry: { available: false, required: false },
+        },
+        monitoring: { state: 'unavailable', anomaly_count: null },
+        consent: 'granted',
+        request_id: requestId,
       },
     });
-    expect(result.text).toContain('status: 401');
-    expect(JSON.stringify(result)).not.toContain(wrongKey);
+    expect(degraded.structuredContent?.services).not.toHaveProperty('telemetry.dependencies');
+    expect(degraded.text).toContain('not answering: telemetry');
+    await expect
+      .poll(async () => (await call(client, 'status')).structuredContent?.status, EVENTUALLY)
+      .toBe('ok');
+  });
+
+  it('when the memory service is stopped, then status answers unavailable, and remember and recall are retryable tool errors', async () => {
+    const tenant = await createTenant();
+    const client = await connectAs(tenant.api_key);
+    const namespace = uniqueNamespace('outage');
+
+    await t.stack.stopMemory();
+    let status: Awaited<ReturnType<typeof call>>;
+    let remembered: Awaited<ReturnType<typeof call>>;
+    let recalled: Awaited<ReturnType<typeof call>>;
+    try {
+      status = await call(client, 'status');
+      remembered = await call(client, 'remember', {
+        text: 'written while memory is away',
+        namespace,
+        event_id: uniqueKey('outage'),
+        occurred_at: '2026-11-26T08:00:00Z',
+      });
+      recalled = await call(client, 'recall', { query: 'memory away', namespace });
+    } finally {
+      await t.stack.startMemory();
+    }
+
+    expect(status).toMatchObject({
+      isError: false,
+      structuredContent: {
+        status: 'unavailable',
+        available: false,
+        services: { memory: { available: false, required: true } },
+        request_id: requestId,
+      },
+    });
+    for (const result of [remembered, recalled])
+      expect(result).toMatchObject({
+        isError: true,
+        structuredContent: undefined,
+        error: { code: expect.any(String), status: expect.stringMatching(/^50[34]$/), retryable: 'true' },
+      });
+    await expect
+      .poll(async () => (await call(client, 'status')).structuredContent?.status, EVENTUALLY)
+      .toBe('ok');
   });
 });
 
@@ -361,6 +520,154 @@ describe('tm-mcp start', () => {
     expect(badUrl).toMatchObject({ status: 2, stdout: '' });
     expect(badUrl.stderr).toContain('TM_BASE_URL must be an http:// or https:// address');
     expect(badUrl.stderr).not.toContain('tmk_secret-value-1234');
+  });
+
+  it.each([
+    ['a line break', '\n', 'a line break'],
+    ['a carriage return', '\r', 'a line break'],
+    ['a non-ASCII character', '€', 'a character outside ASCII'],
+    ['a space', ' ', 'a space'],
+  ])(
+    'when TM_API_KEY holds %s, then it exits 2 saying where, and never echoes the key',
+    (_, breaking, said) => {
+      const { TM_API_KEY: _k, TM_BASE_URL: _u, TM_NAMESPACE: _n, ...env } = process.env;
+      const head = 'tmk_Abc12345_';
+      const tail = 'SecretPart0123456789SecretPart0123456789'.slice(0, 30);
+      const key = `${head}${tail.slice(0, 10)}${breaking}${tail.slice(10)}`;
+
+      const started = spawnSync(process.execPath, [bin], {
+        env: { ...env, TM_BASE_URL: t.stack.url, TM_API_KEY: key },
+        encoding: 'utf8',
+        input: '',
+      });
+
+      expect(started).toMatchObject({
+        status: 2,
+        stdout: '',
+        stderr: `tm-mcp: cannot start.\nTM_API_KEY holds ${said} at character 24 of 44: give the key exactly as issued (tmk_…); it is not shown here\n`,
+      });
+      for (const part of [key, tail.slice(0, 10), tail.slice(10), JSON.stringify(key)])
+        expect(started.stderr).not.toContain(part);
+    },
+  );
+});
+
+describe('tm-mcp under the MCP Inspector CLI', () => {
+  // The Inspector's command-line mode, as its docs show it for a CI smoke test: one process per method,
+  // `--format json`, exit 0 for a result, 5 for a tool error (isError), 1 for a failure (a result its
+  // own output-schema check refused among them). Its home is a temporary folder so it keeps nothing
+  // of ours; its secret store is memory only.
+  const inspector = join(root, 'tests', 'e2e', 'node_modules', '.bin', 'mcp-inspector');
+  const home = mkdtempSync(join(tmpdir(), 'tm-mcp-inspector-'));
+  afterAll(() => rmSync(home, { recursive: true, force: true }));
+
+  async function inspect(apiKey: string, args: string[]) {
+    const run = await runCommand(
+      inspector,
+      [
+        '--cli',
+        process.execPath,
+        bin,
+        '--format',
+        'json',
+        '--quiet',
+        ...['-e', `TM_BASE_URL=${t.stack.url}`, '-e', `TM_API_KEY=${apiKey}`],
+        ...args,
+      ],
+      { env: { HOME: home, MCP_INSPECTOR_SECRET_STORE: 'memory' } },
+    );
+    const lastLine = run.stderr.trim().split('\n').at(-1) ?? '';
+    return {
+      code: run.code,
+      result: run.stdout.trim() ? JSON.parse(run.stdout).result : undefined,
+      error: lastLine.startsWith('{') ? JSON.parse(lastLine).error : undefined,
+    };
+  }
+  const callTool = (apiKey: string, name: string, args: Record<string, unknown> = {}) =>
+    inspect(apiKey, [
+      '--method',
+      'tools/call',
+      '--tool-name',
+      name,
+      '--tool-args-json',
+      JSON.stringify(args),
+    ]);
+
+  it('when it lists the tools, then the six come with output schemas and no portability error', async () => {
+    const tenant = await createTenant();
+
+    const listed = await inspect(tenant.api_key, ['--method', 'tools/list', '--strict']);
+
+    expect(listed).toMatchObject({ code: 0, error: undefined });
+    expect(listed.result.tools.map((tool: { name: string }) => tool.name).sort()).toEqual(TOOLS);
+    for (const tool of listed.result.tools)
+      expect(tool.outputSchema, tool.name).toMatchObject({ type: 'object' });
+  });
+
+  it('when every tool is called, then each result passes the Inspector’s output-schema check', async () => {
+    const tenant = await createTenant();
+
+    const results = [];
+    for (const [name, args] of EVERY_TOOL_CALL) results.push(await callTool(tenant.api_key, name, args));
+
+    for (const [i, [name]] of EVERY_TOOL_CALL.entries())
+      expect(results[i], name).toMatchObject({
+        code: 0,
+        error: undefined,
+        result: { content: [{ type: 'text' }], structuredContent: expect.any(Object) },
+      });
+    expect(results.at(-1)?.result.structuredContent).toMatchObject({
+      status: 'ok',
+      services: everyServiceAnswering,
+    });
+  });
+
+  it('when a tool fails (a refusal, the service’s error), then the Inspector shows the tool error’s text, not a schema failure', async () => {
+    const tenant = await createTenant();
+    const wrongKey = `tmk_${uniqueKey('not-a-key')}`;
+
+    const refused = await callTool(tenant.api_key, 'forget_namespace', { namespace: 'kept' });
+    const unauthorized = await callTool(wrongKey, 'status');
+
+    expect(refused).toMatchObject({
+      code: 5,
+      result: {
+        isError: true,
+        content: [{ type: 'text', text: expect.stringContaining('code: confirmation_required') }],
+      },
+      error: { code: 'tool_is_error' },
+    });
+    expect(refused.result).not.toHaveProperty('structuredContent');
+    expect(unauthorized).toMatchObject({
+      code: 5,
+      result: { isError: true, content: [{ type: 'text', text: expect.stringContaining('status: 401') }] },
+      error: { code: 'tool_is_error' },
+    });
+    expect(JSON.stringify(unauthorized)).not.toContain(wrongKey);
+  });
+
+  it('when the telemetry service is stopped, then status through the Inspector answers degraded', async () => {
+    const tenant = await createTenant();
+
+    await t.stack.stopTelemetry();
+    let degraded: Awaited<ReturnType<typeof callTool>>;
+    try {
+      degraded = await callTool(tenant.api_key, 'status');
+    } finally {
+      await t.stack.startTelemetry();
+    }
+
+    expect(degraded).toMatchObject({
+      code: 0,
+      error: undefined,
+      result: {
+        structuredContent: {
+          status: 'degraded',
+          services: { telemetry: { available: false, required: false } },
+          monitoring: { state: 'unavailable', anomaly_count: null },
+        },
+      },
+    });
   });
 });
 

@@ -79,8 +79,12 @@ export class Output {
    * credential in a message; `secrets` are masked anyway, should one ever come through a cause.
    */
   error(error: unknown, secrets: Array<string | undefined> = []): void {
+    // Each secret also as JSON quotes it: `--json` output escapes a line break a mistyped key may hold.
+    const needles = secrets.flatMap((secret) =>
+      secret ? [secret, JSON.stringify(secret).slice(1, -1)] : [],
+    );
     const mask = (text: string) =>
-      secrets.reduce<string>((out, secret) => (secret ? out.split(secret).join('***') : out), text);
+      needles.reduce<string>((out, needle) => out.split(needle).join('***'), text);
     const described = describe(error);
     if (this.json) {
       this.stderr.write(`${mask(JSON.stringify(described))}\n`);

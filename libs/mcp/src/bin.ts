@@ -1,21 +1,23 @@
 #!/usr/bin/env node
 // tm-mcp: the Text-Memory MCP server on stdio. stdout carries the protocol alone; messages go to stderr.
 import { StdioServerTransport } from '@modelcontextprotocol/sdk/server/stdio.js';
-import { TextMemory } from '@text-memory/sdk';
+import { TextMemory, TextMemoryError } from '@text-memory/sdk';
 import { type Config, ConfigError, loadConfig } from './config.js';
 import { createServer } from './server.js';
 
 let config: Config;
+let tm: TextMemory;
 try {
   config = loadConfig(process.env);
+  // The SDK refuses a credential it cannot send; its message names the option, never the value.
+  tm = new TextMemory({ baseUrl: config.baseUrl, apiKey: config.apiKey });
 } catch (error) {
-  if (!(error instanceof ConfigError)) throw error;
+  if (!(error instanceof ConfigError || error instanceof TextMemoryError)) throw error;
   process.stderr.write(`tm-mcp: cannot start.\n${error.message}\n`);
   // 2: a usage error, told apart from a crash (1).
   process.exit(2);
 }
 
-const tm = new TextMemory({ baseUrl: config.baseUrl, apiKey: config.apiKey });
 const server = createServer(tm, { defaultNamespace: config.defaultNamespace });
 await server.connect(new StdioServerTransport());
 

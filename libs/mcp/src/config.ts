@@ -1,4 +1,4 @@
-import { LIMITS } from '@text-memory/sdk';
+import { credentialProblem, LIMITS } from '@text-memory/sdk';
 import { z } from 'zod';
 
 export interface Config {
@@ -24,7 +24,17 @@ const Env = z.object({
   TM_API_KEY: z
     .string({ error: 'TM_API_KEY is not set: give an API key of your tenant (tmk_…)' })
     .trim()
-    .min(1, 'TM_API_KEY is empty: give an API key of your tenant (tmk_…)'),
+    .min(1, 'TM_API_KEY is empty: give an API key of your tenant (tmk_…)')
+    // The SDK's rule (a line break or a space inside, a typographic character): refused here at start,
+    // with a message that says where the fault is and never quotes the key.
+    .superRefine((value, ctx) => {
+      const problem = value === '' ? undefined : credentialProblem(value);
+      if (problem !== undefined)
+        ctx.addIssue({
+          code: 'custom',
+          message: `TM_API_KEY ${problem}: give the key exactly as issued (tmk_…); it is not shown here`,
+        });
+    }),
   // Set but empty counts as not set, as a shell's `TM_NAMESPACE= tm-mcp` means.
   TM_NAMESPACE: z.preprocess(
     (value) => (typeof value === 'string' && value.trim() === '' ? undefined : value),

@@ -1,3 +1,4 @@
+import { checkedBaseUrl, checkedCredential } from './credentials.js';
 import { ChatFamily } from './families/chat.js';
 import { ControlFamily } from './families/control.js';
 import { ImportsFamily } from './families/imports.js';
@@ -42,11 +43,27 @@ export class TextMemory {
   readonly chat: ChatFamily;
   private readonly http: Transport;
 
+  /**
+   * Throws a TextMemoryError (`validation_failed`, status 0) when a credential cannot be sent (a line
+   * break, a space or a character outside ASCII inside it) or the base URL holds a user name or
+   * password. Its message names the option, never the value.
+   */
   constructor(options: TextMemoryOptions) {
-    const { operatorToken, ...transport } = options;
-    this.http = new Transport(transport);
+    const checked = {
+      baseUrl: checkedBaseUrl(options.baseUrl),
+      apiKey: checkedCredential('apiKey', options.apiKey),
+      sessionToken: checkedCredential('sessionToken', options.sessionToken),
+      operatorToken: checkedCredential('operatorToken', options.operatorToken),
+    };
+    const { operatorToken: _operatorToken, ...transport } = options;
+    this.http = new Transport({
+      ...transport,
+      baseUrl: checked.baseUrl,
+      apiKey: checked.apiKey,
+      sessionToken: checked.sessionToken,
+    });
     this.memory = new MemoryFamily(this.http);
-    this.infrastructure = new InfrastructureFamily(this.http, () => operatorToken);
+    this.infrastructure = new InfrastructureFamily(this.http, () => checked.operatorToken);
     this.control = new ControlFamily(this.http);
     this.templates = new TemplatesFamily(this.http);
     this.marketplace = new MarketplaceFamily(this.http);
@@ -65,7 +82,7 @@ export class TextMemory {
   }
 
   set sessionToken(token: string | undefined) {
-    this.http.sessionToken = token;
+    this.http.sessionToken = checkedCredential('sessionToken', token);
   }
 
   /** Never show the credentials (console.log, util.inspect, JSON.stringify). */

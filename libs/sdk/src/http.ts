@@ -1,4 +1,6 @@
+import { headerValueProblem, unsendable } from './credentials.js';
 import { errorFromResponse, TextMemoryError } from './errors.js';
+import { Redaction } from './redaction.js';
 import {
   abortedError,
   backoffMs,
@@ -104,16 +106,52 @@ export class Transport {
     return this.apiKey ?? this.sessionToken;
   }
 
+  /**
+   * The request's headers, each checked before fetch sees it: fetch refuses a value with a line break
+   * by throwing an error that quotes it, and that value may be a credential. A refused one is a
+   * validation error that names the header, never its value.
+   */
   private headers(spec: RequestSpec, options: CallOptions | undefined, contentType?: string): Headers {
-    const headers = new Headers({ accept: 'application/json', ...this.config.headers });
+    const headers = new Headers();
+    const set = (name: string, value: string) => {
+      if (!HEADER_NAME.test(name))
+        throw unsendable('headers', `${JSON.stringify(name)} is not a valid HTTP header name`);
+      const problem = headerValueProblem(value);
+      if (problem !== undefined)
+        throw unsendable(
+          `headers.${name}`,
+          `The ${name} header cannot be sent: its value ${problem} (the value is not shown)`,
+        );
+      headers.set(name, value);
+    };
+    set('accept', 'application/json');
+    for (const [name, value] of Object.entries(this.config.headers ?? {})) set(name, value);
     const token = this.token(spec.credential);
-    if (token) headers.set('authorization', `Bearer ${token}`);
-    if (contentType) headers.set('content-type', contentType);
-    if (options?.requestId) headers.set('x-request-id', options.requestId);
+    if (token) set('authorization', `Bearer ${token}`);
+    if (contentType) set('content-type', contentType);
+    if (options?.requestId) set('x-request-id', options.requestId);
     for (const [name, value] of Object.entries({ ...spec.headers, ...options?.headers })) {
-      if (value !== undefined) headers.set(name, value);
+      if (value !== undefined) set(name, value);
     }
     return headers;
+  }
+
+  /**
+   * What an error of this request must not repeat: its credentials, and the values of headers the
+   * caller added (which may be credentials of their own); not the SDK's own plain ones (accept,
+   * content-type, the request id and idempotency key the caller is meant to see).
+   */
+  private redaction(spec: RequestSpec, headers: Headers | undefined): Redaction {
+    const sent = (headers ? [...headers] : Object.entries(this.config.headers ?? {})).map(
+      ([name, value]) => [name.toLowerCase(), value] as const,
+    );
+    return new Redaction(
+      [
+        this.token(spec.credential),
+        ...sent.filter(([name]) => CREDENTIAL_HEADERS.has(name)).map(([, value]) => value),
+      ],
+      sent.filter(([name]) => !PLAIN_HEADERS.has(name)).map(([, value]) => value),
+    );
   }
 
   async request<T>(spec: RequestSpec, options?: CallOptions): Promise<Answer<T>> {
@@ -150,16 +188,18 @@ export class Transport {
       controller.abort();
     }, policy.timeoutMs);
     let keepListening = false;
+    let headers: Headers | undefined;
     try {
       const made = spec.body?.();
       const json = spec.json === undefined ? undefined : JSON.stringify(spec.json);
+      headers = this.headers(
+        spec,
+        options,
+        made?.contentType ?? (json === undefined ? undefined : 'application/json'),
+      );
       const init: RequestInit & { duplex?: 'half' } = {
         method: spec.method,
-        headers: this.headers(
-          spec,
-          options,
-          made?.contentType ?? (json === undefined ? undefined : 'application/json'),
-        ),
+        headers,
         signal: controller.signal,
       };
       if (made) init.body = made.body;
@@ -195,8 +235,12 @@ export class Transport {
       const wait = retryAfterMs(response.headers.get('retry-after'), policy);
       if (wait !== undefined) error.retryAfter = wait;
       return error;
-    } catch (cause) {
+    } catch (thrown) {
       if (signal?.aborted) return abortedError(signal);
+      // A header refused before sending: its error names the header, not the value.
+      if (thrown instanceof TextMemoryError) return thrown;
+      const redaction = this.redaction(spec, headers);
+      const cause = redaction.error(thrown);
       return new TextMemoryError({
         status: 0,
         error: timedOut
@@ -215,6 +259,21 @@ export class Transport {
 }
 
 const INVALID = Symbol('invalid');
+
+// RFC 9110's token: what a header name may be.
+const HEADER_NAME = /^[!#$%&'*+.^_`|~0-9A-Za-z-]+$/;
+
+/** Headers the SDK sets whose values are no secret, left readable in errors. */
+const PLAIN_HEADERS = new Set(['accept', 'content-type', 'x-request-id', 'idempotency-key', 'if-match']);
+
+/** Headers whose values are credentials, masked in errors whatever their length. */
+const CREDENTIAL_HEADERS = new Set([
+  'authorization',
+  'proxy-authorization',
+  'cookie',
+  'x-api-key',
+  'x-operator-token',
+]);
 
 /** Whether a non-2xx answer is the call's answer (RequestSpec.answers); an unreadable body never passes a test. */
 function isAnswer(answers: RequestSpec['answers'], status: number, body: unknown): boolean {

@@ -1,4 +1,5 @@
 export { TextMemory, type TextMemoryOptions } from './client.js';
+export { credentialProblem } from './credentials.js';
 export {
   type ClientErrorCode,
   type FieldError,

@@ -1,3 +1,4 @@
+import { credentialProblem, TextMemoryError } from '@text-memory/sdk';
 import { type FormEvent, useId, useState } from 'react';
 import { Link } from 'react-router';
 import { useDataKey } from '../session/data-key-context.js';
@@ -23,6 +24,20 @@ export function DataKeyPicker() {
 
   const paste = (event: FormEvent) => {
     event.preventDefault();
+    // The SDK refuses a key it cannot send (a line break or a space inside it): said here, key unshown.
+    const problem = credentialProblem(pasted);
+    if (problem !== undefined) {
+      setError(
+        new TextMemoryError({
+          status: 0,
+          error: `This API key ${problem}: paste it exactly as issued`,
+          code: 'validation_failed',
+          retryable: false,
+        }),
+      );
+      return;
+    }
+    setError(undefined);
     chooseKey(pasted);
     setPasted('');
   };

@@ -1,8 +1,20 @@
 import type { McpServer } from '@modelcontextprotocol/sdk/server/mcp.js';
+import type { DeleteReceipt } from '@text-memory/sdk';
 import { z } from 'zod';
 import { namespaceArgument } from './arguments.js';
 import type { ToolContext } from './context.js';
+import { mirrors } from './mirrors.js';
 import { callService, refusal, success } from './results.js';
+
+/** What `forget_namespace` answers: the deletion's receipt. */
+const ForgetOutput = mirrors<Pick<DeleteReceipt, 'state' | 'namespace' | 'deleted' | 'request_id'>>()(
+  z.object({
+    state: z.enum(['deleted', 'no_data']),
+    namespace: z.string(),
+    deleted: z.number(),
+    request_id: z.string(),
+  }),
+);
 
 export function registerForgetNamespace(server: McpServer, { tm }: ToolContext) {
   server.registerTool(
@@ -21,12 +33,7 @@ export function registerForgetNamespace(server: McpServer, { tm }: ToolContext) 
           .describe('Must be true: you confirm the user asked to delete everything in this namespace.')
           .optional(),
       },
-      outputSchema: {
-        state: z.enum(['deleted', 'no_data']),
-        namespace: z.string(),
-        deleted: z.number(),
-        request_id: z.string(),
-      },
+      outputSchema: ForgetOutput,
       annotations: { readOnlyHint: false, destructiveHint: true, idempotentHint: true, openWorldHint: false },
     },
     async ({ namespace, confirm }) => {
@@ -39,6 +46,7 @@ export function registerForgetNamespace(server: McpServer, { tm }: ToolContext) 
       return callService(async () => {
         const receipt = await tm.memory.delete(namespace);
         return success(
+          ForgetOutput,
           receipt.state === 'deleted'
             ? `Deleted ${receipt.deleted} memor${receipt.deleted === 1 ? 'y' : 'ies'} from "${receipt.namespace}".\nrequest_id: ${receipt.request_id}`
             : `Nothing to delete: "${receipt.namespace}" holds no memory.\nrequest_id: ${receipt.request_id}`,

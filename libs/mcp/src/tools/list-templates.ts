@@ -2,16 +2,58 @@ import type { McpServer } from '@modelcontextprotocol/sdk/server/mcp.js';
 import type { Schemas } from '@text-memory/sdk';
 import { z } from 'zod';
 import type { ToolContext } from './context.js';
+import { mirrors } from './mirrors.js';
 import { callService, success } from './results.js';
 
 type Field = Schemas['TemplateFieldOutput'];
 
-const FieldOutput = z.object({
-  name: z.string(),
-  type: z.string(),
-  required: z.boolean(),
-  description: z.string(),
-});
+const FieldOutput = mirrors<Field>()(
+  z.object({
+    name: z.string(),
+    type: z.enum(['string', 'number', 'boolean', 'object', 'list']),
+    required: z.boolean(),
+    description: z.string(),
+  }),
+);
+
+/** What `list_templates` answers: each list asked for, its templates' facts and the list's total. */
+const ListTemplatesOutput = mirrors<{
+  private?: Pick<Schemas['Template'], 'template_name' | 'id' | 'description' | 'version' | 'fields'>[];
+  private_total?: number;
+  marketplace?: Pick<
+    Schemas['MarketplaceTemplate'],
+    'marketplace_template_id' | 'template_name' | 'description' | 'category' | 'version' | 'fields'
+  >[];
+  marketplace_total?: number;
+}>()(
+  z.object({
+    private: z
+      .array(
+        z.object({
+          template_name: z.string(),
+          id: z.string(),
+          description: z.string(),
+          version: z.string(),
+          fields: z.array(FieldOutput),
+        }),
+      )
+      .optional(),
+    private_total: z.number().optional(),
+    marketplace: z
+      .array(
+        z.object({
+          marketplace_template_id: z.string(),
+          template_name: z.string(),
+          description: z.string(),
+          category: z.string(),
+          version: z.string(),
+          fields: z.array(FieldOutput),
+        }),
+      )
+      .optional(),
+    marketplace_total: z.number().optional(),
+  }),
+);
 
 export function registerListTemplates(server: McpServer, { tm }: ToolContext) {
   server.registerTool(
@@ -44,33 +86,7 @@ export function registerListTemplates(server: McpServer, { tm }: ToolContext) {
           .describe('Skip this many templates of each list (paging).')
           .optional(),
       },
-      outputSchema: {
-        private: z
-          .array(
-            z.object({
-              template_name: z.string(),
-              id: z.string(),
-              description: z.string(),
-              version: z.string(),
-              fields: z.array(FieldOutput),
-            }),
-          )
-          .optional(),
-        private_total: z.number().optional(),
-        marketplace: z
-          .array(
-            z.object({
-              marketplace_template_id: z.string(),
-              template_name: z.string(),
-              description: z.string(),
-              category: z.string(),
-              version: z.string(),
-              fields: z.array(FieldOutput),
-            }),
-          )
-          .optional(),
-        marketplace_total: z.number().optional(),
-      },
+      outputSchema: ListTemplatesOutput,
       annotations: { readOnlyHint: true, openWorldHint: false },
     },
     async ({ source, keyword, category, offset }) => {
@@ -89,7 +105,7 @@ export function registerListTemplates(server: McpServer, { tm }: ToolContext) {
               }),
         ]);
         const lines: string[] = [];
-        const structured: Record<string, unknown> = {};
+        const structured: z.input<typeof ListTemplatesOutput> = {};
         if (own) {
           structured.private = own.data.map((t) => ({
             template_name: t.template_name,
@@ -125,7 +141,7 @@ export function registerListTemplates(server: McpServer, { tm }: ToolContext) {
               fieldLine(t.fields),
             );
         }
-        return success(lines.join('\n'), structured);
+        return success(ListTemplatesOutput, lines.join('\n'), structured);
       });
     },
   );

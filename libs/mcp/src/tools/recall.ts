@@ -1,9 +1,37 @@
 import type { McpServer } from '@modelcontextprotocol/sdk/server/mcp.js';
-import { LIMITS } from '@text-memory/sdk';
+import { LIMITS, type RecallResponse } from '@text-memory/sdk';
 import { z } from 'zod';
 import { namespaceArgument, timestampArgument } from './arguments.js';
 import type { ToolContext } from './context.js';
+import { mirrors } from './mirrors.js';
 import { callService, noNamespace, success } from './results.js';
+
+type Related = RecallResponse['related'][number];
+
+/** What `recall` answers: the recall's outcome and context (null when none), each memory's facts. */
+const RecallOutput = mirrors<
+  Pick<RecallResponse, 'state' | 'retrieval_outcome' | 'namespace' | 'request_id'> & {
+    context: string | null;
+    related: Pick<Related, 'event_id' | 'memory_id' | 'occurred_at' | 'text' | 'score'>[];
+  }
+>()(
+  z.object({
+    state: z.enum(['retained', 'no_data']),
+    retrieval_outcome: z.enum(['matched', 'no_match']),
+    namespace: z.string(),
+    context: z.string().nullable(),
+    related: z.array(
+      z.object({
+        event_id: z.string(),
+        memory_id: z.string(),
+        occurred_at: z.string(),
+        text: z.string(),
+        score: z.number(),
+      }),
+    ),
+    request_id: z.string(),
+  }),
+);
 
 export function registerRecall(server: McpServer, { tm, defaultNamespace }: ToolContext) {
   server.registerTool(
@@ -30,22 +58,7 @@ export function registerRecall(server: McpServer, { tm, defaultNamespace }: Tool
           .optional(),
         as_of: timestampArgument('Recall the namespace as it was at this time (ISO 8601).').optional(),
       },
-      outputSchema: {
-        state: z.enum(['retained', 'no_data']),
-        retrieval_outcome: z.enum(['matched', 'no_match']),
-        namespace: z.string(),
-        context: z.string().nullable(),
-        related: z.array(
-          z.object({
-            event_id: z.string(),
-            memory_id: z.string(),
-            occurred_at: z.string(),
-            text: z.string(),
-            score: z.number(),
-          }),
-        ),
-        request_id: z.string(),
-      },
+      outputSchema: RecallOutput,
       annotations: { readOnlyHint: true, openWorldHint: false },
     },
     async (args) => {
@@ -75,7 +88,7 @@ export function registerRecall(server: McpServer, { tm, defaultNamespace }: Tool
                 ...related.map((r) => `- event_id ${r.event_id}, memory_id ${r.memory_id}, score ${r.score}`),
               ].join('\n')
             : `No stored memory in "${recalled.namespace}" shares words with the query.`;
-        return success(`${text}\nrequest_id: ${recalled.request_id}`, {
+        return success(RecallOutput, `${text}\nrequest_id: ${recalled.request_id}`, {
           state: recalled.state,
           retrieval_outcome: recalled.retrieval_outcome,
           namespace: recalled.namespace,

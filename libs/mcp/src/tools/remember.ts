@@ -1,9 +1,31 @@
 import type { McpServer } from '@modelcontextprotocol/sdk/server/mcp.js';
-import { LIMITS } from '@text-memory/sdk';
+import { LIMITS, type WriteResponse } from '@text-memory/sdk';
 import { z } from 'zod';
 import { eventIdArgument, namespaceArgument, timestampArgument } from './arguments.js';
 import type { ToolContext } from './context.js';
+import { mirrors } from './mirrors.js';
 import { callService, noNamespace, success } from './results.js';
+
+/** What `remember` answers: the write's receipt, its decision reduced to the decision's value. */
+const RememberOutput = mirrors<
+  Pick<
+    WriteResponse,
+    'state' | 'memory_id' | 'event_id' | 'namespace' | 'idempotency_outcome' | 'supersession' | 'request_id'
+  > & { decision: WriteResponse['decision']['value'] }
+>()(
+  z.object({
+    state: z.enum(['retained', 'not_retained']),
+    memory_id: z.string().nullable(),
+    event_id: z.string(),
+    namespace: z.string(),
+    idempotency_outcome: z.enum(['Accepted', 'Replayed']),
+    decision: z.enum(['memorized', 'not_retained', 'not_memorized', 'not_evaluated']),
+    supersession: z.array(
+      z.object({ target_event_id: z.string(), status: z.enum(['superseded', 'unresolved']) }),
+    ),
+    request_id: z.string(),
+  }),
+);
 
 export function registerRemember(server: McpServer, { tm, defaultNamespace }: ToolContext) {
   server.registerTool(
@@ -37,16 +59,7 @@ export function registerRemember(server: McpServer, { tm, defaultNamespace }: To
           .describe('event_ids of earlier memories in the same namespace that this one replaces.')
           .optional(),
       },
-      outputSchema: {
-        state: z.enum(['retained', 'not_retained']),
-        memory_id: z.string().nullable(),
-        event_id: z.string(),
-        namespace: z.string(),
-        idempotency_outcome: z.enum(['Accepted', 'Replayed']),
-        decision: z.string(),
-        supersession: z.array(z.object({ target_event_id: z.string(), status: z.string() })),
-        request_id: z.string(),
-      },
+      outputSchema: RememberOutput,
       annotations: {
         readOnlyHint: false,
         destructiveHint: false,
@@ -71,6 +84,7 @@ export function registerRemember(server: McpServer, { tm, defaultNamespace }: To
             : `Not retained (decision: ${written.decision.value}${written.decision.reason ? `, ${written.decision.reason}` : ''}).`;
         const superseded = written.supersession.map((s) => `supersedes ${s.target_event_id}: ${s.status}`);
         return success(
+          RememberOutput,
           [
             kept,
             `event_id: ${written.event_id}`,

@@ -1,49 +1,59 @@
 import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
 import { TextMemoryError } from '@text-memory/sdk';
+import type { z } from 'zod';
 
-/** A tool's answer: readable text for any client, the same facts as structuredContent for those that read it. */
-export function success(text: string, structured: Record<string, unknown>): CallToolResult {
-  return { content: [{ type: 'text', text }], structuredContent: structured };
+/**
+ * A tool's answer: readable text for any client, the same facts as structuredContent for those that read
+ * it. The facts go through the tool's output schema first: fields the service adds that the schema does
+ * not list are left out, so what a client checks against the listed schema always passes (clients check
+ * every result once they have listed the tools: the TypeScript and Python SDKs, the Inspector).
+ * Facts the schema refuses (the service's answer changed shape) become a tool error, never a result that
+ * contradicts the schema.
+ */
+export function success<S extends z.ZodObject>(
+  output: S,
+  text: string,
+  structured: z.input<S>,
+): CallToolResult {
+  const parsed = output.safeParse(structured);
+  if (!parsed.success)
+    return toolError([
+      'The service answered in a shape this tm-mcp does not know; upgrade @text-memory/mcp.',
+      ...parsed.error.issues.map((issue) => `- ${issue.path.join('.')}: ${issue.message}`),
+      'code: invalid_response',
+    ]);
+  return { content: [{ type: 'text', text }], structuredContent: parsed.data };
+}
+
+/**
+ * A tool error as MCP specifies it: `isError: true` and the message as text content, with no
+ * structuredContent. Structured content would have to match the tool's output schema, which describes
+ * the tool's success (the clients validate it even on an error); so the machine-readable parts are
+ * lines of the text, `code: …`, `status: …`, `request_id: …`, `retryable: …`, one per line.
+ */
+function toolError(lines: string[]): CallToolResult {
+  return { content: [{ type: 'text', text: lines.join('\n') }], isError: true };
 }
 
 /** A refusal by the tool itself (nothing was sent to the service). */
 export function refusal(text: string, code: string): CallToolResult {
-  return {
-    content: [{ type: 'text', text }],
-    structuredContent: { error: { message: text, code } },
-    isError: true,
-  };
+  return toolError([text, `code: ${code}`]);
 }
 
 /**
  * The service's (or the SDK's) error as a tool error: message, code, status and request id, so an
- * agent can correct its input or quote the id. The SDK's messages never hold the API key.
+ * agent can correct its input or quote the id. The SDK's messages never hold a credential.
  */
 export function failure(error: unknown): CallToolResult {
   if (!(error instanceof TextMemoryError)) throw error;
-  const fields = error.details?.fields ?? [];
-  const lines = [
+  return toolError([
     error.message,
-    ...fields.map((field) => `- ${field.path}: ${field.message}`),
+    ...(error.details?.fields ?? []).map((field) => `- ${field.path}: ${field.message}`),
     `code: ${error.code}`,
     `status: ${error.status === 0 ? 'no answer from the service' : error.status}`,
     ...(error.request_id ? [`request_id: ${error.request_id}`] : []),
     `retryable: ${error.retryable}`,
-  ];
-  return {
-    content: [{ type: 'text', text: lines.join('\n') }],
-    structuredContent: {
-      error: {
-        message: error.message,
-        code: error.code,
-        status: error.status,
-        request_id: error.request_id ?? null,
-        retryable: error.retryable,
-        ...(fields.length > 0 ? { fields } : {}),
-      },
-    },
-    isError: true,
-  };
+  ]);
 }
 
 /** Run a tool's call to the service, turning its failure into a tool error. */

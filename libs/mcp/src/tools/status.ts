@@ -1,7 +1,59 @@
 import type { McpServer } from '@modelcontextprotocol/sdk/server/mcp.js';
+import type { Schemas, StatusResponse } from '@text-memory/sdk';
 import { z } from 'zod';
 import type { ToolContext } from './context.js';
+import { mirrors } from './mirrors.js';
 import { callService, success } from './results.js';
+
+const DependencyHealth = mirrors<Schemas['DependencyHealth']>()(
+  z.object({
+    available: z.boolean(),
+    latency_ms: z.number().optional(),
+    pending: z.number().optional(),
+    ack_pending: z.number().optional(),
+  }),
+);
+
+/** One entry of `services`, as the service reports it (a stopped service has no `dependencies`). */
+const ServiceHealth = mirrors<Schemas['ServiceHealth']>()(
+  z.object({
+    available: z.boolean(),
+    required: z.boolean().describe('Writes need it: while it is unavailable, status is "unavailable"'),
+    dependencies: z
+      .record(z.string(), DependencyHealth)
+      .describe('What it reported of its database, NATS and consumers; absent when it did not answer')
+      .optional(),
+  }),
+);
+
+/** What `status` answers: health per service, monitoring, consent, and where this server points. */
+const StatusOutput = mirrors<
+  Pick<
+    StatusResponse,
+    'status' | 'available' | 'services' | 'execution_mode' | 'deployment_version' | 'request_id'
+  > & {
+    monitoring: Pick<StatusResponse['monitoring'], 'state' | 'anomaly_count'>;
+    consent: StatusResponse['consent']['state'];
+    base_url: string;
+    default_namespace: string | null;
+  }
+>()(
+  z.object({
+    status: z.enum(['ok', 'degraded', 'unavailable']),
+    available: z.boolean(),
+    services: z.record(z.string(), ServiceHealth),
+    monitoring: z.object({
+      state: z.enum(['ok', 'anomalous', 'no_data', 'unavailable']),
+      anomaly_count: z.number().nullable(),
+    }),
+    consent: z.enum(['granted', 'missing']),
+    execution_mode: z.literal('mock'),
+    deployment_version: z.string(),
+    base_url: z.string(),
+    default_namespace: z.string().nullable(),
+    request_id: z.string(),
+  }),
+);
 
 export function registerStatus(server: McpServer, { tm, defaultNamespace }: ToolContext) {
   server.registerTool(
@@ -13,18 +65,7 @@ export function registerStatus(server: McpServer, { tm, defaultNamespace }: Tool
         'monitoring anomalies, and whether this tenant has private-memory consent (without it, ' +
         '`remember` answers state "not_retained" and keeps nothing).',
       inputSchema: {},
-      outputSchema: {
-        status: z.enum(['ok', 'degraded', 'unavailable']),
-        available: z.boolean(),
-        services: z.record(z.string(), z.object({ available: z.boolean() })),
-        monitoring: z.object({ state: z.string(), anomaly_count: z.number().nullable() }),
-        consent: z.enum(['granted', 'missing']),
-        execution_mode: z.string(),
-        deployment_version: z.string(),
-        base_url: z.string(),
-        default_namespace: z.string().nullable(),
-        request_id: z.string(),
-      },
+      outputSchema: StatusOutput,
       annotations: { readOnlyHint: true, openWorldHint: false },
     },
     async () =>
@@ -34,6 +75,7 @@ export function registerStatus(server: McpServer, { tm, defaultNamespace }: Tool
           .filter(([, service]) => !service.available)
           .map(([name]) => name);
         return success(
+          StatusOutput,
           [
             `Service ${status.status}${down.length > 0 ? ` (not answering: ${down.join(', ')})` : ', every service answering'} at ${tm.baseUrl}.`,
             `monitoring: ${status.monitoring.state}, anomalies: ${status.monitoring.anomaly_count ?? 'unknown'}`,

@@ -1,9 +1,33 @@
 import type { McpServer } from '@modelcontextprotocol/sdk/server/mcp.js';
-import type { BodyOf } from '@text-memory/sdk';
+import type { BodyOf, Schemas } from '@text-memory/sdk';
 import { z } from 'zod';
 import { eventIdArgument, namespaceArgument } from './arguments.js';
 import type { ToolContext } from './context.js';
+import { mirrors } from './mirrors.js';
 import { callService, refusal, success } from './results.js';
+
+type Created = Schemas['CreateTemplateMemoryResponse'];
+
+/** What `use_template` answers: the memory's receipt, its rendered text and the template it came from. */
+const UseTemplateOutput = mirrors<
+  Pick<Created, 'state' | 'memory_id' | 'namespace' | 'text' | 'idempotency_outcome' | 'request_id'> & {
+    template: Pick<Created['template'], 'source' | 'template_name' | 'template_version'>;
+  }
+>()(
+  z.object({
+    state: z.enum(['retained', 'not_retained']),
+    memory_id: z.string().nullable(),
+    namespace: z.string(),
+    text: z.string(),
+    idempotency_outcome: z.enum(['Accepted', 'Replayed']),
+    template: z.object({
+      source: z.enum(['private', 'marketplace']),
+      template_name: z.string(),
+      template_version: z.string(),
+    }),
+    request_id: z.string(),
+  }),
+);
 
 export function registerUseTemplate(server: McpServer, { tm, defaultNamespace }: ToolContext) {
   server.registerTool(
@@ -32,19 +56,7 @@ export function registerUseTemplate(server: McpServer, { tm, defaultNamespace }:
           'Idempotency key: repeat a call with the same one and the memory is stored once. Generated when absent.',
         ).optional(),
       },
-      outputSchema: {
-        state: z.enum(['retained', 'not_retained']),
-        memory_id: z.string().nullable(),
-        namespace: z.string(),
-        text: z.string(),
-        idempotency_outcome: z.enum(['Accepted', 'Replayed']),
-        template: z.object({
-          source: z.enum(['private', 'marketplace']),
-          template_name: z.string(),
-          template_version: z.string(),
-        }),
-        request_id: z.string(),
-      },
+      outputSchema: UseTemplateOutput,
       annotations: {
         readOnlyHint: false,
         destructiveHint: false,
@@ -76,6 +88,7 @@ export function registerUseTemplate(server: McpServer, { tm, defaultNamespace }:
           args.event_id !== undefined ? { idempotencyKey: args.event_id } : {},
         );
         return success(
+          UseTemplateOutput,
           [
             memory.state === 'retained'
               ? `Remembered in namespace "${memory.namespace}" as memory ${memory.memory_id}:`

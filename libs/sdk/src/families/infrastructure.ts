@@ -1,3 +1,4 @@
+import { checkedCredential } from '../credentials.js';
 import { TextMemoryError } from '../errors.js';
 import type { CallOptions, Transport } from '../http.js';
 import type { HealthReport, QueryOf, RequestEvent, ResponseOf, SmokeTestReport } from '../types.js';
@@ -171,7 +172,7 @@ export class InfrastructureFamily {
    */
   async smokeTest(options?: SmokeTestOptions): Promise<SmokeTestReport> {
     const { operatorToken, ...callOptions } = options ?? {};
-    const token = operatorToken ?? this.operatorToken();
+    const token = checkedCredential('operatorToken', operatorToken ?? this.operatorToken());
     const { data } = await this.http.request<SmokeTestReport>(
       {
         method: 'POST',
