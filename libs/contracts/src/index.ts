@@ -12,6 +12,7 @@ export * from './identity.js';
 export * from './imports.js';
 export * from './infrastructure.js';
 export * from './json-bounds.js';
+export * from './json-nesting.js';
 export * from './limits.js';
 export * from './memory.js';
 export * from './memory-get.js';
