@@ -27,4 +27,5 @@ export * from './service-health.js';
 export * from './subjects.js';
 export * from './telemetry.js';
 export * from './templates.js';
+export * from './tolerant-reader.js';
 export * from './validation.js';

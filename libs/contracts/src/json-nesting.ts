@@ -31,7 +31,8 @@ export function jsonNestsDeeperThan(json: Uint8Array | string, maxDepth: number)
   for (let i = 0; i < json.length; i++) {
     const unit = unitAt(i);
     if (inString) {
-      if (unit === BACKSLASH) i++; // the escaped character, whatever it is, is part of the string
+      if (unit === BACKSLASH)
+        i++; // the escaped character, whatever it is, is part of the string
       else if (unit === QUOTE) inString = false;
     } else if (unit === QUOTE) inString = true;
     else if (unit === OPEN_LIST || unit === OPEN_OBJECT) {

@@ -1,4 +1,10 @@
-import { decodeJson, type JsMsg, type NatsConnection, runDurableConsumer, type StreamSettings } from '@tm/bus';
+import {
+  decodeJson,
+  type JsMsg,
+  type NatsConnection,
+  runDurableConsumer,
+  type StreamSettings,
+} from '@tm/bus';
 import { Consumers, Streams, Subjects, UsageDeadLetter } from '@tm/contracts';
 import { isStorageUnavailable, type Logger } from '@tm/kit';
 import { getSql } from '../../data-access/prisma-client.js';
