@@ -1986,7 +1986,7 @@ export interface components {
             occurred_at: string;
             text: string;
             /** @description Caller-attested metadata, when the write had it */
-            source: components["schemas"]["EventSourceOutput"] | null;
+            source: components["schemas"]["EventSource"] | null;
             /**
              * @description superseded: a later event named it in supersedes; kept (and exported), hidden from recall
              * @enum {string}
@@ -2327,7 +2327,7 @@ export interface components {
             /** @description Share of distinct cue terms found in the text */
             score: number;
             matched_terms: number;
-            source?: components["schemas"]["EventSourceOutput"];
+            source?: components["schemas"]["EventSource"];
         };
         DeleteReceipt: {
             /** @constant */
@@ -2452,12 +2452,6 @@ export interface components {
             description: string;
             /** @default false */
             required: boolean;
-        };
-        /** @description Caller-attested metadata; not verified identity or consent */
-        EventSourceOutput: {
-            /** @example direct_user_input */
-            type: string;
-            id?: string;
         };
     };
     responses: never;
