@@ -211,6 +211,32 @@ describe('unknown fields in request bodies and queries', () => {
     expect((await t.api.get('/v1/templates', { key: tenant.api_key })).body.data).toEqual([]);
   });
 
+  it('when a route gets a query parameter it does not declare (one that takes none, one that takes others), then 400 naming it; OpenAI-compatible routes take theirs', async () => {
+    const tenant = await tenantWithSession();
+    const cases = [
+      { path: '/api/v1/control/api-keys', query: { limit: '5' }, key: tenant.session, name: 'limit' },
+      { path: '/api/v1/control/account', query: { expand: 'all' }, key: tenant.session, name: 'expand' },
+      { path: '/v1/templates', query: { offset: '0', sort: 'name' }, key: tenant.api_key, name: 'sort' },
+      { path: '/api/v1/infrastructure/events', query: { since: 'x' }, key: tenant.api_key, name: 'since' },
+      {
+        path: `/v1/memories/${randomUUID()}`,
+        query: { version: '2' },
+        key: tenant.api_key,
+        name: 'version',
+      },
+    ];
+    for (const { path, query, key, name } of cases) {
+      const res = await t.api.get(path, { key, query });
+      expect({ path, status: res.status, body: res.body }).toMatchObject({ path, ...unknownAt(name) });
+    }
+    expect((await t.api.get('/api/v1/control/api-keys', { key: tenant.session })).status).toBe(200);
+    const models = await t.api.get('/v1/models', {
+      key: tenant.api_key,
+      query: { 'api-version': '2024-06-01' },
+    });
+    expect(models).toMatchObject({ status: 200, body: { object: 'list' } });
+  });
+
   it('when a chat completion carries fields OpenAI clients send that this service does not use, then it is answered', async () => {
     const tenant = await createTenant();
     const chat = await t.api.post('/v1/chat/completions', {

@@ -14,6 +14,7 @@ import { drainServer } from './drain-server.js';
 import type { InFlightRequests } from './in-flight-requests.js';
 import { accessLog } from './middleware/access-log.js';
 import type { AuthDeps } from './middleware/authenticate.js';
+import { refuseUndeclaredQuery } from './middleware/declared-query.js';
 import { answerWithError, errorHandler, notFound } from './middleware/error-handler.js';
 import { httpMetrics } from './middleware/http-metrics.js';
 import { literalPathSegments } from './middleware/literal-path-segments.js';
@@ -65,6 +66,7 @@ export function createHttpApp(deps: HttpDeps): express.Express {
   app.use('/console', consoleRoutes(deps.consoleDir));
   app.use(accessLog(deps.logger), httpMetrics);
   app.use(recordRequests(deps.requestRecorder, deps.deployment.version));
+  app.use(refuseUndeclaredQuery());
   app.use('/api/v1/memory', memoryRoutes(deps.memory, deps.auth, deps.templates));
   app.use('/api/v1/control', controlRoutes(deps.auth, deps.control));
   app.use('/api/v1/infrastructure', infrastructureRoutes({ ...deps, billing: deps.control.billing }));
