@@ -213,7 +213,7 @@ describe('unknown fields in request bodies and queries', () => {
 
   it('when a route gets a query parameter it does not declare (one that takes none, one that takes others), then 400 naming it; OpenAI-compatible routes take theirs', async () => {
     const tenant = await tenantWithSession();
-    const cases = [
+    const cases: Array<{ path: string; query: Record<string, string>; key: string; name: string }> = [
       { path: '/api/v1/control/api-keys', query: { limit: '5' }, key: tenant.session, name: 'limit' },
       { path: '/api/v1/control/account', query: { expand: 'all' }, key: tenant.session, name: 'expand' },
       { path: '/v1/templates', query: { offset: '0', sort: 'name' }, key: tenant.api_key, name: 'sort' },
