@@ -4,7 +4,7 @@ import {
   headers as natsHeaders,
   type Subscription,
 } from '@nats-io/transport-node';
-import { AppError, ErrorCode, validateInput } from '@tm/contracts';
+import { AppError, ErrorCode, tolerantOf, validateInput } from '@tm/contracts';
 import { runInTrace } from '@tm/kit';
 import type { Logger } from 'pino';
 import type { z } from 'zod';
@@ -92,7 +92,8 @@ export async function answerMessage<I extends z.ZodType>(
   const stopTimer = handlingSeconds.startTimer({ subject: endpoint.subject });
   let status: number | undefined;
   try {
-    const parsed = validateInput(endpoint.input, body);
+    // A tolerant reader: a field this service does not know yet is dropped, not refused (tolerantOf).
+    const parsed = validateInput(tolerantOf(endpoint.input), body);
     if (parsed.fields) {
       throw new AppError(ErrorCode.ValidationFailed, 'Invalid message', { fields: parsed.fields });
     }

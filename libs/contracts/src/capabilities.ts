@@ -102,6 +102,7 @@ export const CAPABILITIES: CapabilitiesResponse = {
     idempotency_key_max_length: LIMITS.idempotencyKeyMaxLength,
     supersedes_max: LIMITS.supersedesMax,
     body_max_bytes: LIMITS.bodyMaxBytes,
+    body_max_depth: LIMITS.bodyMaxDepth,
     events_page: EVENTS_PAGE,
     namespaces_page: NAMESPACES_PAGE,
     export_namespaces_max: EXPORT_NAMESPACES_MAX,

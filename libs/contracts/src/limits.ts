@@ -8,6 +8,12 @@ export const LIMITS = {
   supersedesMax: 100,
   topK: { min: 1, max: 100, default: 10 },
   bodyMaxBytes: 256 * 1024,
+  /**
+   * Levels of objects and lists in one JSON body, checked on the raw bytes before parsing ([P14]). The
+   * deepest body a route takes is template data (JSON_BOUNDS.maxDepth, 32) inside its request: twice
+   * that leaves room, and no legitimate body comes near it; 256 KiB of brackets could nest 131,072.
+   */
+  bodyMaxDepth: 64,
   /** Characters of context rendered from the selected records. */
   contextMaxChars: 16_384,
 } as const;

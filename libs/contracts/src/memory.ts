@@ -60,7 +60,7 @@ const ContractVersion = z.literal(CONTRACT_VERSION, {
 // ---- write -------------------------------------------------------------------------------------
 
 export const EventSource = z
-  .object({
+  .strictObject({
     type: z
       .string()
       .regex(/^[a-z][a-z0-9_]{0,63}$/, 'source.type must be a lowercase snake_case token')
@@ -70,17 +70,17 @@ export const EventSource = z
   .meta({ id: 'EventSource', description: 'Caller-attested metadata; not verified identity or consent' });
 
 export const WriteRequest = z
-  .object({
+  .strictObject({
     contract_version: ContractVersion,
     operation: z.literal('memory.write').optional(),
     namespace: Namespace,
     idempotency_key: IdempotencyKey.optional().meta({
       description: 'Required here or as the Idempotency-Key header; when both are sent they must match',
     }),
-    event: z.object({
+    event: z.strictObject({
       event_id: EventId.optional().meta({ description: 'Defaults to the idempotency key' }),
       occurred_at: Timestamp,
-      content: z.object({ text: NonBlankText(LIMITS.textMaxChars, 'event.content.text') }),
+      content: z.strictObject({ text: NonBlankText(LIMITS.textMaxChars, 'event.content.text') }),
       source: EventSource.optional(),
       supersedes: z
         .array(EventId)
@@ -136,11 +136,11 @@ export type WriteResponse = z.infer<typeof WriteResponse>;
 // ---- recall ------------------------------------------------------------------------------------
 
 export const RecallRequest = z
-  .object({
+  .strictObject({
     contract_version: ContractVersion,
     operation: z.literal('memory.recall').optional(),
     namespace: Namespace,
-    cue: z.object({ text: NonBlankText(LIMITS.cueMaxChars, 'cue.text') }),
+    cue: z.strictObject({ text: NonBlankText(LIMITS.cueMaxChars, 'cue.text') }),
     top_k: z
       .number({ error: 'top_k must be an integer' })
       .int('top_k must be an integer')
@@ -200,7 +200,7 @@ export type RecallResponse = z.infer<typeof RecallResponse>;
 // ---- delete ------------------------------------------------------------------------------------
 
 export const DeleteRequest = z
-  .object({ namespace: Namespace, ...scopeFieldsRefused })
+  .strictObject({ namespace: Namespace, ...scopeFieldsRefused })
   .meta({ id: 'DeleteRequest' });
 
 export const DeleteReceipt = z

@@ -74,8 +74,9 @@ const op = (
       429,
       500,
       503,
-      ...(options.body ? [400, 413, 415] : []),
-      ...(options.query ? [400] : []),
+      // 400 on every route: a body or query parameter it does not take is refused ([P14]).
+      400,
+      ...(options.body ? [413, 415] : []),
       ...(options.statuses ?? []),
     ),
   },

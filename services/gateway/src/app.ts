@@ -130,7 +130,18 @@ export async function startGateway(config: GatewayConfig, logger: Logger): Promi
       template: { required: false, check: () => templates.ping(PING_TIMEOUT_MS) },
     },
   });
-  const server = await startServer(app, config.GATEWAY_PORT, config.GATEWAY_HOST);
+  const server = await startServer(
+    app,
+    config.GATEWAY_PORT,
+    config.GATEWAY_HOST,
+    {
+      headersTimeoutMs: config.GATEWAY_HTTP_HEADERS_TIMEOUT_MS,
+      requestTimeoutMs: config.GATEWAY_HTTP_REQUEST_TIMEOUT_MS,
+      keepAliveTimeoutMs: config.GATEWAY_HTTP_KEEP_ALIVE_TIMEOUT_MS,
+      maxConnections: config.GATEWAY_MAX_CONNECTIONS,
+    },
+    logger,
+  );
   const { port } = server.address() as AddressInfo;
   logger.info({ port }, 'gateway listening');
 

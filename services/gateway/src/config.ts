@@ -108,6 +108,21 @@ export const GatewayConfigSchema = z
     IMPORT_PARSE_TIMEOUT_MS: env.positiveInt(60_000),
     /** The web console's build, served at /console; unset, the @text-memory/console package's dist/. */
     CONSOLE_DIR: z.string().min(1).optional(),
+    /**
+     * Slow and idle clients ([P14], docs/operations.md): the time a client has to send a request's
+     * headers, and the whole request (an import upload of IMPORT_MAX_BYTES included); past either it
+     * gets 408 and the connection is closed.
+     */
+    GATEWAY_HTTP_HEADERS_TIMEOUT_MS: env.positiveInt(10_000),
+    GATEWAY_HTTP_REQUEST_TIMEOUT_MS: env.positiveInt(300_000),
+    /** How long an idle kept-alive connection stays open: above a load balancer's usual 60 s idle timeout. */
+    GATEWAY_HTTP_KEEP_ALIVE_TIMEOUT_MS: env.positiveInt(65_000),
+    /** Connections held at once; one more is closed as it is accepted. Keep it under the open-file limit. */
+    GATEWAY_MAX_CONNECTIONS: env.positiveInt(1_000),
+  })
+  .refine((c) => c.GATEWAY_HTTP_HEADERS_TIMEOUT_MS <= c.GATEWAY_HTTP_REQUEST_TIMEOUT_MS, {
+    path: ['GATEWAY_HTTP_HEADERS_TIMEOUT_MS'],
+    message: 'GATEWAY_HTTP_HEADERS_TIMEOUT_MS must not exceed GATEWAY_HTTP_REQUEST_TIMEOUT_MS',
   })
   .refine((c) => c.DEPLOYMENT_ENVIRONMENT !== 'production' || c.GATEWAY_SECRET_KEY !== undefined, {
     path: ['GATEWAY_SECRET_KEY'],

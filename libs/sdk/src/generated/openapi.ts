@@ -1210,7 +1210,7 @@ export interface components {
             idempotency_outcome?: "Conflict" | "Retryable";
             details: {
                 /** @enum {string} */
-                code: "validation_failed" | "malformed_json" | "malformed_request" | "headers_too_large" | "unsupported_media_type" | "payload_too_large" | "malformed_file" | "unsupported_file_type" | "upload_timeout" | "authentication_required" | "permission_denied" | "credential_not_accepted" | "operator_capability_required" | "consent_required" | "policy_denied" | "storage_not_attached" | "not_found" | "already_exists" | "version_conflict" | "precondition_failed" | "idempotency_conflict" | "idempotency_in_flight" | "duplicate_event" | "rate_limited" | "too_many_imports" | "remote_code_required" | "dataset_split_unavailable" | "dataset_gated" | "dataset_revision_changed" | "hub_unavailable" | "hub_timeout" | "service_unavailable" | "upstream_timeout" | "storage_unavailable" | "internal_error";
+                code: "validation_failed" | "malformed_json" | "malformed_request" | "headers_too_large" | "unsupported_media_type" | "payload_too_large" | "malformed_file" | "unsupported_file_type" | "upload_timeout" | "request_timeout" | "authentication_required" | "permission_denied" | "credential_not_accepted" | "operator_capability_required" | "consent_required" | "policy_denied" | "storage_not_attached" | "not_found" | "already_exists" | "version_conflict" | "precondition_failed" | "idempotency_conflict" | "idempotency_in_flight" | "duplicate_event" | "rate_limited" | "too_many_imports" | "remote_code_required" | "dataset_split_unavailable" | "dataset_gated" | "dataset_revision_changed" | "hub_unavailable" | "hub_timeout" | "service_unavailable" | "upstream_timeout" | "storage_unavailable" | "internal_error";
                 request_id: string;
                 fields?: {
                     path: string;
@@ -1866,7 +1866,7 @@ export interface components {
             retryable: true;
             details: {
                 /** @enum {string} */
-                code: "validation_failed" | "malformed_json" | "malformed_request" | "headers_too_large" | "unsupported_media_type" | "payload_too_large" | "malformed_file" | "unsupported_file_type" | "upload_timeout" | "authentication_required" | "permission_denied" | "credential_not_accepted" | "operator_capability_required" | "consent_required" | "policy_denied" | "storage_not_attached" | "not_found" | "already_exists" | "version_conflict" | "precondition_failed" | "idempotency_conflict" | "idempotency_in_flight" | "duplicate_event" | "rate_limited" | "too_many_imports" | "remote_code_required" | "dataset_split_unavailable" | "dataset_gated" | "dataset_revision_changed" | "hub_unavailable" | "hub_timeout" | "service_unavailable" | "upstream_timeout" | "storage_unavailable" | "internal_error";
+                code: "validation_failed" | "malformed_json" | "malformed_request" | "headers_too_large" | "unsupported_media_type" | "payload_too_large" | "malformed_file" | "unsupported_file_type" | "upload_timeout" | "request_timeout" | "authentication_required" | "permission_denied" | "credential_not_accepted" | "operator_capability_required" | "consent_required" | "policy_denied" | "storage_not_attached" | "not_found" | "already_exists" | "version_conflict" | "precondition_failed" | "idempotency_conflict" | "idempotency_in_flight" | "duplicate_event" | "rate_limited" | "too_many_imports" | "remote_code_required" | "dataset_split_unavailable" | "dataset_gated" | "dataset_revision_changed" | "hub_unavailable" | "hub_timeout" | "service_unavailable" | "upstream_timeout" | "storage_unavailable" | "internal_error";
                 request_id: string;
                 fields?: {
                     path: string;
@@ -1986,7 +1986,7 @@ export interface components {
             occurred_at: string;
             text: string;
             /** @description Caller-attested metadata, when the write had it */
-            source: components["schemas"]["EventSourceOutput"] | null;
+            source: components["schemas"]["EventSource"] | null;
             /**
              * @description superseded: a later event named it in supersedes; kept (and exported), hidden from recall
              * @enum {string}
@@ -2052,7 +2052,7 @@ export interface components {
             /** @description Why a `failed` job could not go on (e.g. the dataset changed on the hub) */
             error: {
                 /** @enum {string} */
-                code: "validation_failed" | "malformed_json" | "malformed_request" | "headers_too_large" | "unsupported_media_type" | "payload_too_large" | "malformed_file" | "unsupported_file_type" | "upload_timeout" | "authentication_required" | "permission_denied" | "credential_not_accepted" | "operator_capability_required" | "consent_required" | "policy_denied" | "storage_not_attached" | "not_found" | "already_exists" | "version_conflict" | "precondition_failed" | "idempotency_conflict" | "idempotency_in_flight" | "duplicate_event" | "rate_limited" | "too_many_imports" | "remote_code_required" | "dataset_split_unavailable" | "dataset_gated" | "dataset_revision_changed" | "hub_unavailable" | "hub_timeout" | "service_unavailable" | "upstream_timeout" | "storage_unavailable" | "internal_error";
+                code: "validation_failed" | "malformed_json" | "malformed_request" | "headers_too_large" | "unsupported_media_type" | "payload_too_large" | "malformed_file" | "unsupported_file_type" | "upload_timeout" | "request_timeout" | "authentication_required" | "permission_denied" | "credential_not_accepted" | "operator_capability_required" | "consent_required" | "policy_denied" | "storage_not_attached" | "not_found" | "already_exists" | "version_conflict" | "precondition_failed" | "idempotency_conflict" | "idempotency_in_flight" | "duplicate_event" | "rate_limited" | "too_many_imports" | "remote_code_required" | "dataset_split_unavailable" | "dataset_gated" | "dataset_revision_changed" | "hub_unavailable" | "hub_timeout" | "service_unavailable" | "upstream_timeout" | "storage_unavailable" | "internal_error";
                 message: string;
             } | null;
         };
@@ -2196,14 +2196,14 @@ export interface components {
                 /** @enum {string} */
                 type: "invalid_request_error" | "authentication_error" | "permission_error" | "not_found_error" | "conflict_error" | "rate_limit_error" | "server_error";
                 /** @enum {string} */
-                code: "validation_failed" | "malformed_json" | "malformed_request" | "headers_too_large" | "unsupported_media_type" | "payload_too_large" | "malformed_file" | "unsupported_file_type" | "upload_timeout" | "authentication_required" | "permission_denied" | "credential_not_accepted" | "operator_capability_required" | "consent_required" | "policy_denied" | "storage_not_attached" | "not_found" | "already_exists" | "version_conflict" | "precondition_failed" | "idempotency_conflict" | "idempotency_in_flight" | "duplicate_event" | "rate_limited" | "too_many_imports" | "remote_code_required" | "dataset_split_unavailable" | "dataset_gated" | "dataset_revision_changed" | "hub_unavailable" | "hub_timeout" | "service_unavailable" | "upstream_timeout" | "storage_unavailable" | "internal_error";
+                code: "validation_failed" | "malformed_json" | "malformed_request" | "headers_too_large" | "unsupported_media_type" | "payload_too_large" | "malformed_file" | "unsupported_file_type" | "upload_timeout" | "request_timeout" | "authentication_required" | "permission_denied" | "credential_not_accepted" | "operator_capability_required" | "consent_required" | "policy_denied" | "storage_not_attached" | "not_found" | "already_exists" | "version_conflict" | "precondition_failed" | "idempotency_conflict" | "idempotency_in_flight" | "duplicate_event" | "rate_limited" | "too_many_imports" | "remote_code_required" | "dataset_split_unavailable" | "dataset_gated" | "dataset_revision_changed" | "hub_unavailable" | "hub_timeout" | "service_unavailable" | "upstream_timeout" | "storage_unavailable" | "internal_error";
                 param: string | null;
             };
             retryable: boolean;
             request_id: string;
             details: {
                 /** @enum {string} */
-                code: "validation_failed" | "malformed_json" | "malformed_request" | "headers_too_large" | "unsupported_media_type" | "payload_too_large" | "malformed_file" | "unsupported_file_type" | "upload_timeout" | "authentication_required" | "permission_denied" | "credential_not_accepted" | "operator_capability_required" | "consent_required" | "policy_denied" | "storage_not_attached" | "not_found" | "already_exists" | "version_conflict" | "precondition_failed" | "idempotency_conflict" | "idempotency_in_flight" | "duplicate_event" | "rate_limited" | "too_many_imports" | "remote_code_required" | "dataset_split_unavailable" | "dataset_gated" | "dataset_revision_changed" | "hub_unavailable" | "hub_timeout" | "service_unavailable" | "upstream_timeout" | "storage_unavailable" | "internal_error";
+                code: "validation_failed" | "malformed_json" | "malformed_request" | "headers_too_large" | "unsupported_media_type" | "payload_too_large" | "malformed_file" | "unsupported_file_type" | "upload_timeout" | "request_timeout" | "authentication_required" | "permission_denied" | "credential_not_accepted" | "operator_capability_required" | "consent_required" | "policy_denied" | "storage_not_attached" | "not_found" | "already_exists" | "version_conflict" | "precondition_failed" | "idempotency_conflict" | "idempotency_in_flight" | "duplicate_event" | "rate_limited" | "too_many_imports" | "remote_code_required" | "dataset_split_unavailable" | "dataset_gated" | "dataset_revision_changed" | "hub_unavailable" | "hub_timeout" | "service_unavailable" | "upstream_timeout" | "storage_unavailable" | "internal_error";
                 request_id: string;
                 fields?: {
                     path: string;
@@ -2327,7 +2327,7 @@ export interface components {
             /** @description Share of distinct cue terms found in the text */
             score: number;
             matched_terms: number;
-            source?: components["schemas"]["EventSourceOutput"];
+            source?: components["schemas"]["EventSource"];
         };
         DeleteReceipt: {
             /** @constant */
@@ -2397,7 +2397,7 @@ export interface components {
             request_id: string;
             details: {
                 /** @enum {string} */
-                code: "validation_failed" | "malformed_json" | "malformed_request" | "headers_too_large" | "unsupported_media_type" | "payload_too_large" | "malformed_file" | "unsupported_file_type" | "upload_timeout" | "authentication_required" | "permission_denied" | "credential_not_accepted" | "operator_capability_required" | "consent_required" | "policy_denied" | "storage_not_attached" | "not_found" | "already_exists" | "version_conflict" | "precondition_failed" | "idempotency_conflict" | "idempotency_in_flight" | "duplicate_event" | "rate_limited" | "too_many_imports" | "remote_code_required" | "dataset_split_unavailable" | "dataset_gated" | "dataset_revision_changed" | "hub_unavailable" | "hub_timeout" | "service_unavailable" | "upstream_timeout" | "storage_unavailable" | "internal_error";
+                code: "validation_failed" | "malformed_json" | "malformed_request" | "headers_too_large" | "unsupported_media_type" | "payload_too_large" | "malformed_file" | "unsupported_file_type" | "upload_timeout" | "request_timeout" | "authentication_required" | "permission_denied" | "credential_not_accepted" | "operator_capability_required" | "consent_required" | "policy_denied" | "storage_not_attached" | "not_found" | "already_exists" | "version_conflict" | "precondition_failed" | "idempotency_conflict" | "idempotency_in_flight" | "duplicate_event" | "rate_limited" | "too_many_imports" | "remote_code_required" | "dataset_split_unavailable" | "dataset_gated" | "dataset_revision_changed" | "hub_unavailable" | "hub_timeout" | "service_unavailable" | "upstream_timeout" | "storage_unavailable" | "internal_error";
                 request_id: string;
                 fields?: {
                     path: string;
@@ -2452,12 +2452,6 @@ export interface components {
             description: string;
             /** @default false */
             required: boolean;
-        };
-        /** @description Caller-attested metadata; not verified identity or consent */
-        EventSourceOutput: {
-            /** @example direct_user_input */
-            type: string;
-            id?: string;
         };
     };
     responses: never;
@@ -2571,6 +2565,15 @@ export interface operations {
                 };
                 content?: never;
             };
+            /** @description Malformed or invalid request; correct it, do not retry unchanged */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
             /** @description Authentication required: send an API key or session token */
             401: {
                 headers: {
@@ -2634,6 +2637,15 @@ export interface operations {
                 };
                 content: {
                     "application/json": components["schemas"]["Account"];
+                };
+            };
+            /** @description Malformed or invalid request; correct it, do not retry unchanged */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
             /** @description Authentication required: send an API key or session token */
@@ -2793,6 +2805,15 @@ export interface operations {
                 };
                 content: {
                     "application/json": components["schemas"]["UserList"];
+                };
+            };
+            /** @description Malformed or invalid request; correct it, do not retry unchanged */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
             /** @description Authentication required: send an API key or session token */
@@ -2966,6 +2987,15 @@ export interface operations {
                 };
                 content: {
                     "application/json": components["schemas"]["User"];
+                };
+            };
+            /** @description Malformed or invalid request; correct it, do not retry unchanged */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
             /** @description Authentication required: send an API key or session token */
@@ -3150,6 +3180,15 @@ export interface operations {
                     "application/json": components["schemas"]["ApiKeyList"];
                 };
             };
+            /** @description Malformed or invalid request; correct it, do not retry unchanged */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
             /** @description Authentication required: send an API key or session token */
             401: {
                 headers: {
@@ -3321,6 +3360,15 @@ export interface operations {
                 };
                 content: {
                     "application/json": components["schemas"]["ApiKey"];
+                };
+            };
+            /** @description Malformed or invalid request; correct it, do not retry unchanged */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
             /** @description Authentication required: send an API key or session token */
@@ -3508,6 +3556,15 @@ export interface operations {
                     "application/json": components["schemas"]["ApiKey"];
                 };
             };
+            /** @description Malformed or invalid request; correct it, do not retry unchanged */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
             /** @description Authentication required: send an API key or session token */
             401: {
                 headers: {
@@ -3583,6 +3640,15 @@ export interface operations {
                 };
                 content: {
                     "application/json": components["schemas"]["ApiKeyCreated"];
+                };
+            };
+            /** @description Malformed or invalid request; correct it, do not retry unchanged */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
             /** @description Authentication required: send an API key or session token */
@@ -3779,6 +3845,15 @@ export interface operations {
                     "application/json": components["schemas"]["ApiKey"];
                 };
             };
+            /** @description Malformed or invalid request; correct it, do not retry unchanged */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
             /** @description Authentication required: send an API key or session token */
             401: {
                 headers: {
@@ -3851,6 +3926,15 @@ export interface operations {
                 };
                 content: {
                     "application/json": components["schemas"]["StorageConnectionList"];
+                };
+            };
+            /** @description Malformed or invalid request; correct it, do not retry unchanged */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
             /** @description Authentication required: send an API key or session token */
@@ -4015,6 +4099,15 @@ export interface operations {
                 };
                 content: {
                     "application/json": components["schemas"]["StorageConnection"];
+                };
+            };
+            /** @description Malformed or invalid request; correct it, do not retry unchanged */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
             /** @description Authentication required: send an API key or session token */
@@ -4199,6 +4292,15 @@ export interface operations {
                     "application/json": components["schemas"]["Consent"];
                 };
             };
+            /** @description Malformed or invalid request; correct it, do not retry unchanged */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
             /** @description Authentication required: send an API key or session token */
             401: {
                 headers: {
@@ -4262,6 +4364,15 @@ export interface operations {
                 };
                 content: {
                     "application/json": components["schemas"]["Consent"];
+                };
+            };
+            /** @description Malformed or invalid request; correct it, do not retry unchanged */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
             /** @description Authentication required: send an API key or session token */
@@ -4329,6 +4440,15 @@ export interface operations {
                     "application/json": components["schemas"]["Consent"];
                 };
             };
+            /** @description Malformed or invalid request; correct it, do not retry unchanged */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
             /** @description Authentication required: send an API key or session token */
             401: {
                 headers: {
@@ -4394,6 +4514,15 @@ export interface operations {
                     "application/json": components["schemas"]["ConsentHistory"];
                 };
             };
+            /** @description Malformed or invalid request; correct it, do not retry unchanged */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
             /** @description Authentication required: send an API key or session token */
             401: {
                 headers: {
@@ -4457,6 +4586,15 @@ export interface operations {
                 };
                 content: {
                     "application/json": components["schemas"]["OperatorTokenList"];
+                };
+            };
+            /** @description Malformed or invalid request; correct it, do not retry unchanged */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
             /** @description Authentication required: send an API key or session token */
@@ -4621,6 +4759,15 @@ export interface operations {
                 };
                 content: {
                     "application/json": components["schemas"]["OperatorToken"];
+                };
+            };
+            /** @description Malformed or invalid request; correct it, do not retry unchanged */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
             /** @description Authentication required: send an API key or session token */
@@ -4998,6 +5145,15 @@ export interface operations {
                 };
                 content: {
                     "application/json": components["schemas"]["InvoiceList"];
+                };
+            };
+            /** @description Malformed or invalid request; correct it, do not retry unchanged */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
             /** @description Authentication required: send an API key or session token */
@@ -5717,6 +5873,15 @@ export interface operations {
                 };
                 content: {
                     "application/json": components["schemas"]["SmokeTestResponse"];
+                };
+            };
+            /** @description Malformed or invalid request; correct it, do not retry unchanged */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
             /** @description Authentication required: send an API key or session token */

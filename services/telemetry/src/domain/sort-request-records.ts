@@ -1,5 +1,7 @@
 import {
+  BUS_MESSAGE_MAX_DEPTH,
   fitRoute,
+  jsonNestsDeeperThan,
   type RequestRecord,
   RequestRecordEnvelope,
   RequestRecord as RequestRecordSchema,
@@ -50,6 +52,9 @@ function withFittedRoute(value: unknown): unknown {
  * letter.
  */
 export function sortBatch(messageId: string, text: string): SortedBatch {
+  if (jsonNestsDeeperThan(text, BUS_MESSAGE_MAX_DEPTH)) {
+    return wholeMessageLetter(messageId, text, 'nested too deep');
+  }
   let body: unknown;
   try {
     body = JSON.parse(text);

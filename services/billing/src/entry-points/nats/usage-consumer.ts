@@ -1,4 +1,5 @@
 import {
+  decodeJson,
   type JsMsg,
   jetStreamClient,
   type NatsConnection,
@@ -86,9 +87,9 @@ export function startUsageConsumer(
       let carried: ReturnType<typeof usageRecordsIn>;
       let reason = 'not a usage record (schema)';
       try {
-        carried = usageRecordsIn(msg.json());
-      } catch {
-        reason = 'not JSON';
+        carried = usageRecordsIn(decodeJson(msg.data));
+      } catch (err) {
+        reason = err instanceof SyntaxError ? 'not JSON' : 'nested too deep';
       }
       if (!carried) {
         if (!(await deadLetter(msg, reason, undefined))) unsettled.add(msg);

@@ -1,5 +1,6 @@
 import { randomUUID } from 'node:crypto';
 import { STATUS_CODES } from 'node:http';
+import type { Socket } from 'node:net';
 import type { Duplex } from 'node:stream';
 import { AppError, ErrorCode, type ErrorEnvelope } from '@tm/contracts';
 
@@ -9,16 +10,25 @@ const REFUSALS: Record<string, { status: number; error: AppError }> = {
     status: 431,
     error: new AppError(ErrorCode.HeadersTooLarge, 'Request headers are larger than the limit'),
   },
+  // The headers or the whole request took longer than the server allows (server.ts).
+  ERR_HTTP_REQUEST_TIMEOUT: {
+    status: 408,
+    error: new AppError(ErrorCode.RequestTimeout, 'The request was not received in time'),
+  },
 };
 const MALFORMED = new AppError(ErrorCode.MalformedRequest, 'The request is not valid HTTP');
 
 /**
  * A request Node's HTTP parser refuses (oversized headers, a control character in the URL, a broken
- * request line) never reaches Express; Node would answer a bare 400 or 431. Answer with the spec's
- * envelope instead, then close: the connection cannot be trusted to carry another request.
+ * request line, headers or a body sent too slowly) never reaches Express, or is cut off from it; Node
+ * would answer a bare 400, 408 or 431. Answer with the spec's envelope instead, then close: the
+ * connection cannot be trusted to carry another request.
  */
 export function answerClientError(err: Error & { code?: string }, socket: Duplex): void {
-  if (!socket.writable || err.code === 'ECONNRESET') {
+  // Part of an answer is out already (a route answered before a slow body was all in): nothing can
+  // follow it on this connection.
+  const answered = (socket as Partial<Socket>).bytesWritten ?? 0;
+  if (!socket.writable || err.code === 'ECONNRESET' || answered > 0) {
     socket.destroy();
     return;
   }

@@ -1,4 +1,4 @@
-import type { Server } from 'node:http';
+import { createServer, type Server } from 'node:http';
 import { AppError, ErrorCode } from '@tm/contracts';
 import type { Logger } from '@tm/kit';
 import express from 'express';
@@ -9,10 +9,12 @@ import type { TemplateClient } from '../../clients/template-client.js';
 import type { HealthProbes } from '../../domain/operations/check-health.js';
 import type { SmokeTestPolicy } from '../../domain/operations/run-smoke-test.js';
 import { answerClientError } from './answer-client-error.js';
+import { connectionsDropped } from './connection-metrics.js';
 import { drainServer } from './drain-server.js';
 import type { InFlightRequests } from './in-flight-requests.js';
 import { accessLog } from './middleware/access-log.js';
 import type { AuthDeps } from './middleware/authenticate.js';
+import { refuseUndeclaredQuery } from './middleware/declared-query.js';
 import { answerWithError, errorHandler, notFound } from './middleware/error-handler.js';
 import { httpMetrics } from './middleware/http-metrics.js';
 import { literalPathSegments } from './middleware/literal-path-segments.js';
@@ -67,6 +69,7 @@ export function createHttpApp(deps: HttpDeps): express.Express {
   app.use('/console', consoleRoutes(deps.consoleDir));
   app.use(accessLog(deps.logger), httpMetrics);
   app.use(recordRequests(deps.requestRecorder, deps.deployment.version));
+  app.use(refuseUndeclaredQuery());
   app.use('/api/v1/memory', memoryRoutes(deps.memory, deps.auth, deps.templates));
   app.use('/api/v1/control', controlRoutes(deps.auth, deps.control));
   app.use('/api/v1/infrastructure', infrastructureRoutes({ ...deps, billing: deps.control.billing }));
@@ -80,11 +83,50 @@ export function createHttpApp(deps: HttpDeps): express.Express {
   return app;
 }
 
-export async function startServer(app: express.Express, port: number, host: string): Promise<Server> {
+/** How long a client may take over its requests, and how many connections it may hold (config.ts). */
+export interface ConnectionLimits {
+  headersTimeoutMs: number;
+  requestTimeoutMs: number;
+  keepAliveTimeoutMs: number;
+  maxConnections: number;
+}
+
+/**
+ * Listen with bounds on slow and idle clients ([P14]): a probe that sent one header line every 5 s
+ * was still connected at 60 s, so a few hundred such sockets could hold every connection. Node checks
+ * the header and request deadlines every `connectionsCheckingInterval` (30 s by default, which would
+ * let a client overstay its deadline by that much): once a second here, a walk over the open
+ * connections. Past the deadline the client gets 408 `request_timeout` (answer-client-error.ts) and
+ * the connection is closed; a connection over the cap is closed as it is accepted.
+ */
+export async function startServer(
+  app: express.Express,
+  port: number,
+  host: string,
+  limits: ConnectionLimits,
+  logger: Logger,
+): Promise<Server> {
+  const server = createServer(
+    {
+      headersTimeout: limits.headersTimeoutMs,
+      requestTimeout: limits.requestTimeoutMs,
+      keepAliveTimeout: limits.keepAliveTimeoutMs,
+      connectionsCheckingInterval: Math.min(1_000, limits.headersTimeoutMs),
+    },
+    app,
+  );
+  server.maxConnections = limits.maxConnections;
+  server.on('clientError', answerClientError);
+  server.on('drop', () => {
+    connectionsDropped.inc();
+    logger.debug('connection refused: at the connection cap');
+  });
   return new Promise((resolve, reject) => {
-    const server = app.listen(port, host, (err?: Error) => (err ? reject(err) : resolve(server)));
-    server.keepAliveTimeout = 65_000;
-    server.on('clientError', answerClientError);
+    server.once('error', reject);
+    server.listen(port, host, () => {
+      server.off('error', reject);
+      resolve(server);
+    });
   });
 }
 

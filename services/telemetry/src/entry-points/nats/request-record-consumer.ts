@@ -1,4 +1,10 @@
-import { type JsMsg, type NatsConnection, runDurableConsumer, type StreamSettings } from '@tm/bus';
+import {
+  decodeJson,
+  type JsMsg,
+  type NatsConnection,
+  runDurableConsumer,
+  type StreamSettings,
+} from '@tm/bus';
 import { Consumers, Streams, Subjects, UsageDeadLetter } from '@tm/contracts';
 import { isStorageUnavailable, type Logger } from '@tm/kit';
 import { getSql } from '../../data-access/prisma-client.js';
@@ -122,7 +128,7 @@ export function startDeadLetterConsumer(
 /** Billing's dead letter, or undefined when it is unreadable (it is still counted). */
 function readUsageDeadLetter(msg: JsMsg): UsageDeadLetter | undefined {
   try {
-    const result = UsageDeadLetter.safeParse(msg.json());
+    const result = UsageDeadLetter.safeParse(decodeJson(msg.data));
     return result.success ? result.data : undefined;
   } catch {
     return undefined;

@@ -2,16 +2,24 @@ import {
   AppError,
   ErrorCode,
   type ErrorEnvelope,
+  LIMITS,
   type OpenAiErrorEnvelope,
   openAiErrorType,
 } from '@tm/contracts';
 import { isStorageUnavailable, type Logger } from '@tm/kit';
 import type { ErrorRequestHandler, Request, RequestHandler, Response } from 'express';
+import { TOO_DEEP } from './json-body.js';
 
 /** body-parser reports its failures with a `type`; they are the caller's mistakes, not ours. */
 function fromBodyParser(err: { type?: string; status?: unknown; expose?: unknown }): AppError | undefined {
   if (err.type === 'entity.parse.failed')
     return new AppError(ErrorCode.MalformedJson, 'Request body is not valid JSON');
+  if (err.type === TOO_DEEP) {
+    const message = `nests objects and lists deeper than ${LIMITS.bodyMaxDepth} levels`;
+    return new AppError(ErrorCode.ValidationFailed, `Request body ${message}`, {
+      fields: [{ path: '(body)', message }],
+    });
+  }
   if (err.type === 'entity.too.large')
     return new AppError(ErrorCode.PayloadTooLarge, 'Request body is larger than the limit');
   if (err.type === 'encoding.unsupported' || err.type === 'charset.unsupported') {

@@ -88,7 +88,7 @@ export function memoryRoutes(memory: MemoryClient, auth: AuthDeps, templates: Te
     async (req, res) => {
       const { namespace } = parseOrThrow(
         DeleteRequest,
-        { namespace: deleteNamespaceOf(req.query.namespace, req.body) },
+        deleteRequestOf(req.query, req.body),
         'delete request',
       );
       noteForRecord(req, { namespace: refuseReserved(namespace) });
@@ -103,6 +103,15 @@ export function memoryRoutes(memory: MemoryClient, auth: AuthDeps, templates: Te
   );
 
   return router;
+}
+
+/**
+ * The query's and the body's fields as one request, the namespace settled between them: any other
+ * field of either stays in, so the strict schema names it (400) rather than the delete ignoring it.
+ */
+function deleteRequestOf(query: Record<string, unknown>, body: unknown): Record<string, unknown> {
+  const bodyFields = body && typeof body === 'object' && !Array.isArray(body) ? body : {};
+  return { ...bodyFields, ...query, namespace: deleteNamespaceOf(query.namespace, body) };
 }
 
 /**

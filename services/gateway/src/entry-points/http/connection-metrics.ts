@@ -1,0 +1,7 @@
+import client from 'prom-client';
+
+/** Connections closed as they were accepted because the gateway held its cap (GATEWAY_MAX_CONNECTIONS). */
+export const connectionsDropped = new client.Counter({
+  name: 'tm_http_connections_dropped_total',
+  help: 'Connections the gateway closed on accept because it already held GATEWAY_MAX_CONNECTIONS',
+});
