@@ -132,13 +132,9 @@ export async function isBeingDeleted(run: SqlRunner, tenantId: string, namespace
   return rows.length > 0;
 }
 
-/** Every namespace being deleted, as `tenant \u0000 namespace` (the write path's refusal list). */
-export async function namespacesBeingDeleted(run: SqlRunner): Promise<string[]> {
-  const rows = await run<{ scope: string }>(
-    `SELECT tenant_id || chr(0) || namespace AS scope FROM namespace_deletion WHERE status = 'in_progress'`,
-    [],
-  );
-  return rows.map((r) => r.scope);
+/** Every namespace being deleted (the write path's refusal list). */
+export async function namespacesBeingDeleted(run: SqlRunner): Promise<Array<{ tenant_id: string; namespace: string }>> {
+  return run(`SELECT tenant_id, namespace FROM namespace_deletion WHERE status = 'in_progress'`, []);
 }
 
 /** The SQL condition that hides a record `alias` of a namespace being deleted. */

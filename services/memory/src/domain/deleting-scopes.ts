@@ -18,7 +18,8 @@ export function createDeletingScopes() {
       scopes.add(keyOf(tenantId, namespace));
     },
     refresh: async (run: SqlRunner) => {
-      scopes = new Set(await namespacesBeingDeleted(run));
+      const deleting = await namespacesBeingDeleted(run);
+      scopes = new Set(deleting.map((d) => keyOf(d.tenant_id, d.namespace)));
     },
   };
 }
