@@ -1,6 +1,8 @@
 import { MemoryConfigSchema } from '@tm/memory';
 import pg from 'pg';
 import { describe, expect, it } from 'vitest';
+import { type DeleteReceipt, TextMemory } from '../../libs/sdk/src/index.js';
+import { cliUsers, requireBuiltCli } from './support/cli.js';
 import { followDeletion, tenantWithRecords } from './support/deletions.js';
 import { EVENTUALLY } from './support/eventually.js';
 import { createTenant, recallBody, uniqueKey, uniqueNamespace, writeBody } from './support/factories.js';
@@ -149,6 +151,58 @@ describe('DELETE /api/v1/memory as a job', () => {
       if (!killed) await doomed.kill('SIGKILL');
       if (!restarted) await t.stack.startMemory();
     }
+  }, TEST_MS);
+
+  it('when the SDK deletes a namespace, then it follows the job with onProgress to the final receipt; with maxWaitMs 0 it returns the receipt as it stands', async () => {
+    const namespace = uniqueNamespace('sdk');
+    const tenant = await tenantWithRecords(t.api, namespace, 300);
+    const tm = new TextMemory({ baseUrl: t.stack.url, apiKey: tenant.api_key });
+    const progress: DeleteReceipt[] = [];
+
+    const receipt = await tm.memory.delete(namespace, {
+      pollIntervalMs: 100,
+      onProgress: (r) => progress.push(r),
+    });
+
+    expect(receipt).toMatchObject({
+      state: 'not_retained',
+      deleted: 300,
+      retained: 0,
+      deletion: { status: 'completed', progress: { records_deleted: 300, records_total: 300 } },
+    });
+    // The DELETE's 202 (MEMORY_DELETE_WAIT_MS 0), then at least one poll, ending with the final receipt.
+    expect(progress.length).toBeGreaterThanOrEqual(2);
+    expect(progress[0]?.deletion).toMatchObject({ id: receipt.deletion.id, status: 'in_progress' });
+    expect(progress.at(-1)).toEqual(receipt);
+    const counts = progress.map((r) => r.deletion.progress.records_deleted);
+    expect(counts).toEqual([...counts].sort((a, b) => a - b));
+
+    const other = uniqueNamespace('sdk-bounded');
+    await tm.memory.write({ namespace: other, text: 'one of many' });
+    await tm.memory.write({ namespace: other, text: 'two of many' });
+    const bounded = await tm.memory.delete(other, { maxWaitMs: 0 });
+    expect(bounded).toMatchObject({ state: 'not_retained', deletion: { status: 'in_progress' } });
+    await expect
+      .poll(async () => (await tm.memory.deletion(bounded.deletion.id)).deletion.status, EVENTUALLY)
+      .toBe('completed');
+  }, TEST_MS);
+
+  it('when tm deletes a namespace, then it waits for the job, printing records deleted of the total on stderr', async () => {
+    requireBuiltCli();
+    const namespace = uniqueNamespace('cli');
+    const tenant = await tenantWithRecords(t.api, namespace, 300);
+    const { tm } = cliUsers(() => t.stack.url)();
+
+    const run = await tm(['delete', '-n', namespace, '--yes'], { env: { TM_API_KEY: tenant.api_key } });
+
+    expect(run.code, run.stderr).toBe(0);
+    const lines = run.stderr.trim().split('\n');
+    expect(lines[0]).toMatch(/^delete \d+\/300 records$/);
+    expect(lines.at(-1)).toBe('delete 300/300 records');
+    expect(run.stdout).toMatch(/state:\s+not_retained/);
+    expect(run.stdout).toMatch(/deleted:\s+300/);
+    expect(run.stdout).toMatch(/deletion:\s+\S+ \(completed\)/);
+    expect(await recordsInNamespace(tenant.tenant_id, namespace)).toBe(0);
   }, TEST_MS);
 
   it('when the batch size is not a whole number from 1 to 50,000, then the memory service refuses to start', () => {
