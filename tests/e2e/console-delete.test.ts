@@ -41,7 +41,10 @@ describe('the console: deleting a namespace', () => {
       await confirm.getByRole('button', { name: 'Delete namespace' }).click();
 
       await expect
-        .poll(() => page.getByText(/^Deleting: [\d,]+ of 400 records \([\d,]+ batches\)$/).count(), EVENTUALLY)
+        .poll(
+          () => page.getByText(/^Deleting: [\d,]+ of 400 records \([\d,]+ batches\)$/).count(),
+          EVENTUALLY,
+        )
         .toBe(1);
       const receipt = page.getByRole('region', { name: 'Deletion receipt' });
       await expect

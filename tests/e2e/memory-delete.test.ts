@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import { createTenant, recallBody, uniqueKey, uniqueNamespace, writeBody } from './support/factories.js';
 import { followDeletion } from './support/deletions.js';
+import { createTenant, recallBody, uniqueKey, uniqueNamespace, writeBody } from './support/factories.js';
 import { memoryDbCount, recordsInNamespace } from './support/memory-db.js';
 import { useStack } from './support/stack.js';
 
@@ -85,22 +85,28 @@ describe('DELETE /api/v1/memory', () => {
     // The deletion went on the server; a 202 is followed to the end, as a client would.
     expect([200, 202]).toContain(res.status);
     const final =
-      res.status === 200 ? res.body : (await followDeletion(t.api, tenant.api_key, res.body.deletion.id)).at(-1)?.body;
+      res.status === 200
+        ? res.body
+        : (await followDeletion(t.api, tenant.api_key, res.body.deletion.id)).at(-1)?.body;
     expect(final).toMatchObject({
       state: 'not_retained',
       namespace,
       deleted: 1,
       retained: 0,
-      deletion: { id: res.body.deletion.id, status: 'completed', progress: { records_deleted: 1, records_total: 1 } },
+      deletion: {
+        id: res.body.deletion.id,
+        status: 'completed',
+        progress: { records_deleted: 1, records_total: 1 },
+      },
     });
     const recalled = await t.api.recall(tenant.api_key, recallBody(namespace, text.slice(0, 600)));
     expect(recalled).toMatchObject({ status: 200, body: { state: 'no_data', related: [] } });
     expect(await recordsInNamespace(tenant.tenant_id, namespace)).toBe(0);
     expect(
-      await memoryDbCount('SELECT count(*) AS n FROM memory_term WHERE scope_key = memory_scope_key($1, $2)', [
-        tenant.tenant_id,
-        namespace,
-      ]),
+      await memoryDbCount(
+        'SELECT count(*) AS n FROM memory_term WHERE scope_key = memory_scope_key($1, $2)',
+        [tenant.tenant_id, namespace],
+      ),
     ).toBe(0);
   });
 

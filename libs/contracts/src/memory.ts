@@ -214,11 +214,9 @@ export const NamespaceDeletion = z
     status: z.enum(['in_progress', 'completed']),
     progress: z.object({
       records_deleted: z.number().int().nonnegative(),
-      records_total: z
-        .number()
-        .int()
-        .nonnegative()
-        .meta({ description: 'Records the namespace held when the deletion started (and any written since)' }),
+      records_total: z.number().int().nonnegative().meta({
+        description: 'Records the namespace held when the deletion started (and any written since)',
+      }),
       batches: z.number().int().nonnegative().meta({ description: 'Committed batches so far' }),
     }),
     started_at: z.string(),
@@ -242,7 +240,8 @@ export const DeleteReceipt = z
     namespace: z.string(),
     deleted: z.number().int().nonnegative().meta({ description: 'Records removed so far' }),
     retained: z.number().int().nonnegative().meta({
-      description: 'Records still stored, hidden from every read, until the job removes them: 0 once completed',
+      description:
+        'Records still stored, hidden from every read, until the job removes them: 0 once completed',
     }),
     removed: z.object({
       supersession_relations: z.number().int().nonnegative(),

@@ -125,9 +125,17 @@ describe('namespace deletion batches', () => {
 
   it('when a record lands behind the cursors while the job runs, then the job sweeps again and removes it', async () => {
     await seed('raced');
-    await startDeletion(poolRunner(pool), { id: randomUUID(), tenantId, namespace: 'raced', requestId: 'r2' });
+    await startDeletion(poolRunner(pool), {
+      id: randomUUID(),
+      tenantId,
+      namespace: 'raced',
+      requestId: 'r2',
+    });
     // Past the postings: a write that raced the start lands now, its postings behind the cursor.
-    while ((await pool.query("SELECT 1 FROM namespace_deletion WHERE namespace = 'raced' AND phase = 'postings'")).rowCount)
+    while (
+      (await pool.query("SELECT 1 FROM namespace_deletion WHERE namespace = 'raced' AND phase = 'postings'"))
+        .rowCount
+    )
       await runDeletionBatch(pool, { records: 10, postings: 40 });
     await pool.query(
       `WITH r AS (INSERT INTO memory_record (id, tenant_id, user_id, namespace, event_id, occurred_at, text, request_id)

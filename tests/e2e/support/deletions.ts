@@ -1,3 +1,4 @@
+import type { DeleteReceipt } from '@tm/contracts';
 import { expect } from 'vitest';
 import type { Api } from './api.js';
 import { createTenant, uniqueKey, writeBody } from './factories.js';
@@ -10,7 +11,7 @@ const DELETION_WAIT = { timeout: 120_000, interval: 200 };
  * receipt seen on the way, in order (the last is the final one).
  */
 export async function followDeletion(api: Api, key: string, id: string) {
-  const seen: Array<{ status: number; body: Record<string, any> }> = [];
+  const seen: Array<{ status: number; body: DeleteReceipt }> = [];
   await expect
     .poll(async () => {
       const res = await api.deletion(key, id);
@@ -27,7 +28,9 @@ export async function tenantWithRecords(api: Api, namespace: string, records: nu
   for (let start = 0; start < records; start += 50) {
     const writes = [];
     for (let i = start; i < Math.min(start + 50, records); i++) {
-      writes.push(api.write(tenant.api_key, writeBody(namespace, `note ${i} about the harbour crane`), uniqueKey()));
+      writes.push(
+        api.write(tenant.api_key, writeBody(namespace, `note ${i} about the harbour crane`), uniqueKey()),
+      );
     }
     for (const res of await Promise.all(writes)) expect(res.status).toBe(200);
   }

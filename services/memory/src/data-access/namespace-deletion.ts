@@ -133,7 +133,9 @@ export async function isBeingDeleted(run: SqlRunner, tenantId: string, namespace
 }
 
 /** Every namespace being deleted (the write path's refusal list). */
-export async function namespacesBeingDeleted(run: SqlRunner): Promise<Array<{ tenant_id: string; namespace: string }>> {
+export async function namespacesBeingDeleted(
+  run: SqlRunner,
+): Promise<Array<{ tenant_id: string; namespace: string }>> {
   return run(`SELECT tenant_id, namespace FROM namespace_deletion WHERE status = 'in_progress'`, []);
 }
 
@@ -224,15 +226,16 @@ async function advance(client: pg.PoolClient, job: LockedJob, sizes: BatchSizes)
     const last = rows[0];
     const n = last?.n ?? 0;
     if (n < sizes.postings) {
-      await save(`postings = postings + $2, phase = 'records', cursor_term = NULL,
-                  cursor_occurred_at = NULL, cursor_memory_id = NULL`, [n]);
+      await save(
+        `postings = postings + $2, phase = 'records', cursor_term = NULL,
+                  cursor_occurred_at = NULL, cursor_memory_id = NULL`,
+        [n],
+      );
     } else {
-      await save('postings = postings + $2, cursor_term = $3, cursor_occurred_at = $4, cursor_memory_id = $5', [
-        n,
-        last?.term,
-        last?.occurred_at,
-        last?.memory_id,
-      ]);
+      await save(
+        'postings = postings + $2, cursor_term = $3, cursor_occurred_at = $4, cursor_memory_id = $5',
+        [n, last?.term, last?.occurred_at, last?.memory_id],
+      );
     }
     return false;
   }
