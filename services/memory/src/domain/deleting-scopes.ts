@@ -1,5 +1,5 @@
 import type { SqlRunner } from '@tm/kit';
-import { namespacesBeingDeleted } from '../data-access/namespace-deletion.js';
+import { isBeingDeleted, namespacesBeingDeleted } from '../data-access/namespace-deletion.js';
 
 /**
  * The namespaces being deleted, as this instance knows them, for the write path: a write to one is
@@ -7,13 +7,21 @@ import { namespacesBeingDeleted } from '../data-access/namespace-deletion.js';
  * memory and refreshed with the deletion worker's tick, so a write costs no query: a deletion started
  * here is known at once, one started on another instance within a tick. A write that slips through in
  * that tick commits before the job ends and is deleted with the namespace, as if it had come just
- * before the DELETE (the job sweeps again until nothing of the namespace is left).
+ * before the DELETE (the job sweeps again until nothing of the namespace is left). A namespace found in
+ * the list is checked in the database before a write is refused, so a deletion that has just finished
+ * (here or elsewhere) never refuses one.
  */
 export function createDeletingScopes() {
   let scopes = new Set<string>();
   const keyOf = (tenantId: string, namespace: string) => `${tenantId}\u0000${namespace}`;
   return {
-    has: (tenantId: string, namespace: string) => scopes.has(keyOf(tenantId, namespace)),
+    refuses: async (run: SqlRunner, tenantId: string, namespace: string) => {
+      const key = keyOf(tenantId, namespace);
+      if (!scopes.has(key)) return false;
+      if (await isBeingDeleted(run, tenantId, namespace)) return true;
+      scopes.delete(key);
+      return false;
+    },
     add: (tenantId: string, namespace: string) => {
       scopes.add(keyOf(tenantId, namespace));
     },

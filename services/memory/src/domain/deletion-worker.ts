@@ -11,8 +11,8 @@ export interface DeletionWorker {
   waitFor(jobId: string, ms: number): Promise<void>;
   /** Refuse writes to this namespace from now on (its deletion has just started here). */
   hide(tenantId: string, namespace: string): void;
-  /** Is a write to this namespace to be refused? */
-  refusesWrites(tenantId: string, namespace: string): boolean;
+  /** Is a write to this namespace to be refused (its deletion still running)? */
+  refusesWrites(tenantId: string, namespace: string): Promise<boolean>;
   /** Finish the batch in flight (it commits) and run no more. */
   stop(): Promise<void>;
 }
@@ -85,7 +85,7 @@ export function startDeletionWorker(options: {
         kick();
       }),
     hide: scopes.add,
-    refusesWrites: scopes.has,
+    refusesWrites: (tenantId, namespace) => scopes.refuses(poolRunner(options.pool()), tenantId, namespace),
     async stop() {
       stopping = true;
       clearInterval(timer);
