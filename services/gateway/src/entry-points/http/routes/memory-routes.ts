@@ -18,6 +18,7 @@ import { type AuthDeps, requireApiKey, scopeOf } from '../middleware/authenticat
 import { idempotentWrite } from '../middleware/error-handler.js';
 import { jsonBody } from '../middleware/json-body.js';
 import { noteForRecord, recordAs } from '../middleware/record-requests.js';
+import { uuidRef } from '../path-params.js';
 
 /** The smoke test's namespaces are not the public API's to use. */
 function refuseReserved(namespace: string): string {
@@ -113,7 +114,7 @@ export function memoryRoutes(memory: MemoryClient, auth: AuthDeps, templates: Te
       const result = await memory.getDeletion({
         scope: scopeOf(req),
         request_id: req.requestId,
-        deletion_id: String(req.params.id),
+        deletion_id: uuidRef(req.params.id, 'namespace deletion'),
       });
       noteForRecord(req, { namespace: result.namespace });
       noteResult(req, result);
