@@ -180,7 +180,15 @@ export async function runDeletionBatch(
       await client.query('COMMIT');
       return undefined;
     }
-    const completed = await advance(client, job, sizes);
+    let completed: boolean;
+    try {
+      completed = await advance(client, job, sizes);
+    } catch (err) {
+      // A job whose batch fails goes to the back of the queue, so it cannot hold up the others.
+      await client.query('ROLLBACK');
+      await client.query('UPDATE namespace_deletion SET updated_at = now() WHERE id = $1::uuid', [job.id]);
+      throw err;
+    }
     await client.query('COMMIT');
     return { id: job.id, completed };
   } catch (err) {
