@@ -170,7 +170,7 @@ describe('tm login, write, recall, delete with an API key', () => {
     expect(refused.stderr).toContain('pass --yes to confirm');
     expect(json(afterRefusal).related).toHaveLength(1);
     expect(deleted.code, deleted.stderr).toBe(0);
-    expect(json(deleted)).toMatchObject({ state: 'deleted', namespace, deleted: 1, retained: 0 });
+    expect(json(deleted)).toMatchObject({ state: 'not_retained', namespace, deleted: 1, retained: 0 });
     expect(json(afterDelete)).toMatchObject({ retrieval_outcome: 'no_match', related: [] });
   });
 });

@@ -365,65 +365,6 @@ describe('the console: data pages through an API key', () => {
   );
 
   it(
-    'when a stepped deletion is cancelled, then the console stops calling DELETE and the namespace keeps its records',
-    async () => {
-      const tenant = await createTenant();
-      const namespace = uniqueNamespace('cancel');
-      const write = await t.api.write(
-        tenant.api_key,
-        {
-          contract_version: 'v1',
-          namespace,
-          event: { occurred_at: new Date().toISOString(), content: { text: 'kept after a cancel' } },
-        },
-        `evt_${randomUUID()}`,
-      );
-      expect(write.status).toBe(200);
-      const { page, errors, context } = await openConsole(b.browser, t.stack.url);
-      await logIn(page, tenant.owner.email, tenant.owner.password);
-      await goTo(page, 'Namespaces');
-      await createConsoleKey(page);
-      // Every DELETE is answered as a large namespace's step is: 409 idempotency_in_flight, retryable.
-      let deletes = 0;
-      await page.route(
-        (url) => url.pathname === '/api/v1/memory',
-        (route) => {
-          if (route.request().method() !== 'DELETE') return route.continue();
-          deletes++;
-          return route.fulfill({
-            status: 409,
-            contentType: 'application/json',
-            body: JSON.stringify({
-              error: `${deletes * 5000} records deleted so far`,
-              retryable: true,
-              details: { code: 'idempotency_in_flight' },
-            }),
-          });
-        },
-      );
-      const row = page.getByRole('row', { name: new RegExp(namespace) });
-      await row.getByRole('button', { name: `Delete ${namespace}` }).click();
-      const confirm = page.getByRole('form', { name: 'Confirm: Delete namespace' });
-      await confirm.getByLabel(/to delete namespace/).fill(namespace);
-      await confirm.getByRole('button', { name: 'Delete namespace' }).click();
-      await expect.poll(() => page.getByText(/Still deleting \(step 2\)/).count(), EVENTUALLY).toBe(1);
-      await confirm.getByRole('button', { name: 'Cancel' }).click();
-      const sent = deletes;
-      // Three of the loop's one-second pauses: without the abort each would send another DELETE.
-      await page.waitForTimeout(3_000);
-      expect(deletes).toBe(sent);
-      await page.unrouteAll();
-      const listed = await t.api.get('/api/v1/infrastructure/namespaces', {
-        key: await t.api.login(tenant.owner.email, tenant.owner.password),
-      });
-      expect(listed.body.data).toEqual([expect.objectContaining({ namespace, records: 1 })]);
-      expect(errors).toEqual([]);
-      await context.close();
-    },
-    TEST_MS,
-  );
-
-  it(
     'when a template is created in the browser, then a memory made from it is shown and readable by id; the marketplace is searchable',
     async () => {
       const tenant = await createTenant();

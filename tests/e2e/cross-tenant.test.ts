@@ -99,6 +99,11 @@ const ID_ROUTES: Array<{
   },
   { route: 'GET /v1/memories/{memory_id}', credential: 'key', targets: MEMORIES },
   { route: 'GET /v1/imports/{import_id}', credential: 'key', targets: ['importJob'] },
+  {
+    route: 'GET /api/v1/memory/deletions/{deletion_id}',
+    credential: 'key',
+    targets: ['namespaceDeletion'],
+  },
   { route: 'POST /v1/imports/{import_id}/start', credential: 'key', targets: ['importJob'] },
   { route: 'GET /v1/imports/{import_id}/failures', credential: 'key', targets: ['importJob'] },
 ];

@@ -123,7 +123,7 @@ describe('GET /api/v1/infrastructure/namespaces', () => {
 
     const deleted = await t.api.deleteNamespace(tenant.api_key, gone);
 
-    expect(deleted).toMatchObject({ status: 200, body: { state: 'deleted', deleted: 2 } });
+    expect(deleted).toMatchObject({ status: 200, body: { state: 'not_retained', deleted: 2 } });
     expect(await list(tenant.api_key)).toMatchObject({
       status: 200,
       body: { data: [counts(kept, 1, 1, 0)], paging: lastPage(100, 1) },

@@ -269,7 +269,7 @@ describe('tm-mcp forget_namespace', () => {
     });
     expect(deleted).toMatchObject({
       isError: false,
-      structuredContent: { state: 'deleted', namespace, deleted: 1, request_id: requestId },
+      structuredContent: { state: 'not_retained', namespace, deleted: 1, request_id: requestId },
     });
     expect(gone.structuredContent).toMatchObject({
       retrieval_outcome: 'no_match',

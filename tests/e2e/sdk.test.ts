@@ -85,7 +85,7 @@ describe('SDK: memory (data plane)', () => {
     });
     const recalled = await tm.memory.recall({ namespace, query: 'green tea', top_k: 5 });
     expect(recalled.related.map((r) => r.memory_id)).toEqual([written.memory_id]);
-    expect(await tm.memory.delete(namespace)).toMatchObject({ state: 'deleted', deleted: 1, namespace });
+    expect(await tm.memory.delete(namespace)).toMatchObject({ state: 'not_retained', deleted: 1, namespace });
     expect(await tm.memory.recall({ namespace, query: 'green tea' })).toMatchObject({ state: 'no_data' });
   });
 

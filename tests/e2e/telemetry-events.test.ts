@@ -121,7 +121,11 @@ describe('request records in the events history', () => {
       outcome: 'blocked',
       error_code: 'credential_not_accepted',
     });
-    expect(byId(ids.del)[0]).toMatchObject({ operation: 'memory.delete', state: 'deleted', status: 200 });
+    expect(byId(ids.del)[0]).toMatchObject({
+      operation: 'memory.delete',
+      state: 'not_retained',
+      status: 200,
+    });
 
     // A 401 names no tenant, so it is in no tenant's history; it is stored, unattributed, once.
     expect(byId(ids.unknownKey)).toHaveLength(0);

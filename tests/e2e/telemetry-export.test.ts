@@ -331,7 +331,7 @@ describe('export history', () => {
       method: 'DELETE',
       operation: 'memory.delete',
       status: 200,
-      state: 'deleted',
+      state: 'not_retained',
     });
     const afterText = JSON.stringify(after);
     for (const secret of [text1, text2, cue, term]) expect(afterText).not.toContain(secret);

@@ -305,7 +305,7 @@ describe('DELETE /api/v1/memory for a namespace holding template memories', () =
     const kept = await t.api.get(`/v1/memories/${elsewhere.body.memory_id}`, { key: tenant.api_key });
     const again = await createMemory(tenant.api_key, body, key);
 
-    expect(deleted).toMatchObject({ status: 200, body: { state: 'deleted', deleted: 1 } });
+    expect(deleted).toMatchObject({ status: 200, body: { state: 'not_retained', deleted: 1 } });
     expect(gone).toMatchObject({ status: 404, body: { details: { code: 'not_found' } } });
     expect(kept).toMatchObject({ status: 200, body: { data: { title: 'File taxes' } } });
     expect(again).toMatchObject({

@@ -213,7 +213,7 @@ async function main() {
     }
     for (const namespace of options.keep ? [] : Object.values(namespaces)) {
       const outcome = await deleteNamespace(baseUrl, apiKey, namespace);
-      const line = `Deleted namespace ${namespace}: HTTP ${outcome.status}, ${outcome.deleted ?? '?'} records, ${outcome.attempts} attempt(s).`;
+      const line = `Deleted namespace ${namespace}: HTTP ${outcome.status}, ${outcome.deleted ?? '?'} records, ${outcome.attempts} call(s) and ${outcome.polls} status poll(s).`;
       log(line);
       notes.push(line);
     }

@@ -55,46 +55,65 @@ export function recallRequests(
 }
 
 export interface DeleteOutcome {
+  /** The final answer's status: 200 once the deletion job has completed. */
   status: number;
-  /** Records the answering call removed; after a retry, the earlier call may have removed most. */
+  /** Records the deletion removed, from its final receipt. */
   deleted: number | null;
+  /** DELETE calls: one, unless the call itself failed (a retry finds the same job). */
   attempts: number;
+  /** Reads of the deletion's status route while its job ran. */
+  polls: number;
 }
 
+/** A bench namespace of 1M records takes minutes at the server's default batch size; a bound, not a target. */
+const DELETE_WAIT_MS = 60 * 60_000;
+
 /**
- * Delete a bench namespace. A large one can outlast the gateway's downstream deadline (a retryable
- * 504 while the memory service goes on deleting), so retry until the service answers.
+ * Delete a bench namespace with one call and wait for it: the server deletes it as a job, answering
+ * 202 with its status route (Location) when it is not done within a short wait, so the clean-up polls
+ * that until the receipt is final. A DELETE that fails outright (no answer, a 5xx) is sent again: while
+ * the job runs, that answers the same job.
  */
 export async function deleteNamespace(
   baseUrl: string,
   apiKey: string,
   namespace: string,
 ): Promise<DeleteOutcome> {
-  let last: DeleteOutcome = { status: 0, deleted: null, attempts: 0 };
-  // A large namespace goes in steps: each call answers a retryable 409 until the one that finishes
-  // (about 5k-10k records a call), so 1M records take a few hundred calls.
-  let failures = 0;
-  for (let attempt = 1; failures < 8 && attempt <= 2_000; attempt++) {
-    let wait = 1_000;
+  const outcome: DeleteOutcome = { status: 0, deleted: null, attempts: 0, polls: 0 };
+  type Receipt = { deleted?: number; retryable?: boolean; deletion?: { status: string } };
+  let res: Response | undefined;
+  let body: Receipt = {};
+  for (let failures = 0; failures < 8; failures++) {
+    outcome.attempts++;
     try {
-      const res = await fetch(`${baseUrl}/api/v1/memory?namespace=${encodeURIComponent(namespace)}`, {
+      res = await fetch(`${baseUrl}/api/v1/memory?namespace=${encodeURIComponent(namespace)}`, {
         method: 'DELETE',
         headers: bearer(apiKey),
         signal: AbortSignal.timeout(60_000),
       });
-      const body = (await res.json().catch(() => ({}))) as { deleted?: number; retryable?: boolean };
-      last = { status: res.status, deleted: res.ok ? (body.deleted ?? null) : null, attempts: attempt };
-      if (res.ok) return last;
-      if (!body.retryable) return last;
-      if (res.status === 409) wait = 0;
-      else failures++;
+      body = (await res.json().catch(() => ({}))) as Receipt;
+      if (res.ok || !body.retryable) break;
     } catch {
-      last = { status: 0, deleted: null, attempts: attempt };
-      failures++;
+      res = undefined;
     }
-    await new Promise((r) => setTimeout(r, wait * failures));
+    await new Promise((r) => setTimeout(r, 1_000 * (failures + 1)));
   }
-  return last;
+  const location = res?.headers.get('location');
+  const started = Date.now();
+  while (res?.status === 202 && location && Date.now() - started < DELETE_WAIT_MS) {
+    await new Promise((r) => setTimeout(r, Number(res?.headers.get('retry-after') ?? 1) * 1_000));
+    outcome.polls++;
+    const poll = await fetch(`${baseUrl}${location}`, {
+      headers: bearer(apiKey),
+      signal: AbortSignal.timeout(60_000),
+    }).catch(() => undefined);
+    if (!poll?.ok) continue;
+    body = (await poll.json()) as Receipt;
+    if (body.deletion?.status === 'completed') res = poll;
+  }
+  outcome.status = res?.status ?? 0;
+  outcome.deleted = res?.ok && body.deletion?.status === 'completed' ? (body.deleted ?? null) : null;
+  return outcome;
 }
 
 /** Fails fast, with the reason, when the stack is not up or the key is refused. */

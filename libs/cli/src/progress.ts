@@ -7,7 +7,7 @@ export interface Progress {
 
 export interface ProgressOptions {
   /** What is counted; bytes are shown in KiB/MiB. */
-  unit: 'rows' | 'bytes';
+  unit: 'rows' | 'records' | 'bytes';
   /** Unknown when the server does not say (a streamed export). */
   total?: number;
   /** `--json`: stderr is for error documents then, so progress is drawn only on a terminal. */
@@ -29,7 +29,7 @@ export function startProgress(label: string, options: ProgressOptions): Progress
   const show = (value: number, total: number | undefined) =>
     options.unit === 'bytes'
       ? `${size(value)}${total ? ` of ${size(total)}` : ''}`
-      : `${value}${total !== undefined ? `/${total}` : ''} rows`;
+      : `${value}${total !== undefined ? `/${total}` : ''} ${options.unit}`;
 
   if (process.stderr.isTTY) {
     const bar = new cliProgress.SingleBar(

@@ -27,6 +27,8 @@ export const ErrorCode = {
   IdempotencyConflict: 'idempotency_conflict',
   IdempotencyInFlight: 'idempotency_in_flight',
   DuplicateEvent: 'duplicate_event',
+  /** A write to a namespace whose deletion is still running: retry once it has finished. */
+  NamespaceBeingDeleted: 'namespace_being_deleted',
   RateLimited: 'rate_limited',
   TooManyImports: 'too_many_imports',
   // Importing from a model hub ([P13]): each way a dataset can be refused, before any row is written.
@@ -68,6 +70,7 @@ const httpStatus: Record<ErrorCode, number> = {
   idempotency_conflict: 409,
   idempotency_in_flight: 409,
   duplicate_event: 409,
+  namespace_being_deleted: 409,
   rate_limited: 429,
   too_many_imports: 429,
   remote_code_required: 422,
@@ -85,6 +88,7 @@ const httpStatus: Record<ErrorCode, number> = {
 /** Codes a client may retry unchanged (with backoff); everything else needs a changed request. */
 const retryableCodes = new Set<ErrorCode>([
   'idempotency_in_flight',
+  'namespace_being_deleted',
   'rate_limited',
   'too_many_imports',
   'hub_unavailable',

@@ -203,20 +203,51 @@ export const DeleteRequest = z
   .strictObject({ namespace: Namespace, ...scopeFieldsRefused })
   .meta({ id: 'DeleteRequest' });
 
+/**
+ * A namespace deletion runs as a job in the memory service ([P14]): the DELETE starts it (or finds the
+ * one already running for that tenant and namespace), and its records are hidden from every read at
+ * once. `status` is the job's, separate from the receipt's operation `state`.
+ */
+export const NamespaceDeletion = z
+  .object({
+    id: z.string().meta({ description: 'Poll GET /api/v1/memory/deletions/{id} while in_progress' }),
+    status: z.enum(['in_progress', 'completed']),
+    progress: z.object({
+      records_deleted: z.number().int().nonnegative(),
+      records_total: z.number().int().nonnegative().meta({
+        description: 'Records the namespace held when the deletion started (and any written since)',
+      }),
+      batches: z.number().int().nonnegative().meta({ description: 'Committed batches so far' }),
+    }),
+    started_at: z.string(),
+    updated_at: z.string(),
+    finished_at: z.string().nullable(),
+  })
+  .meta({ id: 'NamespaceDeletion' });
+export type NamespaceDeletion = z.infer<typeof NamespaceDeletion>;
+
 export const DeleteReceipt = z
   .object({
     contract_version: z.literal(CONTRACT_VERSION),
     operation: z.literal('memory.delete'),
-    state: z.enum(['deleted', 'no_data']),
+    state: z.enum(['not_retained', 'no_data']).meta({
+      description:
+        'not_retained: the namespace held records, which are no longer retained (hidden at once, removed by ' +
+        'the deletion job); no_data: it held nothing',
+    }),
     request_id: z.string(),
     retryable: z.boolean(),
     namespace: z.string(),
-    deleted: z.number().int().nonnegative().meta({ description: 'Retained records removed' }),
-    retained: z.literal(0).meta({ description: 'Records left in the namespace afterwards' }),
+    deleted: z.number().int().nonnegative().meta({ description: 'Records removed so far' }),
+    retained: z.number().int().nonnegative().meta({
+      description:
+        'Records still stored, hidden from every read, until the job removes them: 0 once completed',
+    }),
     removed: z.object({
       supersession_relations: z.number().int().nonnegative(),
       idempotency_entries: z.number().int().nonnegative(),
     }),
+    deletion: NamespaceDeletion,
   })
   .meta({ id: 'DeleteReceipt' });
 export type DeleteReceipt = z.infer<typeof DeleteReceipt>;
@@ -236,6 +267,14 @@ export type MemoryRecallMessage = z.infer<typeof MemoryRecallMessage>;
 
 export const MemoryDeleteMessage = z.object({ scope: Scope, request_id: z.string(), namespace: Namespace });
 export type MemoryDeleteMessage = z.infer<typeof MemoryDeleteMessage>;
+
+/** The state of one of the scope's tenant's namespace deletions, by id (memory.v1.deletions.get). */
+export const MemoryDeletionGetMessage = z.object({
+  scope: Scope,
+  request_id: z.string(),
+  deletion_id: z.string().min(1).max(128),
+});
+export type MemoryDeletionGetMessage = z.infer<typeof MemoryDeletionGetMessage>;
 
 /** One usage record per billable operation, written to the memory outbox with the operation. */
 export const UsageRecordedEvent = z.object({

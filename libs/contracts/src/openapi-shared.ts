@@ -14,7 +14,7 @@ const errorMeaning: Record<number, string> = {
   401: 'Authentication required: send an API key or session token',
   403: 'Valid credential denied by policy, role, consent, storage or capability',
   404: 'Resource or route unavailable to the caller',
-  409: 'Conflict: idempotency mismatch, duplicate event or resource, or the same key still in flight (retryable)',
+  409: 'Conflict: idempotency mismatch, duplicate event or resource, the same key still in flight, or a namespace still being deleted (both retryable)',
   408: 'The upload stalled (upload_timeout)',
   412: 'If-Match names a revision that is no longer current: read the resource again',
   413: 'Body larger than the limit',

@@ -57,17 +57,55 @@ const recallOp: ZodOpenApiOperationObject = {
   },
 };
 
+const deletionStarted = {
+  headers: z.object({
+    Location: z.string().meta({ description: 'The deletion’s status route, /api/v1/memory/deletions/{id}' }),
+    'Retry-After': z.string().meta({ description: 'Seconds to wait before polling it' }),
+  }),
+};
+
 const deleteOp: ZodOpenApiOperationObject = {
   operationId: 'memoryDelete',
   summary: 'Delete one namespace: records, supersession relations and idempotency state',
   description:
-    'The namespace is the `namespace` query parameter; a JSON body `{ "namespace": … }` is also accepted and must agree.',
+    'The namespace is the `namespace` query parameter; a JSON body `{ "namespace": … }` is also accepted and ' +
+    'must agree. The namespace’s records are hidden from recall, export and reads at once, and a deletion ' +
+    'job removes them in bounded batches that survive restarts. 200 with the final receipt when the job ' +
+    'finishes within a short wait; otherwise 202 with the receipt so far and `Location`, the status route ' +
+    'to poll. Asking again while the job runs answers the same job. A write to the namespace meanwhile is ' +
+    'refused with 409 `namespace_being_deleted` (retryable).',
   security: authed,
   requestParams: {
     query: z.object({ namespace: Namespace }),
     header: z.object({ 'X-Request-Id': requestIdHeader }),
   },
-  responses: { '200': { description: 'Delete receipt', ...json(DeleteReceipt) }, ...dataPlaneErrors },
+  responses: {
+    '200': { description: 'Delete receipt: the deletion has completed', ...json(DeleteReceipt) },
+    '202': {
+      description: 'Delete receipt: the deletion is under way (deletion.status in_progress)',
+      ...deletionStarted,
+      ...json(DeleteReceipt),
+    },
+    ...dataPlaneErrors,
+  },
+};
+
+const deletionOp: ZodOpenApiOperationObject = {
+  operationId: 'memoryDeletion',
+  summary: 'The state of a namespace deletion of the caller’s tenant',
+  description:
+    'The receipt as it stands: `deletion.status` is `in_progress` (poll again after Retry-After) or ' +
+    '`completed`. A deletion of another tenant, or one unknown, is 404.',
+  security: authed,
+  requestParams: {
+    path: z.object({ deletion_id: z.string().meta({ description: 'deletion.id from the delete receipt' }) }),
+    header: z.object({ 'X-Request-Id': requestIdHeader }),
+  },
+  responses: {
+    '200': { description: 'Delete receipt as it stands', ...json(DeleteReceipt) },
+    ...dataPlaneErrors,
+    ...errors(404),
+  },
 };
 
 /** The machine-readable description of the API, generated from the same schemas the code validates with. */
@@ -103,6 +141,7 @@ export function buildOpenApiDocument(): ReturnType<typeof createDocument> {
       '/api/v1/memory/write': { post: writeOp },
       '/api/v1/memory/recall': { post: recallOp },
       '/api/v1/memory': { delete: deleteOp },
+      '/api/v1/memory/deletions/{deletion_id}': { get: deletionOp },
       '/api/v1/infrastructure/health': {
         get: {
           operationId: 'health',

@@ -6,6 +6,8 @@ export const Subjects = {
     writeBatch: 'memory.v1.write.batch',
     recall: 'memory.v1.recall',
     delete: 'memory.v1.delete',
+    /** The state of one namespace deletion job of the caller's tenant. */
+    getDeletion: 'memory.v1.deletions.get',
     /** One record of the caller's tenant by its memory id (GET /v1/memories/{memory_id}). */
     get: 'memory.v1.get',
     ping: 'memory.v1.ping',

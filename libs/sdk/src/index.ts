@@ -26,6 +26,7 @@ export type {
 export type { MarketplaceFamily } from './families/marketplace.js';
 export type { CreateMemoryOptions, MemoriesFamily } from './families/memories.js';
 export {
+  type DeleteOptions,
   type MemoryFamily,
   newEventId,
   type RecallInput,

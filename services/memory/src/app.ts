@@ -15,8 +15,10 @@ import { Streams, usageBatchText } from '@tm/contracts';
 import { type Logger, startPeriodicTask } from '@tm/kit';
 import type { MemoryConfig } from './config.js';
 import { pruneExpiredEntries } from './data-access/idempotency-pruning.js';
+import { pruneFinishedDeletions } from './data-access/namespace-deletion.js';
 import { countPending, fetchPending, markFailed, removePublished } from './data-access/outbox-repository.js';
-import { closePrisma, getSql, initPrisma, pingDatabase } from './data-access/prisma-client.js';
+import { closePrisma, getPool, getSql, initPrisma, pingDatabase } from './data-access/prisma-client.js';
+import { startDeletionWorker } from './domain/deletion-worker.js';
 import { serveMemoryEndpoints } from './entry-points/nats/memory-endpoints.js';
 
 export interface MemoryService {
@@ -54,11 +56,20 @@ export async function startMemoryService(
     logger,
   });
   const unwatchOutbox = watchOutbox('memory_usage', () => countPending(getSql()));
+  // Started before the endpoints: it knows which namespaces refuse writes before the first write comes.
+  const deletions = startDeletionWorker({
+    pool: getPool,
+    sizes: { records: config.MEMORY_DELETE_BATCH_SIZE, postings: config.MEMORY_DELETE_BATCH_SIZE * 25 },
+    intervalMs: config.MEMORY_DELETE_INTERVAL_MS,
+    logger,
+  });
   const subscriptions = serveMemoryEndpoints(
     nc,
     {
       pricingVersion: config.PRICING_VERSION,
       onCommitted: relay.nudge,
+      deletions,
+      deleteWaitMs: config.MEMORY_DELETE_WAIT_MS,
       version,
       health: () => checkServiceHealth({ database: pingDatabase }),
     },
@@ -74,6 +85,8 @@ export async function startMemoryService(
           { pruned, retention_hours: config.IDEMPOTENCY_RETENTION_HOURS },
           'expired idempotency entries pruned',
         );
+      const receipts = await pruneFinishedDeletions(getSql(), config.MEMORY_DELETE_RECEIPT_RETENTION_HOURS);
+      if (receipts > 0) logger.info({ pruned: receipts }, 'completed namespace deletions pruned');
     },
     logger,
   );
@@ -84,7 +97,8 @@ export async function startMemoryService(
     flushOutbox: relay.flush,
     stop: async () => {
       await drainEndpoints(subscriptions, config.DRAIN_TIMEOUT_MS, logger);
-      await Promise.all([relay.stop(), pruning.stop()]);
+      // The batch in flight commits; the next start (here or on another instance) goes on from it.
+      await Promise.all([relay.stop(), pruning.stop(), deletions.stop()]);
       unwatchOutbox();
       await nc.drain();
       await closePrisma();

@@ -26,6 +26,20 @@ export const MemoryConfigSchema = z.object({
   IDEMPOTENCY_RETENTION_HOURS: env.positiveInt(24),
   /** How often expired idempotency entries are pruned. */
   IDEMPOTENCY_PRUNE_INTERVAL_MS: env.positiveInt(10 * 60_000),
+  /**
+   * Namespace deletion ([P14], docs/decisions.md): records removed per committed batch (postings: 25
+   * times as many). Smaller batches hold locks for less time; tests use a few to cross many batches.
+   */
+  MEMORY_DELETE_BATCH_SIZE: z.coerce.number().int().min(1).max(50_000).default(2_000),
+  /**
+   * How long a DELETE waits for its job before answering 202 with the receipt so far: well inside the
+   * gateway's deadline (GATEWAY_REQUEST_TIMEOUT_MS, 5 s by default), so the caller never sees a 504.
+   */
+  MEMORY_DELETE_WAIT_MS: z.coerce.number().int().min(0).max(30_000).default(2_000),
+  /** How often the deletion worker looks for jobs left by a stopped instance (and new ones elsewhere). */
+  MEMORY_DELETE_INTERVAL_MS: z.coerce.number().int().min(50).max(600_000).default(1_000),
+  /** Completed deletions (their receipts) are kept this long for the status route, then pruned. */
+  MEMORY_DELETE_RECEIPT_RETENTION_HOURS: env.positiveInt(24 * 7),
 });
 export type MemoryConfig = z.output<typeof MemoryConfigSchema>;
 

@@ -1,16 +1,15 @@
 import { randomUUID } from 'node:crypto';
-import { AppError, type MemoryDeleteMessage } from '@tm/contracts';
+import { poolRunner } from '@tm/kit';
 import pg from 'pg';
 import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
-import { closePrisma, getPrisma, initPrisma } from '../src/data-access/prisma-client.js';
-import { type DeletionLimits, deleteNamespace } from '../src/domain/delete-namespace.js';
+import { runDeletionBatch, startDeletion } from '../src/data-access/namespace-deletion.js';
 import { tokenize } from '../src/domain/tokenize.js';
 
 /**
- * Deleting a namespace in steps, with steps small enough that a few dozen records take several: each
- * call stops after its time budget with a retryable answer, keeps what it removed, and the call that
- * finishes reports the whole namespace. The rows are written here as the write path writes them
- * (postings are the tokenized text at the record's event time).
+ * A namespace deletion job's batches, with batches small enough that a few dozen records take many:
+ * each commits its counts with its rows, the job's totals add up to the namespace, and nothing of a
+ * neighbour goes. The rows are written here as the write path writes them (postings are the tokenized
+ * text at the record's event time). Through the gateway, with the worker: tests/e2e/memory-delete*.
  */
 const tenantId = `delete-${randomUUID()}`;
 const RECORDS = 45;
@@ -60,65 +59,61 @@ async function left(namespace: string, owner = tenantId) {
             (SELECT count(*)::int FROM memory_term WHERE scope_key = memory_scope_key($1, $2)) AS postings,
             (SELECT count(*)::int FROM idempotency_entry WHERE tenant_id = $1 AND namespace = $2) AS entries,
             (SELECT count(*)::int FROM supersession_relation WHERE tenant_id = $1 AND namespace = $2) AS relations,
-            (SELECT count(*)::int FROM namespace_deletion WHERE tenant_id = $1 AND namespace = $2) AS progress`,
+            (SELECT count(*)::int FROM namespace_deletion
+               WHERE tenant_id = $1 AND namespace = $2 AND status = 'in_progress') AS progress`,
     [owner, namespace],
   );
   return rows[0];
 }
 
-const message = (namespace: string): MemoryDeleteMessage => ({
-  scope: { tenant_id: tenantId, user_id: 'u', key_id: 'k', storage_connection_id: 's', consent: 'granted' },
-  request_id: `req-${randomUUID()}`,
-  namespace,
-});
-
 beforeAll(() => {
-  const url = inject('stack').memoryDbUrl;
-  pool = new pg.Pool({ connectionString: url, max: 2 });
-  initPrisma(url, 2);
+  pool = new pg.Pool({ connectionString: inject('stack').memoryDbUrl, max: 2 });
 });
 
 afterAll(async () => {
-  await closePrisma();
   await pool.end();
 });
 
-describe('deleteNamespace in steps', () => {
-  it('when a namespace needs more steps than one call may take, then each call answers a retryable 409 and the last one reports everything', async () => {
+/** Run batches until no job is waiting; how many ran. */
+async function runAll(sizes: { records: number; postings: number }) {
+  let batches = 0;
+  while (await runDeletionBatch(pool, sizes)) batches++;
+  return batches;
+}
+
+describe('namespace deletion batches', () => {
+  it('when a namespace needs many batches, then each commits its part and the job adds up to the namespace', async () => {
     await seed('big');
     await seed('neighbour');
-    // One step per call: 10 records, then 25 idempotency entries, a step.
-    const oneStepACall: DeletionLimits = { budgetMs: 0, sizes: { records: 10, entries: 25 } };
+    const { job } = await startDeletion(poolRunner(pool), {
+      id: randomUUID(),
+      tenantId,
+      namespace: 'big',
+      requestId: 'r1',
+    });
+    const postings = (await left('big'))?.postings ?? 0;
 
-    const refusals: AppError[] = [];
-    let receipt: Awaited<ReturnType<typeof deleteNamespace>> | undefined;
-    while (!receipt && refusals.length < 50) {
-      try {
-        receipt = await deleteNamespace(message('big'), getPrisma(), oneStepACall);
-      } catch (err) {
-        if (!(err instanceof AppError)) throw err;
-        refusals.push(err);
-        const midway = await left('big');
-        expect(midway?.progress).toBe(1);
-        // Records and their postings go together: the postings left are exactly the records' left.
-        const texts = await pool.query<{ text: string }>(
-          'SELECT text FROM memory_record WHERE tenant_id = $1 AND namespace = $2',
-          [tenantId, 'big'],
-        );
-        expect(midway?.postings).toBe(texts.rows.reduce((n, r) => n + tokenize(r.text).length, 0));
-      }
-    }
+    // One batch, then a crash: what it removed stays removed, and the job says so.
+    await runDeletionBatch(pool, { records: 10, postings: 40 });
+    expect(await left('big')).toMatchObject({ records: RECORDS, postings: postings - 40, progress: 1 });
 
-    // 45 records: 4 full steps, a fifth of 5 that also takes 25 entries, 25 more, then the last 10
-    // entries with the relations: 7 steps, the first 6 answered "in progress".
-    expect(refusals).toHaveLength(6);
-    for (const refusal of refusals) {
-      expect(refusal).toMatchObject({ code: 'idempotency_in_flight', retryable: true, retryAfter: 1 });
-    }
-    expect(receipt).toMatchObject({
-      state: 'deleted',
-      deleted: RECORDS,
-      removed: { supersession_relations: RELATIONS, idempotency_entries: ENTRIES },
+    const batches = await runAll({ records: 10, postings: 40 });
+
+    const { rows } = await pool.query(
+      `SELECT status::text, records_total::int, records::int, postings::int, relations::int,
+              idempotency_entries::int, batches FROM namespace_deletion WHERE id = $1`,
+      [job.id],
+    );
+    // 1 + ceil(postings / 40) posting batches, 5 of records, 7 of entries, 1 of relations.
+    expect(batches + 1).toBe(Math.floor(postings / 40) + 1 + 5 + 7 + 1);
+    expect(rows[0]).toEqual({
+      status: 'completed',
+      records_total: RECORDS,
+      records: RECORDS,
+      postings,
+      relations: RELATIONS,
+      idempotency_entries: ENTRIES,
+      batches: batches + 1,
     });
     expect(await left('big')).toEqual({ records: 0, postings: 0, entries: 0, relations: 0, progress: 0 });
     expect(await left('neighbour')).toMatchObject({
@@ -128,37 +123,34 @@ describe('deleteNamespace in steps', () => {
     });
   });
 
-  it('when a namespace fits in one step, then one call removes it whole and keeps no progress', async () => {
-    await seed('small');
-
-    const receipt = await deleteNamespace(message('small'), getPrisma(), {
-      budgetMs: 0,
-      sizes: { records: RECORDS + 1, entries: ENTRIES + 1 },
+  it('when a record lands behind the cursors while the job runs, then the job sweeps again and removes it', async () => {
+    await seed('raced');
+    await startDeletion(poolRunner(pool), {
+      id: randomUUID(),
+      tenantId,
+      namespace: 'raced',
+      requestId: 'r2',
     });
+    // Past the postings: a write that raced the start lands now, its postings behind the cursor.
+    while (
+      (await pool.query("SELECT 1 FROM namespace_deletion WHERE namespace = 'raced' AND phase = 'postings'"))
+        .rowCount
+    )
+      await runDeletionBatch(pool, { records: 10, postings: 40 });
+    await pool.query(
+      `WITH r AS (INSERT INTO memory_record (id, tenant_id, user_id, namespace, event_id, occurred_at, text, request_id)
+                  VALUES (gen_random_uuid(), $1, 'u', 'raced', 'a-late', now(), 'late note', 'r') RETURNING id, occurred_at)
+       INSERT INTO memory_term (scope_key, term, occurred_at, memory_id)
+       SELECT memory_scope_key($1, 'raced'), t, r.occurred_at, r.id FROM r, unnest(ARRAY['late', 'note']) AS t`,
+      [tenantId],
+    );
 
-    expect(receipt).toMatchObject({
-      state: 'deleted',
-      deleted: RECORDS,
-      removed: { supersession_relations: RELATIONS, idempotency_entries: ENTRIES },
-    });
-    expect(await left('small')).toEqual({ records: 0, postings: 0, entries: 0, relations: 0, progress: 0 });
-  });
+    await runAll({ records: 10, postings: 40 });
 
-  it('when steps run within one call, then the call answers once with the whole namespace', async () => {
-    await seed('budgeted');
-
-    const receipt = await deleteNamespace(message('budgeted'), getPrisma(), {
-      budgetMs: 60_000,
-      sizes: { records: 10, entries: 25 },
-    });
-
-    expect(receipt).toMatchObject({ deleted: RECORDS, removed: { idempotency_entries: ENTRIES } });
-    expect(await left('budgeted')).toEqual({
-      records: 0,
-      postings: 0,
-      entries: 0,
-      relations: 0,
-      progress: 0,
-    });
+    expect(await left('raced')).toEqual({ records: 0, postings: 0, entries: 0, relations: 0, progress: 0 });
+    const { rows } = await pool.query(
+      "SELECT records::int, records_total::int FROM namespace_deletion WHERE namespace = 'raced'",
+    );
+    expect(rows[0]).toEqual({ records: RECORDS + 1, records_total: RECORDS + 1 });
   });
 });

@@ -68,6 +68,8 @@ export async function createApi(baseUrl: string) {
     recall: (key: string, body: unknown) => call('post', '/api/v1/memory/recall', { key, body }),
     deleteNamespace: (key: string, namespace: string) =>
       call('delete', '/api/v1/memory', { key, query: { namespace } }),
+    /** A namespace deletion's receipt as it stands (the status route a 202's Location names). */
+    deletion: (key: string, id: string) => call('get', `/api/v1/memory/deletions/${id}`, { key }),
   };
 }
 export type Api = Awaited<ReturnType<typeof createApi>>;

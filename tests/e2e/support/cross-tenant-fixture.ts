@@ -103,6 +103,13 @@ export async function tenantWithOneOfEverything(t: Stack, label: string) {
     key,
     200,
   );
+  // A namespace deleted, so the tenant owns a deletion job (its receipt readable by id).
+  const scratch = uniqueNamespace(`scratch-${tag}`);
+  expect((await t.api.write(key, writeBody(scratch, `scratch note of ${tag}`), uniqueKey())).status).toBe(
+    200,
+  );
+  const deleted = await t.api.deleteNamespace(key, scratch);
+  expect(deleted.status, JSON.stringify(deleted.body)).toBe(200);
   const charge = await firstCharge(t, session);
   const tenantName = (await t.api.get(`${CONTROL}/account`, { key: session })).body.tenant.name as string;
 
@@ -129,6 +136,7 @@ export async function tenantWithOneOfEverything(t: Stack, label: string) {
       plainMemory: written.body.memory_id as string,
       chatMemory: chat.text_memory.retained_turn.memory_id as string,
       importJob: upload.body.id as string,
+      namespaceDeletion: deleted.body.deletion.id as string,
     },
     /** Everything that identifies this tenant or its resources; none of it may reach another tenant. */
     identifying: [
@@ -143,6 +151,7 @@ export async function tenantWithOneOfEverything(t: Stack, label: string) {
       operatorToken.name,
       operatorToken.prefix,
       namespace,
+      scratch,
       tag,
     ] as string[],
   };

@@ -1,9 +1,10 @@
-import type { RecallResponse } from '@text-memory/sdk';
+import type { DeleteReceipt, RecallResponse } from '@text-memory/sdk';
 import type { Command } from 'commander';
 import { type Context, withContext } from '../context.js';
 import { UsageError } from '../exit-codes.js';
 import type { Output } from '../output.js';
 import { parseCount, parseTimestamp } from '../parse.js';
+import { startProgress } from '../progress.js';
 import { confirmOrRefuse, readStdin } from '../prompt.js';
 
 interface WriteOptions {
@@ -88,13 +89,26 @@ async function remove(ctx: Context, options: { namespace: string; yes?: boolean 
     `Delete every memory in namespace "${options.namespace}" at ${ctx.credentials.baseUrl}?`,
     options.yes,
   );
-  const receipt = await tm.memory.delete(options.namespace);
+  // The server deletes as a job; tm waits for it (as long as it takes), showing records deleted of
+  // the namespace's total. Ctrl-C stops the waiting only: the server goes on.
+  const progress = startProgress('delete', { unit: 'records', json: ctx.out.json });
+  let receipt: DeleteReceipt;
+  try {
+    receipt = await tm.memory.delete(options.namespace, {
+      maxWaitMs: Number.POSITIVE_INFINITY,
+      onProgress: ({ deletion }) =>
+        progress.update(deletion.progress.records_deleted, deletion.progress.records_total),
+    });
+  } finally {
+    progress.stop();
+  }
   ctx.out.result(receipt, () =>
     ctx.out.record([
       ['state', receipt.state],
       ['namespace', receipt.namespace],
       ['deleted', receipt.deleted],
       ['retained', receipt.retained],
+      ['deletion', `${receipt.deletion.id} (${receipt.deletion.status})`],
       ['request id', receipt.request_id],
     ]),
   );
@@ -126,7 +140,7 @@ export function registerMemory(program: Command): void {
     .action(withContext(recall));
   program
     .command('delete')
-    .description('Delete one namespace (asks first; --yes without a terminal)')
+    .description('Delete one namespace and wait for it, with progress (asks first; --yes without a terminal)')
     .requiredOption('-n, --namespace <namespace>', 'the namespace to delete')
     .option('-y, --yes', 'do not ask for confirmation (required without a terminal)')
     .addHelpText('after', '\nExample:\n  tm delete -n support-bot --yes')

@@ -9,7 +9,7 @@ import { callService, refusal, success } from './results.js';
 /** What `forget_namespace` answers: the deletion's receipt. */
 const ForgetOutput = mirrors<Pick<DeleteReceipt, 'state' | 'namespace' | 'deleted' | 'request_id'>>()(
   z.object({
-    state: z.enum(['deleted', 'no_data']),
+    state: z.enum(['not_retained', 'no_data']),
     namespace: z.string(),
     deleted: z.number(),
     request_id: z.string(),
@@ -44,12 +44,18 @@ export function registerForgetNamespace(server: McpServer, { tm }: ToolContext) 
           'confirmation_required',
         );
       return callService(async () => {
-        const receipt = await tm.memory.delete(namespace);
+        // An agent's tool call should not hang for long: past a minute the server goes on alone, and
+        // the namespace's memories are already hidden from recall.
+        const receipt = await tm.memory.delete(namespace, { maxWaitMs: 60_000 });
+        const count = (n: number) => `${n} memor${n === 1 ? 'y' : 'ies'}`;
         return success(
           ForgetOutput,
-          receipt.state === 'deleted'
-            ? `Deleted ${receipt.deleted} memor${receipt.deleted === 1 ? 'y' : 'ies'} from "${receipt.namespace}".\nrequest_id: ${receipt.request_id}`
-            : `Nothing to delete: "${receipt.namespace}" holds no memory.\nrequest_id: ${receipt.request_id}`,
+          receipt.state === 'no_data'
+            ? `Nothing to delete: "${receipt.namespace}" holds no memory.\nrequest_id: ${receipt.request_id}`
+            : receipt.deletion.status === 'completed'
+              ? `Deleted ${count(receipt.deleted)} from "${receipt.namespace}".\nrequest_id: ${receipt.request_id}`
+              : `Forgotten: "${receipt.namespace}" is hidden from recall; ${count(receipt.deleted)} of ` +
+                `${receipt.deletion.progress.records_total} deleted so far, the rest by the server.\nrequest_id: ${receipt.request_id}`,
           {
             state: receipt.state,
             namespace: receipt.namespace,

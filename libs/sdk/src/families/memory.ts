@@ -1,5 +1,6 @@
 import type { CallOptions, Transport } from '../http.js';
 import { LIMITS } from '../limits.js';
+import { sleep } from '../retry.js';
 import type { DeleteReceipt, RecallResponse, Schemas, WriteRequest, WriteResponse } from '../types.js';
 import { assertValid, checkNamespace, checkText, checkTopK } from '../validation.js';
 
@@ -36,6 +37,26 @@ export type WriteResult = WriteResponse & {
   /** The related recall, when `recall` was asked for. */
   related_recall?: RecallResponse;
 };
+
+export interface DeleteOptions extends CallOptions {
+  /**
+   * Called with the receipt as it stands: after the DELETE and after each poll of the deletion while
+   * it runs (`receipt.deletion.progress`: records deleted of the total, batches).
+   */
+  onProgress?: (receipt: DeleteReceipt) => void;
+  /**
+   * How long to wait for the deletion in all, polling included (default 10 minutes). Past it the
+   * receipt as it stands is returned (`deletion.status: 'in_progress'`): the server goes on, and
+   * `memory.deletion(receipt.deletion.id)` reads it later.
+   */
+  maxWaitMs?: number;
+  /** Pause between polls; the server's Retry-After (1 s) when not given. */
+  pollIntervalMs?: number;
+}
+
+/** Ten minutes: a 1M-record namespace takes a few at the server's default batch size. */
+const DELETE_MAX_WAIT_MS = 10 * 60_000;
+const DELETE_POLL_MS = 1_000;
 
 const iso = (time: string | Date) => (typeof time === 'string' ? time : time.toISOString());
 
@@ -126,12 +147,41 @@ export class MemoryFamily {
     return data;
   }
 
-  /** Delete one namespace: its records, supersession relations and idempotency state. */
-  async delete(namespace: string, options?: CallOptions): Promise<DeleteReceipt> {
+  /**
+   * Delete one namespace: its records, supersession relations and idempotency state. The server hides
+   * the records at once and deletes them as a job; this waits for the job (polling its status route,
+   * with `onProgress`), up to `maxWaitMs`, and returns the final receipt (`deletion.status:
+   * 'completed'`), or the receipt as it stands when the wait ran out.
+   */
+  async delete(namespace: string, options: DeleteOptions = {}): Promise<DeleteReceipt> {
     assertValid(checkNamespace(namespace));
-    // Deleting twice leaves the same state (the second answers no_data), so it is safe to repeat.
-    const { data } = await this.http.request<DeleteReceipt>(
+    const { onProgress, maxWaitMs = DELETE_MAX_WAIT_MS, pollIntervalMs, ...call } = options;
+    const started = Date.now();
+    // Asking again while a deletion runs answers the same job, so the call is safe to repeat.
+    let { data: receipt } = await this.http.request<DeleteReceipt>(
       { method: 'DELETE', path: '/api/v1/memory', credential: 'apiKey', safe: true, query: { namespace } },
+      call,
+    );
+    onProgress?.(receipt);
+    while (receipt.deletion.status === 'in_progress') {
+      const pause = pollIntervalMs ?? DELETE_POLL_MS;
+      if (Date.now() - started + pause > maxWaitMs) break;
+      await sleep(pause, call.signal);
+      receipt = await this.deletion(receipt.deletion.id, call);
+      onProgress?.(receipt);
+    }
+    return receipt;
+  }
+
+  /** A namespace deletion as it stands, by `deletion.id` from its receipt (one read, no waiting). */
+  async deletion(id: string, options?: CallOptions): Promise<DeleteReceipt> {
+    const { data } = await this.http.request<DeleteReceipt>(
+      {
+        method: 'GET',
+        path: `/api/v1/memory/deletions/${encodeURIComponent(id)}`,
+        credential: 'apiKey',
+        safe: true,
+      },
       options,
     );
     return data;

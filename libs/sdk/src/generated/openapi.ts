@@ -819,9 +819,29 @@ export interface paths {
         post?: never;
         /**
          * Delete one namespace: records, supersession relations and idempotency state
-         * @description The namespace is the `namespace` query parameter; a JSON body `{ "namespace": … }` is also accepted and must agree.
+         * @description The namespace is the `namespace` query parameter; a JSON body `{ "namespace": … }` is also accepted and must agree. The namespace’s records are hidden from recall, export and reads at once, and a deletion job removes them in bounded batches that survive restarts. 200 with the final receipt when the job finishes within a short wait; otherwise 202 with the receipt so far and `Location`, the status route to poll. Asking again while the job runs answers the same job. A write to the namespace meanwhile is refused with 409 `namespace_being_deleted` (retryable).
          */
         delete: operations["memoryDelete"];
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/memory/deletions/{deletion_id}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * The state of a namespace deletion of the caller’s tenant
+         * @description The receipt as it stands: `deletion.status` is `in_progress` (poll again after Retry-After) or `completed`. A deletion of another tenant, or one unknown, is 404.
+         */
+        get: operations["memoryDeletion"];
+        put?: never;
+        post?: never;
+        delete?: never;
         options?: never;
         head?: never;
         patch?: never;
@@ -1210,7 +1230,7 @@ export interface components {
             idempotency_outcome?: "Conflict" | "Retryable";
             details: {
                 /** @enum {string} */
-                code: "validation_failed" | "malformed_json" | "malformed_request" | "headers_too_large" | "unsupported_media_type" | "payload_too_large" | "malformed_file" | "unsupported_file_type" | "upload_timeout" | "request_timeout" | "authentication_required" | "permission_denied" | "credential_not_accepted" | "operator_capability_required" | "consent_required" | "policy_denied" | "storage_not_attached" | "not_found" | "already_exists" | "version_conflict" | "precondition_failed" | "idempotency_conflict" | "idempotency_in_flight" | "duplicate_event" | "rate_limited" | "too_many_imports" | "remote_code_required" | "dataset_split_unavailable" | "dataset_gated" | "dataset_revision_changed" | "hub_unavailable" | "hub_timeout" | "service_unavailable" | "upstream_timeout" | "storage_unavailable" | "internal_error";
+                code: "validation_failed" | "malformed_json" | "malformed_request" | "headers_too_large" | "unsupported_media_type" | "payload_too_large" | "malformed_file" | "unsupported_file_type" | "upload_timeout" | "request_timeout" | "authentication_required" | "permission_denied" | "credential_not_accepted" | "operator_capability_required" | "consent_required" | "policy_denied" | "storage_not_attached" | "not_found" | "already_exists" | "version_conflict" | "precondition_failed" | "idempotency_conflict" | "idempotency_in_flight" | "duplicate_event" | "namespace_being_deleted" | "rate_limited" | "too_many_imports" | "remote_code_required" | "dataset_split_unavailable" | "dataset_gated" | "dataset_revision_changed" | "hub_unavailable" | "hub_timeout" | "service_unavailable" | "upstream_timeout" | "storage_unavailable" | "internal_error";
                 request_id: string;
                 fields?: {
                     path: string;
@@ -1866,7 +1886,7 @@ export interface components {
             retryable: true;
             details: {
                 /** @enum {string} */
-                code: "validation_failed" | "malformed_json" | "malformed_request" | "headers_too_large" | "unsupported_media_type" | "payload_too_large" | "malformed_file" | "unsupported_file_type" | "upload_timeout" | "request_timeout" | "authentication_required" | "permission_denied" | "credential_not_accepted" | "operator_capability_required" | "consent_required" | "policy_denied" | "storage_not_attached" | "not_found" | "already_exists" | "version_conflict" | "precondition_failed" | "idempotency_conflict" | "idempotency_in_flight" | "duplicate_event" | "rate_limited" | "too_many_imports" | "remote_code_required" | "dataset_split_unavailable" | "dataset_gated" | "dataset_revision_changed" | "hub_unavailable" | "hub_timeout" | "service_unavailable" | "upstream_timeout" | "storage_unavailable" | "internal_error";
+                code: "validation_failed" | "malformed_json" | "malformed_request" | "headers_too_large" | "unsupported_media_type" | "payload_too_large" | "malformed_file" | "unsupported_file_type" | "upload_timeout" | "request_timeout" | "authentication_required" | "permission_denied" | "credential_not_accepted" | "operator_capability_required" | "consent_required" | "policy_denied" | "storage_not_attached" | "not_found" | "already_exists" | "version_conflict" | "precondition_failed" | "idempotency_conflict" | "idempotency_in_flight" | "duplicate_event" | "namespace_being_deleted" | "rate_limited" | "too_many_imports" | "remote_code_required" | "dataset_split_unavailable" | "dataset_gated" | "dataset_revision_changed" | "hub_unavailable" | "hub_timeout" | "service_unavailable" | "upstream_timeout" | "storage_unavailable" | "internal_error";
                 request_id: string;
                 fields?: {
                     path: string;
@@ -2052,7 +2072,7 @@ export interface components {
             /** @description Why a `failed` job could not go on (e.g. the dataset changed on the hub) */
             error: {
                 /** @enum {string} */
-                code: "validation_failed" | "malformed_json" | "malformed_request" | "headers_too_large" | "unsupported_media_type" | "payload_too_large" | "malformed_file" | "unsupported_file_type" | "upload_timeout" | "request_timeout" | "authentication_required" | "permission_denied" | "credential_not_accepted" | "operator_capability_required" | "consent_required" | "policy_denied" | "storage_not_attached" | "not_found" | "already_exists" | "version_conflict" | "precondition_failed" | "idempotency_conflict" | "idempotency_in_flight" | "duplicate_event" | "rate_limited" | "too_many_imports" | "remote_code_required" | "dataset_split_unavailable" | "dataset_gated" | "dataset_revision_changed" | "hub_unavailable" | "hub_timeout" | "service_unavailable" | "upstream_timeout" | "storage_unavailable" | "internal_error";
+                code: "validation_failed" | "malformed_json" | "malformed_request" | "headers_too_large" | "unsupported_media_type" | "payload_too_large" | "malformed_file" | "unsupported_file_type" | "upload_timeout" | "request_timeout" | "authentication_required" | "permission_denied" | "credential_not_accepted" | "operator_capability_required" | "consent_required" | "policy_denied" | "storage_not_attached" | "not_found" | "already_exists" | "version_conflict" | "precondition_failed" | "idempotency_conflict" | "idempotency_in_flight" | "duplicate_event" | "namespace_being_deleted" | "rate_limited" | "too_many_imports" | "remote_code_required" | "dataset_split_unavailable" | "dataset_gated" | "dataset_revision_changed" | "hub_unavailable" | "hub_timeout" | "service_unavailable" | "upstream_timeout" | "storage_unavailable" | "internal_error";
                 message: string;
             } | null;
         };
@@ -2196,14 +2216,14 @@ export interface components {
                 /** @enum {string} */
                 type: "invalid_request_error" | "authentication_error" | "permission_error" | "not_found_error" | "conflict_error" | "rate_limit_error" | "server_error";
                 /** @enum {string} */
-                code: "validation_failed" | "malformed_json" | "malformed_request" | "headers_too_large" | "unsupported_media_type" | "payload_too_large" | "malformed_file" | "unsupported_file_type" | "upload_timeout" | "request_timeout" | "authentication_required" | "permission_denied" | "credential_not_accepted" | "operator_capability_required" | "consent_required" | "policy_denied" | "storage_not_attached" | "not_found" | "already_exists" | "version_conflict" | "precondition_failed" | "idempotency_conflict" | "idempotency_in_flight" | "duplicate_event" | "rate_limited" | "too_many_imports" | "remote_code_required" | "dataset_split_unavailable" | "dataset_gated" | "dataset_revision_changed" | "hub_unavailable" | "hub_timeout" | "service_unavailable" | "upstream_timeout" | "storage_unavailable" | "internal_error";
+                code: "validation_failed" | "malformed_json" | "malformed_request" | "headers_too_large" | "unsupported_media_type" | "payload_too_large" | "malformed_file" | "unsupported_file_type" | "upload_timeout" | "request_timeout" | "authentication_required" | "permission_denied" | "credential_not_accepted" | "operator_capability_required" | "consent_required" | "policy_denied" | "storage_not_attached" | "not_found" | "already_exists" | "version_conflict" | "precondition_failed" | "idempotency_conflict" | "idempotency_in_flight" | "duplicate_event" | "namespace_being_deleted" | "rate_limited" | "too_many_imports" | "remote_code_required" | "dataset_split_unavailable" | "dataset_gated" | "dataset_revision_changed" | "hub_unavailable" | "hub_timeout" | "service_unavailable" | "upstream_timeout" | "storage_unavailable" | "internal_error";
                 param: string | null;
             };
             retryable: boolean;
             request_id: string;
             details: {
                 /** @enum {string} */
-                code: "validation_failed" | "malformed_json" | "malformed_request" | "headers_too_large" | "unsupported_media_type" | "payload_too_large" | "malformed_file" | "unsupported_file_type" | "upload_timeout" | "request_timeout" | "authentication_required" | "permission_denied" | "credential_not_accepted" | "operator_capability_required" | "consent_required" | "policy_denied" | "storage_not_attached" | "not_found" | "already_exists" | "version_conflict" | "precondition_failed" | "idempotency_conflict" | "idempotency_in_flight" | "duplicate_event" | "rate_limited" | "too_many_imports" | "remote_code_required" | "dataset_split_unavailable" | "dataset_gated" | "dataset_revision_changed" | "hub_unavailable" | "hub_timeout" | "service_unavailable" | "upstream_timeout" | "storage_unavailable" | "internal_error";
+                code: "validation_failed" | "malformed_json" | "malformed_request" | "headers_too_large" | "unsupported_media_type" | "payload_too_large" | "malformed_file" | "unsupported_file_type" | "upload_timeout" | "request_timeout" | "authentication_required" | "permission_denied" | "credential_not_accepted" | "operator_capability_required" | "consent_required" | "policy_denied" | "storage_not_attached" | "not_found" | "already_exists" | "version_conflict" | "precondition_failed" | "idempotency_conflict" | "idempotency_in_flight" | "duplicate_event" | "namespace_being_deleted" | "rate_limited" | "too_many_imports" | "remote_code_required" | "dataset_split_unavailable" | "dataset_gated" | "dataset_revision_changed" | "hub_unavailable" | "hub_timeout" | "service_unavailable" | "upstream_timeout" | "storage_unavailable" | "internal_error";
                 request_id: string;
                 fields?: {
                     path: string;
@@ -2334,22 +2354,39 @@ export interface components {
             contract_version: "v1";
             /** @constant */
             operation: "memory.delete";
-            /** @enum {string} */
-            state: "deleted" | "no_data";
+            /**
+             * @description not_retained: the namespace held records, which are no longer retained (hidden at once, removed by the deletion job); no_data: it held nothing
+             * @enum {string}
+             */
+            state: "not_retained" | "no_data";
             request_id: string;
             retryable: boolean;
             namespace: string;
-            /** @description Retained records removed */
+            /** @description Records removed so far */
             deleted: number;
-            /**
-             * @description Records left in the namespace afterwards
-             * @constant
-             */
-            retained: 0;
+            /** @description Records still stored, hidden from every read, until the job removes them: 0 once completed */
+            retained: number;
             removed: {
                 supersession_relations: number;
                 idempotency_entries: number;
             };
+            deletion: components["schemas"]["NamespaceDeletion"];
+        };
+        NamespaceDeletion: {
+            /** @description Poll GET /api/v1/memory/deletions/{id} while in_progress */
+            id: string;
+            /** @enum {string} */
+            status: "in_progress" | "completed";
+            progress: {
+                records_deleted: number;
+                /** @description Records the namespace held when the deletion started (and any written since) */
+                records_total: number;
+                /** @description Committed batches so far */
+                batches: number;
+            };
+            started_at: string;
+            updated_at: string;
+            finished_at: string | null;
         };
         HealthResponse: {
             /**
@@ -2397,7 +2434,7 @@ export interface components {
             request_id: string;
             details: {
                 /** @enum {string} */
-                code: "validation_failed" | "malformed_json" | "malformed_request" | "headers_too_large" | "unsupported_media_type" | "payload_too_large" | "malformed_file" | "unsupported_file_type" | "upload_timeout" | "request_timeout" | "authentication_required" | "permission_denied" | "credential_not_accepted" | "operator_capability_required" | "consent_required" | "policy_denied" | "storage_not_attached" | "not_found" | "already_exists" | "version_conflict" | "precondition_failed" | "idempotency_conflict" | "idempotency_in_flight" | "duplicate_event" | "rate_limited" | "too_many_imports" | "remote_code_required" | "dataset_split_unavailable" | "dataset_gated" | "dataset_revision_changed" | "hub_unavailable" | "hub_timeout" | "service_unavailable" | "upstream_timeout" | "storage_unavailable" | "internal_error";
+                code: "validation_failed" | "malformed_json" | "malformed_request" | "headers_too_large" | "unsupported_media_type" | "payload_too_large" | "malformed_file" | "unsupported_file_type" | "upload_timeout" | "request_timeout" | "authentication_required" | "permission_denied" | "credential_not_accepted" | "operator_capability_required" | "consent_required" | "policy_denied" | "storage_not_attached" | "not_found" | "already_exists" | "version_conflict" | "precondition_failed" | "idempotency_conflict" | "idempotency_in_flight" | "duplicate_event" | "namespace_being_deleted" | "rate_limited" | "too_many_imports" | "remote_code_required" | "dataset_split_unavailable" | "dataset_gated" | "dataset_revision_changed" | "hub_unavailable" | "hub_timeout" | "service_unavailable" | "upstream_timeout" | "storage_unavailable" | "internal_error";
                 request_id: string;
                 fields?: {
                     path: string;
@@ -2912,7 +2949,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
-            /** @description Conflict: idempotency mismatch, duplicate event or resource, or the same key still in flight (retryable) */
+            /** @description Conflict: idempotency mismatch, duplicate event or resource, the same key still in flight, or a namespace still being deleted (both retryable) */
             409: {
                 headers: {
                     [name: string]: unknown;
@@ -3678,7 +3715,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
-            /** @description Conflict: idempotency mismatch, duplicate event or resource, or the same key still in flight (retryable) */
+            /** @description Conflict: idempotency mismatch, duplicate event or resource, the same key still in flight, or a namespace still being deleted (both retryable) */
             409: {
                 headers: {
                     [name: string]: unknown;
@@ -5064,7 +5101,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
-            /** @description Conflict: idempotency mismatch, duplicate event or resource, or the same key still in flight (retryable) */
+            /** @description Conflict: idempotency mismatch, duplicate event or resource, the same key still in flight, or a namespace still being deleted (both retryable) */
             409: {
                 headers: {
                     [name: string]: unknown;
@@ -5252,7 +5289,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
-            /** @description Conflict: idempotency mismatch, duplicate event or resource, or the same key still in flight (retryable) */
+            /** @description Conflict: idempotency mismatch, duplicate event or resource, the same key still in flight, or a namespace still being deleted (both retryable) */
             409: {
                 headers: {
                     [name: string]: unknown;
@@ -6081,7 +6118,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
-            /** @description Conflict: idempotency mismatch, duplicate event or resource, or the same key still in flight (retryable) */
+            /** @description Conflict: idempotency mismatch, duplicate event or resource, the same key still in flight, or a namespace still being deleted (both retryable) */
             409: {
                 headers: {
                     [name: string]: unknown;
@@ -6312,7 +6349,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
-            /** @description Conflict: idempotency mismatch, duplicate event or resource, or the same key still in flight (retryable) */
+            /** @description Conflict: idempotency mismatch, duplicate event or resource, the same key still in flight, or a namespace still being deleted (both retryable) */
             409: {
                 headers: {
                     [name: string]: unknown;
@@ -6646,7 +6683,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
-            /** @description Conflict: idempotency mismatch, duplicate event or resource, or the same key still in flight (retryable) */
+            /** @description Conflict: idempotency mismatch, duplicate event or resource, the same key still in flight, or a namespace still being deleted (both retryable) */
             409: {
                 headers: {
                     [name: string]: unknown;
@@ -7098,7 +7135,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
-            /** @description Conflict: idempotency mismatch, duplicate event or resource, or the same key still in flight (retryable) */
+            /** @description Conflict: idempotency mismatch, duplicate event or resource, the same key still in flight, or a namespace still being deleted (both retryable) */
             409: {
                 headers: {
                     [name: string]: unknown;
@@ -7569,7 +7606,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
-            /** @description Conflict: idempotency mismatch, duplicate event or resource, or the same key still in flight (retryable) */
+            /** @description Conflict: idempotency mismatch, duplicate event or resource, the same key still in flight, or a namespace still being deleted (both retryable) */
             409: {
                 headers: {
                     [name: string]: unknown;
@@ -7757,7 +7794,127 @@ export interface operations {
         };
         requestBody?: never;
         responses: {
-            /** @description Delete receipt */
+            /** @description Delete receipt: the deletion has completed */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["DeleteReceipt"];
+                };
+            };
+            /** @description Delete receipt: the deletion is under way (deletion.status in_progress) */
+            202: {
+                headers: {
+                    /** @description The deletion’s status route, /api/v1/memory/deletions/{id} */
+                    Location: string;
+                    /** @description Seconds to wait before polling it */
+                    "Retry-After": string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["DeleteReceipt"];
+                };
+            };
+            /** @description Malformed or invalid request; correct it, do not retry unchanged */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description Authentication required: send an API key or session token */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description Valid credential denied by policy, role, consent, storage or capability */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description Body larger than the limit */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description Body is not application/json, or an unsupported file type */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description Rate, usage or concurrency limit (rate_limited, too_many_imports); honour Retry-After */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description Internal failure */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description A service or its storage is unavailable; retryable, honour Retry-After */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description A service did not answer within the deadline; retryable, honour Retry-After (a write with the same idempotency key) */
+            504: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+        };
+    };
+    memoryDeletion: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description Client-chosen correlation id (visible ASCII, up to 128); echoed, else generated */
+                "X-Request-Id"?: string;
+            };
+            path: {
+                /** @description deletion.id from the delete receipt */
+                deletion_id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Delete receipt as it stands */
             200: {
                 headers: {
                     [name: string]: unknown;
@@ -7786,6 +7943,15 @@ export interface operations {
             };
             /** @description Valid credential denied by policy, role, consent, storage or capability */
             403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description Resource or route unavailable to the caller */
+            404: {
                 headers: {
                     [name: string]: unknown;
                 };

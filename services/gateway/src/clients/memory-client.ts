@@ -2,6 +2,7 @@ import type { NatsConnection } from '@tm/bus';
 import {
   DeleteReceipt,
   MemoryDeleteMessage,
+  MemoryDeletionGetMessage,
   MemoryExportPage,
   MemoryExportPageMessage,
   MemoryGetMessage,
@@ -27,6 +28,7 @@ const MEMORY_SERVICE = {
     write: endpoint(s.writeBatch, MemoryWriteMessage, WriteResponse, { batched: true }),
     recall: endpoint(s.recall, MemoryRecallMessage, RecallResponse),
     delete: endpoint(s.delete, MemoryDeleteMessage, DeleteReceipt),
+    getDeletion: endpoint(s.getDeletion, MemoryDeletionGetMessage, DeleteReceipt),
     get: endpoint(s.get, MemoryGetMessage, StoredMemory),
     exportPage: endpoint(s.exportPage, MemoryExportPageMessage, MemoryExportPage),
     listNamespaces: endpoint(s.listNamespaces, MemoryNamespacesMessage, NamespacesList),

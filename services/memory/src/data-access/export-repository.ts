@@ -1,5 +1,6 @@
 import type { ExportRecord, ExportRelation } from '@tm/contracts';
 import type { SqlRunner } from '@tm/kit';
+import { notBeingDeleted } from './namespace-deletion.js';
 
 export interface ExportQuery {
   tenantId: string;
@@ -12,7 +13,10 @@ export interface ExportQuery {
 
 const iso = (d: Date | null) => (d ? d.toISOString() : null);
 
-/** Records in (namespace, event_id) order, on the tenant-namespace-event unique index. */
+/**
+ * Records in (namespace, event_id) order, on the tenant-namespace-event unique index; none of a
+ * namespace being deleted.
+ */
 export async function exportRecords(
   run: SqlRunner,
   q: ExportQuery,
@@ -28,9 +32,9 @@ export async function exportRecords(
     superseded_at: Date | null;
   }>(
     `SELECT id::text AS memory_id, event_id, namespace, occurred_at, retained_at, text, source, superseded_at
-       FROM memory_record
+       FROM memory_record r
       WHERE tenant_id = $1 AND ($2::text[] IS NULL OR namespace = ANY($2))
-        AND ($3::text IS NULL OR (namespace, event_id) > ($3, $4))
+        AND ($3::text IS NULL OR (namespace, event_id) > ($3, $4)) AND ${notBeingDeleted('r')}
       ORDER BY namespace, event_id LIMIT $5`,
     [q.tenantId, q.namespaces, q.after?.namespace ?? null, q.after?.key ?? null, q.limit],
   );
@@ -65,9 +69,9 @@ export async function exportRelations(
   }>(
     `SELECT id::text, namespace, superseding_event_id, superseding_memory_id::text, target_event_id,
             target_memory_id::text, status::text, recorded_at
-       FROM supersession_relation
+       FROM supersession_relation s
       WHERE tenant_id = $1 AND ($2::text[] IS NULL OR namespace = ANY($2))
-        AND ($3::text IS NULL OR (namespace, id) > ($3, $4::uuid))
+        AND ($3::text IS NULL OR (namespace, id) > ($3, $4::uuid)) AND ${notBeingDeleted('s')}
       ORDER BY namespace, id LIMIT $5`,
     [q.tenantId, q.namespaces, q.after?.namespace ?? null, q.after?.key ?? null, q.limit],
   );

@@ -1,149 +1,330 @@
-import { prismaRunner, type SqlRunner } from '@tm/kit';
-import type { Db } from './prisma-client.js';
+import type { SqlRunner } from '@tm/kit';
+import type pg from 'pg';
 
-export interface StepSizes {
-  /** Records (with their postings, about 20-40 each) removed per step. */
+/*
+ * Namespace deletion jobs ([P14]). A DELETE creates one (or finds the one running for that tenant and
+ * namespace); from then on the namespace's records are hidden from every read, and the deletion worker
+ * (domain/deletion-worker.ts) removes them here one bounded batch at a time. Each batch is one
+ * transaction that also commits the job's counts and keyset cursor, so a crash loses at most the batch
+ * in flight and a restart goes on from the last committed one, never from nothing.
+ *
+ * Nothing here joins the word list against the postings: postings are removed by their scope key (the
+ * first column of their primary key) in key order, records by the (tenant, namespace, event id) unique
+ * index, so a batch costs its own rows whatever the namespace's vocabulary or size. (The step-by-step
+ * deletion this replaces re-tokenized each record and joined its terms against the postings with hash
+ * and merge joins switched off: a 32 KB memory of 5,400 distinct words ran past every deadline.)
+ */
+
+export interface BatchSizes {
+  /** Records (and idempotency entries, and relations) removed per batch. */
   records: number;
-  /** Idempotency entries removed per step once the records are gone. */
-  entries: number;
+  /** Postings removed per batch: a record holds about 20-40, a long one thousands. */
+  postings: number;
 }
 
-export interface DeletionCounts {
+export type DeletionPhase = 'postings' | 'records' | 'entries' | 'relations';
+
+/** A job as the receipt reads it: counts as numbers, times as ISO text. */
+export interface DeletionJob {
+  id: string;
+  tenantId: string;
+  namespace: string;
+  status: 'in_progress' | 'completed';
+  recordsTotal: number;
   records: number;
   relations: number;
-  idempotency: number;
+  idempotencyEntries: number;
+  batches: number;
+  startedAt: string;
+  updatedAt: string;
+  finishedAt: string | null;
 }
 
-/**
- * One step of removing a tenant's namespace: up to `sizes.records` records with their recall
- * postings; once no records are left, up to `sizes.entries` idempotency entries; and when both fall
- * short, the supersession relations, the rest of the entries, and the progress earlier steps kept.
- * Run each step in its own transaction. A namespace that fits in one step goes whole or not at all,
- * as before; a larger one goes in committed steps (a delete of 1M records in one transaction ran for
- * minutes and was rolled back at every deadline), `done` only on the step that finishes, whose counts
- * are the whole deletion's.
- *
- * Steps of one namespace take a transaction-scoped advisory lock on its scope key, so two callers (or
- * two memory instances) take turns rather than counting the same rows twice.
- */
-export async function deleteNamespaceStep(
-  db: Db,
-  scope: { tenantId: string; namespace: string },
-  termsOf: (text: string) => string[],
-  sizes: StepSizes,
-): Promise<{ done: boolean; counts: DeletionCounts }> {
-  const run = prismaRunner(db);
-  const args = [scope.tenantId, scope.namespace];
-  await db.$executeRawUnsafe('SELECT pg_advisory_xact_lock(memory_scope_key($1, $2))', ...args);
-  const step: DeletionCounts = { records: 0, relations: 0, idempotency: 0 };
+const JOB_COLUMNS = `id::text AS id, tenant_id, namespace, status::text AS status,
+  records_total, records, relations, idempotency_entries, batches,
+  started_at, updated_at, finished_at`;
 
-  // Event times travel as text, exact to the millisecond both ways.
-  const records = await run<StoredRecord>(
-    `SELECT id::text AS id, occurred_at::text AS occurred_at, text FROM memory_record
-      WHERE tenant_id = $1 AND namespace = $2 LIMIT $3`,
-    [...args, sizes.records],
-  );
-  if (records.length > 0) {
-    await deletePostings(db, run, scope, records, termsOf);
-    step.records = await countOf(run, 'DELETE FROM memory_record WHERE id = ANY($1::uuid[])', [
-      records.map((r) => r.id),
-    ]);
-  }
-  if (records.length < sizes.records) {
-    step.idempotency = await countOf(
-      run,
-      `DELETE FROM idempotency_entry WHERE (tenant_id, key) IN (
-         SELECT tenant_id, key FROM idempotency_entry WHERE tenant_id = $1 AND namespace = $2
-          LIMIT $3)`,
-      [...args, sizes.entries],
-    );
-  }
-  const done = records.length < sizes.records && step.idempotency < sizes.entries;
-  if (!done) {
-    const [sum] = await run<Counted>(
-      `INSERT INTO namespace_deletion (tenant_id, namespace, records, idempotency_entries)
-       VALUES ($1, $2, $3, $4)
-       ON CONFLICT (tenant_id, namespace) DO UPDATE
-         SET records = namespace_deletion.records + excluded.records,
-             idempotency_entries = namespace_deletion.idempotency_entries + excluded.idempotency_entries,
-             updated_at = now()
-       RETURNING records, relations, idempotency_entries AS idempotency`,
-      [...args, step.records, step.idempotency],
-    );
-    return { done, counts: numbers(sum) };
-  }
-  step.relations = await countOf(
-    run,
-    'DELETE FROM supersession_relation WHERE tenant_id = $1 AND namespace = $2',
-    args,
-  );
-  const [earlier] = await run<Counted>(
-    `DELETE FROM namespace_deletion WHERE tenant_id = $1 AND namespace = $2
-     RETURNING records, relations, idempotency_entries AS idempotency`,
-    args,
-  );
-  const before = numbers(earlier);
-  return {
-    done,
-    counts: {
-      records: before.records + step.records,
-      relations: before.relations + step.relations,
-      idempotency: before.idempotency + step.idempotency,
-    },
-  };
-}
-
-interface StoredRecord {
+interface JobRow {
   id: string;
-  occurred_at: string;
-  text: string;
+  tenant_id: string;
+  namespace: string;
+  status: 'in_progress' | 'completed';
+  records_total: string | number;
+  records: string | number;
+  relations: string | number;
+  idempotency_entries: string | number;
+  batches: number;
+  started_at: Date;
+  updated_at: Date;
+  finished_at: Date | null;
 }
 
-type Counted = Record<keyof DeletionCounts, bigint | number | string>;
+const jobOf = (r: JobRow): DeletionJob => ({
+  id: r.id,
+  tenantId: r.tenant_id,
+  namespace: r.namespace,
+  status: r.status,
+  recordsTotal: Number(r.records_total),
+  records: Number(r.records),
+  relations: Number(r.relations),
+  idempotencyEntries: Number(r.idempotency_entries),
+  batches: r.batches,
+  startedAt: r.started_at.toISOString(),
+  updatedAt: r.updated_at.toISOString(),
+  finishedAt: r.finished_at?.toISOString() ?? null,
+});
 
 /**
- * Each record's postings are exactly the terms of its text (the write path stores tokenize(text) at
- * its event time), so they are deleted by key, one index probe each. Joins are pinned to nested
- * loops: a namespace's statistics are rarely fresh, and a hash join would read every posting of it.
+ * Start deleting a namespace, or find the deletion already running for it (one per tenant and
+ * namespace: a partial unique index). An empty namespace's job is created completed. A concurrent
+ * start of the same namespace waits on the index for the other to commit, then finds its job.
  */
-async function deletePostings(
-  db: Db,
+export async function startDeletion(
   run: SqlRunner,
-  scope: { tenantId: string; namespace: string },
-  records: StoredRecord[],
-  termsOf: (text: string) => string[],
-) {
-  const terms: string[] = [];
-  const times: string[] = [];
-  const ids: string[] = [];
-  for (const record of records) {
-    for (const term of termsOf(record.text)) {
-      terms.push(term);
-      times.push(record.occurred_at);
-      ids.push(record.id);
-    }
+  job: { id: string; tenantId: string; namespace: string; requestId: string },
+): Promise<{ job: DeletionJob }> {
+  const args = [job.id, job.tenantId, job.namespace, job.requestId];
+  for (let attempt = 0; attempt < 3; attempt++) {
+    const [created] = await run<JobRow>(
+      `WITH held AS (
+         SELECT count(*) AS n FROM memory_record WHERE tenant_id = $2 AND namespace = $3)
+       INSERT INTO namespace_deletion (id, tenant_id, namespace, request_id, records_total, status, finished_at)
+       SELECT $1::uuid, $2, $3, $4, n,
+              CASE WHEN n = 0 THEN 'completed' ELSE 'in_progress' END::"DeletionStatus",
+              CASE WHEN n = 0 THEN now() END
+         FROM held
+       ON CONFLICT (tenant_id, namespace) WHERE status = 'in_progress' DO NOTHING
+       RETURNING ${JOB_COLUMNS}`,
+      args,
+    );
+    if (created) return { job: jobOf(created) };
+    const running = await findRunning(run, job.tenantId, job.namespace);
+    if (running) return { job: running };
+    // The one in the way finished between the two statements: start again.
   }
-  await db.$executeRawUnsafe('SET LOCAL enable_hashjoin = off');
-  await db.$executeRawUnsafe('SET LOCAL enable_mergejoin = off');
-  await run(
-    `DELETE FROM memory_term t
-      USING unnest($3::text[], $4::timestamptz[], $5::uuid[]) AS p(term, occurred_at, memory_id)
-      WHERE t.scope_key = memory_scope_key($1, $2) AND t.term = p.term
-        AND t.occurred_at = p.occurred_at AND t.memory_id = p.memory_id`,
-    [scope.tenantId, scope.namespace, terms, times, ids],
-  );
+  throw new Error('namespace deletion: could not start or find the running job');
 }
 
-async function countOf(run: SqlRunner, sql: string, params: unknown[]) {
-  const [row] = await run<{ n: number }>(
+async function findRunning(run: SqlRunner, tenantId: string, namespace: string) {
+  const [row] = await run<JobRow>(
+    `SELECT ${JOB_COLUMNS} FROM namespace_deletion
+      WHERE tenant_id = $1 AND namespace = $2 AND status = 'in_progress'`,
+    [tenantId, namespace],
+  );
+  return row ? jobOf(row) : undefined;
+}
+
+/** One job of the tenant by id; another tenant's (or an unknown id) is undefined. */
+export async function findDeletion(run: SqlRunner, tenantId: string, id: string) {
+  const [row] = await run<JobRow>(
+    `SELECT ${JOB_COLUMNS} FROM namespace_deletion WHERE id = $1::uuid AND tenant_id = $2`,
+    [id, tenantId],
+  );
+  return row ? jobOf(row) : undefined;
+}
+
+/** Is this namespace being deleted? Its records are then hidden from every read. */
+export async function isBeingDeleted(run: SqlRunner, tenantId: string, namespace: string) {
+  const rows = await run(
+    `SELECT 1 FROM namespace_deletion WHERE tenant_id = $1 AND namespace = $2 AND status = 'in_progress'`,
+    [tenantId, namespace],
+  );
+  return rows.length > 0;
+}
+
+/** Every namespace being deleted (the write path's refusal list). */
+export async function namespacesBeingDeleted(
+  run: SqlRunner,
+): Promise<Array<{ tenant_id: string; namespace: string }>> {
+  return run(`SELECT tenant_id, namespace FROM namespace_deletion WHERE status = 'in_progress'`, []);
+}
+
+/** The SQL condition that hides a record `alias` of a namespace being deleted. */
+export const notBeingDeleted = (alias: string) =>
+  `NOT EXISTS (SELECT 1 FROM namespace_deletion d
+     WHERE d.tenant_id = ${alias}.tenant_id AND d.namespace = ${alias}.namespace AND d.status = 'in_progress')`;
+
+interface LockedJob {
+  id: string;
+  tenant_id: string;
+  namespace: string;
+  phase: DeletionPhase;
+  cursor_term: string | null;
+  cursor_occurred_at: string | null;
+  cursor_memory_id: string | null;
+  cursor_event_id: string | null;
+}
+
+/**
+ * Run one batch of the running job least recently advanced, in its own transaction, and say which job
+ * it advanced (undefined: none is waiting). `FOR UPDATE SKIP LOCKED` gives each job to one worker at a
+ * time, across instances; its batch and its counts commit together.
+ */
+export async function runDeletionBatch(
+  pool: pg.Pool,
+  sizes: BatchSizes,
+): Promise<{ id: string; completed: boolean } | undefined> {
+  const client = await pool.connect();
+  try {
+    await client.query('BEGIN');
+    const {
+      rows: [job],
+    } = await client.query<LockedJob>(
+      `SELECT id::text AS id, tenant_id, namespace, phase, cursor_term,
+              cursor_occurred_at::text AS cursor_occurred_at, cursor_memory_id::text AS cursor_memory_id,
+              cursor_event_id
+         FROM namespace_deletion WHERE status = 'in_progress'
+        ORDER BY updated_at LIMIT 1 FOR UPDATE SKIP LOCKED`,
+    );
+    if (!job) {
+      await client.query('COMMIT');
+      return undefined;
+    }
+    let completed: boolean;
+    try {
+      completed = await advance(client, job, sizes);
+    } catch (err) {
+      // A job whose batch fails goes to the back of the queue, so it cannot hold up the others.
+      await client.query('ROLLBACK');
+      await client.query('UPDATE namespace_deletion SET updated_at = now() WHERE id = $1::uuid', [job.id]);
+      throw err;
+    }
+    await client.query('COMMIT');
+    return { id: job.id, completed };
+  } catch (err) {
+    await client.query('ROLLBACK').catch(() => undefined);
+    throw err;
+  } finally {
+    client.release();
+  }
+}
+
+/** One phase's batch; the job row takes its counts and where the next batch starts. */
+async function advance(client: pg.PoolClient, job: LockedJob, sizes: BatchSizes): Promise<boolean> {
+  const scope = [job.tenant_id, job.namespace];
+  const save = (set: string, params: unknown[]) =>
+    client.query(
+      `UPDATE namespace_deletion SET ${set}, batches = batches + 1, updated_at = now() WHERE id = $1::uuid`,
+      [job.id, ...params],
+    );
+
+  if (job.phase === 'postings') {
+    // Key order from the cursor: each batch starts where the last ended, not at the dead index entries
+    // its predecessors left.
+    const { rows } = await client.query<{ n: number; term: string; occurred_at: string; memory_id: string }>(
+      `WITH batch AS (
+         SELECT ctid, term, occurred_at, memory_id FROM memory_term
+          WHERE scope_key = memory_scope_key($1, $2)
+            AND (term, occurred_at, memory_id) > ($3, $4::timestamptz, $5::uuid)
+          ORDER BY term, occurred_at, memory_id LIMIT $6),
+       gone AS (DELETE FROM memory_term WHERE ctid = ANY (ARRAY(SELECT ctid FROM batch)) RETURNING 1)
+       SELECT (SELECT count(*) FROM gone)::int AS n, l.term, l.occurred_at::text AS occurred_at,
+              l.memory_id::text AS memory_id
+         FROM (SELECT 1) AS one LEFT JOIN LATERAL (
+           SELECT term, occurred_at, memory_id FROM batch
+            ORDER BY term DESC, occurred_at DESC, memory_id DESC LIMIT 1) AS l ON true`,
+      [
+        ...scope,
+        job.cursor_term ?? '',
+        job.cursor_occurred_at ?? '-infinity',
+        job.cursor_memory_id ?? '00000000-0000-0000-0000-000000000000',
+        sizes.postings,
+      ],
+    );
+    const last = rows[0];
+    const n = last?.n ?? 0;
+    if (n < sizes.postings) {
+      await save(
+        `postings = postings + $2, phase = 'records', cursor_term = NULL,
+                  cursor_occurred_at = NULL, cursor_memory_id = NULL`,
+        [n],
+      );
+    } else {
+      await save(
+        'postings = postings + $2, cursor_term = $3, cursor_occurred_at = $4, cursor_memory_id = $5',
+        [n, last?.term, last?.occurred_at, last?.memory_id],
+      );
+    }
+    return false;
+  }
+
+  if (job.phase === 'records') {
+    const { rows } = await client.query<{ n: number; last: string | null }>(
+      `WITH batch AS (
+         SELECT ctid, event_id FROM memory_record
+          WHERE tenant_id = $1 AND namespace = $2 AND event_id > $3
+          ORDER BY event_id LIMIT $4),
+       gone AS (DELETE FROM memory_record WHERE ctid = ANY (ARRAY(SELECT ctid FROM batch)) RETURNING 1)
+       SELECT (SELECT count(*) FROM gone)::int AS n, (SELECT max(event_id) FROM batch) AS last`,
+      [...scope, job.cursor_event_id ?? '', sizes.records],
+    );
+    const n = rows[0]?.n ?? 0;
+    const done = n < sizes.records;
+    await save(
+      `records = records + $2, records_total = greatest(records_total, records + $2),
+       cursor_event_id = $3, phase = $4`,
+      [n, done ? null : rows[0]?.last, done ? 'entries' : 'records'],
+    );
+    return false;
+  }
+
+  if (job.phase === 'entries') {
+    const n = await countDeleted(
+      client,
+      `DELETE FROM idempotency_entry WHERE ctid = ANY (ARRAY(
+         SELECT ctid FROM idempotency_entry WHERE tenant_id = $1 AND namespace = $2 LIMIT $3))`,
+      [...scope, sizes.records],
+    );
+    await save(`idempotency_entries = idempotency_entries + $2, phase = $3`, [
+      n,
+      n < sizes.records ? 'relations' : 'entries',
+    ]);
+    return false;
+  }
+
+  const n = await countDeleted(
+    client,
+    `DELETE FROM supersession_relation WHERE ctid = ANY (ARRAY(
+       SELECT ctid FROM supersession_relation WHERE tenant_id = $1 AND namespace = $2 LIMIT $3))`,
+    [...scope, sizes.records],
+  );
+  if (n === sizes.records) {
+    await save('relations = relations + $2', [n]);
+    return false;
+  }
+  // A write that raced the deletion's start may have landed behind a cursor: sweep again if so.
+  const {
+    rows: [left],
+  } = await client.query<{ left: boolean }>(
+    `SELECT EXISTS (SELECT 1 FROM memory_record WHERE tenant_id = $1 AND namespace = $2)
+         OR EXISTS (SELECT 1 FROM memory_term WHERE scope_key = memory_scope_key($1, $2)) AS left`,
+    scope,
+  );
+  if (left?.left) {
+    await save(`relations = relations + $2, phase = 'postings'`, [n]);
+    return false;
+  }
+  await save(`relations = relations + $2, status = 'completed', finished_at = now()`, [n]);
+  return true;
+}
+
+async function countDeleted(client: pg.PoolClient, sql: string, params: unknown[]) {
+  const { rows } = await client.query<{ n: number }>(
     `WITH gone AS (${sql} RETURNING 1) SELECT count(*)::int AS n FROM gone`,
     params,
   );
-  return row?.n ?? 0;
+  return rows[0]?.n ?? 0;
 }
 
-const numbers = (row: Counted | undefined): DeletionCounts => ({
-  records: Number(row?.records ?? 0),
-  relations: Number(row?.relations ?? 0),
-  idempotency: Number(row?.idempotency ?? 0),
-});
+/** Completed jobs older than the retention go (their receipts were there to be polled meanwhile). */
+export async function pruneFinishedDeletions(run: SqlRunner, retentionHours: number): Promise<number> {
+  const [row] = await run<{ n: number }>(
+    `WITH gone AS (
+       DELETE FROM namespace_deletion
+        WHERE status = 'completed' AND finished_at < now() - make_interval(hours => $1)
+       RETURNING 1)
+     SELECT count(*)::int AS n FROM gone`,
+    [retentionHours],
+  );
+  return row?.n ?? 0;
+}

@@ -16,6 +16,7 @@ import type { SqlRunner } from '@tm/kit';
  * sequential scan and a hash aggregate instead: 1.3 s. Counting alone, index-only, took 0.33 s for the
  * 400k; the superseded flag and retained_at are not in any index, and a covering one would cost every
  * write and make supersession updates non-HOT, so not for a console listing (decisions.md, [P12]).
+ * A namespace being deleted is left out (HAVING: one probe per namespace, not per record).
  * Planned per call (plain text, not prepared): the best plan depends on the tenant's size.
  */
 const NAMESPACE_PAGE = `SELECT namespace,
@@ -26,6 +27,9 @@ const NAMESPACE_PAGE = `SELECT namespace,
            FROM memory_record
           WHERE tenant_id = $1 AND namespace > $2
           GROUP BY namespace
+         HAVING NOT EXISTS (SELECT 1 FROM namespace_deletion d
+                             WHERE d.tenant_id = $1 AND d.namespace = memory_record.namespace
+                               AND d.status = 'in_progress')
           ORDER BY namespace
           LIMIT $3`;
 

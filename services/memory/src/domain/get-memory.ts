@@ -1,6 +1,7 @@
 import { AppError, ErrorCode, EventSource, type MemoryGetMessage, type StoredMemory } from '@tm/contracts';
 import { findRecord } from '../data-access/memory-record-repository.js';
-import { getPrisma } from '../data-access/prisma-client.js';
+import { isBeingDeleted } from '../data-access/namespace-deletion.js';
+import { getPrisma, getSql } from '../data-access/prisma-client.js';
 
 // Record ids are UUIDs (a uuid column): anything else names no record and must not reach the query.
 const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
@@ -10,12 +11,14 @@ const notFound = () => new AppError(ErrorCode.NotFound, 'No such memory');
 /**
  * One retained record of the caller's tenant (scope from the verified credential), superseded or
  * not: supersession hides a record from recall, it does not remove it. A deleted namespace's records
- * are gone, so their ids are "not found", as are other tenants'.
+ * (and those of one being deleted) are gone, so their ids are "not found", as are other tenants'.
  */
 export async function getMemory(msg: MemoryGetMessage, db = getPrisma()): Promise<StoredMemory> {
   if (!UUID.test(msg.memory_id)) throw notFound();
   const record = await findRecord(db, msg.scope.tenant_id, msg.memory_id.toLowerCase());
   if (!record) throw notFound();
+  // Hidden from the moment its namespace's deletion starts, as it will be gone.
+  if (await isBeingDeleted(getSql(), record.tenantId, record.namespace)) throw notFound();
   const source = EventSource.safeParse(record.source);
   return {
     memory_id: record.id,

@@ -36,6 +36,8 @@ export interface WriteDeps {
   pricingVersion: string;
   /** Called after commit so the outbox relay publishes without waiting for its next tick. */
   onCommitted?: () => void;
+  /** Is this tenant's namespace being deleted? A write to it is refused until the deletion ends. */
+  refusesWrites?: (tenantId: string, namespace: string) => Promise<boolean>;
 }
 
 /**
@@ -53,6 +55,13 @@ export async function writeMemory(msg: MemoryWriteMessage, deps: WriteDeps): Pro
     });
   }
   if (scope.consent !== 'granted') return notRetained(msg, eventId, deps.pricingVersion);
+  if (await deps.refusesWrites?.(scope.tenant_id, body.namespace)) {
+    throw new AppError(
+      ErrorCode.NamespaceBeingDeleted,
+      'This namespace is being deleted; write to it again once the deletion has finished',
+      { retryAfter: 1 },
+    );
+  }
 
   const fingerprint = fingerprintWrite(body, eventId);
   const prisma = deps.prisma ?? getPrisma();

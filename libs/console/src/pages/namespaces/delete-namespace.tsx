@@ -1,19 +1,18 @@
-import { type DeleteReceipt, TextMemoryError } from '@text-memory/sdk';
+import type { DeleteReceipt } from '@text-memory/sdk';
 import { useEffect, useRef, useState } from 'react';
 import { DataErrorNotice } from '../../components/data-error-notice.js';
 import { FieldList } from '../../components/field-list.js';
 import { TypedConfirmation } from '../../components/typed-confirmation.js';
 import { useDataKey } from '../../session/data-key-context.js';
 
-/** A call that deletes in 2.5 s steps answers 409 idempotency_in_flight (retryable) until the last. */
-const MAX_STEPS = 600;
-const STEP_PAUSE_MS = 1_000;
+/** How long the page follows a deletion: the server finishes it regardless. */
+const MAX_WAIT_MS = 30 * 60_000;
 
 /**
- * Deletes a namespace through the data key (DELETE /api/v1/memory) once its name is typed. A large
- * namespace goes in committed steps, each call answering "N records gone so far": the console calls
- * again after each, showing that message, until the receipt comes. Cancel, leaving the page or choosing
- * another key stops the calls (the steps already committed stay deleted; deleting again goes on).
+ * Deletes a namespace through the data key (DELETE /api/v1/memory) once its name is typed. The server
+ * hides the records at once and deletes them as a job; the page follows the job (the SDK polls its
+ * status route), showing records deleted of the total, until the receipt is final. Cancel, leaving the
+ * page or choosing another key stops the following only: the server finishes the deletion.
  */
 export function DeleteNamespace({
   namespace,
@@ -45,24 +44,25 @@ export function DeleteNamespace({
     const { signal } = controller;
     setError(undefined);
     try {
-      for (let step = 1; step <= MAX_STEPS; step++) {
-        try {
-          // One attempt per call: the loop is the retry, so each step's message can be shown.
-          const answer = await client.memory.delete(namespace, { maxRetries: 0, signal });
-          setReceipt(answer);
-          setProgress(undefined);
-          onDone();
-          return;
-        } catch (e) {
-          if (!(e instanceof TextMemoryError && e.code === 'idempotency_in_flight' && e.retryable)) throw e;
-          setProgress(`Still deleting (step ${step}): ${e.message}`);
-          await pause(STEP_PAUSE_MS, signal);
-        }
+      const answer = await client.memory.delete(namespace, {
+        signal,
+        maxWaitMs: MAX_WAIT_MS,
+        onProgress: ({ deletion: { progress: p } }) =>
+          setProgress(
+            `Deleting: ${p.records_deleted.toLocaleString()} of ${p.records_total.toLocaleString()} records ` +
+              `(${p.batches.toLocaleString()} batches)`,
+          ),
+      });
+      setProgress(undefined);
+      if (answer.deletion.status === 'completed') {
+        setReceipt(answer);
+        onDone();
+      } else {
+        setProgress('The server is still deleting this namespace; its records are already hidden.');
       }
-      setProgress('The deletion has not finished yet; delete again to go on from where it stopped.');
     } catch (e) {
       if (signal.aborted) {
-        setProgress('Stopped. The steps already done stay deleted; delete again to go on.');
+        setProgress('Stopped following. The server finishes the deletion; its records are already hidden.');
         return;
       }
       setProgress(undefined);
@@ -106,7 +106,7 @@ export function DeleteNamespace({
         {receipt && (
           <section aria-label="Deletion receipt">
             <p className="notice">
-              {receipt.state === 'deleted'
+              {receipt.state === 'not_retained'
                 ? `Deleted ${receipt.deleted.toLocaleString()} records from ${receipt.namespace}.`
                 : `${receipt.namespace} held nothing to delete.`}
             </p>
@@ -128,18 +128,3 @@ export function DeleteNamespace({
     </section>
   );
 }
-
-/** Waits `ms`, or less when `signal` aborts (then rejects, ending the loop). */
-const pause = (ms: number, signal: AbortSignal) =>
-  new Promise<void>((resolve, reject) => {
-    if (signal.aborted) return reject(signal.reason);
-    const timer = setTimeout(resolve, ms);
-    signal.addEventListener(
-      'abort',
-      () => {
-        clearTimeout(timer);
-        reject(signal.reason);
-      },
-      { once: true },
-    );
-  });

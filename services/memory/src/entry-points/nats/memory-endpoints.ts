@@ -3,6 +3,7 @@ import type { NatsConnection, Subscription } from '@tm/bus';
 import { serveBatchedEndpoint, serveEndpoint } from '@tm/bus';
 import {
   MemoryDeleteMessage,
+  MemoryDeletionGetMessage,
   MemoryExportPageMessage,
   MemoryGetMessage,
   MemoryNamespacesMessage,
@@ -15,7 +16,9 @@ import {
 import { type Logger, storageOutage } from '@tm/kit';
 import { z } from 'zod';
 import { deleteNamespace } from '../../domain/delete-namespace.js';
+import type { DeletionWorker } from '../../domain/deletion-worker.js';
 import { exportPage } from '../../domain/export-page.js';
+import { getDeletion } from '../../domain/get-deletion.js';
 import { getMemory } from '../../domain/get-memory.js';
 import { listNamespaces } from '../../domain/list-namespaces.js';
 import { recallMemory } from '../../domain/recall-memory.js';
@@ -30,6 +33,10 @@ export function serveMemoryEndpoints(
   options: {
     pricingVersion: string;
     onCommitted: () => void;
+    /** Namespace deletion jobs: started by memory.v1.delete, refusing writes while they run. */
+    deletions: DeletionWorker;
+    /** How long memory.v1.delete waits for its job before answering with the receipt so far. */
+    deleteWaitMs: number;
     version: string;
     /** The answer to a ping: its database and bus, for the gateway's health. */
     health: () => Promise<ServiceSelfReport>;
@@ -37,7 +44,11 @@ export function serveMemoryEndpoints(
   logger: Logger,
 ): Subscription[] {
   const queue = QueueGroups.memory;
-  const deps = { pricingVersion: options.pricingVersion, onCommitted: options.onCommitted };
+  const deps = {
+    pricingVersion: options.pricingVersion,
+    onCommitted: options.onCommitted,
+    refusesWrites: options.deletions.refusesWrites,
+  };
   const write = {
     queue,
     input: MemoryWriteMessage,
@@ -65,7 +76,18 @@ export function serveMemoryEndpoints(
         subject: Subjects.memory.delete,
         queue,
         input: MemoryDeleteMessage,
-        handler: (m) => deleteNamespace(m),
+        handler: (m) => deleteNamespace(m, options.deletions, options.deleteWaitMs),
+        mapError: mapStorageError,
+      },
+      logger,
+    ),
+    serveEndpoint(
+      nc,
+      {
+        subject: Subjects.memory.getDeletion,
+        queue,
+        input: MemoryDeletionGetMessage,
+        handler: getDeletion,
         mapError: mapStorageError,
       },
       logger,

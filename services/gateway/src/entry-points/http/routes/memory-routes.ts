@@ -1,5 +1,6 @@
 import {
   AppError,
+  type DeleteReceipt,
   DeleteRequest,
   ErrorCode,
   isReservedNamespace,
@@ -9,7 +10,7 @@ import {
   type Usage,
   WriteRequest,
 } from '@tm/contracts';
-import { type Request, Router } from 'express';
+import { type Request, type Response, Router } from 'express';
 import type { MemoryClient } from '../../../clients/memory-client.js';
 import type { TemplateClient } from '../../../clients/template-client.js';
 import { resolveIdempotencyKey } from '../../../domain/data-plane/idempotency-key.js';
@@ -17,6 +18,7 @@ import { type AuthDeps, requireApiKey, scopeOf } from '../middleware/authenticat
 import { idempotentWrite } from '../middleware/error-handler.js';
 import { jsonBody } from '../middleware/json-body.js';
 import { noteForRecord, recordAs } from '../middleware/record-requests.js';
+import { uuidRef } from '../path-params.js';
 
 /** The smoke test's namespaces are not the public API's to use. */
 function refuseReserved(namespace: string): string {
@@ -98,6 +100,25 @@ export function memoryRoutes(memory: MemoryClient, auth: AuthDeps, templates: Te
       await templates.deleteNamespace({ tenant_id: scope.tenant_id, namespace });
       const result = await memory.delete({ scope, request_id: req.requestId, namespace });
       noteResult(req, result);
+      answerReceipt(res, result);
+    },
+  );
+
+  // A namespace deletion's receipt as it stands, while its job runs and after (tenant-scoped: another
+  // tenant's deletion id is a 404, as an unknown one).
+  router.get(
+    '/deletions/:id',
+    recordAs('memory.delete.status', '/api/v1/memory/deletions/{deletion_id}'),
+    requireApiKey(auth, 'memory:delete'),
+    async (req, res) => {
+      const result = await memory.getDeletion({
+        scope: scopeOf(req),
+        request_id: req.requestId,
+        deletion_id: uuidRef(req.params.id, 'namespace deletion'),
+      });
+      noteForRecord(req, { namespace: result.namespace });
+      noteResult(req, result);
+      if (result.deletion.status === 'in_progress') res.setHeader('Retry-After', '1');
       res.json(result);
     },
   );
@@ -112,6 +133,22 @@ export function memoryRoutes(memory: MemoryClient, auth: AuthDeps, templates: Te
 function deleteRequestOf(query: Record<string, unknown>, body: unknown): Record<string, unknown> {
   const bodyFields = body && typeof body === 'object' && !Array.isArray(body) ? body : {};
   return { ...bodyFields, ...query, namespace: deleteNamespaceOf(query.namespace, body) };
+}
+
+/**
+ * 200 with the final receipt once the deletion has completed; 202 while its job runs, pointing to the
+ * status route to poll (the records are already hidden from every read).
+ */
+function answerReceipt(res: Response, receipt: DeleteReceipt): void {
+  if (receipt.deletion.status === 'completed') {
+    res.json(receipt);
+    return;
+  }
+  res
+    .status(202)
+    .setHeader('Location', `/api/v1/memory/deletions/${receipt.deletion.id}`)
+    .setHeader('Retry-After', '1')
+    .json(receipt);
 }
 
 /**

@@ -1,0 +1,34 @@
+import type { SqlRunner } from '@tm/kit';
+import { isBeingDeleted, namespacesBeingDeleted } from '../data-access/namespace-deletion.js';
+
+/**
+ * The namespaces being deleted, as this instance knows them, for the write path: a write to one is
+ * refused (409 namespace_being_deleted) rather than acknowledged and then removed by the job. Held in
+ * memory and refreshed with the deletion worker's tick, so a write costs no query: a deletion started
+ * here is known at once, one started on another instance within a tick. A write that slips through in
+ * that tick commits before the job ends and is deleted with the namespace, as if it had come just
+ * before the DELETE (the job sweeps again until nothing of the namespace is left). A namespace found in
+ * the list is checked in the database before a write is refused, so a deletion that has just finished
+ * (here or elsewhere) never refuses one.
+ */
+export function createDeletingScopes() {
+  let scopes = new Set<string>();
+  const keyOf = (tenantId: string, namespace: string) => `${tenantId}\u0000${namespace}`;
+  return {
+    refuses: async (run: SqlRunner, tenantId: string, namespace: string) => {
+      const key = keyOf(tenantId, namespace);
+      if (!scopes.has(key)) return false;
+      if (await isBeingDeleted(run, tenantId, namespace)) return true;
+      scopes.delete(key);
+      return false;
+    },
+    add: (tenantId: string, namespace: string) => {
+      scopes.add(keyOf(tenantId, namespace));
+    },
+    refresh: async (run: SqlRunner) => {
+      const deleting = await namespacesBeingDeleted(run);
+      scopes = new Set(deleting.map((d) => keyOf(d.tenant_id, d.namespace)));
+    },
+  };
+}
+export type DeletingScopes = ReturnType<typeof createDeletingScopes>;

@@ -1,0 +1,38 @@
+import type { DeleteReceipt } from '@tm/contracts';
+import { expect } from 'vitest';
+import type { Api } from './api.js';
+import { createTenant, uniqueKey, writeBody } from './factories.js';
+
+/** Bounds the wait for a deletion job, not its speed: thousands of small batches on two shared cores. */
+const DELETION_WAIT = { timeout: 120_000, interval: 200 };
+
+/**
+ * Poll a deletion's status route, as a client would after a 202, until the job has completed; every
+ * receipt seen on the way, in order (the last is the final one).
+ */
+export async function followDeletion(api: Api, key: string, id: string) {
+  const seen: Array<{ status: number; body: DeleteReceipt }> = [];
+  await expect
+    .poll(async () => {
+      const res = await api.deletion(key, id);
+      seen.push({ status: res.status, body: res.body });
+      return res.body.deletion?.status;
+    }, DELETION_WAIT)
+    .toBe('completed');
+  return seen;
+}
+
+/** A tenant with `records` short memories in one namespace, written through the gateway, 50 at a time. */
+export async function tenantWithRecords(api: Api, namespace: string, records: number) {
+  const tenant = await createTenant();
+  for (let start = 0; start < records; start += 50) {
+    const writes = [];
+    for (let i = start; i < Math.min(start + 50, records); i++) {
+      writes.push(
+        api.write(tenant.api_key, writeBody(namespace, `note ${i} about the harbour crane`), uniqueKey()),
+      );
+    }
+    for (const res of await Promise.all(writes)) expect(res.status).toBe(200);
+  }
+  return tenant;
+}
