@@ -7,9 +7,8 @@ import {
   ImportJob,
   ImportListQuery,
 } from './imports.js';
-import { errors, json } from './openapi-shared.js';
+import { errors, json, requestIdHeaders } from './openapi-shared.js';
 
-const requestId = z.object({ 'X-Request-Id': z.string().max(128).optional() });
 const apiKey: Array<Record<string, string[]>> = [{ bearerAuth: [] }, { apiKeyHeader: [] }];
 const oneErrors = errors(400, 401, 403, 404, 429, 500, 503, 504);
 const importRef = z.object({ import_id: z.string().meta({ description: 'The import job’s id (a UUID)' }) });
@@ -66,7 +65,7 @@ export const importPaths: ZodOpenApiPathsObject = {
         'gated or private dataset without a token that has access (403 `dataset_gated`), an unknown dataset ' +
         '(404 `not_found`), a split over the row limit (413 `payload_too_large`), the hub unreachable (503 ' +
         '`hub_unavailable`) or not answering in time (504 `hub_timeout`), both retryable with Retry-After.',
-      requestParams: { header: requestId },
+      requestParams: { header: requestIdHeaders },
       requestBody: {
         required: true,
         content: {
@@ -84,7 +83,7 @@ export const importPaths: ZodOpenApiPathsObject = {
     get: op({
       operationId: 'getImport',
       summary: 'An import’s state and progress: total, processed = retained + failed (memory:write)',
-      requestParams: { path: importRef, header: requestId },
+      requestParams: { path: importRef, header: requestIdHeaders },
       responses: { '200': { description: 'The job', ...json(ImportJob) }, ...oneErrors },
     }),
   },
@@ -95,7 +94,7 @@ export const importPaths: ZodOpenApiPathsObject = {
       description:
         'Each row is retained with the idempotency key `import:<import_id>:<row>`, so work resumed after a ' +
         'restart never writes a row twice. Starting a job that is already started answers it as it is.',
-      requestParams: { path: importRef, header: requestId },
+      requestParams: { path: importRef, header: requestIdHeaders },
       responses: { '202': { description: 'The job, processing', ...json(ImportJob) }, ...oneErrors },
     }),
   },
@@ -103,7 +102,7 @@ export const importPaths: ZodOpenApiPathsObject = {
     get: op({
       operationId: 'listImportFailures',
       summary: 'Rows that were not retained, by row number, with a reason code (never the row’s text)',
-      requestParams: { path: importRef, query: ImportListQuery, header: requestId },
+      requestParams: { path: importRef, query: ImportListQuery, header: requestIdHeaders },
       responses: { '200': { description: 'A page of failures', ...json(ImportFailurePage) }, ...oneErrors },
     }),
   },

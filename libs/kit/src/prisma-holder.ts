@@ -10,7 +10,16 @@ import { watchPool } from './metrics/pool-metrics.js';
  * `close`, and the last close ends the pool.
  */
 export function prismaHolder<C extends { $disconnect(): Promise<void> }>(create: (pool: pg.Pool) => C) {
-  let state: { url: string; pool: pg.Pool; client: C; users: number; probe?: DatabaseProbe } | undefined;
+  let state:
+    | {
+        url: string;
+        pool: pg.Pool;
+        client: C;
+        users: number;
+        probe?: DatabaseProbe;
+        schemaVersion?: Promise<string | null>;
+      }
+    | undefined;
   const current = () => {
     if (!state) throw new Error('database used before init');
     return state;
@@ -37,6 +46,18 @@ export function prismaHolder<C extends { $disconnect(): Promise<void> }>(create:
       held.probe ??= createDatabaseProbe(held.url);
       return held.probe.check();
     },
+    /**
+     * The latest migration applied to this database (`_prisma_migrations`), for release records: read
+     * once, since migrations run before a service starts. Null when it cannot be read (asked again).
+     */
+    schemaVersion(): Promise<string | null> {
+      const held = current();
+      held.schemaVersion ??= latestMigration(held.pool).catch(() => {
+        held.schemaVersion = undefined;
+        return null;
+      });
+      return held.schemaVersion;
+    },
     async close(): Promise<void> {
       if (state && --state.users > 0) return;
       const closing = state;
@@ -45,4 +66,13 @@ export function prismaHolder<C extends { $disconnect(): Promise<void> }>(create:
       await Promise.all([closing?.pool.end(), closing?.probe?.close()]);
     },
   };
+}
+
+async function latestMigration(pool: pg.Pool): Promise<string | null> {
+  const { rows } = await pool.query<{ migration_name: string }>(
+    `SELECT migration_name FROM _prisma_migrations
+      WHERE finished_at IS NOT NULL AND rolled_back_at IS NULL
+      ORDER BY migration_name DESC LIMIT 1`,
+  );
+  return rows[0]?.migration_name ?? null;
 }

@@ -16,7 +16,7 @@ import { type Logger, startPeriodicTask } from '@tm/kit';
 import type { MemoryConfig } from './config.js';
 import { pruneExpiredEntries } from './data-access/idempotency-pruning.js';
 import { countPending, fetchPending, markFailed, removePublished } from './data-access/outbox-repository.js';
-import { closePrisma, getSql, initPrisma, pingDatabase } from './data-access/prisma-client.js';
+import { closePrisma, getSql, initPrisma, pingDatabase, schemaVersion } from './data-access/prisma-client.js';
 import { serveMemoryEndpoints } from './entry-points/nats/memory-endpoints.js';
 
 export interface MemoryService {
@@ -60,7 +60,7 @@ export async function startMemoryService(
       pricingVersion: config.PRICING_VERSION,
       onCommitted: relay.nudge,
       version,
-      health: () => checkServiceHealth({ database: pingDatabase }),
+      health: () => checkServiceHealth({ database: pingDatabase, schemaVersion }),
     },
     logger,
   );

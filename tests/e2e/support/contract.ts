@@ -79,3 +79,9 @@ export class ContractValidator {
     expect(ok, `${id} body does not match the document: ${this.ajv.errorsText(validate.errors)}`).toBe(true);
   }
 }
+
+/**
+ * An answer as a list shows it: a list carries `contract_version` once, not in each item ([P14]).
+ * `toEqual` and `toMatchObject` read the undefined property as absent.
+ */
+export const asListed = <T extends object>(answer: T) => ({ ...answer, contract_version: undefined });

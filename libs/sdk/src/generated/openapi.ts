@@ -898,6 +898,26 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/api/v1/infrastructure/release": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Release record (public): deployment, contract and schema versions, capability manifest and health
+         * @description Made of what health and capabilities answer (both public), plus the latest migration applied to each database. Answered 200 whatever the health: the record says it. The dev launcher writes the same record to `.data/releases/<time>.json` on each start.
+         */
+        get: operations["release"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/api/v1/openapi.json": {
         parameters: {
             query?: never;
@@ -1175,6 +1195,11 @@ export interface components {
             user_id?: unknown;
         };
         SessionCreated: {
+            /**
+             * @description The contract version of this answer (the spec: "Responses include an explicit contract version")
+             * @constant
+             */
+            contract_version: "v1";
             /** @description Send as Authorization: Bearer <SESSION_TOKEN>; shown once */
             token: string;
             /** @constant */
@@ -1199,6 +1224,8 @@ export interface components {
             name: string;
         };
         ErrorEnvelope: {
+            /** @constant */
+            contract_version: "v1";
             /** @description Human-readable reason; never a stack trace, secret or internal id */
             error: string;
             retryable: boolean;
@@ -1219,6 +1246,11 @@ export interface components {
             };
         };
         Account: {
+            /**
+             * @description The contract version of this answer (the spec: "Responses include an explicit contract version")
+             * @constant
+             */
+            contract_version: "v1";
             tenant: components["schemas"]["Tenant"];
             user: components["schemas"]["User"];
             consent: components["schemas"]["Consent"];
@@ -1237,9 +1269,19 @@ export interface components {
             updated_at: string | null;
         };
         UserList: {
+            /**
+             * @description The contract version of this answer (the spec: "Responses include an explicit contract version")
+             * @constant
+             */
+            contract_version: "v1";
             data: components["schemas"]["User"][];
         };
         ApiKeyList: {
+            /**
+             * @description The contract version of this answer (the spec: "Responses include an explicit contract version")
+             * @constant
+             */
+            contract_version: "v1";
             data: components["schemas"]["ApiKey"][];
         };
         ApiKey: {
@@ -1263,6 +1305,11 @@ export interface components {
             revoked_at: string | null;
         };
         ApiKeyCreated: {
+            /**
+             * @description The contract version of this answer (the spec: "Responses include an explicit contract version")
+             * @constant
+             */
+            contract_version: "v1";
             id: string;
             name: string;
             /** @description Visible start of the key, for identification */
@@ -1285,6 +1332,11 @@ export interface components {
             key: string;
         };
         StorageConnectionList: {
+            /**
+             * @description The contract version of this answer (the spec: "Responses include an explicit contract version")
+             * @constant
+             */
+            contract_version: "v1";
             data: components["schemas"]["StorageConnection"][];
         };
         StorageConnection: {
@@ -1309,6 +1361,11 @@ export interface components {
             updated_at: string;
         };
         ConsentHistory: {
+            /**
+             * @description The contract version of this answer (the spec: "Responses include an explicit contract version")
+             * @constant
+             */
+            contract_version: "v1";
             /** @constant */
             purpose: "private_memory";
             data: components["schemas"]["ConsentEvent"][];
@@ -1322,6 +1379,11 @@ export interface components {
             occurred_at: string;
         };
         OperatorTokenList: {
+            /**
+             * @description The contract version of this answer (the spec: "Responses include an explicit contract version")
+             * @constant
+             */
+            contract_version: "v1";
             data: components["schemas"]["OperatorToken"][];
         };
         OperatorToken: {
@@ -1337,6 +1399,11 @@ export interface components {
             revoked_at: string | null;
         };
         OperatorTokenCreated: {
+            /**
+             * @description The contract version of this answer (the spec: "Responses include an explicit contract version")
+             * @constant
+             */
+            contract_version: "v1";
             id: string;
             name: string;
             prefix: string;
@@ -1354,10 +1421,10 @@ export interface components {
             /** @constant */
             contract_version: "v1";
             /**
-             * @description no_data: no usage record in the window
+             * @description The spec's billing vocabulary: no_data: no usage record in the window; void: every charge in it was voided; billable: otherwise
              * @enum {string}
              */
-            state: "measured" | "no_data";
+            state: "billable" | "no_data" | "void";
             window: {
                 minutes: number;
                 /** Format: date-time */
@@ -1408,6 +1475,11 @@ export interface components {
             request_id: string;
         };
         ChargeList: {
+            /**
+             * @description The contract version of this answer (the spec: "Responses include an explicit contract version")
+             * @constant
+             */
+            contract_version: "v1";
             data: components["schemas"]["Charge"][];
             paging: {
                 limit: number;
@@ -1442,6 +1514,11 @@ export interface components {
             }[];
         };
         InvoiceList: {
+            /**
+             * @description The contract version of this answer (the spec: "Responses include an explicit contract version")
+             * @constant
+             */
+            contract_version: "v1";
             data: components["schemas"]["Invoice"][];
         };
         Invoice: {
@@ -1496,7 +1573,7 @@ export interface components {
             latency_ms: number;
             units: number;
             /** @enum {string} */
-            billing_state: "billable" | "no_data" | "not_metered";
+            billing_state: "billable" | "no_data" | "void";
             deployment_version: string;
         };
         NamespacesPage: {
@@ -1875,6 +1952,11 @@ export interface components {
             };
         };
         TemplatePage: {
+            /**
+             * @description The contract version of this answer (the spec: "Responses include an explicit contract version")
+             * @constant
+             */
+            contract_version: "v1";
             /** @description By name */
             data: components["schemas"]["Template"][];
             paging: {
@@ -1903,6 +1985,11 @@ export interface components {
             updated_at: string;
         };
         MarketplacePage: {
+            /**
+             * @description The contract version of this answer (the spec: "Responses include an explicit contract version")
+             * @constant
+             */
+            contract_version: "v1";
             /** @description By category, then name */
             data: components["schemas"]["MarketplaceTemplate"][];
             paging: {
@@ -1936,6 +2023,11 @@ export interface components {
             updated_at: string;
         };
         CreateTemplateMemoryResponse: {
+            /**
+             * @description The contract version of this answer (the spec: "Responses include an explicit contract version")
+             * @constant
+             */
+            contract_version: "v1";
             /** @constant */
             operation: "template.memory.create";
             /** @enum {string} */
@@ -1976,6 +2068,11 @@ export interface components {
             sandbox: true;
         };
         Memory: {
+            /**
+             * @description The contract version of this answer (the spec: "Responses include an explicit contract version")
+             * @constant
+             */
+            contract_version: "v1";
             memory_id: string;
             namespace: string;
             event_id: string;
@@ -2023,6 +2120,11 @@ export interface components {
             created_at: string;
         };
         ImportJob: {
+            /**
+             * @description The contract version of this answer (the spec: "Responses include an explicit contract version")
+             * @constant
+             */
+            contract_version: "v1";
             /** Format: uuid */
             id: string;
             /**
@@ -2082,6 +2184,11 @@ export interface components {
             estimated_cost_usd: number;
         };
         ImportFailurePage: {
+            /**
+             * @description The contract version of this answer (the spec: "Responses include an explicit contract version")
+             * @constant
+             */
+            contract_version: "v1";
             /** Format: uuid */
             import_id: string;
             failures: components["schemas"]["ImportFailure"][];
@@ -2167,8 +2274,8 @@ export interface components {
             model_execution: false;
             /** @constant */
             capability_status: "contract_fixture";
-            /** @enum {string} */
-            model_variant: "nano" | "standard" | "research";
+            /** @constant */
+            model_variant: "Unspecified";
         };
         ChatCompletionChunk: {
             id: string;
@@ -2223,8 +2330,11 @@ export interface components {
             created: number;
             owned_by: string;
             text_memory: {
-                /** @enum {string} */
-                model_variant: "nano" | "standard" | "research";
+                /**
+                 * @description The engine kind the name selects (how many memories it recalls); no model runs
+                 * @enum {string}
+                 */
+                model_kind: "nano" | "standard" | "research";
                 recall_top_k: number;
             };
         };
@@ -2406,6 +2516,11 @@ export interface components {
             };
         };
         LivenessResponse: {
+            /**
+             * @description The contract version of this answer (the spec: "Responses include an explicit contract version")
+             * @constant
+             */
+            contract_version: "v1";
             /** @constant */
             status: "alive";
             checked_at: string;
@@ -2444,6 +2559,23 @@ export interface components {
                 [key: string]: unknown;
             };
         };
+        ReleaseRecord: {
+            /** @constant */
+            contract_version: "v1";
+            deployment_version: string;
+            environment: string;
+            /** @description The API schema version (the OpenAPI document’s) */
+            schema_version: string;
+            /** @description Per database, by health entry (`gateway_store`, `memory`, `billing`, `telemetry`, `template`): its latest applied migration; null when the service did not say (down, or from before [P14]) */
+            schema_versions: {
+                [key: string]: string | null;
+            };
+            capabilities: components["schemas"]["CapabilitiesResponse"];
+            health: components["schemas"]["HealthResponse"];
+            /** Format: date-time */
+            recorded_at: string;
+            request_id: string;
+        };
         TemplateFieldOutput: {
             name: string;
             /** @enum {string} */
@@ -2458,6 +2590,197 @@ export interface components {
             /** @example direct_user_input */
             type: string;
             id?: string;
+        };
+        UserAnswer: {
+            /**
+             * @description The contract version of this answer (the spec: "Responses include an explicit contract version")
+             * @constant
+             */
+            contract_version: "v1";
+            id: string;
+            email: string | null;
+            /** @enum {string} */
+            role: "owner" | "admin" | "developer" | "viewer";
+            /** @enum {string} */
+            status: "active" | "disabled";
+            /** Format: date-time */
+            created_at: string;
+        };
+        ApiKeyAnswer: {
+            /**
+             * @description The contract version of this answer (the spec: "Responses include an explicit contract version")
+             * @constant
+             */
+            contract_version: "v1";
+            id: string;
+            name: string;
+            /** @description Visible start of the key, for identification */
+            prefix: string;
+            /** @description The prefix and a mask; the secret is never shown again */
+            masked_key: string;
+            /** @enum {string} */
+            status: "active" | "revoked";
+            permissions: ("memory:write" | "memory:recall" | "memory:delete" | "telemetry:read" | "export:read")[];
+            storage_connection_id: string | null;
+            /** @description The user the key acts for (their consent applies) */
+            user_id: string;
+            rotated_from_id: string | null;
+            /** Format: date-time */
+            created_at: string;
+            /** @description Accurate to about a minute */
+            last_used_at: string | null;
+            revoked_at: string | null;
+        };
+        StorageConnectionAnswer: {
+            /**
+             * @description The contract version of this answer (the spec: "Responses include an explicit contract version")
+             * @constant
+             */
+            contract_version: "v1";
+            id: string;
+            name: string;
+            /** @enum {string} */
+            kind: "managed" | "customer_owned";
+            /** @enum {string} */
+            status: "active" | "disabled";
+            /**
+             * @description managed: memory requests run on it. customer_owned: configurable only
+             * @enum {string}
+             */
+            dispatch: "memory_requests" | "control_plane_only";
+            settings: {
+                [key: string]: unknown;
+            };
+            secret_configured: boolean;
+            /** Format: date-time */
+            created_at: string;
+            /** Format: date-time */
+            updated_at: string;
+        };
+        ConsentAnswer: {
+            /**
+             * @description The contract version of this answer (the spec: "Responses include an explicit contract version")
+             * @constant
+             */
+            contract_version: "v1";
+            /** @constant */
+            purpose: "private_memory";
+            /** @enum {string} */
+            state: "granted" | "revoked" | "missing";
+            updated_at: string | null;
+        };
+        OperatorTokenAnswer: {
+            /**
+             * @description The contract version of this answer (the spec: "Responses include an explicit contract version")
+             * @constant
+             */
+            contract_version: "v1";
+            id: string;
+            name: string;
+            prefix: string;
+            /** @enum {string} */
+            status: "active" | "expired" | "revoked";
+            /** Format: date-time */
+            created_at: string;
+            /** Format: date-time */
+            expires_at: string;
+            revoked_at: string | null;
+        };
+        ChargeAnswer: {
+            /**
+             * @description The contract version of this answer (the spec: "Responses include an explicit contract version")
+             * @constant
+             */
+            contract_version: "v1";
+            id: string;
+            /** @enum {string} */
+            state: "recorded" | "invoiced" | "unbilled" | "void";
+            /** @enum {string} */
+            operation: "memory.write" | "memory.recall";
+            units: number;
+            /** @description US dollars (sandbox; nothing is charged) */
+            amount_usd: number;
+            pricing_version: string;
+            request_id: string;
+            idempotency_key: string | null;
+            /** Format: date-time */
+            occurred_at: string;
+            /** Format: date-time */
+            recorded_at: string;
+            history: {
+                from: ("recorded" | "invoiced" | "unbilled" | "void") | null;
+                /** @enum {string} */
+                to: "recorded" | "invoiced" | "unbilled" | "void";
+                /** Format: date-time */
+                at: string;
+                actor_user_id: string | null;
+                reason: string | null;
+            }[];
+        };
+        InvoiceAnswer: {
+            /**
+             * @description The contract version of this answer (the spec: "Responses include an explicit contract version")
+             * @constant
+             */
+            contract_version: "v1";
+            id: string;
+            period: string;
+            /** Format: date-time */
+            period_start: string;
+            /** Format: date-time */
+            period_end: string;
+            /** @description Charges rolled up (now invoiced) */
+            charges: number;
+            /** @description US dollars (sandbox; nothing is charged) */
+            total_usd: number;
+            created_by: string;
+            /** Format: date-time */
+            created_at: string;
+        };
+        TemplateAnswer: {
+            /**
+             * @description The contract version of this answer (the spec: "Responses include an explicit contract version")
+             * @constant
+             */
+            contract_version: "v1";
+            id: string;
+            template_name: string;
+            description: string;
+            /** @description The author’s label; the revision’s number when none was given */
+            version: string;
+            /** @description Server-assigned: 1, then 2, … on each update; the ETag (`"2"`) that If-Match takes */
+            revision: number;
+            fields: components["schemas"]["TemplateFieldOutput"][];
+            format?: string;
+            /** Format: date-time */
+            created_at: string;
+            /** Format: date-time */
+            updated_at: string;
+        };
+        MarketplaceTemplateAnswer: {
+            /**
+             * @description The contract version of this answer (the spec: "Responses include an explicit contract version")
+             * @constant
+             */
+            contract_version: "v1";
+            /** @example meeting-notes */
+            marketplace_template_id: string;
+            /** @example Meeting notes */
+            template_name: string;
+            /** @description Older name of marketplace_template_id, kept for compatibility */
+            id: string;
+            /** @description Older name of template_name, kept for compatibility */
+            name: string;
+            description: string;
+            category: string;
+            keywords: string[];
+            version: string;
+            fields: components["schemas"]["TemplateFieldOutput"][];
+            format: string;
+            /** Format: date-time */
+            created_at: string;
+            /** Format: date-time */
+            updated_at: string;
         };
     };
     responses: never;
@@ -2861,7 +3184,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["User"];
+                    "application/json": components["schemas"]["UserAnswer"];
                 };
             };
             /** @description Malformed or invalid request; correct it, do not retry unchanged */
@@ -2965,7 +3288,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["User"];
+                    "application/json": components["schemas"]["UserAnswer"];
                 };
             };
             /** @description Authentication required: send an API key or session token */
@@ -3046,7 +3369,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["User"];
+                    "application/json": components["schemas"]["UserAnswer"];
                 };
             };
             /** @description Malformed or invalid request; correct it, do not retry unchanged */
@@ -3320,7 +3643,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["ApiKey"];
+                    "application/json": components["schemas"]["ApiKeyAnswer"];
                 };
             };
             /** @description Authentication required: send an API key or session token */
@@ -3401,7 +3724,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["ApiKey"];
+                    "application/json": components["schemas"]["ApiKeyAnswer"];
                 };
             };
             /** @description Malformed or invalid request; correct it, do not retry unchanged */
@@ -3505,7 +3828,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["ApiKey"];
+                    "application/json": components["schemas"]["ApiKeyAnswer"];
                 };
             };
             /** @description Authentication required: send an API key or session token */
@@ -3672,7 +3995,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["ApiKey"];
+                    "application/json": components["schemas"]["ApiKeyAnswer"];
                 };
             };
             /** @description Malformed or invalid request; correct it, do not retry unchanged */
@@ -3776,7 +4099,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["ApiKey"];
+                    "application/json": components["schemas"]["ApiKeyAnswer"];
                 };
             };
             /** @description Authentication required: send an API key or session token */
@@ -3919,7 +4242,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["StorageConnection"];
+                    "application/json": components["schemas"]["StorageConnectionAnswer"];
                 };
             };
             /** @description Malformed or invalid request; correct it, do not retry unchanged */
@@ -4014,7 +4337,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["StorageConnection"];
+                    "application/json": components["schemas"]["StorageConnectionAnswer"];
                 };
             };
             /** @description Authentication required: send an API key or session token */
@@ -4095,7 +4418,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["StorageConnection"];
+                    "application/json": components["schemas"]["StorageConnectionAnswer"];
                 };
             };
             /** @description Malformed or invalid request; correct it, do not retry unchanged */
@@ -4196,7 +4519,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Consent"];
+                    "application/json": components["schemas"]["ConsentAnswer"];
                 };
             };
             /** @description Authentication required: send an API key or session token */
@@ -4261,7 +4584,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Consent"];
+                    "application/json": components["schemas"]["ConsentAnswer"];
                 };
             };
             /** @description Authentication required: send an API key or session token */
@@ -4326,7 +4649,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Consent"];
+                    "application/json": components["schemas"]["ConsentAnswer"];
                 };
             };
             /** @description Authentication required: send an API key or session token */
@@ -4620,7 +4943,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["OperatorToken"];
+                    "application/json": components["schemas"]["OperatorTokenAnswer"];
                 };
             };
             /** @description Authentication required: send an API key or session token */
@@ -4878,7 +5201,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Charge"];
+                    "application/json": components["schemas"]["ChargeAnswer"];
                 };
             };
             /** @description Malformed or invalid request; correct it, do not retry unchanged */
@@ -5066,7 +5389,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Invoice"];
+                    "application/json": components["schemas"]["InvoiceAnswer"];
                 };
             };
             /** @description Malformed or invalid request; correct it, do not retry unchanged */
@@ -5170,6 +5493,7 @@ export interface operations {
                 cursor?: string;
             };
             header?: {
+                /** @description Client-chosen correlation id: 1–200 printable ASCII characters, kept and echoed; anything else is refused (400). Generated when absent */
                 "X-Request-Id"?: string;
             };
             path?: never;
@@ -5259,6 +5583,7 @@ export interface operations {
                 cursor?: string;
             };
             header?: {
+                /** @description Client-chosen correlation id: 1–200 printable ASCII characters, kept and echoed; anything else is refused (400). Generated when absent */
                 "X-Request-Id"?: string;
             };
             path?: never;
@@ -5348,6 +5673,7 @@ export interface operations {
                 bucket_minutes?: number;
             };
             header?: {
+                /** @description Client-chosen correlation id: 1–200 printable ASCII characters, kept and echoed; anything else is refused (400). Generated when absent */
                 "X-Request-Id"?: string;
             };
             path?: never;
@@ -5435,6 +5761,7 @@ export interface operations {
                 window_minutes?: number;
             };
             header?: {
+                /** @description Client-chosen correlation id: 1–200 printable ASCII characters, kept and echoed; anything else is refused (400). Generated when absent */
                 "X-Request-Id"?: string;
             };
             path?: never;
@@ -5520,6 +5847,7 @@ export interface operations {
         parameters: {
             query?: never;
             header?: {
+                /** @description Client-chosen correlation id: 1–200 printable ASCII characters, kept and echoed; anything else is refused (400). Generated when absent */
                 "X-Request-Id"?: string;
             };
             path?: never;
@@ -5607,6 +5935,7 @@ export interface operations {
                 namespace?: string | string[];
             };
             header?: {
+                /** @description Client-chosen correlation id: 1–200 printable ASCII characters, kept and echoed; anything else is refused (400). Generated when absent */
                 "X-Request-Id"?: string;
             };
             path?: never;
@@ -5692,6 +6021,7 @@ export interface operations {
         parameters: {
             query?: never;
             header: {
+                /** @description Client-chosen correlation id: 1–200 printable ASCII characters, kept and echoed; anything else is refused (400). Generated when absent */
                 "X-Request-Id"?: string;
                 "X-Operator-Token": string;
             };
@@ -5772,6 +6102,7 @@ export interface operations {
                 offset?: number;
             };
             header?: {
+                /** @description Client-chosen correlation id: 1–200 printable ASCII characters, kept and echoed; anything else is refused (400). Generated when absent */
                 "X-Request-Id"?: string;
             };
             path?: never;
@@ -5857,6 +6188,7 @@ export interface operations {
         parameters: {
             query?: never;
             header?: {
+                /** @description Client-chosen correlation id: 1–200 printable ASCII characters, kept and echoed; anything else is refused (400). Generated when absent */
                 "X-Request-Id"?: string;
             };
             path?: never;
@@ -5876,7 +6208,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Template"];
+                    "application/json": components["schemas"]["TemplateAnswer"];
                 };
             };
             /** @description Malformed or invalid request; correct it, do not retry unchanged */
@@ -5975,6 +6307,7 @@ export interface operations {
         parameters: {
             query?: never;
             header?: {
+                /** @description Client-chosen correlation id: 1–200 printable ASCII characters, kept and echoed; anything else is refused (400). Generated when absent */
                 "X-Request-Id"?: string;
             };
             path: {
@@ -5993,7 +6326,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Template"];
+                    "application/json": components["schemas"]["TemplateAnswer"];
                 };
             };
             /** @description Malformed or invalid request; correct it, do not retry unchanged */
@@ -6074,6 +6407,7 @@ export interface operations {
         parameters: {
             query?: never;
             header?: {
+                /** @description Client-chosen correlation id: 1–200 printable ASCII characters, kept and echoed; anything else is refused (400). Generated when absent */
                 "X-Request-Id"?: string;
                 /** @description The ETag the update is based on, e.g. "2" */
                 "If-Match"?: string;
@@ -6098,7 +6432,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Template"];
+                    "application/json": components["schemas"]["TemplateAnswer"];
                 };
             };
             /** @description Malformed or invalid request; correct it, do not retry unchanged */
@@ -6223,6 +6557,7 @@ export interface operations {
                 q?: string;
             };
             header?: {
+                /** @description Client-chosen correlation id: 1–200 printable ASCII characters, kept and echoed; anything else is refused (400). Generated when absent */
                 "X-Request-Id"?: string;
             };
             path?: never;
@@ -6308,6 +6643,7 @@ export interface operations {
         parameters: {
             query?: never;
             header?: {
+                /** @description Client-chosen correlation id: 1–200 printable ASCII characters, kept and echoed; anything else is refused (400). Generated when absent */
                 "X-Request-Id"?: string;
             };
             path: {
@@ -6323,7 +6659,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["MarketplaceTemplate"];
+                    "application/json": components["schemas"]["MarketplaceTemplateAnswer"];
                 };
             };
             /** @description Malformed or invalid request; correct it, do not retry unchanged */
@@ -6404,6 +6740,7 @@ export interface operations {
         parameters: {
             query?: never;
             header?: {
+                /** @description Client-chosen correlation id: 1–200 printable ASCII characters, kept and echoed; anything else is refused (400). Generated when absent */
                 "X-Request-Id"?: string;
                 /** @description Retry with the same key; generated if absent */
                 "Idempotency-Key"?: string;
@@ -6540,6 +6877,7 @@ export interface operations {
         parameters: {
             query?: never;
             header?: {
+                /** @description Client-chosen correlation id: 1–200 printable ASCII characters, kept and echoed; anything else is refused (400). Generated when absent */
                 "X-Request-Id"?: string;
             };
             path: {
@@ -6636,6 +6974,7 @@ export interface operations {
         parameters: {
             query?: never;
             header?: {
+                /** @description Client-chosen correlation id: 1–200 printable ASCII characters, kept and echoed; anything else is refused (400). Generated when absent */
                 "X-Request-Id"?: string;
             };
             path?: never;
@@ -6771,6 +7110,7 @@ export interface operations {
         parameters: {
             query?: never;
             header?: {
+                /** @description Client-chosen correlation id: 1–200 printable ASCII characters, kept and echoed; anything else is refused (400). Generated when absent */
                 "X-Request-Id"?: string;
             };
             path: {
@@ -6868,6 +7208,7 @@ export interface operations {
         parameters: {
             query?: never;
             header?: {
+                /** @description Client-chosen correlation id: 1–200 printable ASCII characters, kept and echoed; anything else is refused (400). Generated when absent */
                 "X-Request-Id"?: string;
             };
             path: {
@@ -6968,6 +7309,7 @@ export interface operations {
                 offset?: number;
             };
             header?: {
+                /** @description Client-chosen correlation id: 1–200 printable ASCII characters, kept and echoed; anything else is refused (400). Generated when absent */
                 "X-Request-Id"?: string;
             };
             path: {
@@ -7065,6 +7407,7 @@ export interface operations {
         parameters: {
             query?: never;
             header?: {
+                /** @description Client-chosen correlation id: 1–200 printable ASCII characters, kept and echoed; anything else is refused (400). Generated when absent */
                 "X-Request-Id"?: string;
             };
             path?: never;
@@ -7191,6 +7534,7 @@ export interface operations {
         parameters: {
             query?: never;
             header?: {
+                /** @description Client-chosen correlation id: 1–200 printable ASCII characters, kept and echoed; anything else is refused (400). Generated when absent */
                 "X-Request-Id"?: string;
             };
             path?: never;
@@ -7258,6 +7602,7 @@ export interface operations {
         parameters: {
             query?: never;
             header?: {
+                /** @description Client-chosen correlation id: 1–200 printable ASCII characters, kept and echoed; anything else is refused (400). Generated when absent */
                 "X-Request-Id"?: string;
             };
             path: {
@@ -7337,7 +7682,7 @@ export interface operations {
             query?: never;
             header?: {
                 "Idempotency-Key"?: string;
-                /** @description Client-chosen correlation id (visible ASCII, up to 128); echoed, else generated */
+                /** @description Client-chosen correlation id: 1–200 printable ASCII characters, kept and echoed; anything else is refused (400). Generated when absent */
                 "X-Request-Id"?: string;
             };
             path?: never;
@@ -7454,7 +7799,7 @@ export interface operations {
         parameters: {
             query?: never;
             header?: {
-                /** @description Client-chosen correlation id (visible ASCII, up to 128); echoed, else generated */
+                /** @description Client-chosen correlation id: 1–200 printable ASCII characters, kept and echoed; anything else is refused (400). Generated when absent */
                 "X-Request-Id"?: string;
             };
             path?: never;
@@ -7565,7 +7910,7 @@ export interface operations {
                 namespace: string;
             };
             header?: {
-                /** @description Client-chosen correlation id (visible ASCII, up to 128); echoed, else generated */
+                /** @description Client-chosen correlation id: 1–200 printable ASCII characters, kept and echoed; anything else is refused (400). Generated when absent */
                 "X-Request-Id"?: string;
             };
             path?: never;
@@ -7758,7 +8103,7 @@ export interface operations {
                 bucket_minutes?: number;
             };
             header?: {
-                /** @description Client-chosen correlation id (visible ASCII, up to 128); echoed, else generated */
+                /** @description Client-chosen correlation id: 1–200 printable ASCII characters, kept and echoed; anything else is refused (400). Generated when absent */
                 "X-Request-Id"?: string;
             };
             path?: never;
@@ -7856,6 +8201,47 @@ export interface operations {
                 };
                 content: {
                     "application/json": components["schemas"]["CapabilitiesResponse"];
+                };
+            };
+            /** @description Malformed or invalid request; correct it, do not retry unchanged */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description Request headers larger than 16 KiB (headers_too_large) */
+            431: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+        };
+    };
+    release: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description Client-chosen correlation id: 1–200 printable ASCII characters, kept and echoed; anything else is refused (400). Generated when absent */
+                "X-Request-Id"?: string;
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The deployment as it is now */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ReleaseRecord"];
                 };
             };
             /** @description Malformed or invalid request; correct it, do not retry unchanged */

@@ -1,5 +1,6 @@
 import {
   AppError,
+  CONTRACT_VERSION,
   ErrorCode,
   type ErrorEnvelope,
   type OpenAiErrorEnvelope,
@@ -121,6 +122,7 @@ export function answerWithError(req: Request, res: Response, appError: AppError,
         details,
       }
     : {
+        contract_version: CONTRACT_VERSION,
         error: appError.message,
         retryable: appError.retryable,
         request_id: req.requestId,

@@ -14,25 +14,23 @@ import type { MemoryClient } from '../../../clients/memory-client.js';
 import { completeChat, modelOrThrow } from '../../../domain/data-plane/complete-chat.js';
 import { type AuthDeps, requireApiKey, scopeOf } from '../middleware/authenticate.js';
 import { jsonBody } from '../middleware/json-body.js';
-import { noteForRecord, recordAs } from '../middleware/record-requests.js';
+import { noteForRecord } from '../middleware/record-requests.js';
 
 /**
  * The OpenAI-compatible routes: failures carry `error` as the object OpenAI clients read (the error
- * handler looks at this flag), and the record names the operation before anything can refuse.
+ * handler looks at this flag; decisions.md, [P14]).
  */
-const openAiRoute =
-  (operation: string, route: string): RequestHandler =>
-  (req, res, next) => {
-    res.locals.openAiErrors = true;
-    recordAs(operation, route)(req, res, next);
-  };
+const openAiRoute: RequestHandler = (_req, res, next) => {
+  res.locals.openAiErrors = true;
+  next();
+};
 
 const modelEntry = (model: ChatModel): ModelEntry => ({
   id: model.id,
   object: 'model',
   created: CHAT_MODELS_CREATED,
   owned_by: CHAT_MODEL_OWNER,
-  text_memory: { model_variant: model.kind, recall_top_k: model.recall_top_k },
+  text_memory: { model_kind: model.kind, recall_top_k: model.recall_top_k },
 });
 
 /**
@@ -44,7 +42,7 @@ export function chatRoutes(memory: MemoryClient, auth: AuthDeps): Router {
 
   router.post(
     '/chat/completions',
-    openAiRoute('chat.completion', '/v1/chat/completions'),
+    openAiRoute,
     requireApiKey(auth, ['memory:recall', 'memory:write']),
     ...jsonBody,
     async (req, res) => {
@@ -59,23 +57,13 @@ export function chatRoutes(memory: MemoryClient, auth: AuthDeps): Router {
     },
   );
 
-  router.get(
-    '/models',
-    openAiRoute('chat.models.list', '/v1/models'),
-    requireApiKey(auth, 'memory:recall'),
-    (_req, res) => {
-      res.json({ object: 'list', data: CHAT_MODELS.map(modelEntry) });
-    },
-  );
+  router.get('/models', openAiRoute, requireApiKey(auth, 'memory:recall'), (_req, res) => {
+    res.json({ object: 'list', data: CHAT_MODELS.map(modelEntry) });
+  });
 
-  router.get(
-    '/models/:model',
-    openAiRoute('chat.models.get', '/v1/models/{model}'),
-    requireApiKey(auth, 'memory:recall'),
-    (req, res) => {
-      res.json(modelEntry(modelOrThrow(String(req.params.model))));
-    },
-  );
+  router.get('/models/:model', openAiRoute, requireApiKey(auth, 'memory:recall'), (req, res) => {
+    res.json(modelEntry(modelOrThrow(String(req.params.model))));
+  });
 
   return router;
 }
