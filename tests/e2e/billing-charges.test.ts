@@ -285,7 +285,7 @@ describe('POST /api/v1/control/billing/charges/{id}/void', () => {
     const listed = await charges(tenant.session);
     expect(listed.body.paging.total).toBe(3);
     for (const c of listed.body.data as Charge[]) {
-      if (c.id === target.id) expect(c).toEqual(voided.body);
+      if (c.id === target.id) expect(c).toEqual(asListed(voided.body));
       else expect(c).toEqual(list.find((l) => l.id === c.id));
     }
   });

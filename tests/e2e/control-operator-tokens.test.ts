@@ -34,7 +34,7 @@ describe('POST /api/v1/control/operator-tokens', () => {
     const lifetimeHours = (Date.parse(view.expires_at) - Date.parse(view.created_at)) / 3_600_000;
     expect(lifetimeHours).toBeGreaterThan(23.9);
     expect(lifetimeHours).toBeLessThan(24.1);
-    expect(list).toMatchObject({ status: 200, body: { data: [view] } });
+    expect(list).toMatchObject({ status: 200, body: { data: [asListed(view)] } });
     expect(list.body.data[0]).not.toHaveProperty('token');
     expect(JSON.stringify(list.body)).not.toContain(token);
   });
