@@ -52,7 +52,7 @@ export const chatPaths: ZodOpenApiPathsObject = {
       requestParams: { header: requestIdHeaders },
       responses: {
         '200': { description: 'Model list', ...json(ModelList) },
-        ...openAiErrors(401, 403, 429, 500, 503),
+        ...openAiErrors(400, 401, 403, 429, 500, 503),
       },
     },
   },
@@ -64,7 +64,7 @@ export const chatPaths: ZodOpenApiPathsObject = {
       requestParams: { path: z.object({ model: z.string() }), header: requestIdHeaders },
       responses: {
         '200': { description: 'The model', ...json(ModelEntry) },
-        ...openAiErrors(401, 403, 404, 429, 500, 503),
+        ...openAiErrors(400, 401, 403, 404, 429, 500, 503),
       },
     },
   },

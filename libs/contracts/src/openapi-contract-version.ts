@@ -48,7 +48,7 @@ function nestedRefs(value: unknown, found: Set<string>): void {
 
 /**
  * Declares `contract_version` in every JSON answer of every versioned route (the gateway adds it
- * to each such answer in one place, contract-version.ts). A component that is the whole answer gets
+ * to each such answer in one place, the gateway's middleware/answer-shape.ts). A component that is the whole answer gets
  * it as a required property; one that is also nested in other schemas (an ApiKey in an ApiKeyList,
  * where no version is repeated) is answered as `<Name>Answer`, a copy that requires it.
  */

@@ -116,7 +116,7 @@ export const infrastructurePaths: ZodOpenApiPathsObject = {
       requestParams: { header: requestIdHeaders.extend({ 'X-Operator-Token': z.string() }) },
       responses: {
         '200': { description: 'Every step passed', ...json(SmokeTestResponse) },
-        ...errors(401, 403, 429, 500),
+        ...errors(400, 401, 403, 429, 500),
         '503': { description: 'A step failed (the report says which); retryable', ...json(SmokeTestFailure) },
         '504': errors(504)['504'] as never,
       },

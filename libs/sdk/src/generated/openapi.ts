@@ -2894,6 +2894,15 @@ export interface operations {
                 };
                 content?: never;
             };
+            /** @description Malformed or invalid request; correct it, do not retry unchanged */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
             /** @description Authentication required: send an API key or session token */
             401: {
                 headers: {
@@ -2957,6 +2966,15 @@ export interface operations {
                 };
                 content: {
                     "application/json": components["schemas"]["Account"];
+                };
+            };
+            /** @description Malformed or invalid request; correct it, do not retry unchanged */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
             /** @description Authentication required: send an API key or session token */
@@ -3116,6 +3134,15 @@ export interface operations {
                 };
                 content: {
                     "application/json": components["schemas"]["UserList"];
+                };
+            };
+            /** @description Malformed or invalid request; correct it, do not retry unchanged */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
             /** @description Authentication required: send an API key or session token */
@@ -3289,6 +3316,15 @@ export interface operations {
                 };
                 content: {
                     "application/json": components["schemas"]["UserAnswer"];
+                };
+            };
+            /** @description Malformed or invalid request; correct it, do not retry unchanged */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
             /** @description Authentication required: send an API key or session token */
@@ -3473,6 +3509,15 @@ export interface operations {
                     "application/json": components["schemas"]["ApiKeyList"];
                 };
             };
+            /** @description Malformed or invalid request; correct it, do not retry unchanged */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
             /** @description Authentication required: send an API key or session token */
             401: {
                 headers: {
@@ -3644,6 +3689,15 @@ export interface operations {
                 };
                 content: {
                     "application/json": components["schemas"]["ApiKeyAnswer"];
+                };
+            };
+            /** @description Malformed or invalid request; correct it, do not retry unchanged */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
             /** @description Authentication required: send an API key or session token */
@@ -3831,6 +3885,15 @@ export interface operations {
                     "application/json": components["schemas"]["ApiKeyAnswer"];
                 };
             };
+            /** @description Malformed or invalid request; correct it, do not retry unchanged */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
             /** @description Authentication required: send an API key or session token */
             401: {
                 headers: {
@@ -3906,6 +3969,15 @@ export interface operations {
                 };
                 content: {
                     "application/json": components["schemas"]["ApiKeyCreated"];
+                };
+            };
+            /** @description Malformed or invalid request; correct it, do not retry unchanged */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
             /** @description Authentication required: send an API key or session token */
@@ -4102,6 +4174,15 @@ export interface operations {
                     "application/json": components["schemas"]["ApiKeyAnswer"];
                 };
             };
+            /** @description Malformed or invalid request; correct it, do not retry unchanged */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
             /** @description Authentication required: send an API key or session token */
             401: {
                 headers: {
@@ -4174,6 +4255,15 @@ export interface operations {
                 };
                 content: {
                     "application/json": components["schemas"]["StorageConnectionList"];
+                };
+            };
+            /** @description Malformed or invalid request; correct it, do not retry unchanged */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
             /** @description Authentication required: send an API key or session token */
@@ -4338,6 +4428,15 @@ export interface operations {
                 };
                 content: {
                     "application/json": components["schemas"]["StorageConnectionAnswer"];
+                };
+            };
+            /** @description Malformed or invalid request; correct it, do not retry unchanged */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
             /** @description Authentication required: send an API key or session token */
@@ -4522,6 +4621,15 @@ export interface operations {
                     "application/json": components["schemas"]["ConsentAnswer"];
                 };
             };
+            /** @description Malformed or invalid request; correct it, do not retry unchanged */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
             /** @description Authentication required: send an API key or session token */
             401: {
                 headers: {
@@ -4585,6 +4693,15 @@ export interface operations {
                 };
                 content: {
                     "application/json": components["schemas"]["ConsentAnswer"];
+                };
+            };
+            /** @description Malformed or invalid request; correct it, do not retry unchanged */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
             /** @description Authentication required: send an API key or session token */
@@ -4652,6 +4769,15 @@ export interface operations {
                     "application/json": components["schemas"]["ConsentAnswer"];
                 };
             };
+            /** @description Malformed or invalid request; correct it, do not retry unchanged */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
             /** @description Authentication required: send an API key or session token */
             401: {
                 headers: {
@@ -4717,6 +4843,15 @@ export interface operations {
                     "application/json": components["schemas"]["ConsentHistory"];
                 };
             };
+            /** @description Malformed or invalid request; correct it, do not retry unchanged */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
             /** @description Authentication required: send an API key or session token */
             401: {
                 headers: {
@@ -4780,6 +4915,15 @@ export interface operations {
                 };
                 content: {
                     "application/json": components["schemas"]["OperatorTokenList"];
+                };
+            };
+            /** @description Malformed or invalid request; correct it, do not retry unchanged */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
             /** @description Authentication required: send an API key or session token */
@@ -4944,6 +5088,15 @@ export interface operations {
                 };
                 content: {
                     "application/json": components["schemas"]["OperatorTokenAnswer"];
+                };
+            };
+            /** @description Malformed or invalid request; correct it, do not retry unchanged */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
             /** @description Authentication required: send an API key or session token */
@@ -5321,6 +5474,15 @@ export interface operations {
                 };
                 content: {
                     "application/json": components["schemas"]["InvoiceList"];
+                };
+            };
+            /** @description Malformed or invalid request; correct it, do not retry unchanged */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
             /** @description Authentication required: send an API key or session token */
@@ -6037,6 +6199,15 @@ export interface operations {
                 };
                 content: {
                     "application/json": components["schemas"]["SmokeTestResponse"];
+                };
+            };
+            /** @description Malformed or invalid request; correct it, do not retry unchanged */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
             /** @description Authentication required: send an API key or session token */
@@ -7551,6 +7722,15 @@ export interface operations {
                     "application/json": components["schemas"]["ModelList"];
                 };
             };
+            /** @description Error (OpenAI-compatible body; status 400) */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["OpenAiErrorEnvelope"];
+                };
+            };
             /** @description Error (OpenAI-compatible body; status 401) */
             401: {
                 headers: {
@@ -7619,6 +7799,15 @@ export interface operations {
                 };
                 content: {
                     "application/json": components["schemas"]["ModelEntry"];
+                };
+            };
+            /** @description Error (OpenAI-compatible body; status 400) */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["OpenAiErrorEnvelope"];
                 };
             };
             /** @description Error (OpenAI-compatible body; status 401) */

@@ -12,8 +12,8 @@ import { answerClientError } from './answer-client-error.js';
 import { drainServer } from './drain-server.js';
 import type { InFlightRequests } from './in-flight-requests.js';
 import { accessLog } from './middleware/access-log.js';
+import { answerShape } from './middleware/answer-shape.js';
 import type { AuthDeps } from './middleware/authenticate.js';
-import { contractVersion } from './middleware/contract-version.js';
 import { answerWithError, errorHandler, notFound } from './middleware/error-handler.js';
 import { httpMetrics } from './middleware/http-metrics.js';
 import { literalPathSegments } from './middleware/literal-path-segments.js';
@@ -57,7 +57,7 @@ export function createHttpApp(deps: HttpDeps): express.Express {
   // Answers are per-request state, never served from a cache: hashing each body for an ETag is waste.
   app.set('etag', false);
   app.set('trust proxy', false);
-  app.use(contractVersion, requestContext, deps.inFlight.track, securityHeaders, literalPathSegments);
+  app.use(answerShape, requestContext, deps.inFlight.track, securityHeaders, literalPathSegments);
   // Before the access log and the request records: an orchestrator asks every few seconds, and
   // those lines and records would say nothing but "still running" (decisions.md, [P11]).
   app.get('/api/v1/infrastructure/health/live', liveness);

@@ -9,21 +9,12 @@ import {
   type ModelEntry,
   parseOrThrow,
 } from '@tm/contracts';
-import { type RequestHandler, type Response, Router } from 'express';
+import { type Response, Router } from 'express';
 import type { MemoryClient } from '../../../clients/memory-client.js';
 import { completeChat, modelOrThrow } from '../../../domain/data-plane/complete-chat.js';
 import { type AuthDeps, requireApiKey, scopeOf } from '../middleware/authenticate.js';
 import { jsonBody } from '../middleware/json-body.js';
 import { noteForRecord } from '../middleware/record-requests.js';
-
-/**
- * The OpenAI-compatible routes: failures carry `error` as the object OpenAI clients read (the error
- * handler looks at this flag; decisions.md, [P14]).
- */
-const openAiRoute: RequestHandler = (_req, res, next) => {
-  res.locals.openAiErrors = true;
-  next();
-};
 
 const modelEntry = (model: ChatModel): ModelEntry => ({
   id: model.id,
@@ -35,14 +26,14 @@ const modelEntry = (model: ChatModel): ModelEntry => ({
 
 /**
  * `/v1/chat/completions` and `/v1/models` ([P6]). A completion reads and writes the conversation
- * memory, so it takes `memory:recall` and `memory:write`; the model list takes `memory:recall`.
+ * memory, so it takes `memory:recall` and `memory:write`; the model list takes `memory:recall`. Their
+ * errors keep OpenAI's shape (middleware/answer-shape.ts).
  */
 export function chatRoutes(memory: MemoryClient, auth: AuthDeps): Router {
   const router = Router();
 
   router.post(
     '/chat/completions',
-    openAiRoute,
     requireApiKey(auth, ['memory:recall', 'memory:write']),
     ...jsonBody,
     async (req, res) => {
@@ -57,11 +48,11 @@ export function chatRoutes(memory: MemoryClient, auth: AuthDeps): Router {
     },
   );
 
-  router.get('/models', openAiRoute, requireApiKey(auth, 'memory:recall'), (_req, res) => {
+  router.get('/models', requireApiKey(auth, 'memory:recall'), (_req, res) => {
     res.json({ object: 'list', data: CHAT_MODELS.map(modelEntry) });
   });
 
-  router.get('/models/:model', openAiRoute, requireApiKey(auth, 'memory:recall'), (req, res) => {
+  router.get('/models/:model', requireApiKey(auth, 'memory:recall'), (req, res) => {
     res.json(modelEntry(modelOrThrow(String(req.params.model))));
   });
 
