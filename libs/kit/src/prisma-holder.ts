@@ -36,6 +36,8 @@ export function prismaHolder<C extends { $disconnect(): Promise<void> }>(create:
       pool.on('error', () => {});
       watchPool(pool);
       state = { url, pool, client: create(pool), users: 1 };
+      // Read now, so no health check waits on it (it is asked with every ping).
+      void readSchemaVersion(state);
       return state.client;
     },
     get: (): C => current().client,
@@ -50,14 +52,7 @@ export function prismaHolder<C extends { $disconnect(): Promise<void> }>(create:
      * The latest migration applied to this database (`_prisma_migrations`), for release records: read
      * once, since migrations run before a service starts. Null when it cannot be read (asked again).
      */
-    schemaVersion(): Promise<string | null> {
-      const held = current();
-      held.schemaVersion ??= latestMigration(held.pool).catch(() => {
-        held.schemaVersion = undefined;
-        return null;
-      });
-      return held.schemaVersion;
-    },
+    schemaVersion: (): Promise<string | null> => readSchemaVersion(current()),
     async close(): Promise<void> {
       if (state && --state.users > 0) return;
       const closing = state;
@@ -66,6 +61,14 @@ export function prismaHolder<C extends { $disconnect(): Promise<void> }>(create:
       await Promise.all([closing?.pool.end(), closing?.probe?.close()]);
     },
   };
+}
+
+function readSchemaVersion(held: { pool: pg.Pool; schemaVersion?: Promise<string | null> }) {
+  held.schemaVersion ??= latestMigration(held.pool).catch(() => {
+    held.schemaVersion = undefined; // asked again next time
+    return null;
+  });
+  return held.schemaVersion;
 }
 
 async function latestMigration(pool: pg.Pool): Promise<string | null> {
