@@ -14,6 +14,7 @@ import { ensureDatabase } from './ensure-database.js';
 import { migrateService } from './migrate-service.js';
 import { findNatsServer, NATS_INSTALL_HINT, startNatsServer } from './nats-server.js';
 import { printLine } from './prefixed-output.js';
+import { writeReleaseRecord } from './release-record.js';
 import { keepRunning } from './restarting-process.js';
 import { nodeArgs, type Runtime } from './service-command.js';
 import { type SupervisedProcess, startSupervised } from './supervised-process.js';
@@ -161,6 +162,10 @@ async function main(): Promise<void> {
     { timeoutMs: 60_000, intervalMs: 500 },
   );
   say('ready');
+  await writeReleaseRecord(base, dataDir).then(
+    (file) => say(`  Release record   ${shown(file)}`),
+    (err: unknown) => say(`release record not written: ${err instanceof Error ? err.message : String(err)}`),
+  );
   say(`  API              ${base}/api/v1`);
   say(`  API reference    ${base}/api/v1/docs`);
   say(`  API key          ${shown(bootstrap.keyFile)}  (send as: Authorization: Bearer <key>)`);

@@ -10,6 +10,7 @@ import {
   usd,
   WRITE_MICRO_USD,
 } from './support/billing.js';
+import { asListed } from './support/contract.js';
 import { controlSteps, TIMESTAMP as timestamp } from './support/control.js';
 import { uniqueNamespace } from './support/factories.js';
 import { useStack } from './support/stack.js';
@@ -270,7 +271,7 @@ describe('POST /api/v1/control/billing/charges/{id}/void', () => {
     expect(after).toMatchObject({
       status: 200,
       body: {
-        state: 'measured',
+        state: 'billable',
         request_volume: 3,
         operations: [
           { operation: 'memory.recall', requests: 1, units: 1, recorded_charge_usd: usd(RECALL_MICRO_USD) },
@@ -284,7 +285,7 @@ describe('POST /api/v1/control/billing/charges/{id}/void', () => {
     const listed = await charges(tenant.session);
     expect(listed.body.paging.total).toBe(3);
     for (const c of listed.body.data as Charge[]) {
-      if (c.id === target.id) expect(c).toEqual(voided.body);
+      if (c.id === target.id) expect(c).toEqual(asListed(voided.body));
       else expect(c).toEqual(list.find((l) => l.id === c.id));
     }
   });
@@ -304,7 +305,7 @@ describe('POST /api/v1/control/billing/charges/{id}/void', () => {
     expect(second).toMatchObject({ status: 200, body: first?.body });
     expect(first?.body.history.map((h: { to: string }) => h.to)).toEqual(['recorded', 'void']);
     const list = await charges(tenant.session);
-    expect(list.body.data).toEqual([first?.body]);
+    expect(list.body.data).toEqual([asListed(first?.body)]);
   });
 
   it('when an admin voids a charge, then 200 void with the admin as actor', async () => {

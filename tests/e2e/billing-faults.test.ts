@@ -140,7 +140,7 @@ const deadLetters = async () =>
 const expectedUsage = (writes: number, recalls: number) => ({
   status: 200,
   body: {
-    state: 'measured',
+    state: 'billable',
     request_volume: writes + recalls,
     operations: [
       ...(recalls

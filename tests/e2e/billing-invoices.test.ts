@@ -1,6 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import { describe, expect, it } from 'vitest';
 import { CHARGES, publishPastUsage } from './support/billing.js';
+import { asListed } from './support/contract.js';
 import { controlSteps } from './support/control.js';
 import { useStack } from './support/stack.js';
 
@@ -78,7 +79,7 @@ describe('POST /api/v1/control/billing/invoices', () => {
     expect(b.body).toEqual(a.body);
     expect(again.body).toEqual(a.body);
     expect(a.body).toMatchObject({ charges: 2, total_usd: 0.0002 });
-    expect(list).toMatchObject({ status: 200, body: { data: [a.body] } });
+    expect(list).toMatchObject({ status: 200, body: { data: [asListed(a.body)] } });
   });
 
   it('when the month has not ended, or the period is malformed, then it is refused and nothing changes', async () => {
@@ -97,7 +98,7 @@ describe('POST /api/v1/control/billing/invoices', () => {
     for (const res of malformed) {
       expect(res).toMatchObject({ status: 400, body: { details: { code: 'validation_failed' } } });
     }
-    expect(list.body).toEqual({ data: [] });
+    expect(list.body).toEqual({ contract_version: 'v1', data: [] });
   });
 
   it('when a viewer or developer closes a month, then 403; they may list invoices', async () => {
@@ -132,6 +133,6 @@ describe('POST /api/v1/control/billing/invoices', () => {
 
     expect(res).toMatchObject({ status: 200, body: { charges: 0, total_usd: 0 } });
     expect(ownerCharges.map((c) => c.state)).toEqual(['recorded']);
-    expect(ownerInvoices.body).toEqual({ data: [] });
+    expect(ownerInvoices.body).toEqual({ contract_version: 'v1', data: [] });
   });
 });

@@ -93,7 +93,7 @@ describe('GET /api/v1/infrastructure/usage', () => {
       status: 200,
       body: {
         contract_version: 'v1',
-        state: 'measured',
+        state: 'billable',
         window: { minutes: 60, from: timestamp, to: timestamp },
         request_volume: 5,
         operations: [
@@ -156,7 +156,7 @@ describe('GET /api/v1/infrastructure/usage', () => {
     expect(res).toMatchObject({
       status: 200,
       body: {
-        state: 'measured',
+        state: 'billable',
         request_volume: 5,
         operations: [
           {
@@ -201,7 +201,7 @@ describe('GET /api/v1/infrastructure/usage', () => {
     });
   });
 
-  it('when the only usage record is older than the window, then no_data in the window and measured in a wider one', async () => {
+  it('when the only usage record is older than the window, then no_data in the window and billable in a wider one', async () => {
     const tenant = await createTenant();
     const twoHoursAgo = new Date(Date.now() - 2 * 60 * 60_000).toISOString();
     const record = usageRecordFor(tenant, { pricing_version: PRICING_VERSION, occurred_at: twoHoursAgo });
@@ -215,7 +215,7 @@ describe('GET /api/v1/infrastructure/usage', () => {
 
     expect(wide).toMatchObject({
       status: 200,
-      body: { state: 'measured', request_volume: 1, recorded_charge_usd: usd(WRITE_MICRO_USD) },
+      body: { state: 'billable', request_volume: 1, recorded_charge_usd: usd(WRITE_MICRO_USD) },
     });
     expect(lastHour).toMatchObject({
       ...noData(60),
@@ -315,7 +315,7 @@ describe('GET /api/v1/infrastructure/usage', () => {
     expect(bySession).toMatchObject({
       status: 200,
       body: {
-        state: 'measured',
+        state: 'billable',
         request_volume: 2,
         operations: byKey.body.operations,
         recorded_charge_usd: usd(2 * WRITE_MICRO_USD),
@@ -371,7 +371,7 @@ describe('GET /api/v1/infrastructure/usage: series', () => {
 
     expect(res).toMatchObject({
       status: 200,
-      body: { state: 'measured', request_volume: 4, bucket_minutes: 1 },
+      body: { state: 'billable', request_volume: 4, bucket_minutes: 1 },
     });
     for (const answer of [res, onControl]) {
       expect(answer.body.series).toEqual(

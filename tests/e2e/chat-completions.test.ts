@@ -31,11 +31,12 @@ const chatParams = (
   model = 'tm-standard-1',
 ) => ({ model, messages, memory_id: memoryId }) as ChatCompletionCreateParamsNonStreaming;
 
-const provenance = (variant: string) => ({
+/** No model runs, whatever engine is named: the spec's `Unspecified` ([P14]; it said the engine's kind). */
+const provenance = {
   execution_mode: 'mock',
   model_execution: false,
-  model_variant: variant,
-});
+  model_variant: 'Unspecified',
+};
 
 describe('POST /v1/chat/completions (official openai client)', () => {
   it('when a conversation starts, then a chat.completion answers with the reply where the client expects it', async () => {
@@ -66,7 +67,7 @@ describe('POST /v1/chat/completions (official openai client)', () => {
       text_memory: {
         memory_id: memoryId,
         namespace: `chat/${memoryId}`,
-        provenance: provenance('standard'),
+        provenance,
         recalled_memory_ids: [],
         retained_turn: { state: 'retained', idempotency_outcome: 'Accepted', memory_id: expect.any(String) },
         billing: { billing_state: 'billable', operation_units: 2, sandbox: true },
@@ -100,7 +101,7 @@ describe('POST /v1/chat/completions (official openai client)', () => {
     expect(chunks.every((c) => c.id === chunks[0]?.id)).toBe(true);
     expect(chunks.at(-2)).toMatchObject({
       choices: [{ delta: {}, finish_reason: 'stop' }],
-      text_memory: { provenance: provenance('standard'), recalled_memory_ids: [expect.any(String)] },
+      text_memory: { provenance, recalled_memory_ids: [expect.any(String)] },
     });
     expect(chunks.at(-1)).toMatchObject({
       choices: [],
@@ -267,7 +268,12 @@ describe('GET /v1/models', () => {
     const one = await client.models.retrieve('tm-research-1');
 
     expect(ids).toEqual(['tm-nano-1', 'tm-standard-1', 'tm-research-1']);
-    expect(one).toMatchObject({ id: 'tm-research-1', object: 'model', owned_by: 'text-memory-service' });
+    expect(one).toMatchObject({
+      id: 'tm-research-1',
+      object: 'model',
+      owned_by: 'text-memory-service',
+      text_memory: { model_kind: 'research' },
+    });
   });
 });
 

@@ -182,7 +182,12 @@ describe('the console: smoke test', () => {
                 detail: 'internal_error: recall did not return the written record',
                 latency_ms: 3.1,
               },
-              { step: 'delete', outcome: 'passed', detail: 'not_retained, 1 record(s) removed', latency_ms: 2 },
+              {
+                step: 'delete',
+                outcome: 'passed',
+                detail: 'not_retained, 1 record(s) removed',
+                latency_ms: 2,
+              },
             ],
             metered: true,
             error: 'The smoke test failed at its recall step',

@@ -2,6 +2,7 @@ import { randomUUID } from 'node:crypto';
 import { revokeApiKey } from '@tm/gateway';
 import { describe, expect, it } from 'vitest';
 import type { Api } from './support/api.js';
+import { asListed } from './support/contract.js';
 import {
   controlSteps,
   ISO_TIMESTAMP,
@@ -166,7 +167,7 @@ describe('GET /api/v1/control/api-keys', () => {
     expect(list).toMatchObject({ status: 200, body: { data: expect.any(Array) } });
     expect(list.body.data.map((k: { id: string }) => k.id).sort()).toEqual([tenant.key_id, view.id].sort());
     const listed = list.body.data.find((k: { id: string }) => k.id === view.id);
-    expect(listed).toEqual(view);
+    expect(listed).toEqual(asListed(view));
     expect(one).toMatchObject({ status: 200, body: view });
     for (const shown of [listed, one.body]) {
       expect(shown).not.toHaveProperty('key');

@@ -1,5 +1,6 @@
 import { randomUUID } from 'node:crypto';
 import { describe, expect, it } from 'vitest';
+import { asListed } from './support/contract.js';
 import { controlSteps, TIMESTAMP as timestamp } from './support/control.js';
 import { useStack } from './support/stack.js';
 
@@ -33,7 +34,7 @@ describe('POST /api/v1/control/operator-tokens', () => {
     const lifetimeHours = (Date.parse(view.expires_at) - Date.parse(view.created_at)) / 3_600_000;
     expect(lifetimeHours).toBeGreaterThan(23.9);
     expect(lifetimeHours).toBeLessThan(24.1);
-    expect(list).toMatchObject({ status: 200, body: { data: [view] } });
+    expect(list).toMatchObject({ status: 200, body: { data: [asListed(view)] } });
     expect(list.body.data[0]).not.toHaveProperty('token');
     expect(JSON.stringify(list.body)).not.toContain(token);
   });
@@ -82,7 +83,7 @@ describe('POST /api/v1/control/operator-tokens', () => {
     });
     expect(again).toMatchObject({ status: 200, body: revoked.body });
     const list = await t.api.get(TOKENS, { key: tenant.session });
-    expect(list.body.data).toEqual([revoked.body]);
+    expect(list.body.data).toEqual([asListed(revoked.body)]);
   });
 
   it("when another tenant's token is revoked, then 404 and it stays active", async () => {

@@ -1,5 +1,6 @@
 import { randomUUID } from 'node:crypto';
 import { describe, expect, it } from 'vitest';
+import { asListed } from './support/contract.js';
 import { controlSteps, TIMESTAMP as timestamp } from './support/control.js';
 import {
   recallBody,
@@ -71,7 +72,7 @@ describe('POST /api/v1/control/storage-connections', () => {
         dispatch: 'memory_requests',
         secret_configured: false,
       }),
-      created.body,
+      asListed(created.body),
     ]);
     for (const res of [created, one, list]) expect(JSON.stringify(res.body)).not.toContain(secret);
     expect(key).toMatchObject({ status: 201, body: { storage_connection_id: created.body.id } });

@@ -1,6 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import type { Role } from '@tm/contracts';
 import { describe, expect, it } from 'vitest';
+import { asListed } from './support/contract.js';
 import {
   API_KEYS,
   controlSteps,
@@ -51,7 +52,7 @@ describe('POST /api/v1/control/users', () => {
     expect(list.body.data).toEqual(
       expect.arrayContaining([
         expect.objectContaining({ id: tenant.user_id, role: 'owner' }),
-        ...created.map((res) => expect.objectContaining(res.body)),
+        ...created.map((res) => expect.objectContaining(asListed(res.body))),
       ]),
     );
   });

@@ -26,7 +26,7 @@ const historyRow = (i: number): RequestEvent => ({
   error_code: null,
   latency_ms: 1,
   units: 0,
-  billing_state: 'not_metered',
+  billing_state: 'no_data',
   deployment_version: 'stand-in',
 });
 

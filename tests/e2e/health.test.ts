@@ -100,7 +100,7 @@ describe('GET /api/v1/infrastructure/health', () => {
     });
     expect({ status: live.status, body: live.body }).toEqual({
       status: 200,
-      body: { status: 'alive', checked_at: expect.any(String) },
+      body: { contract_version: 'v1', status: 'alive', checked_at: expect.any(String) },
     });
   });
 
@@ -153,7 +153,7 @@ describe('GET /api/v1/infrastructure/health/live', () => {
 
     expect({ status: res.status, body: res.body }).toEqual({
       status: 200,
-      body: { status: 'alive', checked_at: expect.any(String) },
+      body: { contract_version: 'v1', status: 'alive', checked_at: expect.any(String) },
     });
   });
 });

@@ -134,6 +134,7 @@ describe('POST /v1/imports with a model-hub dataset, then start, status and fail
 
     expect(created.status, JSON.stringify(created.body)).toBe(201);
     expect(created.body).toEqual({
+      contract_version: 'v1',
       id: uuid,
       state: 'estimated',
       file_name: null,

@@ -85,9 +85,20 @@ describe('GET /api/v1/openapi.json', () => {
 });
 
 describe('request ids and unknown routes', () => {
-  it('when X-Request-Id is malformed, then a fresh id is generated and echoed', async () => {
+  it('when X-Request-Id holds spaces, then it is kept and echoed', async () => {
     const res = await t.api.get('/api/v1/infrastructure/health', {
-      headers: { 'X-Request-Id': 'bad id with spaces\t' },
+      headers: { 'X-Request-Id': 'an id with spaces' },
+    });
+    expect(res.headers['x-request-id']).toBe('an id with spaces');
+  });
+
+  it('when X-Request-Id holds a control character, then 400 naming the header, under a fresh id ([P14]: it was swapped silently)', async () => {
+    const res = await t.api.get('/api/v1/infrastructure/health', {
+      headers: { 'X-Request-Id': 'bad\tid' },
+    });
+    expect(res).toMatchObject({
+      status: 400,
+      body: { error: 'Invalid X-Request-Id header: must be 1–200 printable ASCII characters' },
     });
     expect(res.headers['x-request-id']).toMatch(/^req_[0-9a-f-]{36}$/);
   });

@@ -141,6 +141,40 @@ describe('npm start (infra/dev/launch.ts)', () => {
     expect(lines.filter((line) => /stopping the rest/.test(line))).toEqual([]);
   });
 
+  it('when the stack is ready, then the launcher has kept its release record in releases/, as the release route answers it', async () => {
+    // Written once the stack is healthy and every service has answered (after `ready`, and after the
+    // memory service the test above killed is back).
+    const kept = /^dev\s+│ {3}Release record {3}.*releases\/.*\.json$/;
+    await until(() => lines.some((line) => kept.test(line)));
+    const folder = join(dataDir as string, 'releases');
+    const files = readdirSync(folder);
+    const record = JSON.parse(readFileSync(join(folder, files[0] as string), 'utf8'));
+    const route = await fetch(`${t.base}/api/v1/infrastructure/release`).then((r) => r.json());
+
+    expect(files).toEqual([expect.stringMatching(/^\d{4}-\d\d-\d\dT\d\d-\d\d-\d\d\.\d{3}Z\.json$/)]);
+    // The same record as the route's, taken at another moment: only the time, the request id and
+    // the health probes' readings differ.
+    const stable = (r: typeof record) => ({
+      ...r,
+      recorded_at: undefined,
+      request_id: undefined,
+      health: undefined,
+    });
+    expect(stable(record)).toEqual(stable(route));
+    expect(record).toMatchObject({
+      contract_version: 'v1',
+      schema_versions: {
+        gateway_store: expect.stringMatching(/^\d{14}_\w+$/),
+        memory: expect.stringMatching(/^\d{14}_\w+$/),
+        billing: expect.stringMatching(/^\d{14}_\w+$/),
+        telemetry: expect.stringMatching(/^\d{14}_\w+$/),
+        template: expect.stringMatching(/^\d{14}_\w+$/),
+      },
+      capabilities: { contract_version: 'v1', production_ready: false },
+      health: { status: 'ok', available: true },
+    });
+  });
+
   it('when the launcher gets SIGTERM, then it stops everything and exits 0', async () => {
     const services = ['memory', 'billing', 'telemetry', 'template', 'gateway'].map(servicePid);
 

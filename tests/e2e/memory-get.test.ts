@@ -24,6 +24,7 @@ describe('GET /v1/memories/{memory_id} for memories not made from a template', (
       expect.objectContaining({
         status: 200,
         body: {
+          contract_version: 'v1',
           memory_id: written.body.memory_id,
           namespace,
           event_id: 'evt-spare-key',

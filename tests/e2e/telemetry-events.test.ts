@@ -109,7 +109,7 @@ describe('request records in the events history', () => {
       outcome: 'failed',
       error_code: 'validation_failed',
       units: 0,
-      billing_state: 'not_metered',
+      billing_state: 'no_data',
     });
     // A session names its user but no key.
     expect(byId(ids.sessionOnDataPlane)[0]).toMatchObject({

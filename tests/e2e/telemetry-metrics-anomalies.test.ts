@@ -285,7 +285,7 @@ describe('GET /api/v1/infrastructure/metrics', () => {
         p99_ms: expect.closeTo(percentileCont(latencies, 0.99), 2),
         max_ms: 42,
       },
-      expect.objectContaining({ operation: `GET ${METRICS}`, requests: 1 }),
+      expect.objectContaining({ operation: 'infrastructure.metrics', requests: 1 }),
     ]);
     expect(wide.body.deployment_versions).toEqual([
       { deployment_version: 'crafted', requests: latencies.length },

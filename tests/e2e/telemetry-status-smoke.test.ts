@@ -361,7 +361,7 @@ describe('POST /api/v1/infrastructure/smoke-test', () => {
       .poll(async () => (await usage()).body.request_volume, { timeout: 10_000, interval: 100 })
       .toBeGreaterThanOrEqual(2);
     const after = await usage();
-    expect(after).toMatchObject({ status: 200, body: { state: 'measured', request_volume: 2 } });
+    expect(after).toMatchObject({ status: 200, body: { state: 'billable', request_volume: 2 } });
     expect(requestsByOperation(after)).toEqual({ 'memory.write': 1, 'memory.recall': 1 });
   });
 

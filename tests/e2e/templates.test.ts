@@ -1,5 +1,6 @@
 import { randomUUID } from 'node:crypto';
 import { describe, expect, it } from 'vitest';
+import { asListed } from './support/contract.js';
 import { createTenant } from './support/factories.js';
 import { useStack } from './support/stack.js';
 import { eventsFor } from './support/telemetry.js';
@@ -37,7 +38,7 @@ describe('POST /v1/templates, GET /v1/templates', () => {
     expect(list).toMatchObject({
       status: 200,
       body: {
-        data: [created.body],
+        data: [asListed(created.body)],
         paging: { limit: 50, offset: 0, returned: 1, total: 1, has_more: false, next_offset: null },
       },
     });

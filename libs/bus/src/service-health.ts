@@ -9,6 +9,8 @@ export interface HealthChecks {
   database: () => Promise<DependencyHealth>;
   /** Its durable JetStream consumers, if any (what `runDurableConsumer` returns). */
   consumers?: ReadonlyArray<{ durable: string; lag: () => Promise<ConsumerLag> }>;
+  /** Its database's latest applied migration (`schemaVersion` of its prisma-client.ts), for release records. */
+  schemaVersion?: () => Promise<string | null>;
 }
 
 const within = <T>(promise: Promise<T>, ms: number) => {
@@ -35,12 +37,14 @@ async function consumerHealth(lag: () => Promise<ConsumerLag>): Promise<Dependen
  */
 export async function checkServiceHealth(checks: HealthChecks): Promise<ServiceSelfReport> {
   const consumers = checks.consumers ?? [];
-  const [database, ...lags] = await Promise.all([
+  const [database, schemaVersion, lags] = await Promise.all([
     checks.database(),
-    ...consumers.map((c) => consumerHealth(c.lag)),
+    checks.schemaVersion?.() ?? null,
+    Promise.all(consumers.map((c) => consumerHealth(c.lag))),
   ]);
   return {
     available: database.available,
+    ...(schemaVersion ? { schema_version: schemaVersion } : {}),
     dependencies: {
       database,
       // This report reaches the gateway over the service's own connection: that is the check.

@@ -1,6 +1,6 @@
 import { z } from 'zod';
 import { queryInteger } from './query-integer.js';
-import { CONTRACT_VERSION } from './runtime.js';
+import { BillingState, CONTRACT_VERSION } from './runtime.js';
 import {
   BucketMinutes,
   BucketMinutesField,
@@ -63,7 +63,10 @@ export const UsageSeriesPoint = z.object({
 export const UsageResponse = z
   .object({
     contract_version: z.literal(CONTRACT_VERSION),
-    state: z.enum(['measured', 'no_data']).meta({ description: 'no_data: no usage record in the window' }),
+    state: BillingState.meta({
+      description:
+        "The spec's billing vocabulary: no_data: no usage record in the window; void: every charge in it was voided; billable: otherwise",
+    }),
     window: z.object({ minutes: z.number().int(), from: z.iso.datetime(), to: z.iso.datetime() }),
     request_volume: z.number().int().meta({ description: 'Billable operations recorded in the window' }),
     operations: z.array(OperationUsage),

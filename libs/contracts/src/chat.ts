@@ -98,7 +98,9 @@ export const ChatProvenance = z
     model_version: z.literal(RUNTIME.model_version),
     model_execution: z.literal(false),
     capability_status: z.literal(RUNTIME.capability_status),
-    model_variant: ChatModelKind,
+    // The spec's `Unspecified`: no model executed and nothing is billed as model usage, whichever
+    // engine name was asked for (before [P14] this said the engine's kind, as if it had run).
+    model_variant: z.literal(RUNTIME.model_variant),
   })
   .meta({ id: 'ChatProvenance' });
 
@@ -194,7 +196,12 @@ export const ModelEntry = z
     object: z.literal('model'),
     created: z.number().int(),
     owned_by: z.string(),
-    text_memory: z.object({ model_variant: ChatModelKind, recall_top_k: z.number().int().positive() }),
+    text_memory: z.object({
+      model_kind: ChatModelKind.meta({
+        description: 'The engine kind the name selects (how many memories it recalls); no model runs',
+      }),
+      recall_top_k: z.number().int().positive(),
+    }),
   })
   .meta({ id: 'ModelEntry' });
 export type ModelEntry = z.infer<typeof ModelEntry>;

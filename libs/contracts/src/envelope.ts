@@ -1,5 +1,6 @@
 import { z } from 'zod';
 import { ErrorCode } from './errors.js';
+import { CONTRACT_VERSION } from './runtime.js';
 
 /** Every error code, as a schema (error bodies, request records). */
 export const ErrorCodeSchema = z.enum(Object.values(ErrorCode) as [ErrorCode, ...ErrorCode[]]);
@@ -13,10 +14,12 @@ export const ErrorDetails = z.object({
 
 /**
  * The spec's error envelope: `error` (string) always, `details` with field-level information and the
- * request id. `retryable` and `request_id` are mirrored at the top level, as on success responses.
+ * request id. `retryable` and `request_id` are mirrored at the top level, as on success responses, and
+ * so is `contract_version` (the spec: "Responses include an explicit contract version").
  */
 export const ErrorEnvelope = z
   .object({
+    contract_version: z.literal(CONTRACT_VERSION),
     error: z
       .string()
       .meta({ description: 'Human-readable reason; never a stack trace, secret or internal id' }),

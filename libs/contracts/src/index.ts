@@ -19,6 +19,8 @@ export * from './memory-get.js';
 export * from './namespaces.js';
 export * from './nul-characters.js';
 export * from './openapi.js';
+export * from './release.js';
+export * from './request-id.js';
 export * from './request-record.js';
 export * from './runtime.js';
 export * from './scope.js';

@@ -8,9 +8,8 @@ import {
   ModelList,
   OpenAiErrorEnvelope,
 } from './chat.js';
-import { json } from './openapi-shared.js';
+import { json, requestIdHeaders } from './openapi-shared.js';
 
-const requestId = z.object({ 'X-Request-Id': z.string().max(128).optional() });
 const apiKey: Array<Record<string, string[]>> = [{ bearerAuth: [] }, { apiKeyHeader: [] }];
 
 /** The OpenAI-compatible routes answer failures with `OpenAiErrorEnvelope` (`error` is an object). */
@@ -30,7 +29,7 @@ export const chatPaths: ZodOpenApiPathsObject = {
       summary:
         'Chat completion from the conversation memory `memory_id` (memory:write and memory:recall); recalls with the latest user message, retains it, replies deterministically',
       security: apiKey,
-      requestParams: { header: requestId },
+      requestParams: { header: requestIdHeaders },
       requestBody: { required: true, ...json(ChatCompletionRequest) },
       responses: {
         '200': {
@@ -50,10 +49,10 @@ export const chatPaths: ZodOpenApiPathsObject = {
       operationId: 'listModels',
       summary: 'The documented engines, in the OpenAI list shape (memory:recall)',
       security: apiKey,
-      requestParams: { header: requestId },
+      requestParams: { header: requestIdHeaders },
       responses: {
         '200': { description: 'Model list', ...json(ModelList) },
-        ...openAiErrors(401, 403, 429, 500, 503),
+        ...openAiErrors(400, 401, 403, 429, 500, 503),
       },
     },
   },
@@ -62,10 +61,10 @@ export const chatPaths: ZodOpenApiPathsObject = {
       operationId: 'retrieveModel',
       summary: 'One engine (memory:recall)',
       security: apiKey,
-      requestParams: { path: z.object({ model: z.string() }), header: requestId },
+      requestParams: { path: z.object({ model: z.string() }), header: requestIdHeaders },
       responses: {
         '200': { description: 'The model', ...json(ModelEntry) },
-        ...openAiErrors(401, 403, 404, 429, 500, 503),
+        ...openAiErrors(400, 401, 403, 404, 429, 500, 503),
       },
     },
   },

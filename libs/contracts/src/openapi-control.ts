@@ -68,17 +68,8 @@ const op = (
     [ok.status]: ok.schema
       ? { description: ok.description, ...json(ok.schema) }
       : { description: ok.description },
-    ...errors(
-      401,
-      403,
-      429,
-      500,
-      503,
-      // 400 on every route: a body or query parameter it does not take is refused ([P14]).
-      400,
-      ...(options.body ? [413, 415] : []),
-      ...(options.statuses ?? []),
-    ),
+    // 400 on every route: an X-Request-Id that cannot be kept is refused before any route runs.
+    ...errors(400, 401, 403, 429, 500, 503, ...(options.body ? [413, 415] : []), ...(options.statuses ?? [])),
   },
 });
 

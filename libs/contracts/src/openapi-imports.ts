@@ -7,9 +7,8 @@ import {
   ImportJob,
   ImportListQuery,
 } from './imports.js';
-import { errors, json } from './openapi-shared.js';
+import { errors, json, requestIdHeaders } from './openapi-shared.js';
 
-const requestId = z.object({ 'X-Request-Id': z.string().max(128).optional() });
 const apiKey: Array<Record<string, string[]>> = [{ bearerAuth: [] }, { apiKeyHeader: [] }];
 const oneErrors = errors(400, 401, 403, 404, 429, 500, 503, 504);
 const importRef = z.object({ import_id: z.string().meta({ description: 'The import job’s id (a UUID)' }) });
@@ -70,7 +69,7 @@ export const importPaths: ZodOpenApiPathsObject = {
         'gated or private dataset without a token that has access (403 `dataset_gated`), an unknown dataset ' +
         '(404 `not_found`), a split over the row limit (413 `payload_too_large`), the hub unreachable (503 ' +
         '`hub_unavailable`) or not answering in time (504 `hub_timeout`), both retryable with Retry-After.',
-      requestParams: { header: requestId },
+      requestParams: { header: requestIdHeaders },
       requestBody: {
         required: true,
         content: {
@@ -88,7 +87,7 @@ export const importPaths: ZodOpenApiPathsObject = {
     get: op({
       operationId: 'getImport',
       summary: 'An import’s state and progress: total, processed = retained + failed (memory:write)',
-      requestParams: { path: importRef, header: requestId },
+      requestParams: { path: importRef, header: requestIdHeaders },
       responses: { '200': { description: 'The job', ...json(ImportJob) }, ...oneErrors },
     }),
   },
@@ -102,7 +101,7 @@ export const importPaths: ZodOpenApiPathsObject = {
         'A job not started within the service’s time for it (a day by default) has expired: 409 ' +
         '`version_conflict`; create the import again. A dataset import reads the hub while it runs: a tenant ' +
         'with its maximum of dataset imports in flight gets 429 `too_many_imports` (retryable, Retry-After).',
-      requestParams: { path: importRef, header: requestId },
+      requestParams: { path: importRef, header: requestIdHeaders },
       responses: {
         '202': { description: 'The job, processing', ...json(ImportJob) },
         ...errors(400, 401, 403, 404, 409, 429, 500, 503, 504),
@@ -113,7 +112,7 @@ export const importPaths: ZodOpenApiPathsObject = {
     get: op({
       operationId: 'listImportFailures',
       summary: 'Rows that were not retained, by row number, with a reason code (never the row’s text)',
-      requestParams: { path: importRef, query: ImportListQuery, header: requestId },
+      requestParams: { path: importRef, query: ImportListQuery, header: requestIdHeaders },
       responses: { '200': { description: 'A page of failures', ...json(ImportFailurePage) }, ...oneErrors },
     }),
   },

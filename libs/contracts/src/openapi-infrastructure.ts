@@ -4,7 +4,7 @@ import { ErrorEnvelope } from './envelope.js';
 import { SmokeTestResponse, StatusResponse } from './infrastructure.js';
 import { Namespace } from './memory.js';
 import { NamespacesPage, NamespacesQuery } from './namespaces.js';
-import { errors, json } from './openapi-shared.js';
+import { errors, json, requestIdHeaders } from './openapi-shared.js';
 import {
   AnomaliesResponse,
   EventsPage,
@@ -15,7 +15,6 @@ import {
   WindowQuery,
 } from './telemetry.js';
 
-const requestId = z.object({ 'X-Request-Id': z.string().max(128).optional() });
 const apiKey: Array<Record<string, string[]>> = [{ bearerAuth: [] }, { apiKeyHeader: [] }];
 const reader = [...apiKey, { sessionAuth: [] }];
 const readErrors = errors(400, 401, 403, 429, 500, 503, 504);
@@ -36,7 +35,7 @@ export const infrastructurePaths: ZodOpenApiPathsObject = {
       operationId: 'events',
       summary: 'Redacted request history, newest first (API key with telemetry:read, or a session)',
       security: reader,
-      requestParams: { query: EventsQuery, header: requestId },
+      requestParams: { query: EventsQuery, header: requestIdHeaders },
       responses: { '200': { description: 'One page of the history', ...json(EventsPage) }, ...readErrors },
     },
   },
@@ -49,7 +48,7 @@ export const infrastructurePaths: ZodOpenApiPathsObject = {
         'Keyset-paged by name: send a page’s `next_cursor` as `cursor` for the next. Counts are read when the page is, ' +
         'so a namespace written or deleted meanwhile may show either way; a namespace whose records are all deleted is absent.',
       security: reader,
-      requestParams: { query: NamespacesQuery, header: requestId },
+      requestParams: { query: NamespacesQuery, header: requestIdHeaders },
       responses: {
         '200': { description: 'One page of namespaces', ...json(NamespacesPage) },
         ...readErrors,
@@ -62,7 +61,7 @@ export const infrastructurePaths: ZodOpenApiPathsObject = {
       summary:
         'Latency percentiles per operation, request quality, operation mix, deployment attribution and a time series',
       security: reader,
-      requestParams: { query: MetricsQuery, header: requestId },
+      requestParams: { query: MetricsQuery, header: requestIdHeaders },
       responses: {
         '200': { description: 'Metrics over the window', ...json(MetricsResponse) },
         ...readErrors,
@@ -74,7 +73,7 @@ export const infrastructurePaths: ZodOpenApiPathsObject = {
       operationId: 'anomalies',
       summary: 'Thresholded signals over the window, each with severity, observed value and threshold',
       security: reader,
-      requestParams: { query: WindowQuery, header: requestId },
+      requestParams: { query: WindowQuery, header: requestIdHeaders },
       responses: {
         '200': { description: 'anomaly_count 0: no threshold crossed', ...json(AnomaliesResponse) },
         ...readErrors,
@@ -86,7 +85,7 @@ export const infrastructurePaths: ZodOpenApiPathsObject = {
       operationId: 'status',
       summary: 'Combined health, monitoring (anomalies, dropped telemetry) and consent state',
       security: reader,
-      requestParams: { header: requestId },
+      requestParams: { header: requestIdHeaders },
       responses: { '200': { description: 'Status', ...json(StatusResponse) }, ...readErrors },
     },
   },
@@ -101,7 +100,7 @@ export const infrastructurePaths: ZodOpenApiPathsObject = {
       security: reader,
       requestParams: {
         query: z.object({ namespace: z.union([Namespace, z.array(Namespace)]).optional() }),
-        header: requestId,
+        header: requestIdHeaders,
       },
       responses: { '200': { description: 'The export', ...json(ExportDocument) }, ...readErrors },
     },
@@ -114,7 +113,7 @@ export const infrastructurePaths: ZodOpenApiPathsObject = {
         'Needs an API key with memory:write and an active managed storage connection, the tenant’s operator token ' +
         '(X-Operator-Token), the key user’s active consent, and a deployment policy that allows smoke tests.',
       security: apiKey,
-      requestParams: { header: requestId.extend({ 'X-Operator-Token': z.string() }) },
+      requestParams: { header: requestIdHeaders.extend({ 'X-Operator-Token': z.string() }) },
       responses: {
         '200': { description: 'Every step passed', ...json(SmokeTestResponse) },
         ...errors(400, 401, 403, 429, 500),

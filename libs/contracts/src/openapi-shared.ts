@@ -1,6 +1,7 @@
-import type { z } from 'zod';
+import { z } from 'zod';
 import type { ZodOpenApiResponsesObject } from 'zod-openapi';
 import { ErrorEnvelope } from './envelope.js';
+import { RequestIdHeader } from './request-id.js';
 
 export const json = (schema: z.ZodType) => ({ content: { 'application/json': { schema } } });
 
@@ -35,3 +36,6 @@ export const publicRoute: Array<Record<string, string[]>> = [];
  * `malformed_request`) or oversized headers (431) before any route runs.
  */
 export const parserErrors = () => errors(400, 431);
+
+/** The correlation header every route takes. */
+export const requestIdHeaders = z.object({ 'X-Request-Id': RequestIdHeader });

@@ -2,7 +2,7 @@ import { z } from 'zod';
 import type { ZodOpenApiOperationObject, ZodOpenApiPathsObject } from 'zod-openapi';
 import { IdempotencyKey } from './memory.js';
 import { Memory } from './memory-get.js';
-import { errors, json } from './openapi-shared.js';
+import { errors, json, requestIdHeaders } from './openapi-shared.js';
 import {
   CreateTemplateMemoryRequest,
   CreateTemplateMemoryResponse,
@@ -16,7 +16,6 @@ import {
   UpdateTemplateRequest,
 } from './templates.js';
 
-const requestId = z.object({ 'X-Request-Id': z.string().max(128).optional() });
 const apiKey: Array<Record<string, string[]>> = [{ bearerAuth: [] }, { apiKeyHeader: [] }];
 const readErrors = errors(400, 401, 403, 429, 500, 503, 504);
 const oneErrors = errors(400, 401, 403, 404, 429, 500, 503, 504);
@@ -41,7 +40,7 @@ export const templatePaths: ZodOpenApiPathsObject = {
     get: op({
       operationId: 'listTemplates',
       summary: 'The tenant’s private templates, by name, at their current version (memory:recall)',
-      requestParams: { query: TemplateListQuery, header: requestId },
+      requestParams: { query: TemplateListQuery, header: requestIdHeaders },
       responses: { '200': { description: 'One page', ...json(TemplatePage) }, ...readErrors },
     }),
     post: op({
@@ -49,7 +48,7 @@ export const templatePaths: ZodOpenApiPathsObject = {
       summary: 'Create a private template at revision 1 (memory:write)',
       description:
         '`version` is the author’s label for the definition (default "1"); `revision` is the server’s counter.',
-      requestParams: { header: requestId },
+      requestParams: { header: requestIdHeaders },
       requestBody: { required: true, ...json(CreateTemplateRequest) },
       responses: {
         '201': { description: 'The template', ...etag, ...json(Template) },
@@ -61,7 +60,7 @@ export const templatePaths: ZodOpenApiPathsObject = {
     get: op({
       operationId: 'getTemplate',
       summary: 'One private template at its current revision (memory:recall)',
-      requestParams: { path: templateRef, header: requestId },
+      requestParams: { path: templateRef, header: requestIdHeaders },
       responses: { '200': { description: 'The template', ...etag, ...json(Template) }, ...oneErrors },
     }),
     put: op({
@@ -73,7 +72,7 @@ export const templatePaths: ZodOpenApiPathsObject = {
         'Memories keep the version and revision they were created with.',
       requestParams: {
         path: templateRef,
-        header: requestId.extend({
+        header: requestIdHeaders.extend({
           'If-Match': z
             .string()
             .optional()
@@ -92,7 +91,7 @@ export const templatePaths: ZodOpenApiPathsObject = {
     get: op({
       operationId: 'searchMarketplace',
       summary: 'Search the marketplace by category and keywords (memory:recall)',
-      requestParams: { query: MarketplaceQuery, header: requestId },
+      requestParams: { query: MarketplaceQuery, header: requestIdHeaders },
       responses: { '200': { description: 'One page of matches', ...json(MarketplacePage) }, ...readErrors },
     }),
   },
@@ -102,7 +101,7 @@ export const templatePaths: ZodOpenApiPathsObject = {
       summary: 'One marketplace template definition (memory:recall)',
       requestParams: {
         path: z.object({ marketplace_template_id: z.string().meta({ example: 'meeting-notes' }) }),
-        header: requestId,
+        header: requestIdHeaders,
       },
       responses: { '200': { description: 'The entry', ...json(MarketplaceTemplate) }, ...oneErrors },
     }),
@@ -117,7 +116,7 @@ export const templatePaths: ZodOpenApiPathsObject = {
         'Without consent the answer is 200 with `state: not_retained` and `memory_id: null`, and nothing is stored. ' +
         '201 when a memory was created, 200 for a replay of the same Idempotency-Key.',
       requestParams: {
-        header: requestId.extend({
+        header: requestIdHeaders.extend({
           'Idempotency-Key': IdempotencyKey.optional().meta({
             description: 'Retry with the same key; generated if absent',
           }),
@@ -142,7 +141,7 @@ export const templatePaths: ZodOpenApiPathsObject = {
       description:
         'Memories written by POST /api/v1/memory/write, imports, chat or templates alike. A superseded memory is readable ' +
         '(`state: superseded`); a deleted one, or another tenant’s, is 404.',
-      requestParams: { path: z.object({ memory_id: z.string() }), header: requestId },
+      requestParams: { path: z.object({ memory_id: z.string() }), header: requestIdHeaders },
       responses: { '200': { description: 'The memory', ...json(Memory) }, ...oneErrors },
     }),
   },

@@ -17,16 +17,17 @@ import {
   WriteResponse,
 } from './memory.js';
 import { chatPaths } from './openapi-chat.js';
+import { declareContractVersion } from './openapi-contract-version.js';
 import { controlPaths } from './openapi-control.js';
 import { importPaths } from './openapi-imports.js';
 import { infrastructurePaths } from './openapi-infrastructure.js';
 import { errors, json, parserErrors, publicRoute } from './openapi-shared.js';
 import { templatePaths } from './openapi-templates.js';
+import { ReleaseRecord } from './release.js';
+import { RequestIdHeader } from './request-id.js';
 import { SCHEMA_VERSION } from './runtime.js';
 
-const requestIdHeader = z.string().max(128).optional().meta({
-  description: 'Client-chosen correlation id (visible ASCII, up to 128); echoed, else generated',
-});
+const requestIdHeader = RequestIdHeader;
 const authed: Array<Record<string, string[]>> = [{ bearerAuth: [] }, { apiKeyHeader: [] }];
 const dataPlaneErrors = errors(400, 401, 403, 413, 415, 429, 500, 503, 504);
 
@@ -110,109 +111,128 @@ const deletionOp: ZodOpenApiOperationObject = {
 
 /** The machine-readable description of the API, generated from the same schemas the code validates with. */
 export function buildOpenApiDocument(): ReturnType<typeof createDocument> {
-  return createDocument({
-    openapi: '3.1.0',
-    info: {
-      title: 'Text-Memory Service API',
-      version: SCHEMA_VERSION,
-      description:
-        'Tenant-scoped text memory: write, recall, delete, with provenance, usage and telemetry. Contract v1.',
-    },
-    // Paths are absolute from the deployment's origin (`/api/v1/…`, `/v1/…`); the document is served there.
-    servers: [{ url: '/', description: 'The deployment serving this document' }],
-    components: {
-      securitySchemes: {
-        bearerAuth: { type: 'http', scheme: 'bearer', description: 'Authorization: Bearer <API_KEY>' },
-        apiKeyHeader: { type: 'apiKey', in: 'header', name: 'X-API-Key' },
-        sessionAuth: {
-          type: 'http',
-          scheme: 'bearer',
-          bearerFormat: 'JWT',
-          description: 'Authorization: Bearer <SESSION_TOKEN> from POST /api/v1/control/sessions',
+  return declareContractVersion(
+    createDocument({
+      openapi: '3.1.0',
+      info: {
+        title: 'Text-Memory Service API',
+        version: SCHEMA_VERSION,
+        description:
+          'Tenant-scoped text memory: write, recall, delete, with provenance, usage and telemetry. Contract v1.',
+      },
+      // Paths are absolute from the deployment's origin (`/api/v1/…`, `/v1/…`); the document is served there.
+      servers: [{ url: '/', description: 'The deployment serving this document' }],
+      components: {
+        securitySchemes: {
+          bearerAuth: { type: 'http', scheme: 'bearer', description: 'Authorization: Bearer <API_KEY>' },
+          apiKeyHeader: { type: 'apiKey', in: 'header', name: 'X-API-Key' },
+          sessionAuth: {
+            type: 'http',
+            scheme: 'bearer',
+            bearerFormat: 'JWT',
+            description: 'Authorization: Bearer <SESSION_TOKEN> from POST /api/v1/control/sessions',
+          },
         },
       },
-    },
-    paths: {
-      ...controlPaths,
-      ...infrastructurePaths,
-      ...templatePaths,
-      ...importPaths,
-      ...chatPaths,
-      '/api/v1/memory/write': { post: writeOp },
-      '/api/v1/memory/recall': { post: recallOp },
-      '/api/v1/memory': { delete: deleteOp },
-      '/api/v1/memory/deletions/{deletion_id}': { get: deletionOp },
-      '/api/v1/infrastructure/health': {
-        get: {
-          operationId: 'health',
-          summary: 'Service and deployment readiness (public): 503 when writes cannot be served',
-          description:
-            'Every service reports its own dependencies (its database, NATS, its JetStream consumers); the ' +
-            'gateway adds its own database (`gateway_store`). 200 while writes can be served, with ' +
-            '`status: degraded` and the entries at fault when something optional is down; 503 with the same ' +
-            'report, the error envelope and Retry-After when a required one is (`required: true`). For a ' +
-            'load balancer or a readiness probe; a liveness probe asks `/api/v1/infrastructure/health/live`.',
-          security: publicRoute,
-          responses: {
-            '200': { description: 'Serving: status ok or degraded', ...json(HealthResponse) },
-            ...parserErrors(),
-            '503': {
-              description:
-                'Not serving writes: a required service or database is unavailable; retry after Retry-After',
-              ...json(HealthUnavailable),
+      paths: {
+        ...controlPaths,
+        ...infrastructurePaths,
+        ...templatePaths,
+        ...importPaths,
+        ...chatPaths,
+        '/api/v1/memory/write': { post: writeOp },
+        '/api/v1/memory/recall': { post: recallOp },
+        '/api/v1/memory': { delete: deleteOp },
+        '/api/v1/memory/deletions/{deletion_id}': { get: deletionOp },
+        '/api/v1/infrastructure/health': {
+          get: {
+            operationId: 'health',
+            summary: 'Service and deployment readiness (public): 503 when writes cannot be served',
+            description:
+              'Every service reports its own dependencies (its database, NATS, its JetStream consumers); the ' +
+              'gateway adds its own database (`gateway_store`). 200 while writes can be served, with ' +
+              '`status: degraded` and the entries at fault when something optional is down; 503 with the same ' +
+              'report, the error envelope and Retry-After when a required one is (`required: true`). For a ' +
+              'load balancer or a readiness probe; a liveness probe asks `/api/v1/infrastructure/health/live`.',
+            security: publicRoute,
+            responses: {
+              '200': { description: 'Serving: status ok or degraded', ...json(HealthResponse) },
+              ...parserErrors(),
+              '503': {
+                description:
+                  'Not serving writes: a required service or database is unavailable; retry after Retry-After',
+                ...json(HealthUnavailable),
+              },
+            },
+          },
+        },
+        '/api/v1/infrastructure/health/live': {
+          get: {
+            operationId: 'liveness',
+            summary: 'Liveness (public): 200 while the gateway process runs; asks no dependency',
+            security: publicRoute,
+            responses: {
+              '200': { description: 'The process runs', ...json(LivenessResponse) },
+              ...parserErrors(),
+            },
+          },
+        },
+        '/api/v1/infrastructure/usage': {
+          get: {
+            operationId: 'usage',
+            summary:
+              'Usage over a lookback window, from the billing ledger (API key with telemetry:read, or a session)',
+            security: [...authed, { sessionAuth: [] }],
+            requestParams: { query: UsageQuery, header: z.object({ 'X-Request-Id': requestIdHeader }) },
+            responses: {
+              '200': {
+                description: 'Usage: state no_data when the window holds no record',
+                ...json(UsageResponse),
+              },
+              ...errors(400, 401, 403, 429, 500, 503, 504),
+            },
+          },
+        },
+        '/api/v1/infrastructure/capabilities': {
+          get: {
+            operationId: 'capabilities',
+            summary: 'Enabled operations, guarantees and limitations (public)',
+            security: publicRoute,
+            responses: {
+              '200': { description: 'Capability manifest', ...json(CapabilitiesResponse) },
+              ...parserErrors(),
+            },
+          },
+        },
+        '/api/v1/infrastructure/release': {
+          get: {
+            operationId: 'release',
+            summary:
+              'Release record (public): deployment, contract and schema versions, capability manifest and health',
+            description:
+              'Made of what health and capabilities answer (both public), plus the latest migration applied to ' +
+              'each database. Answered 200 whatever the health: the record says it. The dev launcher writes the ' +
+              'same record to `.data/releases/<time>.json` on each start.',
+            security: publicRoute,
+            requestParams: { header: z.object({ 'X-Request-Id': requestIdHeader }) },
+            responses: {
+              '200': { description: 'The deployment as it is now', ...json(ReleaseRecord) },
+              ...parserErrors(),
+            },
+          },
+        },
+        '/api/v1/openapi.json': {
+          get: {
+            operationId: 'openapi',
+            summary: 'This document (public)',
+            security: publicRoute,
+            responses: {
+              '200': { description: 'OpenAPI 3.1 document', ...json(z.record(z.string(), z.unknown())) },
+              ...parserErrors(),
             },
           },
         },
       },
-      '/api/v1/infrastructure/health/live': {
-        get: {
-          operationId: 'liveness',
-          summary: 'Liveness (public): 200 while the gateway process runs; asks no dependency',
-          security: publicRoute,
-          responses: {
-            '200': { description: 'The process runs', ...json(LivenessResponse) },
-            ...parserErrors(),
-          },
-        },
-      },
-      '/api/v1/infrastructure/usage': {
-        get: {
-          operationId: 'usage',
-          summary:
-            'Usage over a lookback window, from the billing ledger (API key with telemetry:read, or a session)',
-          security: [...authed, { sessionAuth: [] }],
-          requestParams: { query: UsageQuery, header: z.object({ 'X-Request-Id': requestIdHeader }) },
-          responses: {
-            '200': {
-              description: 'Usage: state no_data when the window holds no record',
-              ...json(UsageResponse),
-            },
-            ...errors(400, 401, 403, 429, 500, 503, 504),
-          },
-        },
-      },
-      '/api/v1/infrastructure/capabilities': {
-        get: {
-          operationId: 'capabilities',
-          summary: 'Enabled operations, guarantees and limitations (public)',
-          security: publicRoute,
-          responses: {
-            '200': { description: 'Capability manifest', ...json(CapabilitiesResponse) },
-            ...parserErrors(),
-          },
-        },
-      },
-      '/api/v1/openapi.json': {
-        get: {
-          operationId: 'openapi',
-          summary: 'This document (public)',
-          security: publicRoute,
-          responses: {
-            '200': { description: 'OpenAPI 3.1 document', ...json(z.record(z.string(), z.unknown())) },
-            ...parserErrors(),
-          },
-        },
-      },
-    },
-  });
+    }),
+  );
 }

@@ -1,15 +1,19 @@
 import { z } from 'zod';
 import { ErrorCodeSchema } from './envelope.js';
+import { REQUEST_ID_MAX } from './request-id.js';
+import { BillingState } from './runtime.js';
 
 /** accepted: 2xx/3xx. blocked: refused before any work (401, 403, 429). failed: every other 4xx/5xx. */
 export const RequestOutcome = z.enum(['accepted', 'failed', 'blocked']);
 export type RequestOutcome = z.infer<typeof RequestOutcome>;
 
 /**
- * billable: a usage record was written. no_data: a metered operation that charged nothing (a replay,
- * nothing retained). not_metered: a route that is never charged, or a request that failed first.
+ * The spec's billing vocabulary. billable: a usage record was written (units > 0). no_data: nothing
+ * billable was measured, units 0: a replay, nothing retained, a route that is never charged, a request
+ * that failed. A record is written when its request ends, so it never says `void` (a charge voided
+ * later shows in the charges and the usage route).
  */
-export const RecordBillingState = z.enum(['billable', 'no_data', 'not_metered']);
+export const RecordBillingState = BillingState;
 
 /** The longest route a record keeps. */
 export const ROUTE_MAX = 200;
@@ -36,7 +40,7 @@ export const RequestRecord = z.object({
   version: z.literal('v1'),
   /** Unique per HTTP request (the request id may repeat: a client keeps it on a retry). */
   record_id: z.uuid(),
-  request_id: z.string().min(1).max(128),
+  request_id: z.string().min(1).max(REQUEST_ID_MAX),
   tenant_id: z.string().max(128).nullable(),
   /** Who, within the tenant: the API key's id (as listed in the control plane) and its user, or the session's user. */
   key_id: z.string().max(128).nullable().default(null),

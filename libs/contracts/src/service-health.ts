@@ -27,6 +27,8 @@ export type DependencyHealth = z.infer<typeof DependencyHealth>;
 export const ServiceSelfReport = z.object({
   available: z.boolean(),
   dependencies: z.record(z.string(), DependencyHealth),
+  /** The latest migration applied to its database ([P14], for release records); absent if unread. */
+  schema_version: z.string().max(200).optional(),
 });
 export type ServiceSelfReport = z.infer<typeof ServiceSelfReport>;
 

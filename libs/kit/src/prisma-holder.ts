@@ -10,7 +10,16 @@ import { watchPool } from './metrics/pool-metrics.js';
  * `close`, and the last close ends the pool.
  */
 export function prismaHolder<C extends { $disconnect(): Promise<void> }>(create: (pool: pg.Pool) => C) {
-  let state: { url: string; pool: pg.Pool; client: C; users: number; probe?: DatabaseProbe } | undefined;
+  let state:
+    | {
+        url: string;
+        pool: pg.Pool;
+        client: C;
+        users: number;
+        probe?: DatabaseProbe;
+        schemaVersion?: Promise<string | null>;
+      }
+    | undefined;
   const current = () => {
     if (!state) throw new Error('database used before init');
     return state;
@@ -27,6 +36,8 @@ export function prismaHolder<C extends { $disconnect(): Promise<void> }>(create:
       pool.on('error', () => {});
       watchPool(pool);
       state = { url, pool, client: create(pool), users: 1 };
+      // Read now, so no health check waits on it (it is asked with every ping).
+      void readSchemaVersion(state);
       return state.client;
     },
     get: (): C => current().client,
@@ -37,6 +48,11 @@ export function prismaHolder<C extends { $disconnect(): Promise<void> }>(create:
       held.probe ??= createDatabaseProbe(held.url);
       return held.probe.check();
     },
+    /**
+     * The latest migration applied to this database (`_prisma_migrations`), for release records: read
+     * once, since migrations run before a service starts. Null when it cannot be read (asked again).
+     */
+    schemaVersion: (): Promise<string | null> => readSchemaVersion(current()),
     async close(): Promise<void> {
       if (state && --state.users > 0) return;
       const closing = state;
@@ -45,4 +61,21 @@ export function prismaHolder<C extends { $disconnect(): Promise<void> }>(create:
       await Promise.all([closing?.pool.end(), closing?.probe?.close()]);
     },
   };
+}
+
+function readSchemaVersion(held: { pool: pg.Pool; schemaVersion?: Promise<string | null> }) {
+  held.schemaVersion ??= latestMigration(held.pool).catch(() => {
+    held.schemaVersion = undefined; // asked again next time
+    return null;
+  });
+  return held.schemaVersion;
+}
+
+async function latestMigration(pool: pg.Pool): Promise<string | null> {
+  const { rows } = await pool.query<{ migration_name: string }>(
+    `SELECT migration_name FROM _prisma_migrations
+      WHERE finished_at IS NOT NULL AND rolled_back_at IS NULL
+      ORDER BY migration_name DESC LIMIT 1`,
+  );
+  return rows[0]?.migration_name ?? null;
 }

@@ -16,7 +16,7 @@ import {
 export interface CallOptions extends RetryOptions {
   /** Cancels the call: the attempt in flight is aborted and no retry follows. */
   signal?: AbortSignal;
-  /** Sent as X-Request-Id (1–128 of `A–Z a–z 0–9 . _ : -`); the server generates one otherwise. */
+  /** Sent as X-Request-Id (1–200 printable ASCII characters, else the server answers 400); the server generates one when absent. */
   requestId?: string;
   /** Extra headers for this call. */
   headers?: Record<string, string>;

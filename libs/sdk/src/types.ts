@@ -45,6 +45,7 @@ export type SmokeTestResponse = ResponseOf<'smokeTest'>;
  */
 export type SmokeTestReport = SmokeTestResponse | ResponseOf<'smokeTest', 503>;
 export type CapabilitiesResponse = ResponseOf<'capabilities'>;
+export type ReleaseRecord = ResponseOf<'release'>;
 export type StatusResponse = ResponseOf<'status'>;
 export type EventsPage = ResponseOf<'events'>;
 export type RequestEvent = EventsPage['data'][number];

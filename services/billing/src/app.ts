@@ -7,7 +7,7 @@ import {
 } from '@tm/bus';
 import type { Logger } from '@tm/kit';
 import type { BillingConfig } from './config.js';
-import { closePrisma, initPrisma, pingDatabase } from './data-access/prisma-client.js';
+import { closePrisma, initPrisma, pingDatabase, schemaVersion } from './data-access/prisma-client.js';
 import { createPriceList } from './domain/price-list.js';
 import { serveBillingEndpoints } from './entry-points/nats/billing-endpoints.js';
 import { startUsageConsumer } from './entry-points/nats/usage-consumer.js';
@@ -41,7 +41,7 @@ export async function startBillingService(
     {
       pricingVersion: config.PRICING_VERSION,
       version,
-      health: () => checkServiceHealth({ database: pingDatabase, consumers: [consumer] }),
+      health: () => checkServiceHealth({ database: pingDatabase, schemaVersion, consumers: [consumer] }),
     },
     logger,
   );

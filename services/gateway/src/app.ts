@@ -9,7 +9,7 @@ import { PING_TIMEOUT_MS } from './clients/service-client.js';
 import { createTelemetryClient } from './clients/telemetry-client.js';
 import { createTemplateClient } from './clients/template-client.js';
 import type { GatewayConfig } from './config.js';
-import { closePrisma, getSql, initPrisma, pingDatabase } from './data-access/prisma-client.js';
+import { closePrisma, getSql, initPrisma, pingDatabase, schemaVersion } from './data-access/prisma-client.js';
 import { deriveGatewaySecrets } from './domain/identity/gateway-secrets.js';
 import { createKeyUsage } from './domain/identity/key-usage.js';
 import { DEFAULT_HASHING_SLOTS, limitPasswordHashing } from './domain/identity/password-hash.js';
@@ -120,8 +120,12 @@ export async function startGateway(config: GatewayConfig, logger: Logger): Promi
       gateway_store: {
         required: true,
         check: async () => {
-          const database = await pingDatabase();
-          return { available: database.available, dependencies: { database } };
+          const [database, schema] = await Promise.all([pingDatabase(), schemaVersion()]);
+          return {
+            available: database.available,
+            dependencies: { database },
+            ...(schema ? { schema_version: schema } : {}),
+          };
         },
       },
       memory: { required: true, check: () => memory.ping(PING_TIMEOUT_MS) },

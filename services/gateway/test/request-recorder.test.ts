@@ -126,7 +126,7 @@ function requestRecord(): RequestRecord {
     error_code: null,
     latency_ms: 1.5,
     units: 0,
-    billing_state: 'not_metered',
+    billing_state: 'no_data',
     namespace_ref: null,
     deployment_version: 'test',
     occurred_at: new Date().toISOString(),

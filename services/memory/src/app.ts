@@ -17,7 +17,14 @@ import type { MemoryConfig } from './config.js';
 import { pruneExpiredEntries } from './data-access/idempotency-pruning.js';
 import { pruneFinishedDeletions } from './data-access/namespace-deletion.js';
 import { countPending, fetchPending, markFailed, removePublished } from './data-access/outbox-repository.js';
-import { closePrisma, getPool, getSql, initPrisma, pingDatabase } from './data-access/prisma-client.js';
+import {
+  closePrisma,
+  getPool,
+  getSql,
+  initPrisma,
+  pingDatabase,
+  schemaVersion,
+} from './data-access/prisma-client.js';
 import { startDeletionWorker } from './domain/deletion-worker.js';
 import { serveMemoryEndpoints } from './entry-points/nats/memory-endpoints.js';
 
@@ -71,7 +78,7 @@ export async function startMemoryService(
       deletions,
       deleteWaitMs: config.MEMORY_DELETE_WAIT_MS,
       version,
-      health: () => checkServiceHealth({ database: pingDatabase }),
+      health: () => checkServiceHealth({ database: pingDatabase, schemaVersion }),
     },
     logger,
   );

@@ -7,7 +7,7 @@ import {
 } from '@tm/bus';
 import type { Logger } from '@tm/kit';
 import type { TelemetryConfig } from './config.js';
-import { closePrisma, initPrisma, pingDatabase } from './data-access/prisma-client.js';
+import { closePrisma, initPrisma, pingDatabase, schemaVersion } from './data-access/prisma-client.js';
 import { startRetention } from './domain/prune-history.js';
 import { anomalyPolicy } from './domain/thresholds.js';
 import {
@@ -48,7 +48,8 @@ export async function startTelemetryService(
       policy: anomalyPolicy(config),
       version,
       exactPercentilesUpTo: config.TELEMETRY_EXACT_PERCENTILES_UP_TO,
-      health: () => checkServiceHealth({ database: pingDatabase, consumers: [records, deadLetters] }),
+      health: () =>
+        checkServiceHealth({ database: pingDatabase, schemaVersion, consumers: [records, deadLetters] }),
     },
     logger,
   );

@@ -19,7 +19,7 @@ const record = (n: number, extra: Record<string, unknown> = {}) => ({
   error_code: null,
   latency_ms: 1.5,
   units: 0,
-  billing_state: 'not_metered',
+  billing_state: 'no_data',
   namespace_ref: null,
   deployment_version: '1.0.0',
   occurred_at: '2026-11-25T01:20:03.112Z',

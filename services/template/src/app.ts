@@ -4,7 +4,7 @@ import { createWritePriceReader } from './clients/billing-prices.js';
 import { createHubClient } from './clients/hub/hub-client.js';
 import { createMemoryWriter } from './clients/memory-writer.js';
 import type { TemplateConfig } from './config.js';
-import { closePrisma, initPrisma, pingDatabase } from './data-access/prisma-client.js';
+import { closePrisma, initPrisma, pingDatabase, schemaVersion } from './data-access/prisma-client.js';
 import { expireUnstartedImports } from './domain/expire-unstarted-imports.js';
 import { createHubTokenBox } from './domain/import/hub/hub-token-box.js';
 import { createReadSlots } from './domain/import/read-slots.js';
@@ -67,7 +67,7 @@ export async function startTemplateService(
   const subscriptions = [
     ...serveTemplateEndpoints(
       nc,
-      { writeMemory, version, health: () => checkServiceHealth({ database: pingDatabase }) },
+      { writeMemory, version, health: () => checkServiceHealth({ database: pingDatabase, schemaVersion }) },
       logger,
     ),
     ...serveImportEndpoints(

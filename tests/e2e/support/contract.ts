@@ -79,3 +79,9 @@ export class ContractValidator {
     expect(ok, `${id} body does not match the document: ${this.ajv.errorsText(validate.errors)}`).toBe(true);
   }
 }
+
+/** An answer as a list shows it: a list carries `contract_version` once, not in each item ([P14]). */
+export function asListed<T extends object>(answer: T): Omit<T, 'contract_version'> {
+  const { contract_version: _, ...item } = answer as T & { contract_version?: unknown };
+  return item;
+}

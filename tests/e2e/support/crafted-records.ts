@@ -25,7 +25,7 @@ export function record(tenantId: string, r: Crafted): RequestRecord {
     state: null,
     error_code: null,
     units: 0,
-    billing_state: 'not_metered',
+    billing_state: 'no_data',
     namespace_ref: null,
     deployment_version: 'crafted',
     occurred_at: new Date().toISOString(),

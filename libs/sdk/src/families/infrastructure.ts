@@ -64,6 +64,14 @@ export class InfrastructureFamily {
     return this.get<ResponseOf<'capabilities'>>('/infrastructure/capabilities', 'none', options);
   }
 
+  /**
+   * The release record (public): deployment, contract and schema versions, each database's latest
+   * migration, the capability manifest and health, as the deployment is now.
+   */
+  release(options?: CallOptions) {
+    return this.get<ResponseOf<'release'>>('/infrastructure/release', 'none', options);
+  }
+
   /** The OpenAPI document the deployment serves (public). */
   openapi(options?: CallOptions) {
     return this.get<ResponseOf<'openapi'>>('/openapi.json', 'none', options);

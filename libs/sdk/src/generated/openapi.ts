@@ -918,6 +918,26 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/api/v1/infrastructure/release": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Release record (public): deployment, contract and schema versions, capability manifest and health
+         * @description Made of what health and capabilities answer (both public), plus the latest migration applied to each database. Answered 200 whatever the health: the record says it. The dev launcher writes the same record to `.data/releases/<time>.json` on each start.
+         */
+        get: operations["release"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/api/v1/openapi.json": {
         parameters: {
             query?: never;
@@ -1195,6 +1215,11 @@ export interface components {
             user_id?: unknown;
         };
         SessionCreated: {
+            /**
+             * @description The contract version of this answer (the spec: "Responses include an explicit contract version")
+             * @constant
+             */
+            contract_version: "v1";
             /** @description Send as Authorization: Bearer <SESSION_TOKEN>; shown once */
             token: string;
             /** @constant */
@@ -1219,6 +1244,8 @@ export interface components {
             name: string;
         };
         ErrorEnvelope: {
+            /** @constant */
+            contract_version: "v1";
             /** @description Human-readable reason; never a stack trace, secret or internal id */
             error: string;
             retryable: boolean;
@@ -1239,6 +1266,11 @@ export interface components {
             };
         };
         Account: {
+            /**
+             * @description The contract version of this answer (the spec: "Responses include an explicit contract version")
+             * @constant
+             */
+            contract_version: "v1";
             tenant: components["schemas"]["Tenant"];
             user: components["schemas"]["User"];
             consent: components["schemas"]["Consent"];
@@ -1257,9 +1289,19 @@ export interface components {
             updated_at: string | null;
         };
         UserList: {
+            /**
+             * @description The contract version of this answer (the spec: "Responses include an explicit contract version")
+             * @constant
+             */
+            contract_version: "v1";
             data: components["schemas"]["User"][];
         };
         ApiKeyList: {
+            /**
+             * @description The contract version of this answer (the spec: "Responses include an explicit contract version")
+             * @constant
+             */
+            contract_version: "v1";
             data: components["schemas"]["ApiKey"][];
         };
         ApiKey: {
@@ -1283,6 +1325,11 @@ export interface components {
             revoked_at: string | null;
         };
         ApiKeyCreated: {
+            /**
+             * @description The contract version of this answer (the spec: "Responses include an explicit contract version")
+             * @constant
+             */
+            contract_version: "v1";
             id: string;
             name: string;
             /** @description Visible start of the key, for identification */
@@ -1305,6 +1352,11 @@ export interface components {
             key: string;
         };
         StorageConnectionList: {
+            /**
+             * @description The contract version of this answer (the spec: "Responses include an explicit contract version")
+             * @constant
+             */
+            contract_version: "v1";
             data: components["schemas"]["StorageConnection"][];
         };
         StorageConnection: {
@@ -1329,6 +1381,11 @@ export interface components {
             updated_at: string;
         };
         ConsentHistory: {
+            /**
+             * @description The contract version of this answer (the spec: "Responses include an explicit contract version")
+             * @constant
+             */
+            contract_version: "v1";
             /** @constant */
             purpose: "private_memory";
             data: components["schemas"]["ConsentEvent"][];
@@ -1342,6 +1399,11 @@ export interface components {
             occurred_at: string;
         };
         OperatorTokenList: {
+            /**
+             * @description The contract version of this answer (the spec: "Responses include an explicit contract version")
+             * @constant
+             */
+            contract_version: "v1";
             data: components["schemas"]["OperatorToken"][];
         };
         OperatorToken: {
@@ -1357,6 +1419,11 @@ export interface components {
             revoked_at: string | null;
         };
         OperatorTokenCreated: {
+            /**
+             * @description The contract version of this answer (the spec: "Responses include an explicit contract version")
+             * @constant
+             */
+            contract_version: "v1";
             id: string;
             name: string;
             prefix: string;
@@ -1374,10 +1441,10 @@ export interface components {
             /** @constant */
             contract_version: "v1";
             /**
-             * @description no_data: no usage record in the window
+             * @description The spec's billing vocabulary: no_data: no usage record in the window; void: every charge in it was voided; billable: otherwise
              * @enum {string}
              */
-            state: "measured" | "no_data";
+            state: "billable" | "no_data" | "void";
             window: {
                 minutes: number;
                 /** Format: date-time */
@@ -1428,6 +1495,11 @@ export interface components {
             request_id: string;
         };
         ChargeList: {
+            /**
+             * @description The contract version of this answer (the spec: "Responses include an explicit contract version")
+             * @constant
+             */
+            contract_version: "v1";
             data: components["schemas"]["Charge"][];
             paging: {
                 limit: number;
@@ -1462,6 +1534,11 @@ export interface components {
             }[];
         };
         InvoiceList: {
+            /**
+             * @description The contract version of this answer (the spec: "Responses include an explicit contract version")
+             * @constant
+             */
+            contract_version: "v1";
             data: components["schemas"]["Invoice"][];
         };
         Invoice: {
@@ -1516,7 +1593,7 @@ export interface components {
             latency_ms: number;
             units: number;
             /** @enum {string} */
-            billing_state: "billable" | "no_data" | "not_metered";
+            billing_state: "billable" | "no_data" | "void";
             deployment_version: string;
         };
         NamespacesPage: {
@@ -1895,6 +1972,11 @@ export interface components {
             };
         };
         TemplatePage: {
+            /**
+             * @description The contract version of this answer (the spec: "Responses include an explicit contract version")
+             * @constant
+             */
+            contract_version: "v1";
             /** @description By name */
             data: components["schemas"]["Template"][];
             paging: {
@@ -1923,6 +2005,11 @@ export interface components {
             updated_at: string;
         };
         MarketplacePage: {
+            /**
+             * @description The contract version of this answer (the spec: "Responses include an explicit contract version")
+             * @constant
+             */
+            contract_version: "v1";
             /** @description By category, then name */
             data: components["schemas"]["MarketplaceTemplate"][];
             paging: {
@@ -1956,6 +2043,11 @@ export interface components {
             updated_at: string;
         };
         CreateTemplateMemoryResponse: {
+            /**
+             * @description The contract version of this answer (the spec: "Responses include an explicit contract version")
+             * @constant
+             */
+            contract_version: "v1";
             /** @constant */
             operation: "template.memory.create";
             /** @enum {string} */
@@ -1996,6 +2088,11 @@ export interface components {
             sandbox: true;
         };
         Memory: {
+            /**
+             * @description The contract version of this answer (the spec: "Responses include an explicit contract version")
+             * @constant
+             */
+            contract_version: "v1";
             memory_id: string;
             namespace: string;
             event_id: string;
@@ -2043,6 +2140,11 @@ export interface components {
             created_at: string;
         };
         ImportJob: {
+            /**
+             * @description The contract version of this answer (the spec: "Responses include an explicit contract version")
+             * @constant
+             */
+            contract_version: "v1";
             /** Format: uuid */
             id: string;
             /**
@@ -2102,6 +2204,11 @@ export interface components {
             estimated_cost_usd: number;
         };
         ImportFailurePage: {
+            /**
+             * @description The contract version of this answer (the spec: "Responses include an explicit contract version")
+             * @constant
+             */
+            contract_version: "v1";
             /** Format: uuid */
             import_id: string;
             failures: components["schemas"]["ImportFailure"][];
@@ -2187,8 +2294,8 @@ export interface components {
             model_execution: false;
             /** @constant */
             capability_status: "contract_fixture";
-            /** @enum {string} */
-            model_variant: "nano" | "standard" | "research";
+            /** @constant */
+            model_variant: "Unspecified";
         };
         ChatCompletionChunk: {
             id: string;
@@ -2243,8 +2350,11 @@ export interface components {
             created: number;
             owned_by: string;
             text_memory: {
-                /** @enum {string} */
-                model_variant: "nano" | "standard" | "research";
+                /**
+                 * @description The engine kind the name selects (how many memories it recalls); no model runs
+                 * @enum {string}
+                 */
+                model_kind: "nano" | "standard" | "research";
                 recall_top_k: number;
             };
         };
@@ -2443,6 +2553,11 @@ export interface components {
             };
         };
         LivenessResponse: {
+            /**
+             * @description The contract version of this answer (the spec: "Responses include an explicit contract version")
+             * @constant
+             */
+            contract_version: "v1";
             /** @constant */
             status: "alive";
             checked_at: string;
@@ -2481,6 +2596,23 @@ export interface components {
                 [key: string]: unknown;
             };
         };
+        ReleaseRecord: {
+            /** @constant */
+            contract_version: "v1";
+            deployment_version: string;
+            environment: string;
+            /** @description The API schema version (the OpenAPI document’s) */
+            schema_version: string;
+            /** @description Per database, by health entry (`gateway_store`, `memory`, `billing`, `telemetry`, `template`): its latest applied migration; null when the service did not say (down, or from before [P14]) */
+            schema_versions: {
+                [key: string]: string | null;
+            };
+            capabilities: components["schemas"]["CapabilitiesResponse"];
+            health: components["schemas"]["HealthResponse"];
+            /** Format: date-time */
+            recorded_at: string;
+            request_id: string;
+        };
         TemplateFieldOutput: {
             name: string;
             /** @enum {string} */
@@ -2489,6 +2621,197 @@ export interface components {
             description: string;
             /** @default false */
             required: boolean;
+        };
+        UserAnswer: {
+            /**
+             * @description The contract version of this answer (the spec: "Responses include an explicit contract version")
+             * @constant
+             */
+            contract_version: "v1";
+            id: string;
+            email: string | null;
+            /** @enum {string} */
+            role: "owner" | "admin" | "developer" | "viewer";
+            /** @enum {string} */
+            status: "active" | "disabled";
+            /** Format: date-time */
+            created_at: string;
+        };
+        ApiKeyAnswer: {
+            /**
+             * @description The contract version of this answer (the spec: "Responses include an explicit contract version")
+             * @constant
+             */
+            contract_version: "v1";
+            id: string;
+            name: string;
+            /** @description Visible start of the key, for identification */
+            prefix: string;
+            /** @description The prefix and a mask; the secret is never shown again */
+            masked_key: string;
+            /** @enum {string} */
+            status: "active" | "revoked";
+            permissions: ("memory:write" | "memory:recall" | "memory:delete" | "telemetry:read" | "export:read")[];
+            storage_connection_id: string | null;
+            /** @description The user the key acts for (their consent applies) */
+            user_id: string;
+            rotated_from_id: string | null;
+            /** Format: date-time */
+            created_at: string;
+            /** @description Accurate to about a minute */
+            last_used_at: string | null;
+            revoked_at: string | null;
+        };
+        StorageConnectionAnswer: {
+            /**
+             * @description The contract version of this answer (the spec: "Responses include an explicit contract version")
+             * @constant
+             */
+            contract_version: "v1";
+            id: string;
+            name: string;
+            /** @enum {string} */
+            kind: "managed" | "customer_owned";
+            /** @enum {string} */
+            status: "active" | "disabled";
+            /**
+             * @description managed: memory requests run on it. customer_owned: configurable only
+             * @enum {string}
+             */
+            dispatch: "memory_requests" | "control_plane_only";
+            settings: {
+                [key: string]: unknown;
+            };
+            secret_configured: boolean;
+            /** Format: date-time */
+            created_at: string;
+            /** Format: date-time */
+            updated_at: string;
+        };
+        ConsentAnswer: {
+            /**
+             * @description The contract version of this answer (the spec: "Responses include an explicit contract version")
+             * @constant
+             */
+            contract_version: "v1";
+            /** @constant */
+            purpose: "private_memory";
+            /** @enum {string} */
+            state: "granted" | "revoked" | "missing";
+            updated_at: string | null;
+        };
+        OperatorTokenAnswer: {
+            /**
+             * @description The contract version of this answer (the spec: "Responses include an explicit contract version")
+             * @constant
+             */
+            contract_version: "v1";
+            id: string;
+            name: string;
+            prefix: string;
+            /** @enum {string} */
+            status: "active" | "expired" | "revoked";
+            /** Format: date-time */
+            created_at: string;
+            /** Format: date-time */
+            expires_at: string;
+            revoked_at: string | null;
+        };
+        ChargeAnswer: {
+            /**
+             * @description The contract version of this answer (the spec: "Responses include an explicit contract version")
+             * @constant
+             */
+            contract_version: "v1";
+            id: string;
+            /** @enum {string} */
+            state: "recorded" | "invoiced" | "unbilled" | "void";
+            /** @enum {string} */
+            operation: "memory.write" | "memory.recall";
+            units: number;
+            /** @description US dollars (sandbox; nothing is charged) */
+            amount_usd: number;
+            pricing_version: string;
+            request_id: string;
+            idempotency_key: string | null;
+            /** Format: date-time */
+            occurred_at: string;
+            /** Format: date-time */
+            recorded_at: string;
+            history: {
+                from: ("recorded" | "invoiced" | "unbilled" | "void") | null;
+                /** @enum {string} */
+                to: "recorded" | "invoiced" | "unbilled" | "void";
+                /** Format: date-time */
+                at: string;
+                actor_user_id: string | null;
+                reason: string | null;
+            }[];
+        };
+        InvoiceAnswer: {
+            /**
+             * @description The contract version of this answer (the spec: "Responses include an explicit contract version")
+             * @constant
+             */
+            contract_version: "v1";
+            id: string;
+            period: string;
+            /** Format: date-time */
+            period_start: string;
+            /** Format: date-time */
+            period_end: string;
+            /** @description Charges rolled up (now invoiced) */
+            charges: number;
+            /** @description US dollars (sandbox; nothing is charged) */
+            total_usd: number;
+            created_by: string;
+            /** Format: date-time */
+            created_at: string;
+        };
+        TemplateAnswer: {
+            /**
+             * @description The contract version of this answer (the spec: "Responses include an explicit contract version")
+             * @constant
+             */
+            contract_version: "v1";
+            id: string;
+            template_name: string;
+            description: string;
+            /** @description The author’s label; the revision’s number when none was given */
+            version: string;
+            /** @description Server-assigned: 1, then 2, … on each update; the ETag (`"2"`) that If-Match takes */
+            revision: number;
+            fields: components["schemas"]["TemplateFieldOutput"][];
+            format?: string;
+            /** Format: date-time */
+            created_at: string;
+            /** Format: date-time */
+            updated_at: string;
+        };
+        MarketplaceTemplateAnswer: {
+            /**
+             * @description The contract version of this answer (the spec: "Responses include an explicit contract version")
+             * @constant
+             */
+            contract_version: "v1";
+            /** @example meeting-notes */
+            marketplace_template_id: string;
+            /** @example Meeting notes */
+            template_name: string;
+            /** @description Older name of marketplace_template_id, kept for compatibility */
+            id: string;
+            /** @description Older name of template_name, kept for compatibility */
+            name: string;
+            description: string;
+            category: string;
+            keywords: string[];
+            version: string;
+            fields: components["schemas"]["TemplateFieldOutput"][];
+            format: string;
+            /** Format: date-time */
+            created_at: string;
+            /** Format: date-time */
+            updated_at: string;
         };
     };
     responses: never;
@@ -2919,7 +3242,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["User"];
+                    "application/json": components["schemas"]["UserAnswer"];
                 };
             };
             /** @description Malformed or invalid request; correct it, do not retry unchanged */
@@ -3023,7 +3346,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["User"];
+                    "application/json": components["schemas"]["UserAnswer"];
                 };
             };
             /** @description Malformed or invalid request; correct it, do not retry unchanged */
@@ -3113,7 +3436,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["User"];
+                    "application/json": components["schemas"]["UserAnswer"];
                 };
             };
             /** @description Malformed or invalid request; correct it, do not retry unchanged */
@@ -3396,7 +3719,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["ApiKey"];
+                    "application/json": components["schemas"]["ApiKeyAnswer"];
                 };
             };
             /** @description Malformed or invalid request; correct it, do not retry unchanged */
@@ -3486,7 +3809,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["ApiKey"];
+                    "application/json": components["schemas"]["ApiKeyAnswer"];
                 };
             };
             /** @description Malformed or invalid request; correct it, do not retry unchanged */
@@ -3590,7 +3913,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["ApiKey"];
+                    "application/json": components["schemas"]["ApiKeyAnswer"];
                 };
             };
             /** @description Malformed or invalid request; correct it, do not retry unchanged */
@@ -3775,7 +4098,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["ApiKey"];
+                    "application/json": components["schemas"]["ApiKeyAnswer"];
                 };
             };
             /** @description Malformed or invalid request; correct it, do not retry unchanged */
@@ -3879,7 +4202,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["ApiKey"];
+                    "application/json": components["schemas"]["ApiKeyAnswer"];
                 };
             };
             /** @description Malformed or invalid request; correct it, do not retry unchanged */
@@ -4040,7 +4363,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["StorageConnection"];
+                    "application/json": components["schemas"]["StorageConnectionAnswer"];
                 };
             };
             /** @description Malformed or invalid request; correct it, do not retry unchanged */
@@ -4135,7 +4458,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["StorageConnection"];
+                    "application/json": components["schemas"]["StorageConnectionAnswer"];
                 };
             };
             /** @description Malformed or invalid request; correct it, do not retry unchanged */
@@ -4225,7 +4548,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["StorageConnection"];
+                    "application/json": components["schemas"]["StorageConnectionAnswer"];
                 };
             };
             /** @description Malformed or invalid request; correct it, do not retry unchanged */
@@ -4326,7 +4649,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Consent"];
+                    "application/json": components["schemas"]["ConsentAnswer"];
                 };
             };
             /** @description Malformed or invalid request; correct it, do not retry unchanged */
@@ -4400,7 +4723,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Consent"];
+                    "application/json": components["schemas"]["ConsentAnswer"];
                 };
             };
             /** @description Malformed or invalid request; correct it, do not retry unchanged */
@@ -4474,7 +4797,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Consent"];
+                    "application/json": components["schemas"]["ConsentAnswer"];
                 };
             };
             /** @description Malformed or invalid request; correct it, do not retry unchanged */
@@ -4795,7 +5118,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["OperatorToken"];
+                    "application/json": components["schemas"]["OperatorTokenAnswer"];
                 };
             };
             /** @description Malformed or invalid request; correct it, do not retry unchanged */
@@ -5062,7 +5385,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Charge"];
+                    "application/json": components["schemas"]["ChargeAnswer"];
                 };
             };
             /** @description Malformed or invalid request; correct it, do not retry unchanged */
@@ -5259,7 +5582,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Invoice"];
+                    "application/json": components["schemas"]["InvoiceAnswer"];
                 };
             };
             /** @description Malformed or invalid request; correct it, do not retry unchanged */
@@ -5373,6 +5696,7 @@ export interface operations {
                 to?: string;
             };
             header?: {
+                /** @description Client-chosen correlation id: 1–200 printable ASCII characters, kept and echoed; anything else is refused (400). Generated when absent */
                 "X-Request-Id"?: string;
             };
             path?: never;
@@ -5462,6 +5786,7 @@ export interface operations {
                 cursor?: string;
             };
             header?: {
+                /** @description Client-chosen correlation id: 1–200 printable ASCII characters, kept and echoed; anything else is refused (400). Generated when absent */
                 "X-Request-Id"?: string;
             };
             path?: never;
@@ -5551,6 +5876,7 @@ export interface operations {
                 bucket_minutes?: number;
             };
             header?: {
+                /** @description Client-chosen correlation id: 1–200 printable ASCII characters, kept and echoed; anything else is refused (400). Generated when absent */
                 "X-Request-Id"?: string;
             };
             path?: never;
@@ -5638,6 +5964,7 @@ export interface operations {
                 window_minutes?: number;
             };
             header?: {
+                /** @description Client-chosen correlation id: 1–200 printable ASCII characters, kept and echoed; anything else is refused (400). Generated when absent */
                 "X-Request-Id"?: string;
             };
             path?: never;
@@ -5723,6 +6050,7 @@ export interface operations {
         parameters: {
             query?: never;
             header?: {
+                /** @description Client-chosen correlation id: 1–200 printable ASCII characters, kept and echoed; anything else is refused (400). Generated when absent */
                 "X-Request-Id"?: string;
             };
             path?: never;
@@ -5810,6 +6138,7 @@ export interface operations {
                 namespace?: string | string[];
             };
             header?: {
+                /** @description Client-chosen correlation id: 1–200 printable ASCII characters, kept and echoed; anything else is refused (400). Generated when absent */
                 "X-Request-Id"?: string;
             };
             path?: never;
@@ -5895,6 +6224,7 @@ export interface operations {
         parameters: {
             query?: never;
             header: {
+                /** @description Client-chosen correlation id: 1–200 printable ASCII characters, kept and echoed; anything else is refused (400). Generated when absent */
                 "X-Request-Id"?: string;
                 "X-Operator-Token": string;
             };
@@ -5984,6 +6314,7 @@ export interface operations {
                 offset?: number;
             };
             header?: {
+                /** @description Client-chosen correlation id: 1–200 printable ASCII characters, kept and echoed; anything else is refused (400). Generated when absent */
                 "X-Request-Id"?: string;
             };
             path?: never;
@@ -6069,6 +6400,7 @@ export interface operations {
         parameters: {
             query?: never;
             header?: {
+                /** @description Client-chosen correlation id: 1–200 printable ASCII characters, kept and echoed; anything else is refused (400). Generated when absent */
                 "X-Request-Id"?: string;
             };
             path?: never;
@@ -6088,7 +6420,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Template"];
+                    "application/json": components["schemas"]["TemplateAnswer"];
                 };
             };
             /** @description Malformed or invalid request; correct it, do not retry unchanged */
@@ -6187,6 +6519,7 @@ export interface operations {
         parameters: {
             query?: never;
             header?: {
+                /** @description Client-chosen correlation id: 1–200 printable ASCII characters, kept and echoed; anything else is refused (400). Generated when absent */
                 "X-Request-Id"?: string;
             };
             path: {
@@ -6205,7 +6538,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Template"];
+                    "application/json": components["schemas"]["TemplateAnswer"];
                 };
             };
             /** @description Malformed or invalid request; correct it, do not retry unchanged */
@@ -6286,6 +6619,7 @@ export interface operations {
         parameters: {
             query?: never;
             header?: {
+                /** @description Client-chosen correlation id: 1–200 printable ASCII characters, kept and echoed; anything else is refused (400). Generated when absent */
                 "X-Request-Id"?: string;
                 /** @description The ETag the update is based on, e.g. "2" */
                 "If-Match"?: string;
@@ -6310,7 +6644,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Template"];
+                    "application/json": components["schemas"]["TemplateAnswer"];
                 };
             };
             /** @description Malformed or invalid request; correct it, do not retry unchanged */
@@ -6435,6 +6769,7 @@ export interface operations {
                 q?: string;
             };
             header?: {
+                /** @description Client-chosen correlation id: 1–200 printable ASCII characters, kept and echoed; anything else is refused (400). Generated when absent */
                 "X-Request-Id"?: string;
             };
             path?: never;
@@ -6520,6 +6855,7 @@ export interface operations {
         parameters: {
             query?: never;
             header?: {
+                /** @description Client-chosen correlation id: 1–200 printable ASCII characters, kept and echoed; anything else is refused (400). Generated when absent */
                 "X-Request-Id"?: string;
             };
             path: {
@@ -6535,7 +6871,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["MarketplaceTemplate"];
+                    "application/json": components["schemas"]["MarketplaceTemplateAnswer"];
                 };
             };
             /** @description Malformed or invalid request; correct it, do not retry unchanged */
@@ -6616,6 +6952,7 @@ export interface operations {
         parameters: {
             query?: never;
             header?: {
+                /** @description Client-chosen correlation id: 1–200 printable ASCII characters, kept and echoed; anything else is refused (400). Generated when absent */
                 "X-Request-Id"?: string;
                 /** @description Retry with the same key; generated if absent */
                 "Idempotency-Key"?: string;
@@ -6752,6 +7089,7 @@ export interface operations {
         parameters: {
             query?: never;
             header?: {
+                /** @description Client-chosen correlation id: 1–200 printable ASCII characters, kept and echoed; anything else is refused (400). Generated when absent */
                 "X-Request-Id"?: string;
             };
             path: {
@@ -6848,6 +7186,7 @@ export interface operations {
         parameters: {
             query?: never;
             header?: {
+                /** @description Client-chosen correlation id: 1–200 printable ASCII characters, kept and echoed; anything else is refused (400). Generated when absent */
                 "X-Request-Id"?: string;
             };
             path?: never;
@@ -6983,6 +7322,7 @@ export interface operations {
         parameters: {
             query?: never;
             header?: {
+                /** @description Client-chosen correlation id: 1–200 printable ASCII characters, kept and echoed; anything else is refused (400). Generated when absent */
                 "X-Request-Id"?: string;
             };
             path: {
@@ -7080,6 +7420,7 @@ export interface operations {
         parameters: {
             query?: never;
             header?: {
+                /** @description Client-chosen correlation id: 1–200 printable ASCII characters, kept and echoed; anything else is refused (400). Generated when absent */
                 "X-Request-Id"?: string;
             };
             path: {
@@ -7189,6 +7530,7 @@ export interface operations {
                 offset?: number;
             };
             header?: {
+                /** @description Client-chosen correlation id: 1–200 printable ASCII characters, kept and echoed; anything else is refused (400). Generated when absent */
                 "X-Request-Id"?: string;
             };
             path: {
@@ -7286,6 +7628,7 @@ export interface operations {
         parameters: {
             query?: never;
             header?: {
+                /** @description Client-chosen correlation id: 1–200 printable ASCII characters, kept and echoed; anything else is refused (400). Generated when absent */
                 "X-Request-Id"?: string;
             };
             path?: never;
@@ -7412,6 +7755,7 @@ export interface operations {
         parameters: {
             query?: never;
             header?: {
+                /** @description Client-chosen correlation id: 1–200 printable ASCII characters, kept and echoed; anything else is refused (400). Generated when absent */
                 "X-Request-Id"?: string;
             };
             path?: never;
@@ -7426,6 +7770,15 @@ export interface operations {
                 };
                 content: {
                     "application/json": components["schemas"]["ModelList"];
+                };
+            };
+            /** @description Error (OpenAI-compatible body; status 400) */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["OpenAiErrorEnvelope"];
                 };
             };
             /** @description Error (OpenAI-compatible body; status 401) */
@@ -7479,6 +7832,7 @@ export interface operations {
         parameters: {
             query?: never;
             header?: {
+                /** @description Client-chosen correlation id: 1–200 printable ASCII characters, kept and echoed; anything else is refused (400). Generated when absent */
                 "X-Request-Id"?: string;
             };
             path: {
@@ -7495,6 +7849,15 @@ export interface operations {
                 };
                 content: {
                     "application/json": components["schemas"]["ModelEntry"];
+                };
+            };
+            /** @description Error (OpenAI-compatible body; status 400) */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["OpenAiErrorEnvelope"];
                 };
             };
             /** @description Error (OpenAI-compatible body; status 401) */
@@ -7558,7 +7921,7 @@ export interface operations {
             query?: never;
             header?: {
                 "Idempotency-Key"?: string;
-                /** @description Client-chosen correlation id (visible ASCII, up to 128); echoed, else generated */
+                /** @description Client-chosen correlation id: 1–200 printable ASCII characters, kept and echoed; anything else is refused (400). Generated when absent */
                 "X-Request-Id"?: string;
             };
             path?: never;
@@ -7675,7 +8038,7 @@ export interface operations {
         parameters: {
             query?: never;
             header?: {
-                /** @description Client-chosen correlation id (visible ASCII, up to 128); echoed, else generated */
+                /** @description Client-chosen correlation id: 1–200 printable ASCII characters, kept and echoed; anything else is refused (400). Generated when absent */
                 "X-Request-Id"?: string;
             };
             path?: never;
@@ -7786,7 +8149,7 @@ export interface operations {
                 namespace: string;
             };
             header?: {
-                /** @description Client-chosen correlation id (visible ASCII, up to 128); echoed, else generated */
+                /** @description Client-chosen correlation id: 1–200 printable ASCII characters, kept and echoed; anything else is refused (400). Generated when absent */
                 "X-Request-Id"?: string;
             };
             path?: never;
@@ -7903,7 +8266,7 @@ export interface operations {
         parameters: {
             query?: never;
             header?: {
-                /** @description Client-chosen correlation id (visible ASCII, up to 128); echoed, else generated */
+                /** @description Client-chosen correlation id: 1–200 printable ASCII characters, kept and echoed; anything else is refused (400). Generated when absent */
                 "X-Request-Id"?: string;
             };
             path: {
@@ -8108,7 +8471,7 @@ export interface operations {
                 bucket_minutes?: number;
             };
             header?: {
-                /** @description Client-chosen correlation id (visible ASCII, up to 128); echoed, else generated */
+                /** @description Client-chosen correlation id: 1–200 printable ASCII characters, kept and echoed; anything else is refused (400). Generated when absent */
                 "X-Request-Id"?: string;
             };
             path?: never;
@@ -8206,6 +8569,47 @@ export interface operations {
                 };
                 content: {
                     "application/json": components["schemas"]["CapabilitiesResponse"];
+                };
+            };
+            /** @description Malformed or invalid request; correct it, do not retry unchanged */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description Request headers larger than 16 KiB (headers_too_large) */
+            431: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+        };
+    };
+    release: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description Client-chosen correlation id: 1–200 printable ASCII characters, kept and echoed; anything else is refused (400). Generated when absent */
+                "X-Request-Id"?: string;
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The deployment as it is now */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ReleaseRecord"];
                 };
             };
             /** @description Malformed or invalid request; correct it, do not retry unchanged */

@@ -14,10 +14,16 @@ const BILLED = new Set(['recorded', 'invoiced']);
 type Tally = { requests: number; units: number; billed: bigint };
 const tally = (): Tally => ({ requests: 0, units: 0, billed: 0n });
 
+function usageState(requests: number, voidRequests: number): UsageResponse['state'] {
+  if (requests === 0) return 'no_data';
+  return voidRequests === requests ? 'void' : 'billable';
+}
+
 /**
  * A tenant's usage over the last `window_minutes`, read from the ledger (the source of truth), by
  * the time the operations happened, with the window as a series of UTC-aligned buckets (every bucket
- * present, oldest first). `no_data` when the window holds no usage record.
+ * present, oldest first), in the spec's billing vocabulary: `no_data` when the window holds no usage
+ * record, `void` when every charge in it has been voided, else `billable`.
  */
 export async function summarizeUsage(
   message: UsageSummaryMessage,
@@ -33,6 +39,7 @@ export async function summarizeUsage(
   const bySlot = new Map<number, Tally>();
   const total = tally();
   let voided = 0n;
+  let voidRequests = 0;
   for (const g of groups) {
     const op = byOperation.get(g.operation) ?? tally();
     const slot = bySlot.get(g.slot.getTime()) ?? tally();
@@ -41,14 +48,17 @@ export async function summarizeUsage(
       t.units += g.units;
       if (BILLED.has(g.state)) t.billed += g.amount;
     }
-    if (g.state === 'void') voided += g.amount;
+    if (g.state === 'void') {
+      voided += g.amount;
+      voidRequests += g.requests;
+    }
     byOperation.set(g.operation, op);
     bySlot.set(g.slot.getTime(), slot);
   }
 
   return {
     contract_version: CONTRACT_VERSION,
-    state: total.requests > 0 ? 'measured' : 'no_data',
+    state: usageState(total.requests, voidRequests),
     window: { minutes: message.window_minutes, from: from.toISOString(), to: to.toISOString() },
     request_volume: total.requests,
     operations: [...byOperation.entries()]

@@ -39,11 +39,16 @@ const REASON_MAX = 500;
 /** PostgreSQL text cannot hold NUL: written out as JSON would. */
 const storable = (text: string, max: number) => text.slice(0, max).replaceAll('\u0000', '\\u0000');
 
-/** A record from an older gateway with a route too long to keep: cut, as today's gateways do. */
-function withFittedRoute(value: unknown): unknown {
+/**
+ * A record from an older gateway, as today's gateways write it: a route too long to keep is cut, and
+ * `not_metered` (outside the spec's billing vocabulary until [P14]) is `no_data`.
+ */
+function asCurrentRecord(value: unknown): unknown {
   if (typeof value !== 'object' || value === null) return value;
-  const { route } = value as { route?: unknown };
-  return typeof route === 'string' && route.length > ROUTE_MAX ? { ...value, route: fitRoute(route) } : value;
+  const { route, billing_state } = value as { route?: unknown; billing_state?: unknown };
+  const fitted = typeof route === 'string' && route.length > ROUTE_MAX ? { route: fitRoute(route) } : {};
+  const billing = billing_state === 'not_metered' ? { billing_state: 'no_data' } : {};
+  return { ...value, ...fitted, ...billing };
 }
 
 /**
@@ -75,7 +80,7 @@ export function sortBatch(messageId: string, text: string): SortedBatch {
     letters: [],
   };
   for (const [index, value] of envelope.data.records.entries()) {
-    const parsed = validateInput(RequestRecordSchema, withFittedRoute(value));
+    const parsed = validateInput(RequestRecordSchema, asCurrentRecord(value));
     if (!parsed.fields) sorted.records.push({ index, record: parsed.data });
     else {
       sorted.letters.push({

@@ -12,3 +12,5 @@ export const getPrisma = holder.get;
 export const closePrisma = holder.close;
 /** Health: `SELECT 1` on a connection of its own, within half a second. */
 export const pingDatabase = holder.ping;
+/** The latest migration applied to this database, for release records. */
+export const schemaVersion = holder.schemaVersion;

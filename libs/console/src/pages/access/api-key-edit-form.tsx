@@ -1,4 +1,4 @@
-import type { BodyOf, ResponseOf } from '@text-memory/sdk';
+import type { BodyOf, Schemas } from '@text-memory/sdk';
 import { type FormEvent, useId, useState } from 'react';
 import { ConfirmButton } from '../../components/confirm-button.js';
 import { ErrorNotice } from '../../components/error-notice.js';
@@ -8,7 +8,7 @@ import { KEY_PERMISSIONS, type KeyPermission } from './access-names.js';
 import { PermissionCheckboxes } from './permission-checkboxes.js';
 import { type StorageConnection, StorageConnectionSelect } from './storage-connection-select.js';
 
-type ApiKey = ResponseOf<'getApiKey'>;
+type ApiKey = Schemas['ApiKey'];
 
 /** Rename or re-permission one key, and attach or detach its storage connection. */
 export function ApiKeyEditForm({

@@ -1,4 +1,4 @@
-import type { ResponseOf } from '@text-memory/sdk';
+import type { Schemas } from '@text-memory/sdk';
 import { useState } from 'react';
 import { ConfirmButton } from '../../components/confirm-button.js';
 import { DataTable } from '../../components/data-table.js';
@@ -12,7 +12,7 @@ import { useSession } from '../../session/session-context.js';
 import { ApiKeyCreateForm } from './api-key-create-form.js';
 import { ApiKeyEditForm } from './api-key-edit-form.js';
 
-type ApiKey = ResponseOf<'getApiKey'>;
+type ApiKey = Schemas['ApiKey'];
 
 /** The tenant's API keys (masked), and with `keys:manage`: create, edit, rotate, revoke. */
 export function ApiKeysPage() {
@@ -20,14 +20,17 @@ export function ApiKeysPage() {
   const keys = useLoad((signal) => client.control.apiKeys.list({ signal }), [client]);
   // Names for the ids in the list; a role without these reads shows the ids.
   const users = useLoad(
-    (signal) => (can('users:read') ? client.control.users.list({ signal }) : Promise.resolve({ data: [] })),
+    (signal) =>
+      can('users:read')
+        ? client.control.users.list({ signal })
+        : Promise.resolve({ contract_version: 'v1' as const, data: [] }),
     [client],
   );
   const storage = useLoad(
     (signal) =>
       can('storage:read')
         ? client.control.storageConnections.list({ signal })
-        : Promise.resolve({ data: [] }),
+        : Promise.resolve({ contract_version: 'v1' as const, data: [] }),
     [client],
   );
   const action = useAction();

@@ -21,7 +21,10 @@ export function ConsentPage() {
   const events = useLoad((signal) => client.control.consent.events({ signal }), [client]);
   // Actors by email where the role may list users; otherwise their ids.
   const users = useLoad(
-    (signal) => (can('users:read') ? client.control.users.list({ signal }) : Promise.resolve({ data: [] })),
+    (signal) =>
+      can('users:read')
+        ? client.control.users.list({ signal })
+        : Promise.resolve({ contract_version: 'v1' as const, data: [] }),
     [client],
   );
   const action = useAction();

@@ -1,6 +1,6 @@
-import type { ResponseOf } from '@text-memory/sdk';
+import type { Schemas } from '@text-memory/sdk';
 
-export type StorageConnection = ResponseOf<'getStorageConnection'>;
+export type StorageConnection = Schemas['StorageConnection'];
 
 /** Where a new key stores: the tenant's default, none, or one of its active connections. */
 export const DEFAULT_STORAGE = 'default';

@@ -1,10 +1,10 @@
-import type { ResponseOf } from '@text-memory/sdk';
+import type { Schemas } from '@text-memory/sdk';
 import { useId, useState } from 'react';
 import { ConfirmButton } from '../../components/confirm-button.js';
 import { DateTime } from '../../components/date-time.js';
 import type { Role } from './access-names.js';
 
-type User = ResponseOf<'getUser'>;
+type User = Schemas['User'];
 
 /** One user; with `users:manage` (and not oneself), a role to choose and disable/enable. */
 export function UserRow({

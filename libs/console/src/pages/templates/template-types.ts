@@ -1,6 +1,6 @@
-import type { BodyOf, ResponseOf, Schemas } from '@text-memory/sdk';
+import type { BodyOf, Schemas } from '@text-memory/sdk';
 
-export type PrivateTemplate = ResponseOf<'getTemplate'>;
+export type PrivateTemplate = Schemas['Template'];
 export type MarketplaceTemplate = Schemas['MarketplaceTemplate'];
 export type TemplateField = Schemas['TemplateFieldOutput'];
 export type TemplateBody = BodyOf<'createTemplate'>;

@@ -116,7 +116,7 @@ export async function completeChat(
       model_version: RUNTIME.model_version,
       model_execution: RUNTIME.model_execution,
       capability_status: RUNTIME.capability_status,
-      model_variant: model.kind,
+      model_variant: RUNTIME.model_variant,
     },
     recalled_memory_ids: recalled.map((r) => r.memory_id),
     recall: { state: recalled.length > 0 ? 'retained' : 'no_data', top_k: model.recall_top_k },

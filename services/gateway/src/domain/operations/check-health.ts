@@ -19,16 +19,18 @@ export interface HealthProbe {
 
 export type HealthProbes = Record<string, HealthProbe>;
 
-async function probe({ required, check }: HealthProbe): Promise<ServiceHealth> {
+/** One entry's health, and the schema version it reported (null when it did not say). */
+async function probe({ required, check }: HealthProbe): Promise<[ServiceHealth, string | null]> {
   try {
     const report = await check();
-    return {
+    const health: ServiceHealth = {
       available: report?.available ?? true,
       required,
       ...(report?.dependencies && { dependencies: report.dependencies }),
     };
+    return [health, report?.schema_version ?? null];
   } catch {
-    return { available: false, required };
+    return [{ available: false, required }, null];
   }
 }
 
@@ -42,14 +44,27 @@ export async function checkHealth(
   probes: HealthProbes,
   deployment: { version: string; environment: string },
 ): Promise<HealthResponse> {
+  return (await inspectDeployment(probes, deployment)).health;
+}
+
+/**
+ * Health, and each entry's schema version (its database's latest migration) from the same round of
+ * probes: what a release record holds (compose-release.ts).
+ */
+export async function inspectDeployment(
+  probes: HealthProbes,
+  deployment: { version: string; environment: string },
+): Promise<{ health: HealthResponse; schemaVersions: Record<string, string | null> }> {
   const names = Object.keys(probes);
-  const entries = await Promise.all(names.map((name) => probe(probes[name] as HealthProbe)));
+  const probed = await Promise.all(names.map((name) => probe(probes[name] as HealthProbe)));
+  const entries = probed.map(([health]) => health);
   const services = Object.fromEntries(names.map((name, i) => [name, entries[i] as ServiceHealth]));
+  const schemaVersions = Object.fromEntries(names.map((name, i) => [name, probed[i]?.[1] ?? null]));
   const available = entries.every((s) => s.available || !s.required);
   const whole = entries.every(
     (s) => s.available && Object.values(s.dependencies ?? {}).every((d) => d.available),
   );
-  return {
+  const health: HealthResponse = {
     status: !available ? 'unavailable' : whole ? 'ok' : 'degraded',
     available,
     execution_mode: 'mock',
@@ -61,4 +76,5 @@ export async function checkHealth(
     production_ready: false,
     services,
   };
+  return { health, schemaVersions };
 }

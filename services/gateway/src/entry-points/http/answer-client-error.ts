@@ -2,7 +2,7 @@ import { randomUUID } from 'node:crypto';
 import { STATUS_CODES } from 'node:http';
 import type { Socket } from 'node:net';
 import type { Duplex } from 'node:stream';
-import { AppError, ErrorCode, type ErrorEnvelope } from '@tm/contracts';
+import { AppError, CONTRACT_VERSION, ErrorCode, type ErrorEnvelope } from '@tm/contracts';
 
 /** Node's parser codes for requests it refuses before Express sees them. */
 const REFUSALS: Record<string, { status: number; error: AppError }> = {
@@ -35,6 +35,7 @@ export function answerClientError(err: Error & { code?: string }, socket: Duplex
   const { status, error } = REFUSALS[err.code ?? ''] ?? { status: 400, error: MALFORMED };
   const requestId = `req_${randomUUID()}`;
   const body = JSON.stringify({
+    contract_version: CONTRACT_VERSION,
     error: error.message,
     retryable: false,
     request_id: requestId,

@@ -13,6 +13,7 @@ import { connectionsDropped } from './connection-metrics.js';
 import { drainServer } from './drain-server.js';
 import type { InFlightRequests } from './in-flight-requests.js';
 import { accessLog } from './middleware/access-log.js';
+import { answerShape } from './middleware/answer-shape.js';
 import type { AuthDeps } from './middleware/authenticate.js';
 import { refuseUndeclaredQuery } from './middleware/declared-query.js';
 import { answerWithError, errorHandler, notFound } from './middleware/error-handler.js';
@@ -61,7 +62,7 @@ export function createHttpApp(deps: HttpDeps): express.Express {
   app.set('etag', false);
   // Only proxies named in the configuration are believed about the client's address (req.ip).
   app.set('trust proxy', deps.trustProxy.length > 0 ? deps.trustProxy : false);
-  app.use(requestContext, deps.inFlight.track, securityHeaders, literalPathSegments);
+  app.use(answerShape, requestContext, deps.inFlight.track, securityHeaders, literalPathSegments);
   // Before the access log and the request records: an orchestrator asks every few seconds, and
   // those lines and records would say nothing but "still running" (decisions.md, [P11]).
   app.get('/api/v1/infrastructure/health/live', liveness);

@@ -1,5 +1,6 @@
 import {
   AppError,
+  CONTRACT_VERSION,
   ErrorCode,
   type ErrorEnvelope,
   LIMITS,
@@ -129,6 +130,7 @@ export function answerWithError(req: Request, res: Response, appError: AppError,
         details,
       }
     : {
+        contract_version: CONTRACT_VERSION,
         error: appError.message,
         retryable: appError.retryable,
         request_id: req.requestId,

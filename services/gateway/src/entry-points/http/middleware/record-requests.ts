@@ -1,14 +1,12 @@
-import { type ErrorCode, fitRoute, type RequestOutcome, type RequestRecord } from '@tm/contracts';
+import type { ErrorCode, RequestOutcome, RequestRecord } from '@tm/contracts';
 import { timeOrderedId } from '@tm/kit';
 import type { Request, RequestHandler } from 'express';
 import type { RequestRecorder } from '../../../clients/request-recorder.js';
 import { namespaceRef } from '../../../domain/data-plane/namespace-ref.js';
+import { routeOperationOf } from '../route-operations.js';
 
-/** What a route knows of its own result, for the request record. */
+/** What a route knows of its own result, for the request record (its route and operation are in route-operations.ts). */
 export interface RecordNote {
-  operation?: string;
-  /** The route's template, for paths that carry a caller's names (`/v1/templates/{template_name_or_id}`). */
-  route?: string;
   namespace?: string;
   state?: string;
   units?: number;
@@ -28,22 +26,12 @@ export function noteForRecord(req: Request, note: RecordNote): void {
   req.recordNote = { ...req.recordNote, ...note };
 }
 
-/**
- * Names the operation (and, for paths that carry a caller's names, the route's template) for the
- * request record, before anything can refuse the request.
- */
-export const recordAs =
-  (operation: string, route?: string): RequestHandler =>
-  (req, _res, next) => {
-    noteForRecord(req, route ? { operation, route } : { operation });
-    next();
-  };
-
 const CLIENT_CLOSED_REQUEST = 499;
+/** The one route key of every path no route serves. */
+const UNMATCHED = '(unmatched)';
 
 /** Refused before any work was done: no or a bad credential, a denied permission, a rate limit. */
 const BLOCKED = new Set([401, 403, 429]);
-const IDS = /[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}/gi;
 
 function outcomeOf(status: number): RequestOutcome {
   if (status < 400) return 'accepted';
@@ -51,9 +39,30 @@ function outcomeOf(status: number): RequestOutcome {
 }
 
 /**
+ * What a metered answer (a write, a recall, a delete, a template memory) says for the record: a replay
+ * returns the original answer, billable block and all, but the ledger charged the original only
+ * ([P14]: telemetry counted replays nobody was charged for), so a replay is `no_data` with 0 units.
+ */
+export function meteredNote(result: {
+  state: string;
+  usage?: { billing_state: string; operation_units?: number | null };
+  idempotency_outcome?: string;
+}): RecordNote {
+  const billed = result.usage?.billing_state === 'billable' && result.idempotency_outcome !== 'Replayed';
+  return {
+    state: result.state,
+    units: billed ? (result.usage?.operation_units ?? 0) : 0,
+    billingState: billed ? 'billable' : 'no_data',
+  };
+}
+
+/**
  * Every request, accepted, failed or blocked, is recorded for telemetry (a redacted RequestRecord on
  * JetStream) once the answer is out, so recording adds nothing to the caller's wait. The record
- * carries the route's template, never the path a caller typed: an unknown path is `(unmatched)`.
+ * carries the route's template and its operation, never the path a caller typed: a path no route
+ * serves is `(unmatched)`, with no operation, so callers cannot mint keys for the rollups.
+ * Units and billing state are the route's (billable, or no_data with 0 units: a replay, a read, a
+ * refusal), in the spec's billing vocabulary.
  */
 export function recordRequests(recorder: RequestRecorder, deploymentVersion: string): RequestHandler {
   return (req, res, next) => {
@@ -69,6 +78,7 @@ export function recordRequests(recorder: RequestRecorder, deploymentVersion: str
         ? res.statusCode
         : ((res.locals.cutShortStatus as number | undefined) ?? CLIENT_CLOSED_REQUEST);
       const accepted = status < 400;
+      const reached = res.locals.unmatchedRoute ? undefined : routeOperationOf(method, path);
       recorder.record({
         version: 'v1',
         record_id: timeOrderedId(),
@@ -77,19 +87,15 @@ export function recordRequests(recorder: RequestRecorder, deploymentVersion: str
         key_id: req.scope?.key_id ?? req.reader?.keyId ?? null,
         user_id: req.scope?.user_id ?? req.account?.userId ?? req.reader?.userId ?? null,
         method,
-        // A path with a long name in it is cut, not sent to be refused (telemetry dead-letters a
-        // record that breaks its schema; before [P11] it discarded the record's whole batch).
-        route: res.locals.unmatchedRoute
-          ? '(unmatched)'
-          : fitRoute(note.route ?? (path.replace(IDS, '{id}').replace(/\/+$/, '') || '/')),
-        operation: note.operation ?? null,
+        route: reached?.route ?? UNMATCHED,
+        operation: reached?.operation ?? null,
         status,
         outcome: outcomeOf(status),
         state: accepted ? (note.state ?? null) : null,
         error_code: (res.locals.errorCode as ErrorCode | undefined) ?? null,
         latency_ms: Math.round((performance.now() - started) * 1000) / 1000,
         units: accepted ? (note.units ?? 0) : 0,
-        billing_state: accepted ? (note.billingState ?? 'not_metered') : 'not_metered',
+        billing_state: accepted ? (note.billingState ?? 'no_data') : 'no_data',
         namespace_ref: tenantId && note.namespace ? namespaceRef(tenantId, note.namespace) : null,
         deployment_version: deploymentVersion,
         occurred_at: new Date().toISOString(),

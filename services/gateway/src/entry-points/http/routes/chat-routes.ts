@@ -9,42 +9,31 @@ import {
   type ModelEntry,
   parseOrThrow,
 } from '@tm/contracts';
-import { type RequestHandler, type Response, Router } from 'express';
+import { type Response, Router } from 'express';
 import type { MemoryClient } from '../../../clients/memory-client.js';
 import { completeChat, modelOrThrow } from '../../../domain/data-plane/complete-chat.js';
 import { type AuthDeps, requireApiKey, scopeOf } from '../middleware/authenticate.js';
 import { jsonBody } from '../middleware/json-body.js';
-import { noteForRecord, recordAs } from '../middleware/record-requests.js';
-
-/**
- * The OpenAI-compatible routes: failures carry `error` as the object OpenAI clients read (the error
- * handler looks at this flag), and the record names the operation before anything can refuse.
- */
-const openAiRoute =
-  (operation: string, route: string): RequestHandler =>
-  (req, res, next) => {
-    res.locals.openAiErrors = true;
-    recordAs(operation, route)(req, res, next);
-  };
+import { noteForRecord } from '../middleware/record-requests.js';
 
 const modelEntry = (model: ChatModel): ModelEntry => ({
   id: model.id,
   object: 'model',
   created: CHAT_MODELS_CREATED,
   owned_by: CHAT_MODEL_OWNER,
-  text_memory: { model_variant: model.kind, recall_top_k: model.recall_top_k },
+  text_memory: { model_kind: model.kind, recall_top_k: model.recall_top_k },
 });
 
 /**
  * `/v1/chat/completions` and `/v1/models` ([P6]). A completion reads and writes the conversation
- * memory, so it takes `memory:recall` and `memory:write`; the model list takes `memory:recall`.
+ * memory, so it takes `memory:recall` and `memory:write`; the model list takes `memory:recall`. Their
+ * errors keep OpenAI's shape (middleware/answer-shape.ts).
  */
 export function chatRoutes(memory: MemoryClient, auth: AuthDeps): Router {
   const router = Router();
 
   router.post(
     '/chat/completions',
-    openAiRoute('chat.completion', '/v1/chat/completions'),
     requireApiKey(auth, ['memory:recall', 'memory:write']),
     ...jsonBody,
     async (req, res) => {
@@ -59,23 +48,13 @@ export function chatRoutes(memory: MemoryClient, auth: AuthDeps): Router {
     },
   );
 
-  router.get(
-    '/models',
-    openAiRoute('chat.models.list', '/v1/models'),
-    requireApiKey(auth, 'memory:recall'),
-    (_req, res) => {
-      res.json({ object: 'list', data: CHAT_MODELS.map(modelEntry) });
-    },
-  );
+  router.get('/models', requireApiKey(auth, 'memory:recall'), (_req, res) => {
+    res.json({ object: 'list', data: CHAT_MODELS.map(modelEntry) });
+  });
 
-  router.get(
-    '/models/:model',
-    openAiRoute('chat.models.get', '/v1/models/{model}'),
-    requireApiKey(auth, 'memory:recall'),
-    (req, res) => {
-      res.json(modelEntry(modelOrThrow(String(req.params.model))));
-    },
-  );
+  router.get('/models/:model', requireApiKey(auth, 'memory:recall'), (req, res) => {
+    res.json(modelEntry(modelOrThrow(String(req.params.model))));
+  });
 
   return router;
 }

@@ -13,7 +13,7 @@ import { type RequestHandler, Router } from 'express';
 import type { TemplateClient } from '../../../clients/template-client.js';
 import { type AuthDeps, requireApiKey, scopeOf } from '../middleware/authenticate.js';
 import { jsonBody } from '../middleware/json-body.js';
-import { noteForRecord, recordAs } from '../middleware/record-requests.js';
+import { noteForRecord } from '../middleware/record-requests.js';
 import { uuidRef } from '../path-params.js';
 import { type IncomingFile, receiveMultipartUpload, type UploadLimits } from '../receive-multipart-upload.js';
 
@@ -26,29 +26,21 @@ import { type IncomingFile, receiveMultipartUpload, type UploadLimits } from '..
 export function importRoutes(templates: TemplateClient, auth: AuthDeps, limits: UploadLimits): Router {
   const router = Router();
   const write = requireApiKey(auth, 'memory:write');
-  const one = '/v1/imports/{import_id}';
 
   // A JSON body names a model-hub dataset ([P13]); anything else is a file upload (the next route).
   const isJson: RequestHandler = (req, _res, next) => (req.is('application/json') ? next() : next('route'));
-  router.post(
-    '/imports',
-    recordAs('import.create', '/v1/imports'),
-    isJson,
-    write,
-    ...jsonBody,
-    async (req, res) => {
-      const request = parseOrThrow(CreateDatasetImportRequest, req.body, 'import request');
-      noteForRecord(req, { namespace: request.namespace });
-      const job = await templates.createDatasetImport({
-        scope: scopeOf(req),
-        request_id: req.requestId,
-        request,
-      });
-      res.status(201).json(job satisfies ImportJob);
-    },
-  );
+  router.post('/imports', isJson, write, ...jsonBody, async (req, res) => {
+    const request = parseOrThrow(CreateDatasetImportRequest, req.body, 'import request');
+    noteForRecord(req, { namespace: request.namespace });
+    const job = await templates.createDatasetImport({
+      scope: scopeOf(req),
+      request_id: req.requestId,
+      request,
+    });
+    res.status(201).json(job satisfies ImportJob);
+  });
 
-  router.post('/imports', recordAs('import.create', '/v1/imports'), write, async (req, res) => {
+  router.post('/imports', write, async (req, res) => {
     const scope = scopeOf(req);
     const job = await receiveMultipartUpload(req, limits, async (file) => {
       const fields = parseOrThrow(CreateImportFields, file.fields, 'import form');
@@ -85,7 +77,7 @@ export function importRoutes(templates: TemplateClient, auth: AuthDeps, limits: 
     res.status(201).json(job satisfies ImportJob);
   });
 
-  router.post('/imports/:id/start', recordAs('import.start', `${one}/start`), write, async (req, res) => {
+  router.post('/imports/:id/start', write, async (req, res) => {
     const job = await templates.startImport({
       scope: scopeOf(req),
       request_id: req.requestId,
@@ -95,7 +87,7 @@ export function importRoutes(templates: TemplateClient, auth: AuthDeps, limits: 
     res.status(202).json(job);
   });
 
-  router.get('/imports/:id', recordAs('import.get', one), write, async (req, res) => {
+  router.get('/imports/:id', write, async (req, res) => {
     res.json(
       await templates.getImport({
         tenant_id: scopeOf(req).tenant_id,
@@ -104,21 +96,16 @@ export function importRoutes(templates: TemplateClient, auth: AuthDeps, limits: 
     );
   });
 
-  router.get(
-    '/imports/:id/failures',
-    recordAs('import.failures', `${one}/failures`),
-    write,
-    async (req, res) => {
-      const query = parseOrThrow(ImportListQuery, req.query, 'query');
-      res.json(
-        await templates.listImportFailures({
-          tenant_id: scopeOf(req).tenant_id,
-          import_id: uuidRef(req.params.id, 'import'),
-          ...query,
-        }),
-      );
-    },
-  );
+  router.get('/imports/:id/failures', write, async (req, res) => {
+    const query = parseOrThrow(ImportListQuery, req.query, 'query');
+    res.json(
+      await templates.listImportFailures({
+        tenant_id: scopeOf(req).tenant_id,
+        import_id: uuidRef(req.params.id, 'import'),
+        ...query,
+      }),
+    );
+  });
 
   return router;
 }

@@ -23,6 +23,7 @@ import type { MemoryClient } from '../../../clients/memory-client.js';
 import type { RequestRecorder } from '../../../clients/request-recorder.js';
 import type { TelemetryClient } from '../../../clients/telemetry-client.js';
 import { checkHealth, type HealthProbes } from '../../../domain/operations/check-health.js';
+import { composeRelease } from '../../../domain/operations/compose-release.js';
 import { composeStatus } from '../../../domain/operations/compose-status.js';
 import type { SmokeTestPolicy } from '../../../domain/operations/run-smoke-test.js';
 import { type AuthDeps, readerOf, requireReader } from '../middleware/authenticate.js';
@@ -53,7 +54,7 @@ export interface InfrastructureDeps {
 }
 
 /**
- * Infrastructure routes. Health and capabilities hold no tenant data, so they need no credential
+ * Infrastructure routes. Health, capabilities and the release record hold no tenant data, so they need no credential
  * (load balancers call health). The tenant's telemetry, usage and status take an API key with
  * `telemetry:read` or a session (read-only, the spec's rule 3), and so does the namespace listing (names
  * and counts, no text); export and the smoke test are below.
@@ -163,6 +164,10 @@ export function infrastructureRoutes(deps: InfrastructureDeps): Router {
   });
   router.get('/capabilities', (_req, res) => {
     res.json(CAPABILITIES);
+  });
+  // Public like health and capabilities, which it is made of (decisions.md, [P14]).
+  router.get('/release', async (req, res) => {
+    res.json(await composeRelease(deps.probes, deps.deployment, req.requestId));
   });
   router.use(exportRoute(deps));
   router.use(smokeTestRoute(deps));

@@ -7,17 +7,16 @@ import {
   parseOrThrow,
   RESERVED_NAMESPACE_PREFIX,
   RecallRequest,
-  type Usage,
   WriteRequest,
 } from '@tm/contracts';
-import { type Request, type Response, Router } from 'express';
+import { type Response, Router } from 'express';
 import type { MemoryClient } from '../../../clients/memory-client.js';
 import type { TemplateClient } from '../../../clients/template-client.js';
 import { resolveIdempotencyKey } from '../../../domain/data-plane/idempotency-key.js';
 import { type AuthDeps, requireApiKey, scopeOf } from '../middleware/authenticate.js';
 import { idempotentWrite } from '../middleware/error-handler.js';
 import { jsonBody } from '../middleware/json-body.js';
-import { noteForRecord, recordAs } from '../middleware/record-requests.js';
+import { meteredNote, noteForRecord } from '../middleware/record-requests.js';
 import { uuidRef } from '../path-params.js';
 
 /** The smoke test's namespaces are not the public API's to use. */
@@ -30,26 +29,12 @@ function refuseReserved(namespace: string): string {
   return namespace;
 }
 
-/** The answer's state and metering, for the request record. */
-function noteResult(req: Request, result: { state: string; usage?: Usage }): void {
-  noteForRecord(req, {
-    state: result.state,
-    units: result.usage?.operation_units ?? 0,
-    billingState: result.usage
-      ? result.usage.billing_state === 'billable'
-        ? 'billable'
-        : 'no_data'
-      : 'not_metered',
-  });
-}
-
 /** The v1 data plane: validate, call the memory service once, answer with what it said. */
 export function memoryRoutes(memory: MemoryClient, auth: AuthDeps, templates: TemplateClient): Router {
   const router = Router();
 
   router.post(
     '/write',
-    recordAs('memory.write'),
     idempotentWrite,
     requireApiKey(auth, 'memory:write'),
     ...jsonBody,
@@ -63,65 +48,43 @@ export function memoryRoutes(memory: MemoryClient, auth: AuthDeps, templates: Te
         idempotency_key: idempotencyKey,
         body,
       });
-      noteResult(req, result);
+      noteForRecord(req, meteredNote(result));
       res.json(result);
     },
   );
 
-  router.post(
-    '/recall',
-    recordAs('memory.recall'),
-    requireApiKey(auth, 'memory:recall'),
-    ...jsonBody,
-    async (req, res) => {
-      const body = parseOrThrow(RecallRequest, req.body, 'recall request');
-      noteForRecord(req, { namespace: refuseReserved(body.namespace) });
-      const result = await memory.recall({ scope: scopeOf(req), request_id: req.requestId, body });
-      noteResult(req, result);
-      res.json(result);
-    },
-  );
+  router.post('/recall', requireApiKey(auth, 'memory:recall'), ...jsonBody, async (req, res) => {
+    const body = parseOrThrow(RecallRequest, req.body, 'recall request');
+    noteForRecord(req, { namespace: refuseReserved(body.namespace) });
+    const result = await memory.recall({ scope: scopeOf(req), request_id: req.requestId, body });
+    noteForRecord(req, meteredNote(result));
+    res.json(result);
+  });
 
-  router.delete(
-    '/',
-    recordAs('memory.delete'),
-    requireApiKey(auth, 'memory:delete'),
-    ...jsonBody,
-    async (req, res) => {
-      const { namespace } = parseOrThrow(
-        DeleteRequest,
-        deleteRequestOf(req.query, req.body),
-        'delete request',
-      );
-      noteForRecord(req, { namespace: refuseReserved(namespace) });
-      const scope = scopeOf(req);
-      // Template memories first: if the template service cannot delete, nothing is deleted and the
-      // caller retries, rather than the text going while a copy of its data stays readable.
-      await templates.deleteNamespace({ tenant_id: scope.tenant_id, namespace });
-      const result = await memory.delete({ scope, request_id: req.requestId, namespace });
-      noteResult(req, result);
-      answerReceipt(res, result);
-    },
-  );
+  router.delete('/', requireApiKey(auth, 'memory:delete'), ...jsonBody, async (req, res) => {
+    const { namespace } = parseOrThrow(DeleteRequest, deleteRequestOf(req.query, req.body), 'delete request');
+    noteForRecord(req, { namespace: refuseReserved(namespace) });
+    const scope = scopeOf(req);
+    // Template memories first: if the template service cannot delete, nothing is deleted and the
+    // caller retries, rather than the text going while a copy of its data stays readable.
+    await templates.deleteNamespace({ tenant_id: scope.tenant_id, namespace });
+    const result = await memory.delete({ scope, request_id: req.requestId, namespace });
+    noteForRecord(req, meteredNote(result));
+    answerReceipt(res, result);
+  });
 
   // A namespace deletion's receipt as it stands, while its job runs and after (tenant-scoped: another
   // tenant's deletion id is a 404, as an unknown one).
-  router.get(
-    '/deletions/:id',
-    recordAs('memory.delete.status', '/api/v1/memory/deletions/{deletion_id}'),
-    requireApiKey(auth, 'memory:delete'),
-    async (req, res) => {
-      const result = await memory.getDeletion({
-        scope: scopeOf(req),
-        request_id: req.requestId,
-        deletion_id: uuidRef(req.params.id, 'namespace deletion'),
-      });
-      noteForRecord(req, { namespace: result.namespace });
-      noteResult(req, result);
-      if (result.deletion.status === 'in_progress') res.setHeader('Retry-After', '1');
-      res.json(result);
-    },
-  );
+  router.get('/deletions/:id', requireApiKey(auth, 'memory:delete'), async (req, res) => {
+    const result = await memory.getDeletion({
+      scope: scopeOf(req),
+      request_id: req.requestId,
+      deletion_id: uuidRef(req.params.id, 'namespace deletion'),
+    });
+    noteForRecord(req, { namespace: result.namespace, ...meteredNote(result) });
+    if (result.deletion.status === 'in_progress') res.setHeader('Retry-After', '1');
+    res.json(result);
+  });
 
   return router;
 }

@@ -7,7 +7,7 @@ import {
   type SmokeTestPolicy,
 } from '../../../domain/operations/run-smoke-test.js';
 import { type AuthDeps, requireApiKey, scopeOf } from '../middleware/authenticate.js';
-import { noteForRecord, recordAs } from '../middleware/record-requests.js';
+import { noteForRecord } from '../middleware/record-requests.js';
 
 /**
  * POST /smoke-test: an authorized diagnostic. It needs an API key with `memory:write` and an active
@@ -21,28 +21,23 @@ export function smokeTestRoute(deps: {
   smokeTestPolicy: SmokeTestPolicy;
 }): Router {
   const router = Router();
-  router.post(
-    '/smoke-test',
-    recordAs('infrastructure.smoke_test'),
-    requireApiKey(deps.auth, 'memory:write'),
-    async (req, res) => {
-      const scope = scopeOf(req);
-      await requireOperatorCapability(scope.tenant_id, req.get('x-operator-token'));
-      checkSmokeTestAllowed(scope, deps.smokeTestPolicy);
-      const report = await runSmokeTest(deps.memory, scope, req.requestId);
-      noteForRecord(req, { state: report.outcome });
-      if (report.outcome === 'passed') {
-        res.json(report);
-        return;
-      }
-      const failed = report.steps.find((s) => s.outcome === 'failed');
-      res.status(503).json({
-        ...report,
-        error: `The smoke test failed at its ${failed?.step ?? 'first'} step`,
-        retryable: true,
-        details: { code: 'service_unavailable', request_id: req.requestId },
-      });
-    },
-  );
+  router.post('/smoke-test', requireApiKey(deps.auth, 'memory:write'), async (req, res) => {
+    const scope = scopeOf(req);
+    await requireOperatorCapability(scope.tenant_id, req.get('x-operator-token'));
+    checkSmokeTestAllowed(scope, deps.smokeTestPolicy);
+    const report = await runSmokeTest(deps.memory, scope, req.requestId);
+    noteForRecord(req, { state: report.outcome });
+    if (report.outcome === 'passed') {
+      res.json(report);
+      return;
+    }
+    const failed = report.steps.find((s) => s.outcome === 'failed');
+    res.status(503).json({
+      ...report,
+      error: `The smoke test failed at its ${failed?.step ?? 'first'} step`,
+      retryable: true,
+      details: { code: 'service_unavailable', request_id: req.requestId },
+    });
+  });
   return router;
 }

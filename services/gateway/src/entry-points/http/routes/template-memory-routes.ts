@@ -8,7 +8,7 @@ import { readMemory } from '../../../domain/data-plane/read-memory.js';
 import { type AuthDeps, requireApiKey, scopeOf } from '../middleware/authenticate.js';
 import { idempotentWrite } from '../middleware/error-handler.js';
 import { jsonBody } from '../middleware/json-body.js';
-import { noteForRecord, recordAs } from '../middleware/record-requests.js';
+import { meteredNote, noteForRecord } from '../middleware/record-requests.js';
 import { pathRef } from '../path-params.js';
 
 /**
@@ -26,7 +26,6 @@ export function templateMemoryRoutes(
 
   router.post(
     '/memories',
-    recordAs('template.memory.create', '/v1/memories'),
     idempotentWrite,
     requireApiKey(auth, 'memory:write'),
     ...jsonBody,
@@ -43,25 +42,16 @@ export function templateMemoryRoutes(
         idempotency_key: idempotencyKey,
         body,
       });
-      noteForRecord(req, {
-        state: result.state,
-        units: result.usage.operation_units,
-        billingState: result.usage.billing_state === 'billable' ? 'billable' : 'no_data',
-      });
+      noteForRecord(req, meteredNote(result));
       const created = result.state === 'retained' && result.idempotency_outcome === 'Accepted';
       res.status(created ? 201 : 200).json(result);
     },
   );
 
-  router.get(
-    '/memories/:id',
-    recordAs('memory.get', '/v1/memories/{memory_id}'),
-    requireApiKey(auth, 'memory:recall'),
-    async (req, res) => {
-      const memoryId = pathRef(req.params.id, 'memory');
-      res.json(await readMemory(scopeOf(req), req.requestId, memoryId, { memory, templates }));
-    },
-  );
+  router.get('/memories/:id', requireApiKey(auth, 'memory:recall'), async (req, res) => {
+    const memoryId = pathRef(req.params.id, 'memory');
+    res.json(await readMemory(scopeOf(req), req.requestId, memoryId, { memory, templates }));
+  });
 
   return router;
 }

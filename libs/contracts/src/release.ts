@@ -1,0 +1,26 @@
+import { z } from 'zod';
+import { CapabilitiesResponse, HealthResponse } from './infrastructure.js';
+import { CONTRACT_VERSION } from './runtime.js';
+
+/**
+ * The spec: "Release records should hold the deployment version, contract version, schema version,
+ * capability manifest and health result". `GET /api/v1/infrastructure/release` answers one for the
+ * deployment as it is now, and the dev launcher keeps one per start in `.data/releases/`.
+ */
+export const ReleaseRecord = z
+  .object({
+    contract_version: z.literal(CONTRACT_VERSION),
+    deployment_version: z.string(),
+    environment: z.string(),
+    schema_version: z.string().meta({ description: 'The API schema version (the OpenAPI document’s)' }),
+    schema_versions: z.record(z.string(), z.string().nullable()).meta({
+      description:
+        'Per database, by health entry (`gateway_store`, `memory`, `billing`, `telemetry`, `template`): its latest applied migration; null when the service did not say (down, or from before [P14])',
+    }),
+    capabilities: CapabilitiesResponse,
+    health: HealthResponse,
+    recorded_at: z.iso.datetime(),
+    request_id: z.string(),
+  })
+  .meta({ id: 'ReleaseRecord' });
+export type ReleaseRecord = z.infer<typeof ReleaseRecord>;
