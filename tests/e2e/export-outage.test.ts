@@ -77,7 +77,13 @@ describe('GET /api/v1/infrastructure/export while telemetry fails', () => {
         details: { code: 'upstream_timeout', request_id: requestId },
       },
     });
-    expect(Object.keys(res?.body ?? {}).sort()).toEqual(['details', 'error', 'request_id', 'retryable']);
+    expect(Object.keys(res?.body ?? {}).sort()).toEqual([
+      'contract_version',
+      'details',
+      'error',
+      'request_id',
+      'retryable',
+    ]);
     // The history says the same: a failed export, not a served one.
     const events = await eventsFor(t.api, tenant.api_key, [requestId]);
     expect(events.find((e) => e.request_id === requestId)).toMatchObject({

@@ -414,7 +414,7 @@ describe('tm-mcp status and errors', () => {
     expect(results.map((result) => result.structuredContent)).toEqual([
       expect.objectContaining({ state: 'retained', namespace: 'mcp-every-tool' }),
       expect.objectContaining({ retrieval_outcome: 'matched' }),
-      expect.objectContaining({ state: 'deleted', deleted: 1 }),
+      expect.objectContaining({ state: 'not_retained', deleted: 1 }),
       expect.objectContaining({ private: [], marketplace: expect.any(Array) }),
       expect.objectContaining({ state: 'retained', namespace: 'templates' }),
       expect.objectContaining({ status: 'ok' }),

@@ -192,7 +192,9 @@ function validString(schema: JsonSchema): fc.Arbitrary<string> {
     { arbitrary: fc.string({ minLength: min, maxLength: small }), weight: 4 },
     // Any code point, lone surrogates included: what JSON can carry and a database may not.
     { arbitrary: fc.string({ unit: 'binary', minLength: min, maxLength: small }), weight: 2 },
-    { arbitrary: fc.constant('a'.repeat(max)), weight: 1 },
+    // Not a run of one letter: the run's credential leak check would find the weak password
+    // `aaaaaaaaaaaa` (password-strength.test.ts, refused but noted as sent) inside it in the access log.
+    { arbitrary: fc.constant('ab'.repeat(Math.ceil(max / 2)).slice(0, max)), weight: 1 },
   );
 }
 
