@@ -16,6 +16,9 @@ const ForgetOutput = mirrors<Pick<DeleteReceipt, 'state' | 'namespace' | 'delete
   }),
 );
 
+/** How long `forget_namespace` follows a deletion job before answering with its progress. */
+const FORGET_WAIT_MS = 8_000;
+
 export function registerForgetNamespace(server: McpServer, { tm }: ToolContext) {
   server.registerTool(
     'forget_namespace',
@@ -44,9 +47,9 @@ export function registerForgetNamespace(server: McpServer, { tm }: ToolContext) 
           'confirmation_required',
         );
       return callService(async () => {
-        // An agent's tool call should not hang for long: past a minute the server goes on alone, and
-        // the namespace's memories are already hidden from recall.
-        const receipt = await tm.memory.delete(namespace, { maxWaitMs: 60_000 });
+        // Well inside the clients' own request timeouts (the MCP TypeScript client gives up at 60 s, the
+        // Inspector at 10 s): past this the server goes on alone, and the memories are already hidden.
+        const receipt = await tm.memory.delete(namespace, { maxWaitMs: FORGET_WAIT_MS });
         const count = (n: number) => `${n} memor${n === 1 ? 'y' : 'ies'}`;
         return success(
           ForgetOutput,
