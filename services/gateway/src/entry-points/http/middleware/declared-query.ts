@@ -26,6 +26,7 @@ function declaredOperations(): Map<string, Operation[]> {
     const segments = template.split('/');
     const pattern = new RegExp(
       `^${segments.map((s) => (/^\{.+\}$/.test(s) ? '[^/]+' : s.replace(/[.*+?^$()|[\]\\]/g, '\\$&'))).join('/')}/?$`,
+      'i', // Express routes match paths case-insensitively: `/API/V1/…` reaches the same route
     );
     const variables = segments.filter((s) => s.startsWith('{')).length;
     for (const method of METHODS) {
@@ -57,7 +58,9 @@ export function refuseUndeclaredQuery(): RequestHandler {
   return (req, _res, next) => {
     const names = Object.keys(req.query as Record<string, unknown>);
     if (names.length === 0) return next();
-    const operation = operations.get(req.method)?.find((o) => o.pattern.test(req.path));
+    // Express answers HEAD with the GET route (the body left out): it takes the same parameters.
+    const method = req.method === 'HEAD' ? 'GET' : req.method;
+    const operation = operations.get(method)?.find((o) => o.pattern.test(req.path));
     const unknown = operation ? names.filter((name) => !operation.query.has(name)) : [];
     if (unknown.length === 0) return next();
     const fields = unknown.slice(0, MAX_NAMED).map((path) => ({ path, message: 'is not a known field' }));
