@@ -183,7 +183,9 @@ describe('trace context across NATS', () => {
     const hostileId = `x,${forged.header(forged.traceId)};forged`;
     type Hop = { trace_id?: string; request_id?: string };
     const hops = () =>
-      memoryB.lines.filter((line) => line.includes('"message answered"')).map((line) => JSON.parse(line) as Hop);
+      memoryB.lines
+        .filter((line) => line.includes('"message answered"'))
+        .map((line) => JSON.parse(line) as Hop);
     const victimTraces = new Map<string, string>();
     const victimWrite = (round: number, i: number) => {
       const { traceId, header } = traceparent();

@@ -244,7 +244,10 @@ describe('unknown fields in request bodies and queries', () => {
     const upper = await t.api.get('/API/V1/Control/API-KEYS', { key: tenant.session, query: { limit: '5' } });
     expect(upper).toMatchObject(unknownAt('limit'));
     const bearer = { Authorization: `Bearer ${tenant.session}` };
-    const head = await request(t.stack.url).head('/api/v1/control/api-keys').query({ limit: '5' }).set(bearer);
+    const head = await request(t.stack.url)
+      .head('/api/v1/control/api-keys')
+      .query({ limit: '5' })
+      .set(bearer);
     expect(head).toMatchObject({ status: 400 });
     const headUpper = await request(t.stack.url).head('/API/V1/control/api-keys?limit=5').set(bearer);
     expect(headUpper).toMatchObject({ status: 400 });
