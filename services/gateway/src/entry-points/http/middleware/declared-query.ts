@@ -1,8 +1,12 @@
-import { AppError, buildOpenApiDocument, ErrorCode } from '@tm/contracts';
+import {
+  AppError,
+  buildOpenApiDocument,
+  ErrorCode,
+  OPENAI_COMPATIBLE_PATHS,
+  pathTemplatePattern,
+} from '@tm/contracts';
 import type { RequestHandler } from 'express';
 
-/** OpenAI's clients send query parameters of their own; these routes take what they send ([P14]). */
-const OPENAI_COMPATIBLE = new Set(['/v1/chat/completions', '/v1/models', '/v1/models/{model}']);
 const METHODS = ['get', 'post', 'put', 'patch', 'delete'] as const;
 /** Unknown parameters named in one answer at most, as for NUL characters. */
 const MAX_NAMED = 20;
@@ -22,12 +26,11 @@ function declaredOperations(): Map<string, Operation[]> {
   const shared = (document.components?.parameters ?? {}) as Record<string, Parameter>;
   const byMethod = new Map<string, Operation[]>();
   for (const [template, item] of Object.entries(document.paths ?? {})) {
-    if (OPENAI_COMPATIBLE.has(template)) continue;
+    // OpenAI's clients send query parameters of their own; these routes take what they send ([P14]).
+    if (OPENAI_COMPATIBLE_PATHS.includes(template)) continue;
     const segments = template.split('/');
-    const pattern = new RegExp(
-      `^${segments.map((s) => (/^\{.+\}$/.test(s) ? '[^/]+' : s.replace(/[.*+?^$()|[\]\\]/g, '\\$&'))).join('/')}/?$`,
-      'i', // Express routes match paths case-insensitively: `/API/V1/…` reaches the same route
-    );
+    // Case-insensitive, as Express routes match: `/API/V1/…` reaches the same route.
+    const pattern = pathTemplatePattern(template);
     const variables = segments.filter((s) => s.startsWith('{')).length;
     for (const method of METHODS) {
       const operation = item?.[method];
