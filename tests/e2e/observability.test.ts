@@ -174,6 +174,51 @@ describe('trace context across NATS', () => {
     }
   });
 
+  it("when one tenant's request id holds the batch header's separators, then another tenant's write in the same batch keeps its own trace and request id", async () => {
+    const attacker = await createTenant();
+    const victim = await createTenant();
+    const namespace = uniqueNamespace('batch-trace');
+    const forged = traceparent();
+    // Until [P14]'s review this shifted every later item of the batch onto the forged trace and id.
+    const hostileId = `x,${forged.header(forged.traceId)};forged`;
+    type Hop = { trace_id?: string; request_id?: string };
+    const hops = () =>
+      memoryB.lines
+        .filter((line) => line.includes('"message answered"'))
+        .map((line) => JSON.parse(line) as Hop);
+    const victimTraces = new Map<string, string>();
+    const victimWrite = (round: number, i: number) => {
+      const { traceId, header } = traceparent();
+      const victimId = `victim-${round}-${i}-${randomBytes(4).toString('hex')}`;
+      victimTraces.set(traceId, victimId);
+      return t.api
+        .write(victim.api_key, writeBody(namespace, `own ${round} ${i}`), uniqueKey(), {
+          'X-Request-Id': victimId,
+          traceparent: header(traceId),
+        })
+        .then((res) => expect(res).toMatchObject({ status: 200, headers: { 'x-request-id': victimId } }));
+    };
+    const hostileWrite = (round: number, i: number) =>
+      t.api
+        .write(attacker.api_key, writeBody(namespace, `hostile ${round} ${i}`), uniqueKey(), {
+          'X-Request-Id': hostileId,
+        })
+        .then((res) => expect(res).toMatchObject({ status: 200, headers: { 'x-request-id': hostileId } }));
+    // Writes arriving together travel as one batch (to one of two instances): send interleaved
+    // rounds until the instance whose log this test reads has answered some of the victim's.
+    for (let round = 0; round < 20; round++) {
+      await Promise.all(
+        Array.from({ length: 8 }, (_, i) => [hostileWrite(round, i), victimWrite(round, i)]).flat(),
+      );
+      if (hops().filter((h) => h.trace_id && victimTraces.has(h.trace_id)).length >= 8) break;
+      await new Promise((r) => setTimeout(r, 50));
+    }
+    const victimHops = hops().filter((h) => h.trace_id && victimTraces.has(h.trace_id));
+    expect(victimHops.length).toBeGreaterThan(0);
+    for (const hop of victimHops) expect(hop.request_id).toBe(victimTraces.get(hop.trace_id as string));
+    expect(hops().filter((h) => h.trace_id === forged.traceId || h.request_id === 'forged')).toEqual([]);
+  });
+
   it('when the traceparent is malformed, then a new trace is started and answered', async () => {
     const tenant = await createTenant();
     const res = await t.api.post('/api/v1/memory/recall', {

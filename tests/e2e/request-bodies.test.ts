@@ -1,5 +1,6 @@
 import { randomUUID } from 'node:crypto';
 import { LIMITS } from '@tm/contracts';
+import request from 'supertest';
 import { describe, expect, it } from 'vitest';
 import { controlSteps } from './support/control.js';
 import { createTenant, recallBody, uniqueKey, uniqueNamespace, writeBody } from './support/factories.js';
@@ -235,6 +236,23 @@ describe('unknown fields in request bodies and queries', () => {
       query: { 'api-version': '2024-06-01' },
     });
     expect(models).toMatchObject({ status: 200, body: { object: 'list' } });
+  });
+
+  it('when the path is in another case or the method is HEAD, then an undeclared query parameter is refused as for GET', async () => {
+    const tenant = await tenantWithSession();
+    // Express routes match case-insensitively, and answer HEAD with the GET route.
+    const upper = await t.api.get('/API/V1/Control/API-KEYS', { key: tenant.session, query: { limit: '5' } });
+    expect(upper).toMatchObject(unknownAt('limit'));
+    const bearer = { Authorization: `Bearer ${tenant.session}` };
+    const head = await request(t.stack.url)
+      .head('/api/v1/control/api-keys')
+      .query({ limit: '5' })
+      .set(bearer);
+    expect(head).toMatchObject({ status: 400 });
+    const headUpper = await request(t.stack.url).head('/API/V1/control/api-keys?limit=5').set(bearer);
+    expect(headUpper).toMatchObject({ status: 400 });
+    const declared = await request(t.stack.url).head('/api/v1/control/api-keys').set(bearer);
+    expect(declared).toMatchObject({ status: 200 });
   });
 
   it('when a chat completion carries fields OpenAI clients send that this service does not use, then it is answered', async () => {

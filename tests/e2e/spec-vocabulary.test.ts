@@ -255,6 +255,19 @@ describe('contract_version on every answer under /api/v1 and /v1', () => {
     expect(res.body).not.toHaveProperty('contract_version');
   });
 
+  it("when the OpenAPI document is read, then a request event's billing_state is billable or no_data, never void", async () => {
+    const doc = await t.api.get('/api/v1/openapi.json');
+    // A record is written when its request ends: a charge voided later shows in charges and usage only.
+    expect(doc).toMatchObject({
+      status: 200,
+      body: {
+        components: {
+          schemas: { RequestEvent: { properties: { billing_state: { enum: ['billable', 'no_data'] } } } },
+        },
+      },
+    });
+  });
+
   it('when the OpenAPI document is read, then every JSON answer of every versioned route requires contract_version', async () => {
     const doc = (await t.api.get('/api/v1/openapi.json')).body as {
       paths: Record<

@@ -417,6 +417,21 @@ describe('namespace selection', () => {
   });
 });
 
+describe('the download name', () => {
+  it('when the request id holds quotes, a backslash and separators, then Content-Disposition keeps them quoted and escaped', async () => {
+    const tenant = await createTenant();
+    const requestId = `q"t\\b; filename="evil.sh", x=%`;
+    const res = await t.api.get(EXPORT, { key: tenant.api_key, headers: headers(requestId) });
+    expect(res).toMatchObject({
+      status: 200,
+      headers: {
+        'x-request-id': requestId,
+        'content-disposition': 'attachment; filename="export-q\\"t\\\\b; filename=\\"evil.sh\\", x=%.json"',
+      },
+    });
+  });
+});
+
 describe('tenant isolation', () => {
   it("when another tenant exports, then none of this tenant's records, texts or request ids are in it", async () => {
     const a = await createTenant();

@@ -9,8 +9,11 @@ export interface HealthChecks {
   database: () => Promise<DependencyHealth>;
   /** Its durable JetStream consumers, if any (what `runDurableConsumer` returns). */
   consumers?: ReadonlyArray<{ durable: string; lag: () => Promise<ConsumerLag> }>;
-  /** Its database's latest applied migration (`schemaVersion` of its prisma-client.ts), for release records. */
-  schemaVersion?: () => Promise<string | null>;
+  /**
+   * Its database's latest applied migration (`schemaVersion` of its prisma-client.ts), for release
+   * records: what is known now, synchronous, so the report never waits on a database read.
+   */
+  schemaVersion?: () => string | null;
 }
 
 const within = <T>(promise: Promise<T>, ms: number) => {
@@ -37,11 +40,11 @@ async function consumerHealth(lag: () => Promise<ConsumerLag>): Promise<Dependen
  */
 export async function checkServiceHealth(checks: HealthChecks): Promise<ServiceSelfReport> {
   const consumers = checks.consumers ?? [];
-  const [database, schemaVersion, lags] = await Promise.all([
+  const [database, lags] = await Promise.all([
     checks.database(),
-    checks.schemaVersion?.() ?? null,
     Promise.all(consumers.map((c) => consumerHealth(c.lag))),
   ]);
+  const schemaVersion = checks.schemaVersion?.() ?? null;
   return {
     available: database.available,
     ...(schemaVersion ? { schema_version: schemaVersion } : {}),

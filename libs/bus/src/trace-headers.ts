@@ -27,14 +27,28 @@ export function traceOfMessage(h: MsgHdrs | undefined): TraceContext {
   return childSpan(parseTraceparent(h?.get(TRACEPARENT_HEADER)), h?.get(REQUEST_ID_HEADER) || undefined);
 }
 
-/** A batch's items' traces: `traceparent` and request id of each, `-` for an item without one. */
+/**
+ * A batch's items' traces: `traceparent;request id` of each, joined with `,`, `-` for an item without
+ * one. A batch mixes tenants and a kept request id may hold any printable character, `,` and `;` too,
+ * so the id is percent-encoded: one tenant's id can never shift or rename another's item.
+ */
 export const itemTrace = (trace: TraceContext | undefined) =>
-  trace ? `${formatTraceparent(trace)};${trace.requestId ?? ''}` : '-';
+  trace ? `${formatTraceparent(trace)};${encodeURIComponent(trace.requestId ?? '')}` : '-';
 
 export function itemTraces(h: MsgHdrs | undefined, count: number): Array<TraceContext> {
   const listed = (h?.get(ITEM_TRACES_HEADER) ?? '').split(',');
   return Array.from({ length: count }, (_, i) => {
     const [parent, requestId] = (listed[i] ?? '').split(';');
-    return childSpan(parseTraceparent(parent), requestId || undefined);
+    return childSpan(parseTraceparent(parent), decodedRequestId(requestId));
   });
+}
+
+/** An item's request id as sent; a malformed encoding (no sender of ours writes one) is dropped. */
+function decodedRequestId(encoded: string | undefined): string | undefined {
+  if (!encoded) return undefined;
+  try {
+    return decodeURIComponent(encoded);
+  } catch {
+    return undefined;
+  }
 }

@@ -30,4 +30,6 @@ export * from './subjects.js';
 export * from './telemetry.js';
 export * from './templates.js';
 export * from './tolerant-reader.js';
+export * from './unversioned-routes.js';
+export * from './uuid.js';
 export * from './validation.js';

@@ -1,15 +1,5 @@
 import { CONTRACT_VERSION } from './runtime.js';
-
-/**
- * Routes whose answers keep another shape: OpenAI's (its clients read `choices`, `data`, `error.message`;
- * a completion names the version in `text_memory.contract_version`) and the OpenAPI document itself.
- */
-export const UNVERSIONED_PATHS: readonly string[] = [
-  '/v1/chat/completions',
-  '/v1/models',
-  '/v1/models/{model}',
-  '/api/v1/openapi.json',
-];
+import { UNVERSIONED_PATHS } from './unversioned-routes.js';
 
 type Schema = {
   $ref?: string;

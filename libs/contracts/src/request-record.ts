@@ -13,7 +13,8 @@ export type RequestOutcome = z.infer<typeof RequestOutcome>;
  * that failed. A record is written when its request ends, so it never says `void` (a charge voided
  * later shows in the charges and the usage route).
  */
-export const RecordBillingState = BillingState;
+export const RecordBillingState = BillingState.exclude(['void']);
+export type RecordBillingState = z.infer<typeof RecordBillingState>;
 
 /** The longest route a record keeps. */
 export const ROUTE_MAX = 200;

@@ -5,6 +5,7 @@ import { IdempotencyKey, isReservedNamespace, Namespace, RESERVED_NAMESPACE_PREF
 import { queryInteger } from './query-integer.js';
 import { Usage } from './runtime.js';
 import { Scope } from './scope.js';
+import { UUID_PATTERN } from './uuid.js';
 
 /**
  * Memory templates ([P5]): a tenant's private templates with their version history, the shared
@@ -30,8 +31,7 @@ export const FIELD_TYPES = ['string', 'number', 'boolean', 'object', 'list'] as 
 export const FieldType = z.enum(FIELD_TYPES, { error: `type must be one of ${FIELD_TYPES.join(', ')}` });
 export type FieldType = z.infer<typeof FieldType>;
 
-const UUID_LIKE = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
-export const looksLikeUuid = (value: string) => UUID_LIKE.test(value);
+export const looksLikeUuid = (value: string) => UUID_PATTERN.test(value);
 
 /** Routes take a name or an id, so a name must never be mistaken for an id. */
 export const TemplateName = z

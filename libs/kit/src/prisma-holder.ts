@@ -17,7 +17,10 @@ export function prismaHolder<C extends { $disconnect(): Promise<void> }>(create:
         client: C;
         users: number;
         probe?: DatabaseProbe;
-        schemaVersion?: Promise<string | null>;
+        /** The latest applied migration once read (null: the table has none); undefined until then. */
+        schemaVersion?: string | null;
+        /** The read in flight, so pings never start a second one. */
+        schemaRead?: Promise<void>;
       }
     | undefined;
   const current = () => {
@@ -36,8 +39,8 @@ export function prismaHolder<C extends { $disconnect(): Promise<void> }>(create:
       pool.on('error', () => {});
       watchPool(pool);
       state = { url, pool, client: create(pool), users: 1 };
-      // Read now, so no health check waits on it (it is asked with every ping).
-      void readSchemaVersion(state);
+      // Read now, so the first health check already has it.
+      refreshSchemaVersion(state);
       return state.client;
     },
     get: (): C => current().client,
@@ -49,10 +52,17 @@ export function prismaHolder<C extends { $disconnect(): Promise<void> }>(create:
       return held.probe.check();
     },
     /**
-     * The latest migration applied to this database (`_prisma_migrations`), for release records: read
-     * once, since migrations run before a service starts. Null when it cannot be read (asked again).
+     * The latest migration applied to this database (`_prisma_migrations`), for release records and
+     * health: what is known now, never a wait. It is read once in the background (migrations run
+     * before a service starts); until a read succeeds this is null and each call starts one more
+     * read if none is in flight. A health check must not wait on it: during an outage the pool waits
+     * for a connection longer than the gateway waits for a ping.
      */
-    schemaVersion: (): Promise<string | null> => readSchemaVersion(current()),
+    schemaVersion(): string | null {
+      const held = current();
+      if (held.schemaVersion === undefined) refreshSchemaVersion(held);
+      return held.schemaVersion ?? null;
+    },
     async close(): Promise<void> {
       if (state && --state.users > 0) return;
       const closing = state;
@@ -63,12 +73,21 @@ export function prismaHolder<C extends { $disconnect(): Promise<void> }>(create:
   };
 }
 
-function readSchemaVersion(held: { pool: pg.Pool; schemaVersion?: Promise<string | null> }) {
-  held.schemaVersion ??= latestMigration(held.pool).catch(() => {
-    held.schemaVersion = undefined; // asked again next time
-    return null;
-  });
-  return held.schemaVersion;
+function refreshSchemaVersion(held: {
+  pool: pg.Pool;
+  schemaVersion?: string | null;
+  schemaRead?: Promise<void>;
+}): void {
+  held.schemaRead ??= latestMigration(held.pool)
+    .then(
+      (version) => {
+        held.schemaVersion = version;
+      },
+      () => {}, // unknown still: the next call reads again
+    )
+    .finally(() => {
+      held.schemaRead = undefined;
+    });
 }
 
 async function latestMigration(pool: pg.Pool): Promise<string | null> {

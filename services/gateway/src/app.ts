@@ -11,8 +11,9 @@ import { createTemplateClient } from './clients/template-client.js';
 import type { GatewayConfig } from './config.js';
 import { closePrisma, getSql, initPrisma, pingDatabase, schemaVersion } from './data-access/prisma-client.js';
 import { deriveGatewaySecrets } from './domain/identity/gateway-secrets.js';
+import { DEFAULT_HASHING_SLOTS } from './domain/identity/hashing-slots.js';
 import { createKeyUsage } from './domain/identity/key-usage.js';
-import { DEFAULT_HASHING_SLOTS, limitPasswordHashing } from './domain/identity/password-hash.js';
+import { limitPasswordHashing } from './domain/identity/password-hash.js';
 import { createVerifiedKeyCache } from './domain/identity/verified-key-cache.js';
 import { createRateLimits } from './domain/operations/rate-limits.js';
 import { smokeTestPolicyOf } from './domain/operations/run-smoke-test.js';
@@ -120,7 +121,8 @@ export async function startGateway(config: GatewayConfig, logger: Logger): Promi
       gateway_store: {
         required: true,
         check: async () => {
-          const [database, schema] = await Promise.all([pingDatabase(), schemaVersion()]);
+          const database = await pingDatabase();
+          const schema = schemaVersion(); // what is known now: never waits on the database
           return {
             available: database.available,
             dependencies: { database },

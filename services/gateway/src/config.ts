@@ -1,6 +1,7 @@
 import { isIP } from 'node:net';
 import { env, jetstreamEnv, loadConfig } from '@tm/kit';
 import { z } from 'zod';
+import { DEFAULT_HASHING_SLOTS } from './domain/identity/hashing-slots.js';
 
 /** proxy-addr's names for address ranges, as Express's `trust proxy` takes them. */
 const PROXY_RANGES = ['loopback', 'linklocal', 'uniquelocal'];
@@ -98,8 +99,8 @@ export const GatewayConfigSchema = z
      */
     GATEWAY_TRUST_PROXY: trustedProxies,
     /** Password hashes (scrypt, on libuv's thread pool of 4) run at once, and how many may wait. */
-    PASSWORD_HASH_CONCURRENCY: env.positiveInt(2),
-    PASSWORD_HASH_QUEUE: z.coerce.number().int().min(0).default(8),
+    PASSWORD_HASH_CONCURRENCY: env.positiveInt(DEFAULT_HASHING_SLOTS.concurrency),
+    PASSWORD_HASH_QUEUE: z.coerce.number().int().min(0).default(DEFAULT_HASHING_SLOTS.maxWaiting),
     /** Largest document import upload (the file part), refused with 413 as it streams past it. */
     IMPORT_MAX_BYTES: env.positiveInt(20 * 1024 * 1024),
     /** An upload that sends nothing for this long is refused with 408 upload_timeout. */

@@ -1,6 +1,12 @@
 import { env, jetstreamEnv, loadConfig } from '@tm/kit';
 import { z } from 'zod';
 
+/**
+ * The longest MEMORY_DELETE_WAIT_MS: a second under the gateway's default 5 s upstream deadline. Up to
+ * [P14]'s review 30 s was allowed, and a DELETE waiting that long answered 504 at the gateway.
+ */
+export const MEMORY_DELETE_WAIT_MAX_MS = 4_000;
+
 export const MemoryConfigSchema = z.object({
   MEMORY_DATABASE_URL: env.databaseUrl('tm_memory'),
   MEMORY_DB_POOL_SIZE: env.positiveInt(10),
@@ -32,10 +38,12 @@ export const MemoryConfigSchema = z.object({
    */
   MEMORY_DELETE_BATCH_SIZE: z.coerce.number().int().min(1).max(50_000).default(2_000),
   /**
-   * How long a DELETE waits for its job before answering 202 with the receipt so far: well inside the
+   * How long a DELETE waits for its job before answering 202 with the receipt so far: inside the
    * gateway's deadline (GATEWAY_REQUEST_TIMEOUT_MS, 5 s by default), so the caller never sees a 504.
+   * Capped below that default with room for the answer's way back; a gateway deadline set lower
+   * needs this lower too (README.md, configuration).
    */
-  MEMORY_DELETE_WAIT_MS: z.coerce.number().int().min(0).max(30_000).default(2_000),
+  MEMORY_DELETE_WAIT_MS: z.coerce.number().int().min(0).max(MEMORY_DELETE_WAIT_MAX_MS).default(2_000),
   /** How often the deletion worker looks for jobs left by a stopped instance (and new ones elsewhere). */
   MEMORY_DELETE_INTERVAL_MS: z.coerce.number().int().min(50).max(600_000).default(1_000),
   /** Completed deletions (their receipts) are kept this long for the status route, then pruned. */

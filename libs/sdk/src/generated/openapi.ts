@@ -1593,7 +1593,7 @@ export interface components {
             latency_ms: number;
             units: number;
             /** @enum {string} */
-            billing_state: "billable" | "no_data" | "void";
+            billing_state: "billable" | "no_data";
             deployment_version: string;
         };
         NamespacesPage: {

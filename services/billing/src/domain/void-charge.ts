@@ -1,9 +1,8 @@
-import { AppError, type ChargeView, ErrorCode, type VoidChargeMessage } from '@tm/contracts';
+import { AppError, type ChargeView, ErrorCode, UUID_PATTERN, type VoidChargeMessage } from '@tm/contracts';
 import { findCharge, transitionCharge } from '../data-access/ledger-repository.js';
 import { getPrisma } from '../data-access/prisma-client.js';
 import { chargeView } from './charge-view.js';
 
-const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
 const notFound = () => new AppError(ErrorCode.NotFound, 'No such charge');
 
 /**
@@ -12,7 +11,7 @@ const notFound = () => new AppError(ErrorCode.NotFound, 'No such charge');
  * need a credit note.
  */
 export async function voidCharge(message: VoidChargeMessage, db = getPrisma()): Promise<ChargeView> {
-  if (!UUID.test(message.charge_id)) throw notFound();
+  if (!UUID_PATTERN.test(message.charge_id)) throw notFound();
   const charge = await db.$transaction(async (tx) => {
     const current = await findCharge(tx, message.tenant_id, message.charge_id);
     if (!current) throw notFound();

@@ -1,10 +1,14 @@
-import { AppError, ErrorCode, EventSource, type MemoryGetMessage, type StoredMemory } from '@tm/contracts';
+import {
+  AppError,
+  ErrorCode,
+  EventSource,
+  type MemoryGetMessage,
+  type StoredMemory,
+  UUID_PATTERN,
+} from '@tm/contracts';
 import { findRecord } from '../data-access/memory-record-repository.js';
 import { isBeingDeleted } from '../data-access/namespace-deletion.js';
 import { getPrisma, getSql } from '../data-access/prisma-client.js';
-
-// Record ids are UUIDs (a uuid column): anything else names no record and must not reach the query.
-const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
 
 const notFound = () => new AppError(ErrorCode.NotFound, 'No such memory');
 
@@ -14,7 +18,8 @@ const notFound = () => new AppError(ErrorCode.NotFound, 'No such memory');
  * (and those of one being deleted) are gone, so their ids are "not found", as are other tenants'.
  */
 export async function getMemory(msg: MemoryGetMessage, db = getPrisma()): Promise<StoredMemory> {
-  if (!UUID.test(msg.memory_id)) throw notFound();
+  // Record ids are UUIDs (a uuid column): anything else names no record and must not reach the query.
+  if (!UUID_PATTERN.test(msg.memory_id)) throw notFound();
   const record = await findRecord(db, msg.scope.tenant_id, msg.memory_id.toLowerCase());
   if (!record) throw notFound();
   // Hidden from the moment its namespace's deletion starts, as it will be gone.

@@ -9,6 +9,12 @@ export interface HashingSlotSettings {
   maxWaitMs: number;
 }
 
+/**
+ * Half of libuv's default pool of 4 threads; a wait of about 4 hashes (~0.4 s) before a 503. The one
+ * source of the defaults: the gateway's PASSWORD_HASH_* settings default to these.
+ */
+export const DEFAULT_HASHING_SLOTS: HashingSlotSettings = { concurrency: 2, maxWaiting: 8, maxWaitMs: 2_000 };
+
 interface Waiter {
   start: () => void;
   timer: NodeJS.Timeout;

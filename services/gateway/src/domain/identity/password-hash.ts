@@ -1,13 +1,10 @@
 import { randomBytes, type ScryptOptions, scrypt, timingSafeEqual } from 'node:crypto';
-import { createHashingSlots, type HashingSlotSettings } from './hashing-slots.js';
+import { createHashingSlots, DEFAULT_HASHING_SLOTS, type HashingSlotSettings } from './hashing-slots.js';
 
 // scrypt (memory-hard): N = 2^15, r = 8 uses 32 MiB per hash, about 100 ms here. Parameters are
 // stored with each hash, so raising them later does not break existing passwords.
 const PARAMS = { N: 2 ** 15, r: 8, p: 1 } as const;
 const KEY_LENGTH = 32;
-
-/** Half of libuv's default pool of 4 threads; a wait of about 4 hashes (~0.4 s) before a 503. */
-export const DEFAULT_HASHING_SLOTS: HashingSlotSettings = { concurrency: 2, maxWaiting: 8, maxWaitMs: 2_000 };
 
 // One per process, as the thread pool it protects is: every scrypt call of the process goes through it.
 let slots = createHashingSlots(DEFAULT_HASHING_SLOTS);

@@ -1,7 +1,5 @@
-import { AppError, ErrorCode } from '@tm/contracts';
+import { AppError, ErrorCode, UUID_PATTERN } from '@tm/contracts';
 import type { Request } from 'express';
-
-const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
 
 /** A path segment no template, entry or memory can have is "not found", never a validation error. */
 export function pathRef(value: unknown, what: string): string {
@@ -13,7 +11,7 @@ export function pathRef(value: unknown, what: string): string {
 
 /** A resource id the service made (a UUID); anything that cannot be one is simply not found. */
 export function uuidRef(value: unknown, what: string): string {
-  if (typeof value !== 'string' || !UUID.test(value))
+  if (typeof value !== 'string' || !UUID_PATTERN.test(value))
     throw new AppError(ErrorCode.NotFound, `No such ${what}`);
   return value.toLowerCase();
 }

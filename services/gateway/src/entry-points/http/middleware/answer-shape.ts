@@ -1,12 +1,15 @@
-import { CONTRACT_VERSION } from '@tm/contracts';
+import {
+  CONTRACT_VERSION,
+  isOpenAiCompatiblePath,
+  OPENAPI_DOCUMENT_PATH,
+  pathTemplatePattern,
+} from '@tm/contracts';
 import type { RequestHandler } from 'express';
 
 /** Paths of the versioned API. */
 const VERSIONED = /^\/(api\/)?v1\//i;
 /** The OpenAPI document is a document, not an answer. */
-const DOCUMENT = /^\/api\/v1\/openapi\.json\/?$/i;
-/** The OpenAI-compatible routes: `/v1/chat/completions`, `/v1/models`, `/v1/models/{model}`. */
-const OPENAI = /^\/v1\/(chat\/completions|models(\/[^/]+)?)\/?$/i;
+const DOCUMENT = pathTemplatePattern(OPENAPI_DOCUMENT_PATH);
 
 /**
  * The shape of every JSON answer, decided by its path before anything can answer (a refused
@@ -19,7 +22,7 @@ const OPENAI = /^\/v1\/(chat\/completions|models(\/[^/]+)?)\/?$/i;
  *   once rather than by each route: before [P14] errors, control-plane and template answers lacked it.
  */
 export const answerShape: RequestHandler = (req, res, next) => {
-  if (OPENAI.test(req.path)) {
+  if (isOpenAiCompatiblePath(req.path)) {
     res.locals.openAiErrors = true;
     next();
     return;

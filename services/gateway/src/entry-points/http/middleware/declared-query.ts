@@ -1,8 +1,12 @@
-import { AppError, buildOpenApiDocument, ErrorCode } from '@tm/contracts';
+import {
+  AppError,
+  buildOpenApiDocument,
+  ErrorCode,
+  OPENAI_COMPATIBLE_PATHS,
+  pathTemplatePattern,
+} from '@tm/contracts';
 import type { RequestHandler } from 'express';
 
-/** OpenAI's clients send query parameters of their own; these routes take what they send ([P14]). */
-const OPENAI_COMPATIBLE = new Set(['/v1/chat/completions', '/v1/models', '/v1/models/{model}']);
 const METHODS = ['get', 'post', 'put', 'patch', 'delete'] as const;
 /** Unknown parameters named in one answer at most, as for NUL characters. */
 const MAX_NAMED = 20;
@@ -22,11 +26,11 @@ function declaredOperations(): Map<string, Operation[]> {
   const shared = (document.components?.parameters ?? {}) as Record<string, Parameter>;
   const byMethod = new Map<string, Operation[]>();
   for (const [template, item] of Object.entries(document.paths ?? {})) {
-    if (OPENAI_COMPATIBLE.has(template)) continue;
+    // OpenAI's clients send query parameters of their own; these routes take what they send ([P14]).
+    if (OPENAI_COMPATIBLE_PATHS.includes(template)) continue;
     const segments = template.split('/');
-    const pattern = new RegExp(
-      `^${segments.map((s) => (/^\{.+\}$/.test(s) ? '[^/]+' : s.replace(/[.*+?^$()|[\]\\]/g, '\\$&'))).join('/')}/?$`,
-    );
+    // Case-insensitive, as Express routes match: `/API/V1/…` reaches the same route.
+    const pattern = pathTemplatePattern(template);
     const variables = segments.filter((s) => s.startsWith('{')).length;
     for (const method of METHODS) {
       const operation = item?.[method];
@@ -57,7 +61,9 @@ export function refuseUndeclaredQuery(): RequestHandler {
   return (req, _res, next) => {
     const names = Object.keys(req.query as Record<string, unknown>);
     if (names.length === 0) return next();
-    const operation = operations.get(req.method)?.find((o) => o.pattern.test(req.path));
+    // Express answers HEAD with the GET route (the body left out): it takes the same parameters.
+    const method = req.method === 'HEAD' ? 'GET' : req.method;
+    const operation = operations.get(method)?.find((o) => o.pattern.test(req.path));
     const unknown = operation ? names.filter((name) => !operation.query.has(name)) : [];
     if (unknown.length === 0) return next();
     const fields = unknown.slice(0, MAX_NAMED).map((path) => ({ path, message: 'is not a known field' }));

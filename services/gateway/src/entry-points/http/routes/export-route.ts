@@ -62,7 +62,9 @@ export function exportRoute(deps: {
     });
     const ready = await document.prepare();
     res.status(200).type('application/json');
-    res.setHeader('Content-Disposition', `attachment; filename="export-${req.requestId}.json"`);
+    // The request id is the client's and may hold `"` or `\`: Express's `attachment` (the
+    // `content-disposition` package) quotes and escapes it, so the filename never breaks the header.
+    res.attachment(`export-${req.requestId}.json`);
     await ready.writeTo(responseSink(res));
     res.end();
   });
