@@ -58,10 +58,34 @@ async function runPythonSnippet(text: string, apiKey: string): Promise<string> {
   return stdout;
 }
 
+type KeyRow = { id: string; name: string; permissions: string[]; status: string; revoked_at: string | null };
+
 const consoleKeysOf = async (session: string) =>
-  (
-    (await t.api.get(API_KEYS, { key: session })).body.data as Array<{ name: string; permissions: string[] }>
-  ).filter((k) => k.name.startsWith('console '));
+  ((await t.api.get(API_KEYS, { key: session })).body.data as KeyRow[]).filter((k) =>
+    k.name.startsWith('console '),
+  );
+
+/** On the Playground, "Create a key for the console": the secret the panel shows once. */
+async function takeTabKey(page: Page): Promise<string> {
+  await goTo(page, 'Playground');
+  await page
+    .getByRole('region', { name: 'API key in use' })
+    .getByRole('button', { name: 'Create a key for the console' })
+    .click();
+  const panel = page.getByRole('region', { name: /^New API key console \(tab\) / });
+  await expect.poll(() => panel.locator('code.secret').textContent(), EVENTUALLY).toMatch(/^tmk_/);
+  return (await panel.locator('code.secret').textContent()) ?? '';
+}
+
+/** The tab's key, once revoked: refused on the data plane, and listed as revoked. */
+async function expectRevoked(session: string, secret: string): Promise<void> {
+  await expect
+    .poll(() => t.api.recall(secret, recallBody('first-steps', 'anything')), EVENTUALLY)
+    .toMatchObject({ status: 401, body: { details: { code: 'authentication_required' } } });
+  expect(await consoleKeysOf(session)).toEqual([
+    expect.objectContaining({ status: 'revoked', revoked_at: expect.any(String) }),
+  ]);
+}
 
 describe('the console: first steps', () => {
   it('when an owner opens Connect an app, then the base URL and four snippets are there without a secret, and a copy gives the snippet', async () => {
@@ -170,6 +194,34 @@ describe('the console: first steps', () => {
     // Never stored: the tab's memory only.
     expect(JSON.stringify(await webStorage(page))).not.toContain(secret);
     await screenshot(page, 'connect-with-tab-key');
+    expect(errors).toEqual([]);
+    await context.close();
+  });
+
+  it("when an owner logs out after creating the console's key, then the key is revoked: the data plane refuses it and the key list says so", async () => {
+    const tenant = await tenantWithSession();
+    const { page, errors, context } = await openConsole(b.browser, t.stack.url);
+    await logIn(page, tenant.owner.email, tenant.owner.password);
+    const secret = await takeTabKey(page);
+    expect((await t.api.recall(secret, recallBody('first-steps', 'anything'))).status).toBe(200);
+
+    await page.getByRole('button', { name: 'Log out' }).click();
+    await page.getByRole('button', { name: 'Log in' }).waitFor();
+    await expectRevoked(tenant.session, secret);
+    expect(errors).toEqual([]);
+    await context.close();
+  });
+
+  it("when an owner reloads the page after creating the console's key, then the key the tab lost is revoked and the session stays", async () => {
+    const tenant = await tenantWithSession();
+    const { page, errors, context } = await openConsole(b.browser, t.stack.url);
+    await logIn(page, tenant.owner.email, tenant.owner.password);
+    const secret = await takeTabKey(page);
+    expect((await t.api.recall(secret, recallBody('first-steps', 'anything'))).status).toBe(200);
+
+    await page.reload();
+    await page.getByRole('button', { name: 'Log out' }).waitFor();
+    await expectRevoked(tenant.session, secret);
     expect(errors).toEqual([]);
     await context.close();
   });

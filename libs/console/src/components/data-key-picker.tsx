@@ -110,8 +110,8 @@ export function DataKeyPicker() {
         {mayCreate && (
           <>
             {' '}
-            A key created here (named "console (tab)" and the time) is listed on the{' '}
-            <Link to="/api-keys">API keys</Link> page, where it can be revoked.
+            A key created here (named "console (tab)" and the time) is revoked when you log out or leave the
+            page; it is listed on the <Link to="/api-keys">API keys</Link> page, where it can be revoked.
           </>
         )}
       </p>

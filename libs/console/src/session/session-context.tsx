@@ -21,8 +21,16 @@ export interface Session {
   /** Whether the user's role holds an action (`keys:manage`…): buttons for the others are not shown. */
   can: (action: string) => boolean;
   refreshAccount: () => Promise<void>;
-  /** Ends the session on the server if it can; this tab forgets it either way. Never rejects. */
+  /**
+   * Ends the session on the server if it can; this tab forgets it either way. Never rejects. Runs the
+   * tasks given to `beforeLogout` first, while the session still holds.
+   */
   logout: () => Promise<void>;
+  /**
+   * A clean-up that needs the session (revoking the tab's own key): awaited by `logout` before the
+   * session ends, its failure ignored. Returns the call that removes it.
+   */
+  beforeLogout: (task: () => Promise<void>) => () => void;
 }
 
 interface SessionState {
@@ -71,6 +79,7 @@ export function SessionProvider({ children }: { children: ReactNode }) {
   // The fetch given to clients is made once; it reaches the current `forget` through this.
   const onEnded = useRef(forget);
   onEnded.current = forget;
+  const logoutTasks = useRef(new Set<() => Promise<void>>());
   const makeClient = useCallback(
     (sessionToken?: string) =>
       new TextMemory({
@@ -133,6 +142,8 @@ export function SessionProvider({ children }: { children: ReactNode }) {
       can: (action) => allowed.has(action),
       refreshAccount: async () => setAccount(await client.control.account.get()),
       logout: async () => {
+        // Best effort, and each task bounds its own wait: a failed clean-up never keeps anyone logged in.
+        await Promise.allSettled([...logoutTasks.current].map((task) => task()));
         try {
           await client.control.sessions.logout();
         } catch {
@@ -141,6 +152,10 @@ export function SessionProvider({ children }: { children: ReactNode }) {
         } finally {
           forget();
         }
+      },
+      beforeLogout: (task) => {
+        logoutTasks.current.add(task);
+        return () => logoutTasks.current.delete(task);
       },
     };
   }, [client, account, forget]);
