@@ -54,12 +54,16 @@ const UNAVAILABLE_CODES = new Set([
   '53300',
 ]);
 
+const PRISMA_UNAVAILABLE_CODES = new Set(['P1001', 'P1017', 'P2024', 'P2037']);
+
 /** True when an error means "the database is not reachable right now" rather than "this query is wrong". */
 export function isStorageUnavailable(err: unknown): boolean {
   for (let e: unknown = err, depth = 0; e && depth < 6; depth++) {
     const candidate = e as { code?: unknown; message?: unknown; cause?: unknown; kind?: unknown };
     if (typeof candidate.code === 'string' && UNAVAILABLE_CODES.has(candidate.code)) return true;
-    if (candidate.code === 'P1001' || candidate.code === 'P1017' || candidate.code === 'P2024') return true;
+    // P2037: the driver adapter's TooManyConnections (SQLSTATE 53300 under Prisma's own code), which a
+    // loaded shared server answers; it was a 500 from the usage route until [P14].
+    if (typeof candidate.code === 'string' && PRISMA_UNAVAILABLE_CODES.has(candidate.code)) return true;
     // 55000 is a broad code; only its message says "this database takes no connections now"
     // (ALLOW_CONNECTIONS false, as an operator or a failover sets it; a write answered 500 before [P11]).
     if (
