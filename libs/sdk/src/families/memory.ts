@@ -1,5 +1,5 @@
-import type { CallOptions, Transport } from '../http.js';
 import { TextMemoryError } from '../errors.js';
+import type { CallOptions, Transport } from '../http.js';
 import { LIMITS } from '../limits.js';
 import { sleep } from '../retry.js';
 import type { DeleteReceipt, RecallResponse, Schemas, WriteRequest, WriteResponse } from '../types.js';
@@ -185,7 +185,13 @@ export class MemoryFamily {
     for (;;) {
       try {
         const { data } = await this.http.request<DeleteReceipt>(
-          { method: 'DELETE', path: '/api/v1/memory', credential: 'apiKey', safe: true, query: { namespace } },
+          {
+            method: 'DELETE',
+            path: '/api/v1/memory',
+            credential: 'apiKey',
+            safe: true,
+            query: { namespace },
+          },
           call,
         );
         return data;

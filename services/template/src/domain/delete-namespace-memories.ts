@@ -22,7 +22,13 @@ export interface NamespaceDeletionOptions {
  * The deletions this instance is running, by (tenant, namespace): a request arriving while one runs
  * (the gateway's retry after a timeout) waits for it rather than starting a second loop.
  */
-const running = new Map<string, Promise<TemplateNamespaceDeleted>>();
+const running = new Map<string, Running>();
+
+interface Running {
+  /** Settles once the first batch has committed (or found nothing left). */
+  firstBatch: Promise<unknown>;
+  done: Promise<TemplateNamespaceDeleted>;
+}
 
 /**
  * A namespace delete reaches here before the memory service: the data of its template memories goes
@@ -30,6 +36,8 @@ const running = new Map<string, Promise<TemplateNamespaceDeleted>>();
  * the namespace's imports with the rows they read. It runs in committed bounded batches to the end,
  * whether or not the asker still waits: answered when done within `waitMs`, else a retryable 503 while
  * the loop goes on (so the gateway never starts the memory deletion before this one has finished).
+ * A request that starts a deletion always waits for its first batch, bounded by the batch size: so a
+ * namespace with nothing left is answered at once whatever the wait, and each ask gets somewhere.
  */
 export async function deleteNamespaceMemories(
   msg: DeleteTemplateNamespaceMessage,
@@ -39,17 +47,29 @@ export async function deleteNamespaceMemories(
   const key = JSON.stringify([msg.tenant_id, msg.namespace]);
   let run = running.get(key);
   if (!run) {
-    run = deleteAll(db, msg, options.batchSize).finally(() => running.delete(key));
+    let batchDone = () => {};
+    const firstBatch = new Promise<void>((resolve) => {
+      batchDone = resolve;
+    });
+    const done = deleteAll(db, msg, options.batchSize, batchDone).finally(() => {
+      batchDone();
+      running.delete(key);
+    });
+    run = { firstBatch, done };
     running.set(key, run);
     // Nobody may be waiting when it fails (the asker gave up): say so; the next ask goes on from there.
-    run.catch((err: unknown) =>
+    done.catch((err: unknown) =>
       options.logger?.warn({ err }, 'template namespace deletion stopped; the next request resumes it'),
     );
   }
+  await run.firstBatch;
   const waiting = new AbortController();
   try {
-    const done = await Promise.race([run, sleep(options.waitMs, undefined, { signal: waiting.signal })]);
-    if (done) return done;
+    const finished = await Promise.race([
+      run.done,
+      sleep(options.waitMs, undefined, { signal: waiting.signal }),
+    ]);
+    if (finished) return finished;
   } finally {
     waiting.abort();
   }
@@ -65,10 +85,12 @@ export async function deleteAll(
   db: PrismaClient,
   msg: DeleteTemplateNamespaceMessage,
   batchSize: number,
+  onBatch: () => void = () => {},
 ): Promise<TemplateNamespaceDeleted> {
   const deleted = { template_memories: 0, import_jobs: 0 };
   for (;;) {
     const batch = await deleteNamespaceBatch(db, msg.tenant_id, msg.namespace, batchSize);
+    onBatch();
     if (!batch) return deleted;
     if (batch.part === 'template_memories') deleted.template_memories += batch.count;
     if (batch.part === 'import_jobs') deleted.import_jobs += batch.count;

@@ -19,7 +19,10 @@ import { z } from 'zod';
 import type { WriteMemory } from '../../clients/memory-writer.js';
 import { createTemplate } from '../../domain/create-template.js';
 import { createTemplateMemory } from '../../domain/create-template-memory.js';
-import { deleteNamespaceMemories, type NamespaceDeletionOptions } from '../../domain/delete-namespace-memories.js';
+import {
+  deleteNamespaceMemories,
+  type NamespaceDeletionOptions,
+} from '../../domain/delete-namespace-memories.js';
 import { getMarketplaceTemplate } from '../../domain/get-marketplace-template.js';
 import { getTemplate } from '../../domain/get-template.js';
 import { getTemplateMemory } from '../../domain/get-template-memory.js';
