@@ -74,7 +74,10 @@ const deleteOp: ZodOpenApiOperationObject = {
     'job removes them in bounded batches that survive restarts. 200 with the final receipt when the job ' +
     'finishes within a short wait; otherwise 202 with the receipt so far and `Location`, the status route ' +
     'to poll. Asking again while the job runs answers the same job. A write to the namespace meanwhile is ' +
-    'refused with 409 `namespace_being_deleted` (retryable).',
+    'refused with 409 `namespace_being_deleted` (retryable). The namespace’s template data is deleted first, in ' +
+    'committed batches that go on on the server; while that takes longer than a short wait the answer is 503 ' +
+    '`service_unavailable` (retryable, `Retry-After`), and asking again follows the same deletion, never ' +
+    'starting over.',
   security: authed,
   requestParams: {
     query: z.object({ namespace: Namespace }),

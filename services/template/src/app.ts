@@ -67,7 +67,16 @@ export async function startTemplateService(
   const subscriptions = [
     ...serveTemplateEndpoints(
       nc,
-      { writeMemory, version, health: () => checkServiceHealth({ database: pingDatabase, schemaVersion }) },
+      {
+        writeMemory,
+        version,
+        health: () => checkServiceHealth({ database: pingDatabase, schemaVersion }),
+        namespaceDeletion: {
+          batchSize: config.TEMPLATE_DELETE_BATCH_SIZE,
+          waitMs: config.TEMPLATE_DELETE_WAIT_MS,
+          logger,
+        },
+      },
       logger,
     ),
     ...serveImportEndpoints(

@@ -30,6 +30,15 @@ export const TemplateConfigSchema = z.object({
    * read there, well inside the seal's own deadline. No answer in time is a retryable 503.
    */
   BILLING_PRICE_TIMEOUT_MS: env.positiveInt(1_000),
+  /**
+   * A namespace deletion's template part ([P14]): rows per committed batch (template memories, memory
+   * requests, an import's rows or chunks), so no statement's cost grows with the namespace and a retry
+   * goes on from the last batch; and how long the asking request waits for the whole before a retryable
+   * 503 (the deletion goes on meanwhile). The wait stays below the gateway's 5 s deadline less the memory
+   * service's own 2 s wait, so the gateway hears an answer, not a timeout.
+   */
+  TEMPLATE_DELETE_BATCH_SIZE: z.coerce.number().int().min(1).max(50_000).default(1_000),
+  TEMPLATE_DELETE_WAIT_MS: z.coerce.number().int().min(0).max(60_000).default(2_000),
   /** Import worker: how often it looks for started jobs, rows per batch, writes in flight. */
   IMPORT_POLL_MS: env.positiveInt(1_000),
   IMPORT_BATCH_SIZE: env.positiveInt(200),

@@ -1,3 +1,4 @@
+import { TextMemoryError } from '../errors.js';
 import type { CallOptions, Transport } from '../http.js';
 import { LIMITS } from '../limits.js';
 import { sleep } from '../retry.js';
@@ -158,10 +159,7 @@ export class MemoryFamily {
     const { onProgress, maxWaitMs = DELETE_MAX_WAIT_MS, pollIntervalMs, ...call } = options;
     const started = Date.now();
     // Asking again while a deletion runs answers the same job, so the call is safe to repeat.
-    let { data: receipt } = await this.http.request<DeleteReceipt>(
-      { method: 'DELETE', path: '/api/v1/memory', credential: 'apiKey', safe: true, query: { namespace } },
-      call,
-    );
+    let receipt = await this.askDelete(namespace, call, started, maxWaitMs);
     onProgress?.(receipt);
     while (receipt.deletion.status === 'in_progress') {
       const pause = pollIntervalMs ?? DELETE_POLL_MS;
@@ -171,6 +169,40 @@ export class MemoryFamily {
       onProgress?.(receipt);
     }
     return receipt;
+  }
+
+  /**
+   * The DELETE itself, asked again while the server answers a retryable 503 (its template data is
+   * still being deleted in batches, which goes on between asks) and the wait allows; each ask gets
+   * further, none starts over.
+   */
+  private async askDelete(
+    namespace: string,
+    call: CallOptions,
+    started: number,
+    maxWaitMs: number,
+  ): Promise<DeleteReceipt> {
+    for (;;) {
+      try {
+        const { data } = await this.http.request<DeleteReceipt>(
+          {
+            method: 'DELETE',
+            path: '/api/v1/memory',
+            credential: 'apiKey',
+            safe: true,
+            query: { namespace },
+          },
+          call,
+        );
+        return data;
+      } catch (err) {
+        const retryAfter = (err as { retryAfter?: number }).retryAfter;
+        if (!(err instanceof TextMemoryError && err.status === 503 && err.retryable)) throw err;
+        const pause = retryAfter ?? DELETE_POLL_MS;
+        if (Date.now() - started + pause > maxWaitMs) throw err;
+        await sleep(pause, call.signal);
+      }
+    }
   }
 
   /** A namespace deletion as it stands, by `deletion.id` from its receipt (one read, no waiting). */

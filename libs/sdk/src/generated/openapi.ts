@@ -819,7 +819,7 @@ export interface paths {
         post?: never;
         /**
          * Delete one namespace: records, supersession relations and idempotency state
-         * @description The namespace is the `namespace` query parameter; a JSON body `{ "namespace": … }` is also accepted and must agree. The namespace’s records are hidden from recall, export and reads at once, and a deletion job removes them in bounded batches that survive restarts. 200 with the final receipt when the job finishes within a short wait; otherwise 202 with the receipt so far and `Location`, the status route to poll. Asking again while the job runs answers the same job. A write to the namespace meanwhile is refused with 409 `namespace_being_deleted` (retryable).
+         * @description The namespace is the `namespace` query parameter; a JSON body `{ "namespace": … }` is also accepted and must agree. The namespace’s records are hidden from recall, export and reads at once, and a deletion job removes them in bounded batches that survive restarts. 200 with the final receipt when the job finishes within a short wait; otherwise 202 with the receipt so far and `Location`, the status route to poll. Asking again while the job runs answers the same job. A write to the namespace meanwhile is refused with 409 `namespace_being_deleted` (retryable). The namespace’s template data is deleted first, in committed batches that go on on the server; while that takes longer than a short wait the answer is 503 `service_unavailable` (retryable, `Retry-After`), and asking again follows the same deletion, never starting over.
          */
         delete: operations["memoryDelete"];
         options?: never;

@@ -103,13 +103,47 @@ export async function findTemplateMemory(db: Db, tenantId: string, memoryId: str
   return db.templateMemory.findFirst({ where: { tenantId, memoryId } });
 }
 
-/** Everything held for one namespace of a tenant, in one transaction. */
-export async function deleteNamespaceMemories(db: PrismaClient, tenantId: string, namespace: string) {
-  const [memories, , imports] = await db.$transaction([
-    db.templateMemory.deleteMany({ where: { tenantId, namespace } }),
-    db.memoryRequest.deleteMany({ where: { tenantId, namespace } }),
-    // Imports into the namespace go too, with their rows and chunks (cascade): they hold its data.
-    db.importJob.deleteMany({ where: { tenantId, namespace } }),
-  ]);
-  return { templateMemories: memories.count, importJobs: imports.count };
+/** What one batch of a namespace's deletion removed: rows of one table, or one emptied import job. */
+export type NamespaceBatch =
+  | { part: 'import_rows' | 'import_chunks' | 'template_memories' | 'memory_requests'; count: number }
+  | { part: 'import_jobs'; count: 1 };
+
+/**
+ * One bounded batch of a namespace's deletion, committed on its own: up to `limit` rows of the first
+ * part that still holds any, in the order imports (their rows, then their chunks, then the emptied job:
+ * never one cascade over a whole dataset), template memories, memory requests. Null when nothing of the
+ * namespace is left. Each call finds its place from what is stored, so a call after a crash or a
+ * timed-out request goes on from the last committed batch rather than starting over.
+ */
+export async function deleteNamespaceBatch(
+  db: PrismaClient,
+  tenantId: string,
+  namespace: string,
+  limit: number,
+): Promise<NamespaceBatch | null> {
+  const job = await db.importJob.findFirst({ where: { tenantId, namespace }, select: { id: true } });
+  if (job) {
+    // Rows and chunks in primary-key order from the job's start: an index range scan per batch.
+    const rows = await db.$executeRaw`
+      DELETE FROM import_row WHERE import_id = ${job.id}::uuid AND row_number IN (
+        SELECT row_number FROM import_row WHERE import_id = ${job.id}::uuid ORDER BY row_number LIMIT ${limit})`;
+    if (rows > 0) return { part: 'import_rows', count: rows };
+    const chunks = await db.$executeRaw`
+      DELETE FROM import_chunk WHERE import_id = ${job.id}::uuid AND seq IN (
+        SELECT seq FROM import_chunk WHERE import_id = ${job.id}::uuid ORDER BY seq LIMIT ${limit})`;
+    if (chunks > 0) return { part: 'import_chunks', count: chunks };
+    // Empty now; a row an import worker settles meanwhile is gone with it (cascade, a handful at most).
+    await db.importJob.deleteMany({ where: { id: job.id } });
+    return { part: 'import_jobs', count: 1 };
+  }
+  const memories = await db.$executeRaw`
+    DELETE FROM template_memory WHERE memory_id IN (
+      SELECT memory_id FROM template_memory WHERE tenant_id = ${tenantId} AND namespace = ${namespace} LIMIT ${limit})`;
+  if (memories > 0) return { part: 'template_memories', count: memories };
+  const requests = await db.$executeRaw`
+    DELETE FROM memory_request WHERE tenant_id = ${tenantId} AND idempotency_key IN (
+      SELECT idempotency_key FROM memory_request
+      WHERE tenant_id = ${tenantId} AND namespace = ${namespace} LIMIT ${limit})`;
+  if (requests > 0) return { part: 'memory_requests', count: requests };
+  return null;
 }

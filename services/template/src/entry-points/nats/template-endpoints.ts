@@ -19,7 +19,10 @@ import { z } from 'zod';
 import type { WriteMemory } from '../../clients/memory-writer.js';
 import { createTemplate } from '../../domain/create-template.js';
 import { createTemplateMemory } from '../../domain/create-template-memory.js';
-import { deleteNamespaceMemories } from '../../domain/delete-namespace-memories.js';
+import {
+  deleteNamespaceMemories,
+  type NamespaceDeletionOptions,
+} from '../../domain/delete-namespace-memories.js';
 import { getMarketplaceTemplate } from '../../domain/get-marketplace-template.js';
 import { getTemplate } from '../../domain/get-template.js';
 import { getTemplateMemory } from '../../domain/get-template-memory.js';
@@ -32,7 +35,12 @@ const instance = randomUUID();
 /** The template service's request/reply endpoints, in queue group `template`. */
 export function serveTemplateEndpoints(
   nc: NatsConnection,
-  options: { writeMemory: WriteMemory; version: string; health: () => Promise<ServiceSelfReport> },
+  options: {
+    writeMemory: WriteMemory;
+    version: string;
+    health: () => Promise<ServiceSelfReport>;
+    namespaceDeletion: NamespaceDeletionOptions;
+  },
   logger: Logger,
 ): Subscription[] {
   const common = { queue: QueueGroups.template, mapError: storageOutage('Template storage') };
@@ -99,7 +107,7 @@ export function serveTemplateEndpoints(
         ...common,
         subject: s.deleteNamespace,
         input: DeleteTemplateNamespaceMessage,
-        handler: deleteNamespaceMemories,
+        handler: (m) => deleteNamespaceMemories(m, options.namespaceDeletion),
       },
       logger,
     ),

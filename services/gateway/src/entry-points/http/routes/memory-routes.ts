@@ -65,8 +65,10 @@ export function memoryRoutes(memory: MemoryClient, auth: AuthDeps, templates: Te
     const { namespace } = parseOrThrow(DeleteRequest, deleteRequestOf(req.query, req.body), 'delete request');
     noteForRecord(req, { namespace: refuseReserved(namespace) });
     const scope = scopeOf(req);
-    // Template memories first: if the template service cannot delete, nothing is deleted and the
-    // caller retries, rather than the text going while a copy of its data stays readable.
+    // Template memories first, to their end, so a copy of the data never stays readable once the text
+    // is gone. The template service deletes in committed batches and goes on after answering: when it
+    // is not done within its wait it answers a retryable 503, and the retry joins its running deletion
+    // (or resumes from the last batch), so every retry gets further and none starts over.
     await templates.deleteNamespace({ tenant_id: scope.tenant_id, namespace });
     const result = await memory.delete({ scope, request_id: req.requestId, namespace });
     noteForRecord(req, meteredNote(result));
