@@ -2,14 +2,14 @@ import { existsSync, mkdtempSync, readFileSync, statSync, writeFileSync } from '
 import { createServer } from 'node:http';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import pg from 'pg';
 import { beforeAll, describe, expect, it, vi } from 'vitest';
 import { cliUsers, json, repo, requireBuiltCli, runCommand } from './support/cli.js';
 import { EVENTUALLY } from './support/eventually.js';
 import { createTenant, uniqueNamespace } from './support/factories.js';
 import { recordSecrets } from './support/log-capture.js';
 import { recordsInNamespace } from './support/memory-db.js';
-import { stackEnv, useStack } from './support/stack.js';
+import { useStack } from './support/stack.js';
+import { importJobsOf } from './support/template-db.js';
 
 // The built CLI, run as a user runs it (support/cli.ts): a separate process talking HTTP to this file's stack.
 
@@ -22,21 +22,6 @@ const t = useStack();
 const cliUser = cliUsers(() => t.stack.url);
 
 beforeAll(requireBuiltCli);
-
-/** Import jobs the template service holds for a tenant, whatever their state (the API lists none). */
-async function importJobsOf(tenantId: string): Promise<number> {
-  const client = new pg.Client({ connectionString: stackEnv().templateDbUrl });
-  await client.connect();
-  try {
-    const { rows } = await client.query<{ n: string }>(
-      'SELECT count(*) AS n FROM import_job WHERE tenant_id = $1',
-      [tenantId],
-    );
-    return Number(rows[0]?.n);
-  } finally {
-    await client.end();
-  }
-}
 
 describe('tm --help', () => {
   it('when asked for help, then it lists every command and documents the exit codes', async () => {

@@ -8,6 +8,7 @@ import { recordSecrets } from './support/log-capture.js';
 import { recordsInNamespace } from './support/memory-db.js';
 import { stackEnv, useStack } from './support/stack.js';
 import { type StubDataset, type StubHub, startStubHub } from './support/stub-hub.js';
+import { importJobsOf } from './support/template-db.js';
 
 // Whole imports of thousands of rows paged from the stub hub: a hang guard, not a speed check.
 vi.setConfig({ testTimeout: 90_000 });
@@ -91,20 +92,6 @@ async function storedJob(id: string) {
       [id],
     );
     return rows[0];
-  } finally {
-    await client.end();
-  }
-}
-
-async function jobsOfTenant(tenantId: string) {
-  const client = new pg.Client({ connectionString: stackEnv().templateDbUrl });
-  await client.connect();
-  try {
-    const { rows } = await client.query<{ n: string }>(
-      'SELECT count(*) AS n FROM import_job WHERE tenant_id = $1',
-      [tenantId],
-    );
-    return Number(rows[0]?.n);
   } finally {
     await client.end();
   }
@@ -352,7 +339,7 @@ describe('POST /v1/imports with a dataset the hub refuses: one code each, and no
       },
     });
     expect(rowRequestsOf(dataset.id)).toEqual([]);
-    expect(await jobsOfTenant(tenant.tenant_id)).toBe(0);
+    expect(await importJobsOf(tenant.tenant_id)).toBe(0);
   });
 
   it('when only the viewer says the dataset runs a script (501), then 422 remote_code_required too', async () => {
@@ -387,7 +374,7 @@ describe('POST /v1/imports with a dataset the hub refuses: one code each, and no
         details: { code: 'validation_failed', fields: [{ path: 'format', message }] },
       },
     });
-    expect(await jobsOfTenant(tenant.tenant_id)).toBe(0);
+    expect(await importJobsOf(tenant.tenant_id)).toBe(0);
   });
 
   it('when the split does not exist, then 422 dataset_split_unavailable listing the splits there are', async () => {
@@ -411,7 +398,7 @@ describe('POST /v1/imports with a dataset the hub refuses: one code each, and no
         },
       },
     });
-    expect(await jobsOfTenant(tenant.tenant_id)).toBe(0);
+    expect(await importJobsOf(tenant.tenant_id)).toBe(0);
   });
 
   it('when the config does not exist, or several exist and none is named, then 422 dataset_split_unavailable at config', async () => {
@@ -542,7 +529,7 @@ describe('POST /v1/imports with a dataset the hub refuses: one code each, and no
     expect(JSON.stringify([without.body, refused.body, accepted.body])).not.toMatch(
       new RegExp(`${token}|${wrong}`),
     );
-    expect(await jobsOfTenant(tenant.tenant_id)).toBe(1);
+    expect(await importJobsOf(tenant.tenant_id)).toBe(1);
   });
 
   it('when the dataset is not on the hub, then the hub’s 401 for an unknown repo is dataset_gated; a malformed id is 400', async () => {
@@ -576,7 +563,7 @@ describe('POST /v1/imports with a dataset the hub refuses: one code each, and no
 
     expect(res).toMatchObject({ status: 504, body: { retryable: true, details: { code: 'hub_timeout' } } });
     expect(Number(res.headers['retry-after'])).toBeGreaterThan(0);
-    expect(await jobsOfTenant(tenant.tenant_id)).toBe(0);
+    expect(await importJobsOf(tenant.tenant_id)).toBe(0);
   });
 
   it('when the hub answers 503 past every retry, then a retryable 503 hub_unavailable; a hub that recovers within the retries is not seen', async () => {

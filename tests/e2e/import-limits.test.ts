@@ -149,14 +149,7 @@ describe('POST /v1/imports and NUL (U+0000)', () => {
     // marks a file as binary, which is a malformed_file of its own)
     const file = Buffer.from(['first', 'sec\u0000ond', 'third'].map((a) => JSON.stringify({ a })).join('\n'));
 
-    const created = await upload(tenant.api_key, { format: '{a}', namespace }, file, 'nul.ndjson');
-    expect(created.status, JSON.stringify(created.body)).toBe(201);
-    const id = created.body.id as string;
-    await t.api.post(`/v1/imports/${id}/start`, { key: tenant.api_key });
-    let job = created.body;
-    while (job.state !== 'completed')
-      job = (await t.api.get(`/v1/imports/${id}`, { key: tenant.api_key })).body;
-    const failures = await t.api.get(`/v1/imports/${id}/failures`, { key: tenant.api_key });
+    const { created, job, failures } = await importToTheEnd(tenant.api_key, namespace, file, 'nul.ndjson');
 
     expect(created.body.estimate).toMatchObject({ rows: 3, rows_malformed: 1, billable_rows: 2 });
     expect(job).toMatchObject({ state: 'completed', total: 3, retained: 2, failed: 1 });
@@ -183,14 +176,7 @@ describe('POST /v1/imports and deeply nested JSON rows', () => {
     const deep = `${'['.repeat(200)}"x"${']'.repeat(200)}`;
     const file = Buffer.from(`{"a":"first"}\n{"a":${deep}}\n{"a":"third"}\n`);
 
-    const created = await upload(tenant.api_key, { format: '{a}', namespace }, file, 'deep.ndjson');
-    expect(created.status, JSON.stringify(created.body)).toBe(201);
-    const id = created.body.id as string;
-    await t.api.post(`/v1/imports/${id}/start`, { key: tenant.api_key });
-    let job = created.body;
-    while (job.state !== 'completed')
-      job = (await t.api.get(`/v1/imports/${id}`, { key: tenant.api_key })).body;
-    const failures = await t.api.get(`/v1/imports/${id}/failures`, { key: tenant.api_key });
+    const { created, job, failures } = await importToTheEnd(tenant.api_key, namespace, file, 'deep.ndjson');
 
     expect(created.body.estimate).toMatchObject({ rows: 3, rows_malformed: 1, billable_rows: 2 });
     expect(job).toMatchObject({ state: 'completed', total: 3, retained: 2, failed: 1 });
@@ -252,6 +238,18 @@ function holdUploadOpen(key: string, namespace: string) {
       req.destroy();
     },
   };
+}
+
+/** Uploads an NDJSON file with format `{a}`, starts it and reads it once completed, with its failures. */
+async function importToTheEnd(key: string, namespace: string, file: Buffer, name: string) {
+  const created = await upload(key, { format: '{a}', namespace }, file, name);
+  expect(created.status, JSON.stringify(created.body)).toBe(201);
+  const id = created.body.id as string;
+  await t.api.post(`/v1/imports/${id}/start`, { key });
+  let job = created.body;
+  while (job.state !== 'completed') job = (await t.api.get(`/v1/imports/${id}`, { key })).body;
+  const failures = await t.api.get(`/v1/imports/${id}/failures`, { key });
+  return { created, job, failures };
 }
 
 async function uploadingJobAppears(tenantId: string): Promise<void> {

@@ -1,11 +1,11 @@
 import http from 'node:http';
 import ExcelJS from 'exceljs';
-import pg from 'pg';
 import request from 'supertest';
 import { describe, expect, it, vi } from 'vitest';
 import { createTenant, recallBody, uniqueNamespace } from './support/factories.js';
 import { recordsInNamespace } from './support/memory-db.js';
-import { stackEnv, useStack } from './support/stack.js';
+import { useStack } from './support/stack.js';
+import { importJobsOf } from './support/template-db.js';
 
 // Whole imports of thousands of rows, end to end: 12 s alone, but past 30 s when CI runs three
 // files at a time on 2 cores. The bound is a hang guard, not a speed check.
@@ -29,21 +29,6 @@ function upload(key: string, fields: Record<string, string>, file: Buffer, fileN
   let req = request(t.stack.url).post('/v1/imports').set('Authorization', `Bearer ${key}`);
   for (const [name, value] of Object.entries(fields)) req = req.field(name, value);
   return req.attach('file', file, fileName);
-}
-
-/** Import jobs the template service holds for a tenant, whatever their state (the API shows no list). */
-async function importJobsOf(tenantId: string): Promise<number> {
-  const client = new pg.Client({ connectionString: stackEnv().templateDbUrl });
-  await client.connect();
-  try {
-    const { rows } = await client.query<{ n: string }>(
-      'SELECT count(*) AS n FROM import_job WHERE tenant_id = $1',
-      [tenantId],
-    );
-    return Number(rows[0]?.n);
-  } finally {
-    await client.end();
-  }
 }
 
 /** Polls the status route until the job completes; every `processed` seen, in order. */
