@@ -105,12 +105,11 @@ describe('the console: first steps', () => {
     expect(texts['TypeScript SDK']).toContain(`new TextMemory({ baseUrl: "${t.stack.url}"`);
     expect(texts['TypeScript SDK']).toContain('node quickstart.mjs');
     expect(texts.CLI).toContain(`export TM_BASE_URL=${t.stack.url}`);
-    expect(texts.CLI).toContain('npx @text-memory/cli recall -n notes');
+    expect(texts.CLI).toContain('tm recall -n notes');
     expect(JSON.parse(texts['MCP server for an agent'] ?? '')).toEqual({
       mcpServers: {
         'text-memory': {
-          command: 'npx',
-          args: ['-y', '@text-memory/mcp'],
+          command: 'tm-mcp',
           env: { TM_BASE_URL: t.stack.url, TM_API_KEY: 'tmk_…', TM_NAMESPACE: 'my-assistant' },
         },
       },

@@ -82,8 +82,8 @@ export function ConnectPage() {
         {ownKey ? (
           <p>
             The snippets hold this tab's key, <strong>{ownKey.name}</strong>, created just now: it can write,
-            recall and delete. It is shown here until the tab is reloaded; revoke it on the{' '}
-            <Link to="/api-keys">API keys</Link> page when done.
+            recall and delete. It is revoked when you log out or leave the page; until then it is listed on
+            the <Link to="/api-keys">API keys</Link> page.
           </p>
         ) : (
           <p>
