@@ -14,10 +14,13 @@ export const EVENTUALLY = { timeout: 15_000, interval: 100 };
  *
  * It is vitest's `vi.waitFor` with the bound above, not a loop of our own: `vi.waitFor` already
  * re-runs the probe on an interval (never two at once), returns its value and on time-out rethrows
- * its last error, which six hand-written `eventually`/`until` loops each redid, some returning the
- * last value silently instead. `expect.poll` fits one matcher on one value but does not hand the
- * value back, which the tests need to assert the whole answer; it stays for the page checks.
- * Unit tests (services, libs, infra/dev) call `vi.waitFor` themselves: they must not import from here.
+ * its last error, which the hand-written `eventually`/`until` loops this replaced each redid, some
+ * returning the last value silently instead. `expect.poll` fits one matcher on one value but does not
+ * hand the value back, which the tests need to assert the whole answer; it stays for the page checks.
+ * A read that is an error, not "not yet", is returned from the probe and asserted after the wait, so
+ * it fails at once instead of being retried. Unit tests (services, libs, infra/dev) call `vi.waitFor`
+ * themselves: they must not import from here. Code outside a test (the global setup, the fault
+ * runner, the launcher) waits with infra/dev/wait-for.ts.
  */
 export function eventually<T>(
   probe: () => T | Promise<T>,
