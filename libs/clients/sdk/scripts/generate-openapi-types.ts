@@ -1,4 +1,4 @@
-// Writes libs/sdk/openapi.json and src/generated/openapi.ts (see openapi-snapshot.ts).
+// Writes libs/clients/sdk/openapi.json and src/generated/openapi.ts (see openapi-snapshot.ts).
 import { mkdirSync, writeFileSync } from 'node:fs';
 import { dirname } from 'node:path';
 import { renderSnapshot, SNAPSHOT_FILES } from './openapi-snapshot.js';

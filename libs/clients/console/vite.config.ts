@@ -3,7 +3,7 @@ import react from '@vitejs/plugin-react';
 import { defineConfig } from 'vite';
 
 // The gateway serves dist/ at /console (services/gateway, console-routes.ts). The SDK is bundled from its
-// source, so the console builds before libs/sdk's dist/ exists.
+// source, so the console builds before libs/clients/sdk's dist/ exists.
 export default defineConfig({
   base: '/console/',
   plugins: [react()],

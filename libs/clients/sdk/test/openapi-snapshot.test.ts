@@ -5,7 +5,7 @@ import { renderSnapshot, SNAPSHOT_FILES } from '../scripts/openapi-snapshot.js';
 // The SDK ships a snapshot of the document and the types generated from it; both must be what the
 // schemas in libs/contracts make today. Fix: `pnpm --filter @text-memory/sdk generate`.
 describe('the committed OpenAPI snapshot and its generated types', () => {
-  it('when the schemas are rendered again, then libs/sdk/openapi.json is unchanged', async () => {
+  it('when the schemas are rendered again, then libs/clients/sdk/openapi.json is unchanged', async () => {
     const { document } = await renderSnapshot();
     expect(
       readFileSync(SNAPSHOT_FILES.document, 'utf8'),
