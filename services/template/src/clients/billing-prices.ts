@@ -1,6 +1,6 @@
 import { type NatsConnection, requestReply } from '@tm/bus';
 import { AppError, ErrorCode, PriceListMessage, PriceListReply, Subjects } from '@tm/contracts';
-import type { WritePrice } from '../domain/import/import-estimate-tally.js';
+import type { WritePrice } from '../domain/imports/import-estimate-tally.js';
 
 /** memory.write's price in billing's list in force: what an import estimate quotes. */
 export type ReadWritePrice = () => Promise<WritePrice>;

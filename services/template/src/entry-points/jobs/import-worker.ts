@@ -3,8 +3,8 @@ import type { Logger } from '@tm/kit';
 import type { WriteMemory } from '../../clients/memory-writer.js';
 import { findProcessingJobs, type ImportJobRecord } from '../../data-access/import-repository.js';
 import { getPrisma } from '../../data-access/prisma-client.js';
-import { type DatasetRowDeps, fetchDatasetRows } from '../../domain/fetch-dataset-rows.js';
-import { processImportBatch } from '../../domain/process-import-batch.js';
+import { type DatasetRowDeps, fetchDatasetRows } from '../../domain/imports/hub/fetch-dataset-rows.js';
+import { processImportBatch } from '../../domain/imports/process-import-batch.js';
 
 export interface ImportWorker {
   /** A job was started: look now rather than at the next poll. */

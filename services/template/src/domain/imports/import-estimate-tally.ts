@@ -4,7 +4,7 @@ import {
   placeholdersWithoutColumn,
   refuseUnmatchedPlaceholders,
 } from './format-string.js';
-import type { ImportRecord } from './import-row.js';
+import type { ImportRecord } from './parsing/import-row.js';
 import { renderImportRow } from './render-import-row.js';
 
 export interface WritePrice {

@@ -1,6 +1,6 @@
-import { markUnstartedImportsExpired } from '../data-access/import-repository.js';
-import { getPrisma } from '../data-access/prisma-client.js';
-import { IN_FLIGHT_WINDOW_MS } from './import/in-flight-imports.js';
+import { markUnstartedImportsExpired } from '../../data-access/import-repository.js';
+import { getPrisma } from '../../data-access/prisma-client.js';
+import { IN_FLIGHT_WINDOW_MS } from './in-flight-imports.js';
 
 /**
  * An estimated import nobody starts within `ttlMs` (IMPORT_UNSTARTED_TTL_MS) expires: its state says

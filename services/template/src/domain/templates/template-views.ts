@@ -1,6 +1,6 @@
 import type { MarketplaceTemplate, Paging, Template, TemplateField, TemplateMemory } from '@tm/contracts';
-import type { MarketplaceRow } from '../data-access/marketplace-repository.js';
-import type { StoredTemplate } from '../data-access/template-repository.js';
+import type { MarketplaceRow } from '../../data-access/marketplace-repository.js';
+import type { StoredTemplate } from '../../data-access/template-repository.js';
 
 /** Rows as the API shows them: versions as strings, times as ISO text, no tenant ids. */
 export const templateView = (t: StoredTemplate): Template => ({

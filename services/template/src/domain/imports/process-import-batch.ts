@@ -1,15 +1,15 @@
 import { AppError, CONTRACT_VERSION, Scope } from '@tm/contracts';
-import type { WriteMemory } from '../clients/memory-writer.js';
+import type { WriteMemory } from '../../clients/memory-writer.js';
 import {
   findPendingRows,
   type ImportJobRecord,
   markImportCompleted,
   settleImportRow,
-} from '../data-access/import-repository.js';
-import { getPrisma } from '../data-access/prisma-client.js';
-import { parseFormat } from './import/format-string.js';
-import { datasetSourceId, HUB_DATASET_SOURCE_TYPE } from './import/hub/dataset-source-stamp.js';
-import { renderImportRow } from './import/render-import-row.js';
+} from '../../data-access/import-repository.js';
+import { getPrisma } from '../../data-access/prisma-client.js';
+import { parseFormat } from './format-string.js';
+import { datasetSourceId, HUB_DATASET_SOURCE_TYPE } from './hub/dataset-source-stamp.js';
+import { renderImportRow } from './render-import-row.js';
 
 type Outcome = { state: 'retained'; memoryId: string } | { state: 'failed'; reason: string; message: string };
 

@@ -1,6 +1,6 @@
 import type { ListTemplatesMessage, TemplatePage } from '@tm/contracts';
-import { getPrisma } from '../data-access/prisma-client.js';
-import { listTemplates as listStored } from '../data-access/template-repository.js';
+import { getPrisma } from '../../data-access/prisma-client.js';
+import { listTemplates as listStored } from '../../data-access/template-repository.js';
 import { pagingOf, templateView } from './template-views.js';
 
 /** One page of the tenant's private templates, by name, each at its current version. */

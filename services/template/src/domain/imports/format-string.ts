@@ -6,8 +6,8 @@
  * stringifyValue (numbers as written, dates as ISO 8601, objects as JSON).
  */
 import { FormatStringError, type ParsedFormat, parseFormat as parseSharedFormat } from '@tm/contracts';
-import { ImportError } from './import-errors.js';
-import { stringifyValue } from './stringify-value.js';
+import { ImportError } from './parsing/import-errors.js';
+import { stringifyValue } from './parsing/stringify-value.js';
 
 export { escapeFormatText, type FormatPart, type ParsedFormat, type Placeholder } from '@tm/contracts';
 

@@ -1,6 +1,6 @@
 import type { MarketplacePage, SearchMarketplaceMessage } from '@tm/contracts';
-import { searchMarketplace as searchCatalogue } from '../data-access/marketplace-repository.js';
-import { getPrisma } from '../data-access/prisma-client.js';
+import { searchMarketplace as searchCatalogue } from '../../data-access/marketplace-repository.js';
+import { getPrisma } from '../../data-access/prisma-client.js';
 import { marketplaceView, pagingOf } from './template-views.js';
 
 /** Marketplace entries in a category and/or holding every word of `q`, by category then name. */

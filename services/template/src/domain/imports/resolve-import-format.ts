@@ -1,5 +1,5 @@
 import type { PrismaClient } from '../../data-access/generated/client.js';
-import { resolveMemoryTemplate } from '../resolve-memory-template.js';
+import { resolveMemoryTemplate } from '../templates/resolve-memory-template.js';
 import { parseFormat } from './format-string.js';
 
 /**

@@ -1,6 +1,6 @@
 import type { ImportRefMessage } from '@tm/contracts';
-import { deleteImportJob, findImportJob } from '../data-access/import-repository.js';
-import { getPrisma } from '../data-access/prisma-client.js';
+import { deleteImportJob, findImportJob } from '../../data-access/import-repository.js';
+import { getPrisma } from '../../data-access/prisma-client.js';
 
 /** A refused upload (too large, stalled) leaves nothing behind: its job, chunks and rows go. */
 export async function discardImport(msg: ImportRefMessage, db = getPrisma()): Promise<{ ok: true }> {

@@ -1,6 +1,6 @@
 import type { CreateTemplateMessage, Template } from '@tm/contracts';
-import { getPrisma } from '../data-access/prisma-client.js';
-import { insertTemplate } from '../data-access/template-repository.js';
+import { getPrisma } from '../../data-access/prisma-client.js';
+import { insertTemplate } from '../../data-access/template-repository.js';
 import { templateView } from './template-views.js';
 
 /** A new private template at revision 1 (labelled "1" unless the author says); the name is unique within the tenant. */

@@ -1,6 +1,6 @@
 import { AppError, ErrorCode, type Template, type UpdateTemplateMessage } from '@tm/contracts';
-import { getPrisma } from '../data-access/prisma-client.js';
-import { appendVersion, findTemplate } from '../data-access/template-repository.js';
+import { getPrisma } from '../../data-access/prisma-client.js';
+import { appendVersion, findTemplate } from '../../data-access/template-repository.js';
 import { templateNotFound } from './get-template.js';
 import { templateView } from './template-views.js';
 

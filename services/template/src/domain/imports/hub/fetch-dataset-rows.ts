@@ -1,6 +1,6 @@
 import { AppError, ErrorCode } from '@tm/contracts';
-import type { HubClient } from '../clients/hub/hub-client.js';
-import type { Prisma } from '../data-access/generated/client.js';
+import type { HubClient } from '../../../clients/hub/hub-client.js';
+import type { Prisma } from '../../../data-access/generated/client.js';
 import {
   countAllImportRows,
   countPendingImportRows,
@@ -8,12 +8,12 @@ import {
   insertImportRows,
   markImportFailed,
   setDatasetRows,
-} from '../data-access/import-repository.js';
-import { getPrisma } from '../data-access/prisma-client.js';
-import { hubRefusal } from './import/hub/hub-refusal.js';
-import type { HubTokenBox } from './import/hub/hub-token-box.js';
-import { refuseDeepValues } from './import/refuse-deep-values.js';
-import { refuseNulValues } from './import/refuse-nul-values.js';
+} from '../../../data-access/import-repository.js';
+import { getPrisma } from '../../../data-access/prisma-client.js';
+import { refuseDeepValues } from '../parsing/refuse-deep-values.js';
+import { refuseNulValues } from '../parsing/refuse-nul-values.js';
+import { hubRefusal } from './hub-refusal.js';
+import type { HubTokenBox } from './hub-token-box.js';
 
 export interface DatasetRowDeps {
   hub: HubClient;

@@ -1,23 +1,23 @@
 import { Readable } from 'node:stream';
 import { AppError, ErrorCode, type ImportJob, type ImportRefMessage } from '@tm/contracts';
-import type { Prisma } from '../data-access/generated/client.js';
+import type { Prisma } from '../../data-access/generated/client.js';
 import {
   deleteImportJob,
   findImportJob,
   insertImportRows,
   markImportEstimated,
   readImportChunks,
-} from '../data-access/import-repository.js';
-import { getPrisma } from '../data-access/prisma-client.js';
-import { detectFormat, SNIFF_BYTES } from './import/detect-format.js';
-import { parseFormat } from './import/format-string.js';
-import { withImportErrors } from './import/import-error-to-app-error.js';
-import { createImportEstimateTally, type WritePrice } from './import/import-estimate-tally.js';
-import type { ImportLimits } from './import/import-limits.js';
-import { peekStreamHead } from './import/peek-stream-head.js';
-import { readImportRecords } from './import/read-import-records.js';
-import type { ReadSlots } from './import/read-slots.js';
+} from '../../data-access/import-repository.js';
+import { getPrisma } from '../../data-access/prisma-client.js';
+import { parseFormat } from './format-string.js';
+import { withImportErrors } from './import-error-to-app-error.js';
+import { createImportEstimateTally, type WritePrice } from './import-estimate-tally.js';
 import { importJobView } from './import-job-view.js';
+import { detectFormat, SNIFF_BYTES } from './parsing/detect-format.js';
+import type { ImportLimits } from './parsing/import-limits.js';
+import { peekStreamHead } from './parsing/peek-stream-head.js';
+import { readImportRecords } from './parsing/read-import-records.js';
+import type { ReadSlots } from './parsing/read-slots.js';
 
 const INSERT_BATCH = 500;
 

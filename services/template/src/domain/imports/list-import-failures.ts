@@ -5,8 +5,8 @@ import {
   ImportFailureReason,
   type ListImportFailuresMessage,
 } from '@tm/contracts';
-import { findImportJob, listFailedRows } from '../data-access/import-repository.js';
-import { getPrisma } from '../data-access/prisma-client.js';
+import { findImportJob, listFailedRows } from '../../data-access/import-repository.js';
+import { getPrisma } from '../../data-access/prisma-client.js';
 import { isVisibleJob } from './import-job-view.js';
 
 /** Rows that were not retained, by row number: reason and message, never the row's values or text. */

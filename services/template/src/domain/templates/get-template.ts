@@ -1,6 +1,6 @@
 import { AppError, ErrorCode, type GetTemplateMessage, type Template } from '@tm/contracts';
-import { getPrisma } from '../data-access/prisma-client.js';
-import { findTemplate } from '../data-access/template-repository.js';
+import { getPrisma } from '../../data-access/prisma-client.js';
+import { findTemplate } from '../../data-access/template-repository.js';
 import { templateView } from './template-views.js';
 
 export const templateNotFound = () => new AppError(ErrorCode.NotFound, 'No such template');

@@ -4,9 +4,9 @@ import {
   ErrorCode,
   type TemplateMemoryTemplate,
 } from '@tm/contracts';
-import { findMarketplaceTemplate } from '../data-access/marketplace-repository.js';
-import { getPrisma } from '../data-access/prisma-client.js';
-import { findTemplate } from '../data-access/template-repository.js';
+import { findMarketplaceTemplate } from '../../data-access/marketplace-repository.js';
+import { getPrisma } from '../../data-access/prisma-client.js';
+import { findTemplate } from '../../data-access/template-repository.js';
 import type { FieldSpec } from './validate-template-data.js';
 
 export interface MemoryTemplate {

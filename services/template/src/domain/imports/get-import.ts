@@ -1,6 +1,6 @@
 import { AppError, ErrorCode, type ImportJob, type ImportRefMessage } from '@tm/contracts';
-import { findImportJob } from '../data-access/import-repository.js';
-import { getPrisma } from '../data-access/prisma-client.js';
+import { findImportJob } from '../../data-access/import-repository.js';
+import { getPrisma } from '../../data-access/prisma-client.js';
 import { importJobView, isVisibleJob } from './import-job-view.js';
 
 export async function getImport(msg: ImportRefMessage, db = getPrisma()): Promise<ImportJob> {

@@ -1,11 +1,11 @@
 import { randomUUID } from 'node:crypto';
 import { AppError, type CreateImportMessage, ErrorCode } from '@tm/contracts';
-import { insertImportJobWithinLimit } from '../data-access/import-repository.js';
-import { getPrisma } from '../data-access/prisma-client.js';
-import { fileKindOfName } from './import/detect-format.js';
-import { withImportErrors } from './import/import-error-to-app-error.js';
-import { uploadsInFlight } from './import/in-flight-imports.js';
-import { resolveImportFormat } from './import/resolve-import-format.js';
+import { insertImportJobWithinLimit } from '../../data-access/import-repository.js';
+import { getPrisma } from '../../data-access/prisma-client.js';
+import { withImportErrors } from './import-error-to-app-error.js';
+import { uploadsInFlight } from './in-flight-imports.js';
+import { fileKindOfName } from './parsing/detect-format.js';
+import { resolveImportFormat } from './resolve-import-format.js';
 
 /**
  * Opens an import before any byte of the file arrives: the file name's type, the format and the

@@ -1,7 +1,7 @@
 import { AppError, ErrorCode, type GetTemplateMemoryMessage, type TemplateMemory } from '@tm/contracts';
-import { getPrisma } from '../data-access/prisma-client.js';
-import { findTemplateMemory } from '../data-access/template-memory-repository.js';
-import { templateMemoryView } from './template-views.js';
+import { getPrisma } from '../../data-access/prisma-client.js';
+import { findTemplateMemory } from '../../data-access/template-memory-repository.js';
+import { templateMemoryView } from '../templates/template-views.js';
 
 /** A memory created from a template, with its data; another tenant's id is "not found". */
 export async function getTemplateMemory(

@@ -6,18 +6,18 @@ import {
   ErrorCode,
   LIMITS,
 } from '@tm/contracts';
-import type { WriteMemory } from '../clients/memory-writer.js';
-import { getPrisma } from '../data-access/prisma-client.js';
+import type { WriteMemory } from '../../clients/memory-writer.js';
+import { getPrisma } from '../../data-access/prisma-client.js';
 import {
   claimMemoryRequest,
   releaseMemoryRequest,
   storeTemplateMemory,
-} from '../data-access/template-memory-repository.js';
-import { renderTemplateText } from './render-template-text.js';
+} from '../../data-access/template-memory-repository.js';
+import { renderTemplateText } from '../templates/render-template-text.js';
+import { resolveMemoryTemplate } from '../templates/resolve-memory-template.js';
+import { templateMemoryView } from '../templates/template-views.js';
+import { assertTemplateData } from '../templates/validate-template-data.js';
 import { requestFingerprint } from './request-fingerprint.js';
-import { resolveMemoryTemplate } from './resolve-memory-template.js';
-import { templateMemoryView } from './template-views.js';
-import { assertTemplateData } from './validate-template-data.js';
 
 function assertRetainable(text: string): void {
   const problem =

@@ -1,5 +1,5 @@
 import { AppError, ErrorCode } from '@tm/contracts';
-import { type ImportError, isImportError } from './import-errors.js';
+import { type ImportError, isImportError } from './parsing/import-errors.js';
 
 const codes = {
   malformed_file: ErrorCode.MalformedFile,

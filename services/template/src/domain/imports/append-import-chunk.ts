@@ -1,6 +1,6 @@
 import { AppError, ErrorCode, type ImportChunkMessage } from '@tm/contracts';
-import { findImportJob, insertImportChunk } from '../data-access/import-repository.js';
-import { getPrisma } from '../data-access/prisma-client.js';
+import { findImportJob, insertImportChunk } from '../../data-access/import-repository.js';
+import { getPrisma } from '../../data-access/prisma-client.js';
 
 /** Stores one chunk of an upload still being received. */
 export async function appendImportChunk(msg: ImportChunkMessage, db = getPrisma()): Promise<{ ok: true }> {

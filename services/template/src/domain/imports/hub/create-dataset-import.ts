@@ -1,22 +1,22 @@
 import { randomUUID } from 'node:crypto';
 import { AppError, type CreateDatasetImportMessage, ErrorCode, type ImportJob } from '@tm/contracts';
-import type { HubClient } from '../clients/hub/hub-client.js';
+import type { HubClient } from '../../../clients/hub/hub-client.js';
 import {
   deleteImportJob,
   findImportJob,
   insertImportJobWithinLimit,
   markDatasetJobEstimated,
-} from '../data-access/import-repository.js';
-import { getPrisma } from '../data-access/prisma-client.js';
-import { parseFormat } from './import/format-string.js';
-import { estimateFromHubMetadata } from './import/hub/estimate-from-hub-metadata.js';
-import type { HubTokenBox } from './import/hub/hub-token-box.js';
-import { resolveHubDataset } from './import/hub/resolve-hub-dataset.js';
-import { withImportErrors } from './import/import-error-to-app-error.js';
-import type { WritePrice } from './import/import-estimate-tally.js';
-import { datasetImportsInFlight } from './import/in-flight-imports.js';
-import { resolveImportFormat } from './import/resolve-import-format.js';
-import { importJobView } from './import-job-view.js';
+} from '../../../data-access/import-repository.js';
+import { getPrisma } from '../../../data-access/prisma-client.js';
+import { parseFormat } from '../format-string.js';
+import { withImportErrors } from '../import-error-to-app-error.js';
+import type { WritePrice } from '../import-estimate-tally.js';
+import { importJobView } from '../import-job-view.js';
+import { datasetImportsInFlight } from '../in-flight-imports.js';
+import { resolveImportFormat } from '../resolve-import-format.js';
+import { estimateFromHubMetadata } from './estimate-from-hub-metadata.js';
+import type { HubTokenBox } from './hub-token-box.js';
+import { resolveHubDataset } from './resolve-hub-dataset.js';
 
 export interface DatasetImportDeps {
   hub: HubClient;

@@ -3,10 +3,10 @@ import {
   findImportJob,
   markImportProcessing,
   markImportProcessingWithinLimit,
-} from '../data-access/import-repository.js';
-import { getPrisma } from '../data-access/prisma-client.js';
-import { datasetImportsInFlight } from './import/in-flight-imports.js';
+} from '../../data-access/import-repository.js';
+import { getPrisma } from '../../data-access/prisma-client.js';
 import { importJobView, isVisibleJob } from './import-job-view.js';
+import { datasetImportsInFlight } from './in-flight-imports.js';
 
 /**
  * estimated → processing. The caller's scope is kept with the job: the background writes carry it,

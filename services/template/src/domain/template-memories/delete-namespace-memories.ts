@@ -6,9 +6,9 @@ import {
   type TemplateNamespaceDeleted,
 } from '@tm/contracts';
 import type { Logger } from '@tm/kit';
-import type { PrismaClient } from '../data-access/generated/client.js';
-import { getPrisma } from '../data-access/prisma-client.js';
-import { deleteNamespaceBatch } from '../data-access/template-memory-repository.js';
+import type { PrismaClient } from '../../data-access/generated/client.js';
+import { getPrisma } from '../../data-access/prisma-client.js';
+import { deleteNamespaceBatch } from '../../data-access/template-memory-repository.js';
 
 export interface NamespaceDeletionOptions {
   /** Rows per committed batch (TEMPLATE_DELETE_BATCH_SIZE). */

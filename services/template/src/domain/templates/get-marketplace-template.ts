@@ -4,8 +4,8 @@ import {
   type GetMarketplaceTemplateMessage,
   type MarketplaceTemplate,
 } from '@tm/contracts';
-import { findMarketplaceTemplate } from '../data-access/marketplace-repository.js';
-import { getPrisma } from '../data-access/prisma-client.js';
+import { findMarketplaceTemplate } from '../../data-access/marketplace-repository.js';
+import { getPrisma } from '../../data-access/prisma-client.js';
 import { marketplaceView } from './template-views.js';
 
 export const marketplaceTemplateNotFound = () =>

@@ -5,8 +5,8 @@ import {
   type ImportJob,
   ImportState,
 } from '@tm/contracts';
-import { countImportRows, type ImportJobRecord } from '../data-access/import-repository.js';
-import { getPrisma } from '../data-access/prisma-client.js';
+import { countImportRows, type ImportJobRecord } from '../../data-access/import-repository.js';
+import { getPrisma } from '../../data-access/prisma-client.js';
 
 const EMPTY_ESTIMATE: ImportEstimate = {
   rows: 0,
