@@ -1,4 +1,5 @@
 import type { ImportEstimate } from '@tm/contracts';
+import type { WritePrice } from '../../clients/billing-prices.js';
 import {
   type ParsedFormat,
   placeholdersWithoutColumn,
@@ -6,12 +7,6 @@ import {
 } from './format-string.js';
 import type { ImportRecord } from './parsing/import-row.js';
 import { renderImportRow } from './render-import-row.js';
-
-export interface WritePrice {
-  pricingVersion: string;
-  /** memory.write's unit price in that version, in micro-USD (integers, as billing keeps prices). */
-  unitPriceMicroUsd: number;
-}
 
 /**
  * Counts an upload's rows as they are read, for the estimate: every row is rendered once here, so

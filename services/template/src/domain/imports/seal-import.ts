@@ -1,5 +1,6 @@
 import { Readable } from 'node:stream';
 import { AppError, ErrorCode, type ImportJob, type ImportRefMessage } from '@tm/contracts';
+import type { ReadWritePrice } from '../../clients/billing-prices.js';
 import type { Prisma } from '../../data-access/generated/client.js';
 import {
   deleteImportJob,
@@ -11,7 +12,7 @@ import {
 import { getPrisma } from '../../data-access/prisma-client.js';
 import { parseFormat } from './format-string.js';
 import { withImportErrors } from './import-error-to-app-error.js';
-import { createImportEstimateTally, type WritePrice } from './import-estimate-tally.js';
+import { createImportEstimateTally } from './import-estimate-tally.js';
 import { importJobView } from './import-job-view.js';
 import { detectFormat, SNIFF_BYTES } from './parsing/detect-format.js';
 import type { ImportLimits } from './parsing/import-limits.js';
@@ -29,7 +30,7 @@ const INSERT_BATCH = 500;
  */
 export async function sealImport(
   msg: ImportRefMessage,
-  deps: { price: () => Promise<WritePrice>; limits: ImportLimits; readSlots: ReadSlots },
+  deps: { price: ReadWritePrice; limits: ImportLimits; readSlots: ReadSlots },
   db = getPrisma(),
 ): Promise<ImportJob> {
   const job = await findImportJob(db, msg.tenant_id, msg.import_id);

@@ -1,5 +1,6 @@
 import { randomUUID } from 'node:crypto';
 import { AppError, type CreateDatasetImportMessage, ErrorCode, type ImportJob } from '@tm/contracts';
+import type { ReadWritePrice } from '../../../clients/billing-prices.js';
 import type { HubClient } from '../../../clients/hub/hub-client.js';
 import {
   deleteImportJob,
@@ -10,7 +11,6 @@ import {
 import { getPrisma } from '../../../data-access/prisma-client.js';
 import { parseFormat } from '../format-string.js';
 import { withImportErrors } from '../import-error-to-app-error.js';
-import type { WritePrice } from '../import-estimate-tally.js';
 import { importJobView } from '../import-job-view.js';
 import { datasetImportsInFlight } from '../in-flight-imports.js';
 import { resolveImportFormat } from '../resolve-import-format.js';
@@ -21,7 +21,7 @@ import { resolveHubDataset } from './resolve-hub-dataset.js';
 export interface DatasetImportDeps {
   hub: HubClient;
   tokens: HubTokenBox;
-  price: () => Promise<WritePrice>;
+  price: ReadWritePrice;
   maxRows: number;
   /** All of the hub's metadata calls together, retries included, end within this. */
   probeBudgetMs: number;

@@ -1,10 +1,10 @@
 import type { ImportEstimate } from '@tm/contracts';
+import type { WritePrice } from '../../../clients/billing-prices.js';
 import {
   type ParsedFormat,
   placeholdersWithoutColumn,
   refuseUnmatchedPlaceholders,
 } from '../format-string.js';
-import type { WritePrice } from '../import-estimate-tally.js';
 
 /**
  * A dataset import's estimate, from the hub's metadata alone (no row is read before the caller
