@@ -11,16 +11,19 @@ import {
 } from '@tm/contracts';
 import { type Logger, storageOutage } from '@tm/kit';
 import type { ReadWritePrice } from '../../clients/billing-prices.js';
-import { appendImportChunk } from '../../domain/append-import-chunk.js';
-import { createDatasetImport, type DatasetImportDeps } from '../../domain/create-dataset-import.js';
-import { createImport } from '../../domain/create-import.js';
-import { discardImport } from '../../domain/discard-import.js';
-import { getImport } from '../../domain/get-import.js';
-import type { ImportLimits } from '../../domain/import/import-limits.js';
-import type { ReadSlots } from '../../domain/import/read-slots.js';
-import { listImportFailures } from '../../domain/list-import-failures.js';
-import { sealImport } from '../../domain/seal-import.js';
-import { startImport } from '../../domain/start-import.js';
+import { appendImportChunk } from '../../domain/imports/append-import-chunk.js';
+import { createImport } from '../../domain/imports/create-import.js';
+import { discardImport } from '../../domain/imports/discard-import.js';
+import { getImport } from '../../domain/imports/get-import.js';
+import {
+  createDatasetImport,
+  type DatasetImportDeps,
+} from '../../domain/imports/hub/create-dataset-import.js';
+import { listImportFailures } from '../../domain/imports/list-import-failures.js';
+import type { ImportLimits } from '../../domain/imports/parsing/import-limits.js';
+import type { ReadSlots } from '../../domain/imports/parsing/read-slots.js';
+import { sealImport } from '../../domain/imports/seal-import.js';
+import { startImport } from '../../domain/imports/start-import.js';
 
 /** Document import's request/reply endpoints, in queue group `template`. */
 export function serveImportEndpoints(

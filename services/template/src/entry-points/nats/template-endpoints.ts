@@ -17,18 +17,18 @@ import {
 import { type Logger, storageOutage } from '@tm/kit';
 import { z } from 'zod';
 import type { WriteMemory } from '../../clients/memory-writer.js';
-import { createTemplate } from '../../domain/create-template.js';
-import { createTemplateMemory } from '../../domain/create-template-memory.js';
+import { createTemplateMemory } from '../../domain/template-memories/create-template-memory.js';
 import {
   deleteNamespaceMemories,
   type NamespaceDeletionOptions,
-} from '../../domain/delete-namespace-memories.js';
-import { getMarketplaceTemplate } from '../../domain/get-marketplace-template.js';
-import { getTemplate } from '../../domain/get-template.js';
-import { getTemplateMemory } from '../../domain/get-template-memory.js';
-import { listTemplates } from '../../domain/list-templates.js';
-import { searchMarketplace } from '../../domain/search-marketplace.js';
-import { updateTemplate } from '../../domain/update-template.js';
+} from '../../domain/template-memories/delete-namespace-memories.js';
+import { getTemplateMemory } from '../../domain/template-memories/get-template-memory.js';
+import { createTemplate } from '../../domain/templates/create-template.js';
+import { getMarketplaceTemplate } from '../../domain/templates/get-marketplace-template.js';
+import { getTemplate } from '../../domain/templates/get-template.js';
+import { listTemplates } from '../../domain/templates/list-templates.js';
+import { searchMarketplace } from '../../domain/templates/search-marketplace.js';
+import { updateTemplate } from '../../domain/templates/update-template.js';
 
 const instance = randomUUID();
 
