@@ -5,6 +5,7 @@ import type { Logger } from 'pino';
 import { z } from 'zod';
 import { ERROR_HEADER, fromBusErrorBody, toBusErrorBody } from './bus-error.js';
 import { decodeJson } from './codec.js';
+import { createPerTurnBatcher } from './per-turn-batcher.js';
 import { outsideContract, type RequestOptions, transportError } from './request.js';
 import { answerMessage, type Endpoint, respondWithError, subscribeEndpoint } from './serve.js';
 import { ITEM_TRACES_HEADER, itemTrace, itemTraces } from './trace-headers.js';
@@ -58,6 +59,7 @@ export interface BatchedRequestOptions extends RequestOptions {
 
 interface Queued {
   json: string;
+  bytes: number;
   trace: TraceContext | undefined;
   resolve: (value: unknown) => void;
   reject: (err: unknown) => void;
@@ -74,12 +76,6 @@ export function createBatchedRequester<I extends z.ZodType, O extends z.ZodType>
   contract: { input: I; output: O },
   options: BatchedRequestOptions,
 ): (payload: z.input<I>) => Promise<z.output<O>> {
-  const maxItems = options.maxItems ?? 64;
-  const maxBytes = options.maxBytes ?? 512 * 1024;
-  let queue: Queued[] = [];
-  let queuedBytes = 0;
-  let scheduled = false;
-
   async function send(batch: Queued[]): Promise<void> {
     const data = `{"items":[${batch.map((q) => q.json).join(',')}]}`;
     const headers = natsHeaders();
@@ -116,25 +112,22 @@ export function createBatchedRequester<I extends z.ZodType, O extends z.ZodType>
     }
   }
 
-  const flush = () => {
-    scheduled = false;
-    const batch = queue;
-    queue = [];
-    queuedBytes = 0;
-    if (batch.length) void send(batch);
-  };
+  const add = createPerTurnBatcher<Queued>({
+    maxItems: options.maxItems ?? 64,
+    maxSize: options.maxBytes ?? 512 * 1024,
+    sizeOf: (q) => q.bytes,
+    flush: (batch) => void send(batch),
+  });
 
   return (payload) =>
     new Promise<z.output<O>>((resolve, reject) => {
       const json = JSON.stringify(contract.input.parse(payload));
-      const bytes = Buffer.byteLength(json);
-      if (queue.length > 0 && queuedBytes + bytes > maxBytes) flush();
-      queue.push({ json, trace: currentTrace(), resolve: resolve as (value: unknown) => void, reject });
-      queuedBytes += bytes;
-      if (queue.length >= maxItems) flush();
-      else if (!scheduled) {
-        scheduled = true;
-        setImmediate(flush);
-      }
+      add({
+        json,
+        bytes: Buffer.byteLength(json),
+        trace: currentTrace(),
+        resolve: resolve as (value: unknown) => void,
+        reject,
+      });
     });
 }

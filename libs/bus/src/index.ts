@@ -9,6 +9,7 @@ export * from './drain-endpoints.js';
 export * from './durable-consumer.js';
 export * from './jetstream.js';
 export * from './outbox-relay.js';
+export * from './per-turn-batcher.js';
 export * from './request.js';
 export * from './serve.js';
 export * from './service-health.js';
