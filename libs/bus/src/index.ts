@@ -8,6 +8,7 @@ export * from './consumer-lag.js';
 export * from './drain-endpoints.js';
 export * from './durable-consumer.js';
 export * from './jetstream.js';
+export * from './nats-service.js';
 export * from './outbox-relay.js';
 export * from './per-turn-batcher.js';
 export * from './request.js';
