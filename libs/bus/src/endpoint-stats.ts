@@ -8,7 +8,7 @@ export class EndpointStats {
   num_requests = 0;
   num_errors = 0;
   last_error = '';
-  /** Nanoseconds, summed (a double holds 104 days of it exactly enough for an average). */
+  /** Nanoseconds, summed: exact up to 2^53 ns (104 days of handling), then rounded, never wrapped. */
   processing_time = 0;
 
   constructor(

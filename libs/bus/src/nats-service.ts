@@ -9,14 +9,6 @@ import { drainEndpoints } from './drain-endpoints.js';
 import { EndpointStats } from './endpoint-stats.js';
 import { type Endpoint, serveEndpoint } from './serve.js';
 
-/**
- * A service on the bus as the NATS micro protocol (ADR-32) describes one, so operators' tooling
- * (`nats micro ls|info|stats`) sees it: its endpoints in one queue group, answering errors with the
- * protocol's headers, and `$SRV.PING|INFO|STATS` (for all services, for this name, for this instance)
- * answered by every instance. Served here rather than through `@nats-io/services` (docs/decisions.md,
- * "The NATS services protocol (P15)"): that package pins a pre-release nats-core and cannot count
- * handlers that answer asynchronously, nor let a stopping service finish them (drain-endpoints.ts).
- */
 export interface ServiceOptions {
   /**
    * The `<name>` of `$SRV.<verb>.<name>` and the `service` of its health ping; its endpoints share
@@ -54,6 +46,14 @@ const RESPONSE_TYPES = {
 type Verb = keyof typeof RESPONSE_TYPES;
 const isVerb = (token: string | undefined): token is Verb => !!token && Object.hasOwn(RESPONSE_TYPES, token);
 
+/**
+ * A service on the bus as the NATS micro protocol (ADR-32) describes one, so operators' tooling
+ * (`nats micro ls|info|stats`) sees it: its endpoints in one queue group, answering errors with the
+ * protocol's headers, and `$SRV.PING|INFO|STATS` (for all services, for this name, for this instance)
+ * answered by every instance. Served here rather than through `@nats-io/services` (docs/decisions.md,
+ * "The NATS services protocol (P15)"): that package pins a pre-release nats-core and cannot count
+ * handlers that answer asynchronously, nor let a stopping service finish them (drain-endpoints.ts).
+ */
 export function createService(nc: NatsConnection, options: ServiceOptions, logger: Logger): Service {
   const id = randomUUID();
   const queue = QueueGroups[options.name];

@@ -59,14 +59,14 @@ export function subscribeEndpoint(
         logger.error({ err, subject: endpoint.subject }, 'subscription error');
         return;
       }
-      const started = stats && performance.now();
+      const started = performance.now();
       holdWhileWorking(
         subscription,
         onMessage(msg).then(
-          (error) => stats?.record(started as number, error),
+          (error) => stats?.record(started, error),
           // Answering failed (the connection closed under it): say so rather than end the process.
           (failure: unknown) => {
-            stats?.record(started as number, failure as Error);
+            stats?.record(started, { message: failure instanceof Error ? failure.message : String(failure) });
             logger.error({ err: failure, subject: endpoint.subject }, 'could not answer a message');
           },
         ),
