@@ -4,6 +4,7 @@ export default defineConfig({
   test: {
     include: [
       'libs/*/test/**/*.test.ts',
+      'libs/clients/*/test/**/*.test.ts',
       'services/*/test/**/*.test.ts',
       'infra/dev/test/**/*.test.ts',
       'tests/e2e/**/*.test.ts',

@@ -43,7 +43,7 @@ if (command === 'test') {
   );
   await Promise.all([
     checkQuietly(binary(root, 'tsc'), ['-p', 'tsconfig.json']),
-    checkQuietly(binary(root, 'tsc'), ['-p', 'libs/console/tsconfig.json']),
+    checkQuietly(binary(root, 'tsc'), ['-p', 'libs/clients/console/tsconfig.json']),
     checkQuietly(process.platform === 'win32' ? 'npm.cmd' : 'npm', ['run', '--silent', 'lint']),
     checkQuietly(process.execPath, tsx('infra/dev/dependency-audit.ts').slice(1), { echo: true }),
     // The console's browser tests drive a real Chromium: found or installed (infra/dev/ensure-chromium.ts).
@@ -124,15 +124,15 @@ function generatePrismaClients(force) {
 function buildClientPackagesIfStale() {
   // name → [the file a build leaves, the command, what else it is built from]. The console bundles the
   // SDK's source with Vite, so an SDK change rebuilds it too.
-  const vite = binary(join(root, 'libs', 'console'), 'vite');
+  const vite = binary(join(root, 'libs', 'clients', 'console'), 'vite');
   const builds = {
-    sdk: ['dist/index.js', [binary(root, 'tsc'), '-p', 'libs/sdk/tsconfig.build.json'], []],
-    cli: ['dist/bin.js', [binary(root, 'tsc'), '-p', 'libs/cli/tsconfig.build.json'], []],
-    mcp: ['dist/bin.js', [binary(root, 'tsc'), '-p', 'libs/mcp/tsconfig.build.json'], []],
+    sdk: ['dist/index.js', [binary(root, 'tsc'), '-p', 'libs/clients/sdk/tsconfig.build.json'], []],
+    cli: ['dist/bin.js', [binary(root, 'tsc'), '-p', 'libs/clients/cli/tsconfig.build.json'], []],
+    mcp: ['dist/bin.js', [binary(root, 'tsc'), '-p', 'libs/clients/mcp/tsconfig.build.json'], []],
     console: [
       'dist/index.html',
-      [vite, 'build', '--logLevel', 'warn', 'libs/console'],
-      ['libs/console/index.html', 'libs/console/vite.config.ts', 'libs/sdk/src'],
+      [vite, 'build', '--logLevel', 'warn', 'libs/clients/console'],
+      ['libs/clients/console/index.html', 'libs/clients/console/vite.config.ts', 'libs/clients/sdk/src'],
     ],
   };
   const newest = (path) =>
@@ -142,13 +142,13 @@ function buildClientPackagesIfStale() {
         ? Math.max(0, ...readdirSync(path).map((entry) => newest(join(path, entry))))
         : mtime(path);
   for (const [name, [built, [file, ...fileArgs], inputs]] of Object.entries(builds)) {
-    const dir = join(root, 'libs', name);
+    const dir = join(root, 'libs', 'clients', name);
     const sources = Math.max(
       ...['src', 'package.json', 'tsconfig.build.json'].map((part) => newest(join(dir, part))),
       ...inputs.map((input) => newest(join(root, input))),
     );
     if (mtime(join(dir, built)) > sources) continue;
-    say(`building libs/${name} (${name === 'console' ? 'vite' : 'tsc'})...`);
+    say(`building libs/clients/${name} (${name === 'console' ? 'vite' : 'tsc'})...`);
     runQuietly(file, fileArgs, root);
   }
 }
@@ -169,7 +169,11 @@ function packClientPackages() {
   rmSync(destination, { recursive: true, force: true });
   const [pnpm, ...pnpmArgs] = findPnpm();
   for (const name of ['sdk', 'cli', 'mcp', 'console']) {
-    runQuietly(pnpm, [...pnpmArgs, 'pack', '--pack-destination', destination], join(root, 'libs', name));
+    runQuietly(
+      pnpm,
+      [...pnpmArgs, 'pack', '--pack-destination', destination],
+      join(root, 'libs', 'clients', name),
+    );
   }
   say(`packed into ${destination}: ${readdirSync(destination).join(', ')}`);
 }

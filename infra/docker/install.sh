@@ -19,7 +19,7 @@ elif [ -n "$service" ] && [ -f "services/$service/package.json" ]; then
   # the generated Prisma client included; start.sh runs that with plain node.
   pnpm exec tsc -b "services/$service/tsconfig.build.json"
   if [ "$service" = gateway ]; then
-    # The web console the gateway serves at /console: static files (libs/console, Vite).
+    # The web console the gateway serves at /console: static files (libs/clients/console, Vite).
     pnpm --filter @text-memory/console build
   fi
 else

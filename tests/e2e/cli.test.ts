@@ -564,12 +564,15 @@ describe('packed @text-memory/sdk and @text-memory/cli installed with npm', () =
     writeFileSync(join(project, 'package.json'), '{ "name": "tm-user", "private": true }\n');
     const { packageManager } = JSON.parse(readFileSync(join(repo, 'package.json'), 'utf8'));
     const version = (name: string) =>
-      JSON.parse(readFileSync(join(repo, 'libs', name, 'package.json'), 'utf8')).version as string;
+      JSON.parse(readFileSync(join(repo, 'libs', 'clients', name, 'package.json'), 'utf8')).version as string;
     // pnpm (not npm) packs: it turns `workspace:^` into the SDK's real version range.
     const pnpm = (cwd: string) =>
       runCommand('npx', ['--yes', packageManager, 'pack', '--pack-destination', packs], { cwd });
 
-    const packed = [await pnpm(join(repo, 'libs', 'sdk')), await pnpm(join(repo, 'libs', 'cli'))];
+    const packed = [
+      await pnpm(join(repo, 'libs', 'clients', 'sdk')),
+      await pnpm(join(repo, 'libs', 'clients', 'cli')),
+    ];
     const install = await runCommand(
       'npm',
       [

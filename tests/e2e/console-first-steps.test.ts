@@ -38,7 +38,7 @@ const snippetTexts = async (page: Page) =>
 async function runSdkSnippet(text: string, apiKey: string): Promise<string> {
   const project = mkdtempSync(join(tmpdir(), 'console-snippet-'));
   mkdirSync(join(project, 'node_modules', '@text-memory'), { recursive: true });
-  symlinkSync(resolve('libs/sdk'), join(project, 'node_modules', '@text-memory', 'sdk'));
+  symlinkSync(resolve('libs/clients/sdk'), join(project, 'node_modules', '@text-memory', 'sdk'));
   writeFileSync(join(project, 'quickstart.mjs'), text);
   const { stdout } = await promisify(execFile)(process.execPath, ['quickstart.mjs'], {
     cwd: project,

@@ -19,14 +19,14 @@ import { useStack } from './support/stack.js';
 
 const t = useStack();
 const root = fileURLToPath(new URL('../..', import.meta.url));
-const mcpDir = join(root, 'libs', 'mcp');
+const mcpDir = join(root, 'libs', 'clients', 'mcp');
 const bin = join(mcpDir, 'dist', 'bin.js');
 
 const TOOLS = ['forget_namespace', 'list_templates', 'recall', 'remember', 'status', 'use_template'];
 
 beforeAll(() => {
   if (!existsSync(bin))
-    throw new Error('libs/mcp is not built: run `pnpm --filter @text-memory/mcp build` (tsc) first');
+    throw new Error('libs/clients/mcp is not built: run `pnpm --filter @text-memory/mcp build` (tsc) first');
 });
 
 const clients: Client[] = [];
@@ -685,7 +685,7 @@ describe('@text-memory/mcp as a user installs it', () => {
   };
 
   it('when both packed tarballs are installed outside the repo, then the tm-mcp bin serves the tools', async () => {
-    const sdkTarball = pack(join(root, 'libs', 'sdk'));
+    const sdkTarball = pack(join(root, 'libs', 'clients', 'sdk'));
     const mcpTarball = pack(mcpDir);
     const app = join(work, 'app');
     mkdirSync(app);
@@ -707,7 +707,7 @@ describe('@text-memory/mcp as a user installs it', () => {
     );
     expect(files.filter((f) => f.startsWith('package/src/'))).toEqual([]);
     const manifest = JSON.parse(run('tar', ['-xzOf', mcpTarball, 'package/package.json'], work));
-    const sdk = JSON.parse(readFileSync(join(root, 'libs', 'sdk', 'package.json'), 'utf8'));
+    const sdk = JSON.parse(readFileSync(join(root, 'libs', 'clients', 'sdk', 'package.json'), 'utf8'));
     expect(manifest.dependencies['@text-memory/sdk']).toBe(`^${sdk.version}`);
   }, 120_000);
 });

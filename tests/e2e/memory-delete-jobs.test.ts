@@ -1,7 +1,7 @@
 import { MemoryConfigSchema } from '@tm/memory';
 import pg from 'pg';
 import { describe, expect, it } from 'vitest';
-import { type DeleteReceipt, TextMemory } from '../../libs/sdk/src/index.js';
+import { type DeleteReceipt, TextMemory } from '../../libs/clients/sdk/src/index.js';
 import { cliUsers, requireBuiltCli } from './support/cli.js';
 import { followDeletion, tenantWithRecords } from './support/deletions.js';
 import { EVENTUALLY } from './support/eventually.js';

@@ -27,15 +27,25 @@ const passwords = Object.fromEntries(SERVICES.map((s) => [s, `nats-${randomUUID(
   BusService,
   string
 >;
-recordSecrets(Object.values(passwords)); // never to be logged
+/** An operator's user for `nats micro` (docs/operations.md): the micro protocol's discovery, nothing else. */
+const monitorPassword = `nats-${randomUUID()}`;
+recordSecrets([...Object.values(passwords), monitorPassword]); // never to be logged
+const MONITOR_USER = [
+  '    {',
+  '      user: monitor',
+  `      password: "${monitorPassword}"`,
+  '      permissions: { publish: { allow: ["$SRV.>"] }, subscribe: { allow: ["_INBOX.>"] } }',
+  '    }',
+].join('\n');
 const envOf = (service: BusService) => ({ [passwordVariable(service)]: passwords[service] });
 
 // The whole stack on a nats-server that includes the committed permissions file: every service
 // connects as its own user, so any subject a service uses and the file does not allow breaks a flow below.
 const t = useStack({
   nats: {
-    // The file's own text (nats-server resolves `include` relative to the including file only).
-    config: readFileSync(PERMISSIONS_FILE, 'utf8'),
+    // The file's own text (nats-server resolves `include` relative to the including file only), and
+    // an operator's user as docs/operations.md describes it, last in the list of users.
+    config: readFileSync(PERMISSIONS_FILE, 'utf8').replace(/\n {2}\]\n\}\n$/, `\n${MONITOR_USER}\n  ]\n}\n`),
     env: Object.assign({}, ...SERVICES.map(envOf)),
   },
   gatewayEnv: envOf('gateway'),
@@ -137,6 +147,34 @@ describe('NATS subject permissions per service', () => {
 
     expect(anonymous).toMatch(/authorization/i);
     expect(wrong).toMatch(/authorization/i);
+  });
+});
+
+describe('the NATS micro protocol under the permissions', () => {
+  it("when an operator's user asks $SRV.PING (as `nats micro ls`), then every service answers as its own user, and a service's user may not ask", async () => {
+    const monitor = await connect({
+      servers: t.stack.env.natsUrl,
+      user: 'monitor',
+      pass: monitorPassword,
+      reconnect: false,
+    });
+    opened.push(monitor);
+    const billing = await connectAs('billing');
+
+    const names: string[] = [];
+    for await (const msg of await monitor.requestMany('$SRV.PING', '', {
+      strategy: 'count',
+      maxMessages: 4,
+      maxWait: 5_000,
+    })) {
+      names.push((msg.json() as { name: string }).name);
+    }
+    const info = await outcome(monitor, '$SRV.INFO.memory');
+    const refused = await outcome(billing, '$SRV.PING.memory');
+
+    expect(names.sort()).toEqual(['billing', 'memory', 'telemetry', 'template']);
+    expect(info).toBe('answered');
+    expect(refused).toMatch(/Permissions Violation for Publish to "\$SRV\.PING\.memory"/i);
   });
 });
 

@@ -9,7 +9,7 @@ import { createTenant } from './support/factories.js';
 import { useStack } from './support/stack.js';
 
 const t = useStack();
-const sdkDir = fileURLToPath(new URL('../../libs/sdk', import.meta.url));
+const sdkDir = fileURLToPath(new URL('../../libs/clients/sdk', import.meta.url));
 const work = mkdtempSync(join(tmpdir(), 'tm-sdk-package-'));
 afterAll(() => rmSync(work, { recursive: true, force: true }));
 
@@ -30,7 +30,7 @@ function readmeBlock(name: string): string {
   const block = new RegExp(`<!-- ${name.replace('.', '\\.')}:[^>]*-->\\n\`\`\`js\\n([\\s\\S]*?)\`\`\``).exec(
     readme,
   )?.[1];
-  if (block === undefined) throw new Error(`libs/sdk/README.md has no block marked ${name}`);
+  if (block === undefined) throw new Error(`libs/clients/sdk/README.md has no block marked ${name}`);
   return block;
 }
 

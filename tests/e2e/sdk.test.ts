@@ -5,8 +5,13 @@ import type { AddressInfo } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { LIMITS, TextMemory, TextMemoryError, type TextMemoryOptions } from '../../libs/sdk/src/index.js';
-import { exportToFile, uploadFile } from '../../libs/sdk/src/node.js';
+import {
+  LIMITS,
+  TextMemory,
+  TextMemoryError,
+  type TextMemoryOptions,
+} from '../../libs/clients/sdk/src/index.js';
+import { exportToFile, uploadFile } from '../../libs/clients/sdk/src/node.js';
 import { EVENTUALLY, eventually } from './support/eventually.js';
 import { createTenant, uniqueNamespace } from './support/factories.js';
 import { recordSecrets } from './support/log-capture.js';

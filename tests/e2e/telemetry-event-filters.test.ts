@@ -1,7 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import type { RequestEvent } from '@tm/contracts';
 import { describe, expect, it } from 'vitest';
-import { TextMemory } from '../../libs/sdk/src/index.js';
+import { TextMemory } from '../../libs/clients/sdk/src/index.js';
 import { createTenant, recallBody, uniqueKey, uniqueNamespace, writeBody } from './support/factories.js';
 import { useStack } from './support/stack.js';
 import { allEvents, eventsWhen } from './support/telemetry.js';

@@ -1,10 +1,10 @@
 import pg from 'pg';
 import request from 'supertest';
 import { describe, expect, it, vi } from 'vitest';
-import { TextMemory } from '../../libs/sdk/src/index.js';
+import { TextMemory } from '../../libs/clients/sdk/src/index.js';
 import { getPrisma } from '../../services/template/src/data-access/prisma-client.js';
 import { deleteNamespaceBatch } from '../../services/template/src/data-access/template-memory-repository.js';
-import { deleteAll } from '../../services/template/src/domain/delete-namespace-memories.js';
+import { deleteAll } from '../../services/template/src/domain/template-memories/delete-namespace-memories.js';
 import { followDeletion } from './support/deletions.js';
 import { createTenant, uniqueKey, uniqueNamespace } from './support/factories.js';
 import { recordsInNamespace } from './support/memory-db.js';

@@ -1,10 +1,17 @@
-import { type NatsConnection, headers as natsHeaders, type Subscription } from '@nats-io/transport-node';
+import {
+  type Msg,
+  type NatsConnection,
+  headers as natsHeaders,
+  type Subscription,
+} from '@nats-io/transport-node';
 import { AppError, ErrorCode } from '@tm/contracts';
 import { currentTrace, runInTrace, type TraceContext } from '@tm/kit';
 import type { Logger } from 'pino';
 import { z } from 'zod';
 import { ERROR_HEADER, fromBusErrorBody, toBusErrorBody } from './bus-error.js';
 import { decodeJson } from './codec.js';
+import type { EndpointStats } from './endpoint-stats.js';
+import { createPerTurnBatcher } from './per-turn-batcher.js';
 import { outsideContract, type RequestOptions, transportError } from './request.js';
 import { answerMessage, type Endpoint, respondWithError, subscribeEndpoint } from './serve.js';
 import { ITEM_TRACES_HEADER, itemTrace, itemTraces } from './trace-headers.js';
@@ -19,19 +26,20 @@ const BatchReply = z.object({
   results: z.array(z.union([z.object({ ok: z.unknown() }), z.object({ error: z.unknown() })])),
 });
 
-/** Serve `endpoint`'s handler for batches; every item is validated and answered on its own. */
+/**
+ * Serve `endpoint`'s handler for batches; every item is validated and answered on its own. In `stats`
+ * a batch is one request, and an error when any of its items is answered with one.
+ */
 export function serveBatchedEndpoint<I extends z.ZodType>(
   nc: NatsConnection,
   endpoint: Endpoint<I>,
   logger: Logger,
+  stats?: EndpointStats,
 ): Subscription {
   // Each item is answered inside its own caller's trace.
   const answer = (item: unknown, trace: TraceContext) =>
-    runInTrace(trace, async () => {
-      const result = await answerMessage(endpoint, item, logger);
-      return 'error' in result ? { error: toBusErrorBody(result.error) } : result;
-    });
-  return subscribeEndpoint(nc, endpoint, logger, (msg) => {
+    runInTrace(trace, () => answerMessage(endpoint, item, logger));
+  const onMessage = async (msg: Msg): Promise<AppError | undefined> => {
     let items: unknown;
     try {
       items = (decodeJson(msg.data) as { items?: unknown }).items;
@@ -39,14 +47,18 @@ export function serveBatchedEndpoint<I extends z.ZodType>(
       items = undefined;
     }
     if (!Array.isArray(items)) {
-      respondWithError(msg, new AppError(ErrorCode.ValidationFailed, 'A batch message needs an items array'));
-      return Promise.resolve();
+      const error = new AppError(ErrorCode.ValidationFailed, 'A batch message needs an items array');
+      respondWithError(msg, error);
+      return error;
     }
     const traces = itemTraces(msg.headers, items.length);
-    return Promise.all(items.map((item, i) => answer(item, traces[i] as TraceContext))).then((results) =>
-      msg.respond(JSON.stringify({ results })),
-    );
-  });
+    const answers = await Promise.all(items.map((item, i) => answer(item, traces[i] as TraceContext)));
+    const results = answers.map((a) => ('error' in a ? { error: toBusErrorBody(a.error) } : a));
+    msg.respond(JSON.stringify({ results }));
+    for (const a of answers) if ('error' in a) return a.error;
+    return undefined;
+  };
+  return subscribeEndpoint(nc, endpoint, logger, onMessage, stats);
 }
 
 export interface BatchedRequestOptions extends RequestOptions {
@@ -58,6 +70,7 @@ export interface BatchedRequestOptions extends RequestOptions {
 
 interface Queued {
   json: string;
+  bytes: number;
   trace: TraceContext | undefined;
   resolve: (value: unknown) => void;
   reject: (err: unknown) => void;
@@ -74,12 +87,6 @@ export function createBatchedRequester<I extends z.ZodType, O extends z.ZodType>
   contract: { input: I; output: O },
   options: BatchedRequestOptions,
 ): (payload: z.input<I>) => Promise<z.output<O>> {
-  const maxItems = options.maxItems ?? 64;
-  const maxBytes = options.maxBytes ?? 512 * 1024;
-  let queue: Queued[] = [];
-  let queuedBytes = 0;
-  let scheduled = false;
-
   async function send(batch: Queued[]): Promise<void> {
     const data = `{"items":[${batch.map((q) => q.json).join(',')}]}`;
     const headers = natsHeaders();
@@ -116,25 +123,22 @@ export function createBatchedRequester<I extends z.ZodType, O extends z.ZodType>
     }
   }
 
-  const flush = () => {
-    scheduled = false;
-    const batch = queue;
-    queue = [];
-    queuedBytes = 0;
-    if (batch.length) void send(batch);
-  };
+  const add = createPerTurnBatcher<Queued>({
+    maxItems: options.maxItems ?? 64,
+    maxSize: options.maxBytes ?? 512 * 1024,
+    sizeOf: (q) => q.bytes,
+    flush: (batch) => void send(batch),
+  });
 
   return (payload) =>
     new Promise<z.output<O>>((resolve, reject) => {
       const json = JSON.stringify(contract.input.parse(payload));
-      const bytes = Buffer.byteLength(json);
-      if (queue.length > 0 && queuedBytes + bytes > maxBytes) flush();
-      queue.push({ json, trace: currentTrace(), resolve: resolve as (value: unknown) => void, reject });
-      queuedBytes += bytes;
-      if (queue.length >= maxItems) flush();
-      else if (!scheduled) {
-        scheduled = true;
-        setImmediate(flush);
-      }
+      add({
+        json,
+        bytes: Buffer.byteLength(json),
+        trace: currentTrace(),
+        resolve: resolve as (value: unknown) => void,
+        reject,
+      });
     });
 }

@@ -1,8 +1,12 @@
 import { AppError, type FieldIssue, isErrorCode } from '@tm/contracts';
 import { z } from 'zod';
 
-/** Header set on an error reply (the nats.js services convention); the body carries the typed error. */
+/**
+ * Headers of an error reply, the NATS micro protocol's: its HTTP-like status (what callers test for) and
+ * its message. The body carries the typed error.
+ */
 export const ERROR_HEADER = 'Nats-Service-Error-Code';
+export const ERROR_DESCRIPTION_HEADER = 'Nats-Service-Error';
 
 export const BusErrorBody = z.object({
   code: z.string(),

@@ -1,10 +1,10 @@
-import { Consumers, Streams, Subjects } from './subjects.js';
+import { Consumers, discoverySubjects, Streams, Subjects } from './subjects.js';
 
 /**
  * What each service may do on NATS, derived from the subject list above so the two cannot drift:
  * infra/nats/service-permissions.conf is rendered from this (infra/dev/nats-permissions.ts) and a
- * test holds the committed file to it. A service answers its own request subjects, calls the ones
- * listed, publishes its own durable subjects, and touches JetStream only for its own streams and
+ * test holds the committed file to it. A service answers its own request subjects (and the NATS micro
+ * protocol's discovery of itself), calls the ones listed, publishes its own durable subjects, and touches JetStream only for its own streams and
  * consumers (create, update, info, fetch, ack: never delete).
  */
 export type BusService = keyof typeof BusRoles;
@@ -123,6 +123,12 @@ export function natsPermissions(service: BusService): { publish: string[]; subsc
   const unique = (subjects: string[]) => [...new Set(subjects)];
   return {
     publish: unique([...role.calls, ...role.broadcasts, ...role.publishesDurable, ...jetStream]),
-    subscribe: unique([...role.serves, ...role.broadcasts, INBOX]),
+    subscribe: unique([
+      ...role.serves,
+      // A service answers the micro protocol's discovery too (it serves, so it is discoverable).
+      ...(role.serves.length > 0 ? discoverySubjects(service) : []),
+      ...role.broadcasts,
+      INBOX,
+    ]),
   };
 }

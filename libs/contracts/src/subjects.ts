@@ -75,6 +75,17 @@ export const Streams = {
   billingDeadLetters: { name: 'BILLING_DEAD_LETTERS', subjects: ['billing.v1.usage.dead-letter'] },
 } as const;
 
+/**
+ * The NATS micro protocol's discovery (`$SRV.PING|INFO|STATS`, what `nats micro ls|info|stats` asks):
+ * every verb for all services, for one service's name, and for one of its instances. Each service
+ * instance answers on these (libs/bus nats-service.ts), so its NATS user may subscribe to them.
+ */
+export const discoverySubjects = (service: string, instance = '*') => [
+  '$SRV.*',
+  `$SRV.*.${service}`,
+  `$SRV.*.${service}.${instance}`,
+];
+
 /** Queue groups are named after the service so N instances share one subject's load. */
 export const QueueGroups = {
   memory: 'memory',

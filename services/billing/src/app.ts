@@ -1,7 +1,7 @@
 import {
   checkServiceHealth,
   connectBus,
-  drainEndpoints,
+  createService,
   type NatsConnection,
   streamSettingsOf,
 } from '@tm/bus';
@@ -36,20 +36,21 @@ export async function startBillingService(
     streamSettings: streamSettingsOf(config),
     logger,
   });
-  const subscriptions = serveBillingEndpoints(
+  const service = createService(
     nc,
     {
-      pricingVersion: config.PRICING_VERSION,
+      name: 'billing',
       version,
       health: () => checkServiceHealth({ database: pingDatabase, schemaVersion, consumers: [consumer] }),
     },
     logger,
   );
+  serveBillingEndpoints(service, { pricingVersion: config.PRICING_VERSION });
   logger.info('billing service ready');
   return {
     nc,
     stop: async () => {
-      await drainEndpoints(subscriptions, config.DRAIN_TIMEOUT_MS, logger);
+      await service.stop(config.DRAIN_TIMEOUT_MS);
       await consumer.stop();
       await nc.drain();
       await closePrisma();

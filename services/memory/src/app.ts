@@ -1,7 +1,7 @@
 import {
   checkServiceHealth,
   connectBus,
-  drainEndpoints,
+  createService,
   ensureStream,
   jetStreamClient,
   type NatsConnection,
@@ -70,18 +70,17 @@ export async function startMemoryService(
     intervalMs: config.MEMORY_DELETE_INTERVAL_MS,
     logger,
   });
-  const subscriptions = serveMemoryEndpoints(
+  const service = createService(
     nc,
-    {
-      pricingVersion: config.PRICING_VERSION,
-      onCommitted: relay.nudge,
-      deletions,
-      deleteWaitMs: config.MEMORY_DELETE_WAIT_MS,
-      version,
-      health: () => checkServiceHealth({ database: pingDatabase, schemaVersion }),
-    },
+    { name: 'memory', version, health: () => checkServiceHealth({ database: pingDatabase, schemaVersion }) },
     logger,
   );
+  serveMemoryEndpoints(service, {
+    pricingVersion: config.PRICING_VERSION,
+    onCommitted: relay.nudge,
+    deletions,
+    deleteWaitMs: config.MEMORY_DELETE_WAIT_MS,
+  });
   const pruning = startPeriodicTask(
     'idempotency entry pruning',
     config.IDEMPOTENCY_PRUNE_INTERVAL_MS,
@@ -103,7 +102,7 @@ export async function startMemoryService(
     nc,
     flushOutbox: relay.flush,
     stop: async () => {
-      await drainEndpoints(subscriptions, config.DRAIN_TIMEOUT_MS, logger);
+      await service.stop(config.DRAIN_TIMEOUT_MS);
       // The batch in flight commits; the next start (here or on another instance) goes on from it.
       await Promise.all([relay.stop(), pruning.stop(), deletions.stop()]);
       unwatchOutbox();

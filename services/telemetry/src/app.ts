@@ -1,7 +1,7 @@
 import {
   checkServiceHealth,
   connectBus,
-  drainEndpoints,
+  createService,
   type NatsConnection,
   streamSettingsOf,
 } from '@tm/bus';
@@ -42,22 +42,25 @@ export async function startTelemetryService(
   });
   const deadLetters = startDeadLetterConsumer(nc, { streamSettings, logger });
   const retention = startRetention(config.TELEMETRY_RETENTION_DAYS, logger);
-  const subscriptions = serveTelemetryEndpoints(
+  const service = createService(
     nc,
     {
-      policy: anomalyPolicy(config),
+      name: 'telemetry',
       version,
-      exactPercentilesUpTo: config.TELEMETRY_EXACT_PERCENTILES_UP_TO,
       health: () =>
         checkServiceHealth({ database: pingDatabase, schemaVersion, consumers: [records, deadLetters] }),
     },
     logger,
   );
+  serveTelemetryEndpoints(service, {
+    policy: anomalyPolicy(config),
+    exactPercentilesUpTo: config.TELEMETRY_EXACT_PERCENTILES_UP_TO,
+  });
   logger.info('telemetry service ready');
   return {
     nc,
     stop: async () => {
-      await drainEndpoints(subscriptions, config.DRAIN_TIMEOUT_MS, logger);
+      await service.stop(config.DRAIN_TIMEOUT_MS);
       await Promise.all([records.stop(), deadLetters.stop(), retention.stop()]);
       await nc.drain();
       await closePrisma();

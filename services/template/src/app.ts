@@ -1,13 +1,13 @@
-import { checkServiceHealth, connectBus, drainEndpoints, type NatsConnection } from '@tm/bus';
+import { checkServiceHealth, connectBus, createService, type NatsConnection } from '@tm/bus';
 import { type Logger, startPeriodicTask } from '@tm/kit';
 import { createWritePriceReader } from './clients/billing-prices.js';
 import { createHubClient } from './clients/hub/hub-client.js';
 import { createMemoryWriter } from './clients/memory-writer.js';
 import type { TemplateConfig } from './config.js';
 import { closePrisma, initPrisma, pingDatabase, schemaVersion } from './data-access/prisma-client.js';
-import { expireUnstartedImports } from './domain/expire-unstarted-imports.js';
-import { createHubTokenBox } from './domain/import/hub/hub-token-box.js';
-import { createReadSlots } from './domain/import/read-slots.js';
+import { expireUnstartedImports } from './domain/imports/expire-unstarted-imports.js';
+import { createHubTokenBox } from './domain/imports/hub/hub-token-box.js';
+import { createReadSlots } from './domain/imports/parsing/read-slots.js';
 import { startImportWorker } from './entry-points/jobs/import-worker.js';
 import { serveImportEndpoints } from './entry-points/nats/import-endpoints.js';
 import { serveTemplateEndpoints } from './entry-points/nats/template-endpoints.js';
@@ -64,49 +64,46 @@ export async function startTemplateService(
     },
     logger,
   );
-  const subscriptions = [
-    ...serveTemplateEndpoints(
-      nc,
-      {
-        writeMemory,
-        version,
-        health: () => checkServiceHealth({ database: pingDatabase, schemaVersion }),
-        namespaceDeletion: {
-          batchSize: config.TEMPLATE_DELETE_BATCH_SIZE,
-          waitMs: config.TEMPLATE_DELETE_WAIT_MS,
-          logger,
-        },
-      },
+  const service = createService(
+    nc,
+    {
+      name: 'template',
+      version,
+      health: () => checkServiceHealth({ database: pingDatabase, schemaVersion }),
+    },
+    logger,
+  );
+  serveTemplateEndpoints(service, {
+    writeMemory,
+    namespaceDeletion: {
+      batchSize: config.TEMPLATE_DELETE_BATCH_SIZE,
+      waitMs: config.TEMPLATE_DELETE_WAIT_MS,
       logger,
-    ),
-    ...serveImportEndpoints(
-      nc,
-      {
-        price: createWritePriceReader(nc, { timeoutMs: config.BILLING_PRICE_TIMEOUT_MS }),
-        nudge: importWorker.nudge,
-        limits: {
-          maxUncompressedBytes: config.IMPORT_MAX_UNCOMPRESSED_BYTES,
-          maxCellChars: config.IMPORT_MAX_CELL_CHARS,
-          maxRows: config.IMPORT_MAX_ROWS,
-        },
-        readSlots: createReadSlots(config.IMPORT_MAX_CONCURRENT_READS),
-        maxInFlightPerTenant: config.IMPORT_MAX_CONCURRENT_PER_TENANT,
-        // the hub's metadata calls end well inside the gateway's import deadline (60 s)
-        datasets: {
-          hub,
-          tokens,
-          probeBudgetMs: config.HUB_PROBE_BUDGET_MS,
-          maxInFlightPerTenant: config.IMPORT_MAX_CONCURRENT_PER_TENANT,
-        },
-      },
-      logger,
-    ),
-  ];
+    },
+  });
+  serveImportEndpoints(service, {
+    price: createWritePriceReader(nc, { timeoutMs: config.BILLING_PRICE_TIMEOUT_MS }),
+    nudge: importWorker.nudge,
+    limits: {
+      maxUncompressedBytes: config.IMPORT_MAX_UNCOMPRESSED_BYTES,
+      maxCellChars: config.IMPORT_MAX_CELL_CHARS,
+      maxRows: config.IMPORT_MAX_ROWS,
+    },
+    readSlots: createReadSlots(config.IMPORT_MAX_CONCURRENT_READS),
+    maxInFlightPerTenant: config.IMPORT_MAX_CONCURRENT_PER_TENANT,
+    // the hub's metadata calls end well inside the gateway's import deadline (60 s)
+    datasets: {
+      hub,
+      tokens,
+      probeBudgetMs: config.HUB_PROBE_BUDGET_MS,
+      maxInFlightPerTenant: config.IMPORT_MAX_CONCURRENT_PER_TENANT,
+    },
+  });
   logger.info('template service ready');
   return {
     nc,
     stop: async () => {
-      await drainEndpoints(subscriptions, config.DRAIN_TIMEOUT_MS, logger);
+      await service.stop(config.DRAIN_TIMEOUT_MS);
       await importWorker.stop();
       await importExpiry.stop();
       await nc.drain();

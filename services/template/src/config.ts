@@ -52,7 +52,7 @@ export const TemplateConfigSchema = z.object({
   IMPORT_MAX_ROWS: env.positiveInt(100_000),
   /**
    * Imports a tenant may have in flight across instances, uploads (received or being read) and dataset
-   * imports (resolved at or read from the hub) counted apart: more is 429 (domain/import/in-flight-imports.ts).
+   * imports (resolved at or read from the hub) counted apart: more is 429 (domain/imports/in-flight-imports.ts).
    */
   IMPORT_MAX_CONCURRENT_PER_TENANT: env.positiveInt(2),
   /**

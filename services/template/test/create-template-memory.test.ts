@@ -9,7 +9,7 @@ import type { z } from 'zod';
 import { createMemoryWriter, type WriteMemory } from '../src/clients/memory-writer.js';
 import { closePrisma, initPrisma } from '../src/data-access/prisma-client.js';
 import { storeTemplateMemory } from '../src/data-access/template-memory-repository.js';
-import { createTemplateMemory } from '../src/domain/create-template-memory.js';
+import { createTemplateMemory } from '../src/domain/template-memories/create-template-memory.js';
 
 // The real memory service on the run's private NATS and database: the writes below are real writes.
 let memoryService: MemoryService;

@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
-import { parseFormat } from '../src/domain/import/format-string.js';
-import { createImportEstimateTally } from '../src/domain/import/import-estimate-tally.js';
-import { renderImportRow } from '../src/domain/import/render-import-row.js';
+import { parseFormat } from '../src/domain/imports/format-string.js';
+import { createImportEstimateTally } from '../src/domain/imports/import-estimate-tally.js';
+import { renderImportRow } from '../src/domain/imports/render-import-row.js';
 
 const price = { pricingVersion: 'sandbox-2026-11', unitPriceMicroUsd: 100 };
 

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { detectFormat } from '../src/domain/import/detect-format.js';
+import { detectFormat } from '../src/domain/imports/parsing/detect-format.js';
 
 const zipWith = (firstEntry: string) => {
   const header = Buffer.alloc(30);

@@ -5,8 +5,8 @@ import {
   parseFormat,
   placeholdersWithoutColumn,
   renderRow,
-} from '../src/domain/import/format-string.js';
-import { ImportError } from '../src/domain/import/import-errors.js';
+} from '../src/domain/imports/format-string.js';
+import { ImportError } from '../src/domain/imports/parsing/import-errors.js';
 
 function parseError(format: string): ImportError {
   try {

@@ -1,8 +1,8 @@
 import { pipeline, Readable } from 'node:stream';
 import { describe, expect, it } from 'vitest';
-import type { ImportRecord } from '../src/domain/import/import-row.js';
-import { readJsonRows } from '../src/domain/import/read-json-rows.js';
-import { SizeLimit } from '../src/domain/import/size-limit.js';
+import type { ImportRecord } from '../src/domain/imports/parsing/import-row.js';
+import { readJsonRows } from '../src/domain/imports/parsing/read-json-rows.js';
+import { SizeLimit } from '../src/domain/imports/parsing/size-limit.js';
 
 async function collect(rows: AsyncIterable<ImportRecord>): Promise<ImportRecord[]> {
   const out: ImportRecord[] = [];

@@ -1,9 +1,9 @@
 import { Readable } from 'node:stream';
 import { describe, expect, it } from 'vitest';
-import { asMalformedFile } from '../src/domain/import/import-errors.js';
-import type { ImportRecord } from '../src/domain/import/import-row.js';
-import { readImportRecords } from '../src/domain/import/read-import-records.js';
-import { createReadSlots } from '../src/domain/import/read-slots.js';
+import { asMalformedFile } from '../src/domain/imports/parsing/import-errors.js';
+import type { ImportRecord } from '../src/domain/imports/parsing/import-row.js';
+import { readImportRecords } from '../src/domain/imports/parsing/read-import-records.js';
+import { createReadSlots } from '../src/domain/imports/parsing/read-slots.js';
 
 async function collect(rows: AsyncIterable<ImportRecord>): Promise<ImportRecord[]> {
   const out: ImportRecord[] = [];

@@ -1,8 +1,8 @@
 import { once } from 'node:events';
 import { PassThrough, pipeline, Readable } from 'node:stream';
 import { describe, expect, it } from 'vitest';
-import { peekStreamHead } from '../src/domain/import/peek-stream-head.js';
-import { SizeLimit } from '../src/domain/import/size-limit.js';
+import { peekStreamHead } from '../src/domain/imports/parsing/peek-stream-head.js';
+import { SizeLimit } from '../src/domain/imports/parsing/size-limit.js';
 
 async function drain(stream: Readable): Promise<Buffer> {
   const chunks: Buffer[] = [];

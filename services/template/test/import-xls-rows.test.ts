@@ -1,9 +1,9 @@
 import { Readable } from 'node:stream';
 import * as XLSX from '@e965/xlsx';
 import { describe, expect, it } from 'vitest';
-import { detectFormat } from '../src/domain/import/detect-format.js';
-import type { ImportRecord } from '../src/domain/import/import-row.js';
-import { readXlsRows } from '../src/domain/import/read-xls-rows.js';
+import { detectFormat } from '../src/domain/imports/parsing/detect-format.js';
+import type { ImportRecord } from '../src/domain/imports/parsing/import-row.js';
+import { readXlsRows } from '../src/domain/imports/parsing/read-xls-rows.js';
 
 async function collect(rows: AsyncIterable<ImportRecord>): Promise<ImportRecord[]> {
   const out: ImportRecord[] = [];

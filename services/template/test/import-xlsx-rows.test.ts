@@ -1,10 +1,10 @@
 import { pipeline, Readable } from 'node:stream';
 import ExcelJS from 'exceljs';
 import { describe, expect, it } from 'vitest';
-import { detectFormat } from '../src/domain/import/detect-format.js';
-import type { ImportRecord } from '../src/domain/import/import-row.js';
-import { readXlsxRows } from '../src/domain/import/read-xlsx-rows.js';
-import { SizeLimit } from '../src/domain/import/size-limit.js';
+import { detectFormat } from '../src/domain/imports/parsing/detect-format.js';
+import type { ImportRecord } from '../src/domain/imports/parsing/import-row.js';
+import { readXlsxRows } from '../src/domain/imports/parsing/read-xlsx-rows.js';
+import { SizeLimit } from '../src/domain/imports/parsing/size-limit.js';
 
 async function collect(rows: AsyncIterable<ImportRecord>): Promise<ImportRecord[]> {
   const out: ImportRecord[] = [];

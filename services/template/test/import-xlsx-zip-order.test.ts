@@ -1,8 +1,8 @@
 import { Readable } from 'node:stream';
 import { describe, expect, it } from 'vitest';
-import type { ImportRecord } from '../src/domain/import/import-row.js';
-import { readImportRecords } from '../src/domain/import/read-import-records.js';
-import { readXlsxRows } from '../src/domain/import/read-xlsx-rows.js';
+import type { ImportRecord } from '../src/domain/imports/parsing/import-row.js';
+import { readImportRecords } from '../src/domain/imports/parsing/read-import-records.js';
+import { readXlsxRows } from '../src/domain/imports/parsing/read-xlsx-rows.js';
 import {
   exceljsWorkbook,
   rezip,

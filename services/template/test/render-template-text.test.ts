@@ -1,6 +1,6 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import { renderTemplateText, valueText } from '../src/domain/render-template-text.js';
+import { renderTemplateText, valueText } from '../src/domain/templates/render-template-text.js';
 
 const fields = [{ name: 'title' }, { name: 'date' }, { name: 'attendees' }, { name: 'meta' }];
 

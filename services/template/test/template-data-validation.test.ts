@@ -4,7 +4,7 @@ import {
   assertTemplateData,
   type FieldSpec,
   templateDataIssues,
-} from '../src/domain/validate-template-data.js';
+} from '../src/domain/templates/validate-template-data.js';
 
 const fields: FieldSpec[] = [
   { name: 'title', type: 'string', required: true },

@@ -1,4 +1,4 @@
-import { TextMemory, TextMemoryError } from '../../../libs/sdk/src/index.js';
+import { TextMemory, TextMemoryError } from '../../../libs/clients/sdk/src/index.js';
 
 /** One HTTP exchange as the client saw it: every attempt the SDK made, retries included. */
 export interface Attempt {

@@ -1,5 +1,5 @@
 import { setTimeout as sleep } from 'node:timers/promises';
-import { TextMemory } from '../../../libs/sdk/src/index.js';
+import { TextMemory } from '../../../libs/clients/sdk/src/index.js';
 import type { FaultStack } from './fault-stack.js';
 import type { Fault } from './fault-table.js';
 import { type Attempt, Load } from './load.js';

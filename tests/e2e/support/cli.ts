@@ -8,7 +8,7 @@ import { join } from 'node:path';
  * spawn only: the stack lives in the test process, so a spawnSync would block the gateway it calls.
  */
 export const repo = join(import.meta.dirname, '..', '..', '..');
-export const CLI_BIN = join(repo, 'libs', 'cli', 'dist', 'bin.js');
+export const CLI_BIN = join(repo, 'libs', 'clients', 'cli', 'dist', 'bin.js');
 
 /** Variables the CLI reads a credential or a target from: never inherited from the test's environment. */
 const CLI_VARIABLES = [
@@ -77,7 +77,7 @@ export function cliUsers(baseUrl: () => string) {
 /** A run's stdout as JSON (`--json`). */
 export const json = (run: Run) => JSON.parse(run.stdout);
 
-/** For a `beforeAll`: until the test command builds libs/cli itself, say what is missing rather than fail obscurely. */
+/** For a `beforeAll`: until the test command builds libs/clients/cli itself, say what is missing rather than fail obscurely. */
 export function requireBuiltCli(): void {
   if (!existsSync(CLI_BIN))
     throw new Error(`${CLI_BIN} is missing: build it with \`pnpm --filter @text-memory/cli build\``);

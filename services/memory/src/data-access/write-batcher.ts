@@ -1,3 +1,4 @@
+import { createPerTurnBatcher } from '@tm/bus';
 import { poolRunner, type SqlRunner } from '@tm/kit';
 import type pg from 'pg';
 import { claimAndRetain, claimAndRetainOne, type RetainInput } from './idempotency-ledger.js';
@@ -21,9 +22,6 @@ interface Pending {
  * statement, so one bad write cannot fail the others.
  */
 export function createWriteBatcher(run: SqlRunner) {
-  let queue: Pending[] = [];
-  let scheduled = false;
-
   const runAlone = (p: Pending) => claimAndRetainOne(run, p.input).then(p.resolve, p.reject);
 
   const runBatch = async (pending: Pending[]) => {
@@ -56,22 +54,10 @@ export function createWriteBatcher(run: SqlRunner) {
     for (const o of outcomes) (batch[o.n - 1] as Pending).resolve({ claimed: o.claimed });
   };
 
-  const flush = () => {
-    scheduled = false;
-    const batch = queue;
-    queue = [];
-    if (batch.length) void runBatch(batch);
-  };
+  const add = createPerTurnBatcher<Pending>({ maxItems: MAX_BATCH, flush: (batch) => void runBatch(batch) });
 
   return (input: RetainInput) =>
-    new Promise<{ claimed: boolean }>((resolve, reject) => {
-      queue.push({ input, resolve, reject });
-      if (queue.length >= MAX_BATCH) flush();
-      else if (!scheduled) {
-        scheduled = true;
-        setImmediate(flush);
-      }
-    });
+    new Promise<{ claimed: boolean }>((resolve, reject) => add({ input, resolve, reject }));
 }
 
 const batchers = new WeakMap<pg.Pool, ReturnType<typeof createWriteBatcher>>();

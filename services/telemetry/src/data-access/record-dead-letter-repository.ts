@@ -1,5 +1,4 @@
 import { prepared, type SqlRunner } from '@tm/kit';
-import type { RecordDeadLetter } from '../domain/sort-request-records.js';
 
 const INSERT_LETTERS = prepared(
   'telemetry_insert_record_dead_letters',
@@ -9,12 +8,21 @@ const INSERT_LETTERS = prepared(
    RETURNING letter_id`,
 );
 
-/** Store dead letters; a redelivered one is skipped. Returns the ones stored by this call. */
+/** The columns of a request record's dead letter (the domain's RecordDeadLetter has these and more). */
+export interface DeadLetterRow {
+  letterId: string;
+  gatewayInstance: string | null;
+  recordIndex: number | null;
+  reason: string;
+  payload: string;
+}
+
+/** Store dead letters; a redelivered one is skipped. Returns the ids of the ones stored by this call. */
 export async function insertRecordDeadLetters(
   run: SqlRunner,
-  letters: RecordDeadLetter[],
-): Promise<RecordDeadLetter[]> {
-  if (letters.length === 0) return [];
+  letters: DeadLetterRow[],
+): Promise<Set<string>> {
+  if (letters.length === 0) return new Set();
   const rows = await run<{ letter_id: string }>(INSERT_LETTERS, [
     letters.map((l) => l.letterId),
     letters.map((l) => l.gatewayInstance),
@@ -22,6 +30,5 @@ export async function insertRecordDeadLetters(
     letters.map((l) => l.reason),
     letters.map((l) => l.payload),
   ]);
-  const stored = new Set(rows.map((r) => r.letter_id));
-  return letters.filter((l) => stored.has(l.letterId));
+  return new Set(rows.map((r) => r.letter_id));
 }

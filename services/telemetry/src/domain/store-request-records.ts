@@ -1,4 +1,5 @@
 import { isStorageUnavailable, type SqlRunner } from '@tm/kit';
+import { getSql } from '../data-access/prisma-client.js';
 import { insertRecordDeadLetters } from '../data-access/record-dead-letter-repository.js';
 import { insertDropReport, insertRecords } from '../data-access/request-record-repository.js';
 import { type RecordDeadLetter, refusedRecordLetter, type SortedBatch } from './sort-request-records.js';
@@ -14,15 +15,16 @@ const recordsOf = (batch: SortedBatch, records = batch.records) =>
  * Store sorted batches: every record in one statement (a redelivered one is skipped by its id), then
  * the dead letters and the drop reports. Returns the dead letters stored by this call.
  */
-export async function storeBatches(run: SqlRunner, batches: SortedBatch[]): Promise<RecordDeadLetter[]> {
+export async function storeBatches(
+  batches: SortedBatch[],
+  run: SqlRunner = getSql(),
+): Promise<RecordDeadLetter[]> {
   await insertRecords(
     run,
     batches.flatMap((batch) => recordsOf(batch)),
   );
-  const stored = await insertRecordDeadLetters(
-    run,
-    batches.flatMap((b) => b.letters),
-  );
+  const letters = batches.flatMap((b) => b.letters);
+  const storedIds = await insertRecordDeadLetters(run, letters);
   for (const batch of batches) {
     if (batch.dropped > 0 && batch.gatewayInstance) {
       await insertDropReport(run, {
@@ -32,7 +34,7 @@ export async function storeBatches(run: SqlRunner, batches: SortedBatch[]): Prom
       });
     }
   }
-  return stored;
+  return letters.filter((l) => storedIds.has(l.letterId));
 }
 
 /**
@@ -43,9 +45,9 @@ export async function storeBatches(run: SqlRunner, batches: SortedBatch[]): Prom
  * database that is down throws.
  */
 export async function storeOneByOne(
-  run: SqlRunner,
   batch: SortedBatch,
   lastDelivery: boolean,
+  run: SqlRunner = getSql(),
 ): Promise<{ settled: boolean; stored: RecordDeadLetter[] }> {
   const letters = [...batch.letters];
   let settled = true;
@@ -58,6 +60,6 @@ export async function storeOneByOne(
       else settled = false;
     }
   }
-  const stored = await storeBatches(run, [{ ...batch, records: [], letters }]);
+  const stored = await storeBatches([{ ...batch, records: [], letters }], run);
   return { settled, stored };
 }

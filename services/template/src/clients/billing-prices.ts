@@ -1,6 +1,15 @@
 import { type NatsConnection, requestReply } from '@tm/bus';
 import { AppError, ErrorCode, PriceListMessage, PriceListReply, Subjects } from '@tm/contracts';
-import type { WritePrice } from '../domain/import/import-estimate-tally.js';
+
+/**
+ * A price list's version and memory.write's unit price in it. Declared here, where it is read: the
+ * domain depends on this client for it as on every other caller, and nothing here points back up.
+ */
+export interface WritePrice {
+  pricingVersion: string;
+  /** memory.write's unit price in that version, in micro-USD (integers, as billing keeps prices). */
+  unitPriceMicroUsd: number;
+}
 
 /** memory.write's price in billing's list in force: what an import estimate quotes. */
 export type ReadWritePrice = () => Promise<WritePrice>;

@@ -1,18 +1,14 @@
-import { randomUUID } from 'node:crypto';
-import { type NatsConnection, type Subscription, serveEndpoint } from '@tm/bus';
+import type { Service } from '@tm/bus';
 import {
   ChargeListMessage,
   CloseInvoicePeriodMessage,
   ListInvoicesMessage,
   PriceListMessage,
-  QueueGroups,
-  type ServiceSelfReport,
   Subjects,
   UsageSummaryMessage,
   VoidChargeMessage,
 } from '@tm/contracts';
-import { type Logger, storageOutage } from '@tm/kit';
-import { z } from 'zod';
+import { storageOutage } from '@tm/kit';
 import { closeInvoicePeriod } from '../../domain/close-invoice-period.js';
 import { getPriceList } from '../../domain/get-price-list.js';
 import { listTenantCharges } from '../../domain/list-charges.js';
@@ -20,97 +16,44 @@ import { listTenantInvoices } from '../../domain/list-invoices.js';
 import { summarizeUsage } from '../../domain/summarize-usage.js';
 import { voidCharge } from '../../domain/void-charge.js';
 
-const instance = randomUUID();
-
 const mapStorageError = storageOutage('Billing storage');
 
-export function serveBillingEndpoints(
-  nc: NatsConnection,
-  options: { pricingVersion: string; version: string; health: () => Promise<ServiceSelfReport> },
-  logger: Logger,
-): Subscription[] {
-  const queue = QueueGroups.billing;
-  return [
-    serveEndpoint(
-      nc,
-      {
-        subject: Subjects.billing.usageSummary,
-        queue,
-        input: UsageSummaryMessage,
-        handler: (m) => summarizeUsage(m, { pricingVersion: options.pricingVersion }),
-        mapError: mapStorageError,
-      },
-      logger,
-    ),
-    serveEndpoint(
-      nc,
-      {
-        subject: Subjects.billing.listCharges,
-        queue,
-        input: ChargeListMessage,
-        handler: (m) => listTenantCharges(m),
-        mapError: mapStorageError,
-      },
-      logger,
-    ),
-    serveEndpoint(
-      nc,
-      {
-        subject: Subjects.billing.voidCharge,
-        queue,
-        input: VoidChargeMessage,
-        handler: (m) => voidCharge(m),
-        mapError: mapStorageError,
-      },
-      logger,
-    ),
-    serveEndpoint(
-      nc,
-      {
-        subject: Subjects.billing.closeInvoicePeriod,
-        queue,
-        input: CloseInvoicePeriodMessage,
-        handler: (m) => closeInvoicePeriod(m),
-        mapError: mapStorageError,
-      },
-      logger,
-    ),
-    serveEndpoint(
-      nc,
-      {
-        subject: Subjects.billing.listInvoices,
-        queue,
-        input: ListInvoicesMessage,
-        handler: (m) => listTenantInvoices(m.tenant_id),
-        mapError: mapStorageError,
-      },
-      logger,
-    ),
-    serveEndpoint(
-      nc,
-      {
-        subject: Subjects.billing.getPrices,
-        queue,
-        input: PriceListMessage,
-        handler: () => getPriceList(options.pricingVersion),
-        mapError: mapStorageError,
-      },
-      logger,
-    ),
-    serveEndpoint(
-      nc,
-      {
-        subject: Subjects.billing.ping,
-        queue,
-        input: z.unknown(),
-        handler: async () => ({
-          service: 'billing',
-          instance,
-          version: options.version,
-          ...(await options.health()),
-        }),
-      },
-      logger,
-    ),
-  ];
+/** The billing service's request/reply endpoints (its ping and discovery are the service's own). */
+export function serveBillingEndpoints(service: Service, options: { pricingVersion: string }): void {
+  service.endpoint({
+    subject: Subjects.billing.usageSummary,
+    input: UsageSummaryMessage,
+    handler: (m) => summarizeUsage(m, { pricingVersion: options.pricingVersion }),
+    mapError: mapStorageError,
+  });
+  service.endpoint({
+    subject: Subjects.billing.listCharges,
+    input: ChargeListMessage,
+    handler: (m) => listTenantCharges(m),
+    mapError: mapStorageError,
+  });
+  service.endpoint({
+    subject: Subjects.billing.voidCharge,
+    input: VoidChargeMessage,
+    handler: (m) => voidCharge(m),
+    mapError: mapStorageError,
+  });
+  service.endpoint({
+    subject: Subjects.billing.closeInvoicePeriod,
+    input: CloseInvoicePeriodMessage,
+    handler: (m) => closeInvoicePeriod(m),
+    mapError: mapStorageError,
+  });
+  service.endpoint({
+    subject: Subjects.billing.listInvoices,
+    input: ListInvoicesMessage,
+    handler: (m) => listTenantInvoices(m.tenant_id),
+    mapError: mapStorageError,
+  });
+  service.endpoint({
+    subject: Subjects.billing.getPrices,
+    input: PriceListMessage,
+    handler: () => getPriceList(options.pricingVersion),
+    mapError: mapStorageError,
+  });
 }

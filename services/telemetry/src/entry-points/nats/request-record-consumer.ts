@@ -7,8 +7,7 @@ import {
 } from '@tm/bus';
 import { Consumers, Streams, Subjects, UsageDeadLetter } from '@tm/contracts';
 import { isStorageUnavailable, type Logger } from '@tm/kit';
-import { getSql } from '../../data-access/prisma-client.js';
-import { insertDeadLetter } from '../../data-access/request-record-repository.js';
+import { countUsageDeadLetter } from '../../domain/count-usage-dead-letter.js';
 import { type RecordDeadLetter, type SortedBatch, sortBatch } from '../../domain/sort-request-records.js';
 import { storeBatches, storeOneByOne } from '../../domain/store-request-records.js';
 import { recordsDeadLettered } from './dead-letter-metrics.js';
@@ -47,7 +46,7 @@ export function startRequestRecordConsumer(
   async function storeAlone(msg: JsMsg, batch: SortedBatch): Promise<void> {
     try {
       const lastDelivery = msg.info.deliveryCount >= MAX_DELIVERIES;
-      const { settled, stored } = await storeOneByOne(getSql(), batch, lastDelivery);
+      const { settled, stored } = await storeOneByOne(batch, lastDelivery);
       deadLettered(stored);
       if (settled) msg.ack();
       else msg.nak(RETRY_MS);
@@ -68,12 +67,7 @@ export function startRequestRecordConsumer(
     handleBatch: async (msgs) => {
       const sorted = msgs.map((msg) => ({ msg, batch: sortBatch(messageIdOf(msg), msg.string()) }));
       try {
-        deadLettered(
-          await storeBatches(
-            getSql(),
-            sorted.map((s) => s.batch),
-          ),
-        );
+        deadLettered(await storeBatches(sorted.map((s) => s.batch)));
         for (const { msg } of sorted) msg.ack();
       } catch (err) {
         if (isStorageUnavailable(err)) {
@@ -108,13 +102,8 @@ export function startDeadLetterConsumer(
     streamSettings: deps.streamSettings,
     handleBatch: async (msgs) => {
       for (const msg of msgs) {
-        const letter = readUsageDeadLetter(msg);
         try {
-          await insertDeadLetter(getSql(), {
-            streamSequence: msg.seq,
-            reason: letter?.reason ?? 'unreadable dead letter',
-            deadLetteredAt: letter?.dead_lettered_at ?? new Date().toISOString(),
-          });
+          await countUsageDeadLetter(msg.seq, readUsageDeadLetter(msg));
           msg.ack();
         } catch (err) {
           logger.warn({ err }, 'dead letter not counted; redelivering');

@@ -1,30 +1,32 @@
-import { type NatsConnection, type Subscription, serveEndpoint } from '@tm/bus';
+import type { Service } from '@tm/bus';
 import {
   CreateDatasetImportMessage,
   CreateImportMessage,
   ImportChunkMessage,
   ImportRefMessage,
   ListImportFailuresMessage,
-  QueueGroups,
   StartImportMessage,
   Subjects,
 } from '@tm/contracts';
-import { type Logger, storageOutage } from '@tm/kit';
+import { storageOutage } from '@tm/kit';
 import type { ReadWritePrice } from '../../clients/billing-prices.js';
-import { appendImportChunk } from '../../domain/append-import-chunk.js';
-import { createDatasetImport, type DatasetImportDeps } from '../../domain/create-dataset-import.js';
-import { createImport } from '../../domain/create-import.js';
-import { discardImport } from '../../domain/discard-import.js';
-import { getImport } from '../../domain/get-import.js';
-import type { ImportLimits } from '../../domain/import/import-limits.js';
-import type { ReadSlots } from '../../domain/import/read-slots.js';
-import { listImportFailures } from '../../domain/list-import-failures.js';
-import { sealImport } from '../../domain/seal-import.js';
-import { startImport } from '../../domain/start-import.js';
+import { appendImportChunk } from '../../domain/imports/append-import-chunk.js';
+import { createImport } from '../../domain/imports/create-import.js';
+import { discardImport } from '../../domain/imports/discard-import.js';
+import { getImport } from '../../domain/imports/get-import.js';
+import {
+  createDatasetImport,
+  type DatasetImportDeps,
+} from '../../domain/imports/hub/create-dataset-import.js';
+import { listImportFailures } from '../../domain/imports/list-import-failures.js';
+import type { ImportLimits } from '../../domain/imports/parsing/import-limits.js';
+import type { ReadSlots } from '../../domain/imports/parsing/read-slots.js';
+import { sealImport } from '../../domain/imports/seal-import.js';
+import { startImport } from '../../domain/imports/start-import.js';
 
-/** Document import's request/reply endpoints, in queue group `template`. */
+/** Document import's request/reply endpoints, served by the template service. */
 export function serveImportEndpoints(
-  nc: NatsConnection,
+  service: Service,
   options: {
     /** memory.write's price, asked of billing for each estimate. */
     price: ReadWritePrice;
@@ -35,82 +37,52 @@ export function serveImportEndpoints(
     /** Model-hub dataset imports ([P13]); the price is the one above. */
     datasets: Omit<DatasetImportDeps, 'price' | 'maxRows'>;
   },
-  logger: Logger,
-): Subscription[] {
-  const common = { queue: QueueGroups.template, mapError: storageOutage('Template storage') };
+): void {
+  const common = { mapError: storageOutage('Template storage') };
   const s = Subjects.template;
-  return [
-    serveEndpoint(
-      nc,
-      {
-        ...common,
-        subject: s.createImport,
-        input: CreateImportMessage,
-        handler: (m) => createImport(m, { maxInFlightPerTenant: options.maxInFlightPerTenant }),
-      },
-      logger,
-    ),
-    serveEndpoint(
-      nc,
-      {
-        ...common,
-        subject: s.createDatasetImport,
-        input: CreateDatasetImportMessage,
-        handler: (m) =>
-          createDatasetImport(m, {
-            ...options.datasets,
-            price: options.price,
-            maxRows: options.limits.maxRows,
-          }),
-      },
-      logger,
-    ),
-    serveEndpoint(
-      nc,
-      { ...common, subject: s.appendImportChunk, input: ImportChunkMessage, handler: appendImportChunk },
-      logger,
-    ),
-    serveEndpoint(
-      nc,
-      {
-        ...common,
-        subject: s.sealImport,
-        input: ImportRefMessage,
-        handler: (m) =>
-          sealImport(m, { price: options.price, limits: options.limits, readSlots: options.readSlots }),
-      },
-      logger,
-    ),
-    serveEndpoint(
-      nc,
-      { ...common, subject: s.discardImport, input: ImportRefMessage, handler: discardImport },
-      logger,
-    ),
-    serveEndpoint(
-      nc,
-      {
-        ...common,
-        subject: s.startImport,
-        input: StartImportMessage,
-        handler: (m) =>
-          startImport(m, { nudge: options.nudge, maxInFlightPerTenant: options.maxInFlightPerTenant }),
-      },
-      logger,
-    ),
-    serveEndpoint(
-      nc,
-      { ...common, subject: s.getImport, input: ImportRefMessage, handler: getImport },
-      logger,
-    ),
-    serveEndpoint(
-      nc,
-      {
-        ...common,
-        subject: s.listImportFailures,
-        input: ListImportFailuresMessage,
-        handler: listImportFailures,
-      },
-      logger,
-    ),
-  ];
+  service.endpoint({
+    ...common,
+    subject: s.createImport,
+    input: CreateImportMessage,
+    handler: (m) => createImport(m, { maxInFlightPerTenant: options.maxInFlightPerTenant }),
+  });
+  service.endpoint({
+    ...common,
+    subject: s.createDatasetImport,
+    input: CreateDatasetImportMessage,
+    handler: (m) =>
+      createDatasetImport(m, {
+        ...options.datasets,
+        price: options.price,
+        maxRows: options.limits.maxRows,
+      }),
+  });
+  service.endpoint({
+    ...common,
+    subject: s.appendImportChunk,
+    input: ImportChunkMessage,
+    handler: appendImportChunk,
+  });
+  service.endpoint({
+    ...common,
+    subject: s.sealImport,
+    input: ImportRefMessage,
+    handler: (m) =>
+      sealImport(m, { price: options.price, limits: options.limits, readSlots: options.readSlots }),
+  });
+  service.endpoint({ ...common, subject: s.discardImport, input: ImportRefMessage, handler: discardImport });
+  service.endpoint({
+    ...common,
+    subject: s.startImport,
+    input: StartImportMessage,
+    handler: (m) =>
+      startImport(m, { nudge: options.nudge, maxInFlightPerTenant: options.maxInFlightPerTenant }),
+  });
+  service.endpoint({ ...common, subject: s.getImport, input: ImportRefMessage, handler: getImport });
+  service.endpoint({
+    ...common,
+    subject: s.listImportFailures,
+    input: ListImportFailuresMessage,
+    handler: listImportFailures,
+  });
 }

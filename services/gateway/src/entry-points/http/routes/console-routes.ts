@@ -4,7 +4,7 @@ import { dirname, join } from 'node:path';
 import { AppError, ErrorCode } from '@tm/contracts';
 import express, { type RequestHandler, Router } from 'express';
 
-/** The console package's build (libs/console/dist), unless CONSOLE_DIR names another. */
+/** The console package's build (libs/clients/console/dist), unless CONSOLE_DIR names another. */
 export function defaultConsoleDir(): string {
   const manifest = createRequire(import.meta.url).resolve('@text-memory/console/package.json');
   return join(dirname(manifest), 'dist');

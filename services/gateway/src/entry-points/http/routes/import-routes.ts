@@ -3,7 +3,6 @@ import {
   CreateDatasetImportRequest,
   CreateImportFields,
   ErrorCode,
-  IMPORT_LIMITS,
   type ImportJob,
   ImportListQuery,
   NUL_MESSAGE,
@@ -11,6 +10,7 @@ import {
 } from '@tm/contracts';
 import { type RequestHandler, Router } from 'express';
 import type { TemplateClient } from '../../../clients/template-client.js';
+import { uploadImportFile } from '../../../domain/data-plane/upload-import-file.js';
 import { type AuthDeps, requireApiKey, scopeOf } from '../middleware/authenticate.js';
 import { jsonBody } from '../middleware/json-body.js';
 import { noteForRecord } from '../middleware/record-requests.js';
@@ -43,36 +43,20 @@ export function importRoutes(templates: TemplateClient, auth: AuthDeps, limits: 
   router.post('/imports', write, async (req, res) => {
     const scope = scopeOf(req);
     const job = await receiveMultipartUpload(req, limits, async (file) => {
-      const fields = parseOrThrow(CreateImportFields, file.fields, 'import form');
-      if (file.fileName.includes('\u0000')) {
-        throw new AppError(ErrorCode.ValidationFailed, 'Invalid import form: file', {
-          fields: [{ path: 'file', message: `its name ${NUL_MESSAGE}` }],
-        });
-      }
+      const fields = parseImportForm(file);
       noteForRecord(req, { namespace: fields.namespace });
-      const { import_id } = await templates.createImport({
-        scope,
-        request_id: req.requestId,
-        file_name: file.fileName,
-        fields,
-      });
-      const ref = { tenant_id: scope.tenant_id, import_id };
-      try {
-        await forwardChunks(file, (seq, data) =>
-          templates.appendImportChunk({ ...ref, seq, data: data.toString('base64') }),
-        );
-        if (file.truncated()) {
-          throw new AppError(
-            ErrorCode.PayloadTooLarge,
-            `The file is larger than the import limit of ${limits.maxBytes} bytes`,
-          );
-        }
-        return await templates.sealImport(ref);
-      } catch (err) {
-        // nothing of a refused upload is kept; a failed discard leaves an `uploading` job nobody sees
-        await templates.discardImport(ref).catch(() => undefined);
-        throw err;
-      }
+      return uploadImportFile(
+        {
+          scope,
+          requestId: req.requestId,
+          fileName: file.fileName,
+          fields,
+          content: file.stream,
+          truncated: file.truncated,
+          maxBytes: limits.maxBytes,
+        },
+        templates,
+      );
     });
     res.status(201).json(job satisfies ImportJob);
   });
@@ -110,26 +94,13 @@ export function importRoutes(templates: TemplateClient, auth: AuthDeps, limits: 
   return router;
 }
 
-/** Sends the file on in chunks of IMPORT_LIMITS.chunkBytes, one at a time (the upload waits meanwhile). */
-async function forwardChunks(file: IncomingFile, send: (seq: number, data: Buffer) => Promise<unknown>) {
-  let seq = 0;
-  let pending: Buffer[] = [];
-  let size = 0;
-  const flush = async () => {
-    const data = Buffer.concat(pending);
-    pending = [];
-    size = 0;
-    await send(seq++, data);
-  };
-  for await (const chunk of file.stream as AsyncIterable<Buffer>) {
-    pending.push(chunk);
-    size += chunk.length;
-    while (size >= IMPORT_LIMITS.chunkBytes) {
-      const all = Buffer.concat(pending);
-      pending = [all.subarray(IMPORT_LIMITS.chunkBytes)];
-      size = all.length - IMPORT_LIMITS.chunkBytes;
-      await send(seq++, all.subarray(0, IMPORT_LIMITS.chunkBytes));
-    }
+/** The upload's form fields, and its file's name, validated before anything is sent on. */
+function parseImportForm(file: IncomingFile): CreateImportFields {
+  const fields = parseOrThrow(CreateImportFields, file.fields, 'import form');
+  if (file.fileName.includes('\u0000')) {
+    throw new AppError(ErrorCode.ValidationFailed, 'Invalid import form: file', {
+      fields: [{ path: 'file', message: `its name ${NUL_MESSAGE}` }],
+    });
   }
-  if (size > 0) await flush();
+  return fields;
 }

@@ -1,0 +1,55 @@
+import { AppError } from '@tm/contracts';
+import type { Logger } from '@tm/kit';
+import type { WriteMemory } from '../../clients/memory-writer.js';
+import type { PrismaClient } from '../../data-access/generated/client.js';
+import { findProcessingJobs, type ImportJobRecord } from '../../data-access/import-repository.js';
+import { getPrisma } from '../../data-access/prisma-client.js';
+import { type DatasetRowDeps, fetchDatasetRows } from './hub/fetch-dataset-rows.js';
+import { processImportBatch } from './process-import-batch.js';
+
+export interface ImportRoundDeps {
+  writeMemory: WriteMemory;
+  batchSize: number;
+  concurrency: number;
+  /** Where a dataset import's rows come from ([P13]). */
+  datasets: Omit<DatasetRowDeps, 'batchSize'>;
+}
+
+/**
+ * One round over the jobs in `processing`, oldest started first: a batch of rows of each, so jobs
+ * share the worker round-robin. Returns whether any job made progress (the worker then goes round
+ * again); `stopped` is asked before each job, and a round cut short by it returns at once.
+ */
+export async function runImportRound(
+  deps: ImportRoundDeps,
+  logger: Logger,
+  stopped: () => boolean,
+  db = getPrisma(),
+): Promise<boolean> {
+  let worked = false;
+  for (const job of await findProcessingJobs(db)) {
+    if (stopped()) return worked;
+    if (await runBatch(job, deps, logger, db)) worked = true;
+  }
+  return worked;
+}
+
+/** One batch of a job; a dataset job reads its next rows from the hub first. */
+async function runBatch(
+  job: ImportJobRecord,
+  deps: ImportRoundDeps,
+  logger: Logger,
+  db: PrismaClient,
+): Promise<boolean> {
+  if (job.datasetId !== null) {
+    try {
+      if (!(await fetchDatasetRows(job, { ...deps.datasets, batchSize: deps.batchSize }, db))) return false;
+    } catch (err) {
+      if (!(err instanceof AppError && err.retryable)) throw err;
+      // the hub is out: this job waits for the next poll, the others go on
+      logger.warn({ err, import_id: job.id, code: err.code }, 'model hub unavailable; import waits');
+      return false;
+    }
+  }
+  return processImportBatch(job, deps, db);
+}
