@@ -1,4 +1,4 @@
-import { connect } from 'node:net';
+import { connect, createServer } from 'node:net';
 
 /** True when something accepts a TCP connection on host:port within the timeout. */
 export function canConnect(host: string, port: number, timeoutMs = 1_000): Promise<boolean> {
@@ -12,6 +12,21 @@ export function canConnect(host: string, port: number, timeoutMs = 1_000): Promi
     socket.once('connect', () => done(true));
     socket.once('timeout', () => done(false));
     socket.once('error', () => done(false));
+  });
+}
+
+/**
+ * A port nothing listens on now, from the OS (listen on 0, read it back, close): for servers the tests
+ * start on the side (a private nats-server, a gateway). Another process may take it before it is used.
+ */
+export function freePort(): Promise<number> {
+  return new Promise((resolve, reject) => {
+    const server = createServer();
+    server.once('error', reject);
+    server.listen(0, '127.0.0.1', () => {
+      const { port } = server.address() as { port: number };
+      server.close(() => resolve(port));
+    });
   });
 }
 

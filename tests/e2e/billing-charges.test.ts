@@ -4,7 +4,6 @@ import {
   billingSteps,
   CHARGES,
   type Charge,
-  eventually,
   PRICING_VERSION,
   RECALL_MICRO_USD,
   usd,
@@ -12,6 +11,7 @@ import {
 } from './support/billing.js';
 import { asListed } from './support/contract.js';
 import { controlSteps, TIMESTAMP as timestamp } from './support/control.js';
+import { eventually } from './support/eventually.js';
 import { uniqueNamespace } from './support/factories.js';
 import { useStack } from './support/stack.js';
 
@@ -24,10 +24,12 @@ const voidPath = (id: string) => `${CHARGES}/${id}/void`;
 /** Publish pending usage, then list every charge of the tenant once billing has `count` of them. */
 async function chargesOnceRecorded(session: string, count: number): Promise<Charge[]> {
   await t.stack.memory.flushOutbox();
-  const res = await eventually(
-    () => charges(session, { limit: '200' }),
-    (r) => r.status === 200 && r.body.paging.total >= count,
-  );
+  const res = await eventually(async () => {
+    const r = await charges(session, { limit: '200' });
+    expect(r.status, JSON.stringify(r.body)).toBe(200);
+    expect(r.body.paging.total).toBeGreaterThanOrEqual(count);
+    return r;
+  });
   return res.body.data as Charge[];
 }
 
@@ -108,10 +110,7 @@ describe('GET /api/v1/control/billing/charges', () => {
     if (!first) throw new Error('no first charge');
     // A boundary strictly after the first operation, with the later ones strictly after it.
     const boundary = new Date(Date.parse(first.occurred_at) + 1);
-    await eventually(
-      async () => Date.now(),
-      (now) => now > boundary.getTime(),
-    );
+    await eventually(() => expect(Date.now()).toBeGreaterThan(boundary.getTime()));
     await writes(tenant, namespace, 1);
     await recalls(tenant, namespace, 1);
     const all = await chargesOnceRecorded(tenant.session, 3);

@@ -11,6 +11,7 @@ import {
 } from '@tm/contracts';
 import pg from 'pg';
 import { afterEach, describe, expect, it } from 'vitest';
+import { eventually } from './support/eventually.js';
 import {
   createTenant,
   recallBody,
@@ -40,20 +41,8 @@ const usd = (micro: number) => micro / 1_000_000;
  */
 const ACK_WAIT_MS = 10_000;
 const slow = { timeout: ACK_WAIT_MS * 3 };
-
-/** Poll until `check` passes or the deadline passes; the deadline bounds the test, it is not asserted. */
-async function eventually<T>(
-  fn: () => Promise<T>,
-  check: (value: T) => boolean,
-  deadlineMs = ACK_WAIT_MS + 15_000,
-): Promise<T> {
-  const until = Date.now() + deadlineMs;
-  for (;;) {
-    const value = await fn();
-    if (check(value) || Date.now() > until) return value;
-    await new Promise((r) => setTimeout(r, 100));
-  }
-}
+/** How long to wait for billing: past one redelivery; it bounds the test, it is not asserted. */
+const BILLING_WAIT = { timeout: ACK_WAIT_MS + 15_000 };
 
 async function withNats<T>(fn: (nc: NatsConnection) => Promise<T>): Promise<T> {
   const nc = await connect({ servers: t.stack.env.natsUrl });
@@ -97,10 +86,12 @@ async function billingDrained() {
   const { state } = await withNats(async (nc) =>
     (await jetstreamManager(nc)).streams.info(Streams.memoryUsage.name),
   );
-  const info = await eventually(
-    billingConsumer,
-    (c) => c.num_pending === 0 && c.num_ack_pending === 0 && c.ack_floor.stream_seq >= state.last_seq,
-  );
+  const info = await eventually(async () => {
+    const c = await billingConsumer();
+    expect(c).toMatchObject({ num_pending: 0, num_ack_pending: 0 });
+    expect(c.ack_floor.stream_seq).toBeGreaterThanOrEqual(state.last_seq);
+    return c;
+  }, BILLING_WAIT);
   return {
     num_pending: info.num_pending,
     num_ack_pending: info.num_ack_pending,
@@ -124,10 +115,11 @@ async function chargesOf(tenant: Tenant) {
 
 /** Poll the usage route until the ledger holds `expected` operations, then until billing has drained. */
 async function settledUsage(tenant: Tenant, expected: number) {
-  await eventually(
-    () => usageOf(tenant),
-    (r) => r.status === 200 && r.body.request_volume >= expected,
-  );
+  await eventually(async () => {
+    const r = await usageOf(tenant);
+    expect(r.status, JSON.stringify(r.body)).toBe(200);
+    expect(r.body.request_volume).toBeGreaterThanOrEqual(expected);
+  }, BILLING_WAIT);
   const consumer = await billingDrained();
   return { consumer, usage: await usageOf(tenant) };
 }

@@ -3,6 +3,7 @@ import { describe, expect, it } from 'vitest';
 import { CHARGES, publishPastUsage } from './support/billing.js';
 import { asListed } from './support/contract.js';
 import { controlSteps } from './support/control.js';
+import { eventually } from './support/eventually.js';
 import { useStack } from './support/stack.js';
 
 const t = useStack();
@@ -12,13 +13,13 @@ const INVOICES = '/api/v1/control/billing/invoices';
 
 /** Every charge of the tenant, once billing has consumed `count` of them (bounded wait). */
 async function chargesOnceRecorded(session: string, count: number) {
-  for (let attempt = 0; attempt < 200; attempt++) {
+  const res = await eventually(async () => {
     const res = await t.api.get(CHARGES, { key: session, query: { limit: '200' } });
-    if (res.status === 200 && res.body.paging.total >= count)
-      return res.body.data as Array<{ id: string; state: string; occurred_at: string; history: unknown[] }>;
-    await new Promise((resolve) => setTimeout(resolve, 50));
-  }
-  throw new Error('charges did not arrive');
+    expect(res.status, JSON.stringify(res.body)).toBe(200);
+    expect(res.body.paging.total, 'charges recorded').toBeGreaterThanOrEqual(count);
+    return res;
+  });
+  return res.body.data as Array<{ id: string; state: string; occurred_at: string; history: unknown[] }>;
 }
 
 describe('POST /api/v1/control/billing/invoices', () => {

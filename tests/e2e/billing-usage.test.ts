@@ -6,7 +6,6 @@ import { describe, expect, it } from 'vitest';
 import {
   billingSteps,
   type Charge,
-  eventually,
   PRICING_VERSION,
   RECALL_MICRO_USD,
   USAGE,
@@ -14,6 +13,7 @@ import {
   WRITE_MICRO_USD,
 } from './support/billing.js';
 import { controlSteps, TIMESTAMP as timestamp } from './support/control.js';
+import { eventually } from './support/eventually.js';
 import {
   createTenant,
   recallBody,
@@ -38,10 +38,12 @@ type Res = Awaited<ReturnType<typeof t.api.get>>;
 /** Publish memory's pending usage rows now, then read the tenant's usage once billing has `volume` of them. */
 async function usageOnceRecorded(key: string, volume: number): Promise<Res> {
   await t.stack.memory.flushOutbox();
-  return eventually(
-    () => usage(key),
-    (res) => res.status === 200 && res.body.request_volume >= volume,
-  );
+  return eventually(async () => {
+    const res = await usage(key);
+    expect(res.status, JSON.stringify(res.body)).toBe(200);
+    expect(res.body.request_volume).toBeGreaterThanOrEqual(volume);
+    return res;
+  });
 }
 
 /** Publish straight to memory's usage stream, as a relay re-send or a foreign producer would. */
@@ -207,10 +209,12 @@ describe('GET /api/v1/infrastructure/usage', () => {
     const record = usageRecordFor(tenant, { pricing_version: PRICING_VERSION, occurred_at: twoHoursAgo });
     await publishUsage(record, record.usage_id);
 
-    const wide = await eventually(
-      () => usage(tenant.api_key, '180'),
-      (res) => res.status === 200 && res.body.request_volume > 0,
-    );
+    const wide = await eventually(async () => {
+      const res = await usage(tenant.api_key, '180');
+      expect(res.status, JSON.stringify(res.body)).toBe(200);
+      expect(res.body.request_volume).toBeGreaterThan(0);
+      return res;
+    });
     const lastHour = await usage(tenant.api_key, '60');
 
     expect(wide).toMatchObject({
@@ -363,10 +367,12 @@ describe('GET /api/v1/infrastructure/usage: series', () => {
     ];
     for (const r of records) await publishUsage({ ...r, pricing_version: PRICING_VERSION }, r.usage_id);
 
-    const res = await eventually(
-      () => usage(tenant.api_key),
-      (r) => r.status === 200 && r.body.request_volume >= 4,
-    );
+    const res = await eventually(async () => {
+      const r = await usage(tenant.api_key);
+      expect(r.status, JSON.stringify(r.body)).toBe(200);
+      expect(r.body.request_volume).toBeGreaterThanOrEqual(4);
+      return r;
+    });
     const onControl = await usage(tenant.session, undefined, CONTROL_USAGE);
 
     expect(res).toMatchObject({
@@ -397,10 +403,15 @@ describe('GET /api/v1/infrastructure/usage: series', () => {
     const record = usageRecordFor(tenant, { pricing_version: PRICING_VERSION, occurred_at: twoHoursAgo });
     await publishUsage(record, record.usage_id);
 
-    const res = await eventually(
-      () => t.api.get(USAGE, { key: tenant.api_key, query: { window_minutes: '180', bucket_minutes: '60' } }),
-      (r) => r.status === 200 && r.body.request_volume > 0,
-    );
+    const res = await eventually(async () => {
+      const r = await t.api.get(USAGE, {
+        key: tenant.api_key,
+        query: { window_minutes: '180', bucket_minutes: '60' },
+      });
+      expect(r.status, JSON.stringify(r.body)).toBe(200);
+      expect(r.body.request_volume).toBeGreaterThan(0);
+      return r;
+    });
 
     expect(res).toMatchObject({ status: 200, body: { request_volume: 1, bucket_minutes: 60 } });
     expect(res.body.series).toEqual(
@@ -494,13 +505,13 @@ describe('usage records consumed by billing', () => {
     const usageId = record.usage_id;
 
     await publishUsage(record, usageId);
-    const letters = await eventually(
-      async () =>
-        (await streamMessages(Streams.billingDeadLetters.name).catch(() => []))
-          .map((text) => JSON.parse(text))
-          .filter((letter) => letter.payload.includes(usageId)),
-      (found) => found.length > 0,
-    );
+    const letters = await eventually(async () => {
+      const found = (await streamMessages(Streams.billingDeadLetters.name).catch(() => []))
+        .map((text) => JSON.parse(text))
+        .filter((letter) => letter.payload.includes(usageId));
+      expect(found, 'dead letters carrying the record').not.toHaveLength(0);
+      return found;
+    });
     await recalls(tenant, namespace, 1);
     const res = await usageOnceRecorded(tenant.api_key, 1);
 

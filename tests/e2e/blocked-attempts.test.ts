@@ -1,6 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import { RequestRecordBatch, Streams } from '@tm/contracts';
 import { describe, expect, it } from 'vitest';
+import { eventually } from './support/eventually.js';
 import { createTenant, recallBody, uniqueNamespace } from './support/factories.js';
 import { useStack } from './support/stack.js';
 import { streamMessages } from './support/stream-reader.js';
@@ -12,7 +13,7 @@ const t = useStack({ gatewayEnv: { RATE_LIMIT_PER_KEY: '2', RATE_LIMIT_WINDOW_SE
  * they are published after the answer. Each message is a batch from one gateway instance.
  */
 async function recordsFor(requestIds: string[]) {
-  for (let attempt = 0; attempt < 50; attempt++) {
+  return eventually(async () => {
     const raw = await streamMessages(Streams.gatewayRequests.name).catch(() => []);
     const carrying = raw
       .map((text) => ({ text, batch: RequestRecordBatch.parse(JSON.parse(text)) }))
@@ -20,10 +21,9 @@ async function recordsFor(requestIds: string[]) {
     const records = carrying.flatMap(({ batch }) =>
       batch.records.filter((r) => requestIds.includes(r.request_id)),
     );
-    if (records.length >= requestIds.length) return { records, raw: carrying.map((c) => c.text) };
-    await new Promise((resolve) => setTimeout(resolve, 100));
-  }
-  throw new Error('request records did not arrive');
+    expect(records.length, 'request records arrived').toBeGreaterThanOrEqual(requestIds.length);
+    return { records, raw: carrying.map((c) => c.text) };
+  });
 }
 
 describe('blocked attempts', () => {

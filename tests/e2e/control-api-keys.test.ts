@@ -10,6 +10,7 @@ import {
   TIMESTAMP as timestamp,
   UNAUTHENTICATED,
 } from './support/control.js';
+import { eventually } from './support/eventually.js';
 import { createTenant, recallBody, uniqueKey, uniqueNamespace, writeBody } from './support/factories.js';
 import { useSecondGateway, useStack } from './support/stack.js';
 
@@ -35,16 +36,6 @@ const recall = (api: Api, key: string, namespace = uniqueNamespace(), cue = 'any
 
 /** A key's view without last_used_at, which a key's earlier use may still be writing in the background. */
 const settled = ({ last_used_at: _lastUsed, ...view }: Record<string, unknown>) => view;
-
-/** Read until `done` holds: for state written off the request's path (last_used_at). */
-async function eventually<T>(read: () => Promise<T>, done: (value: T) => boolean): Promise<T> {
-  let value = await read();
-  for (let attempt = 0; attempt < 100 && !done(value); attempt++) {
-    await new Promise((resolve) => setTimeout(resolve, 50));
-    value = await read();
-  }
-  return value;
-}
 
 describe('POST /api/v1/control/api-keys', () => {
   it('when an owner creates a key with only a name, then 201 with the full key once, all permissions and the managed storage, and the key works', async () => {
@@ -199,10 +190,11 @@ describe('GET /api/v1/control/api-keys', () => {
 
     const used = await recall(t.api, created.key);
     // Written off the request's path, so read until it lands.
-    const after = await eventually(
-      () => t.api.get(`${KEYS}/${created.id}`, { key: tenant.session }),
-      (res) => res.body.last_used_at !== null,
-    );
+    const after = await eventually(async () => {
+      const res = await t.api.get(`${KEYS}/${created.id}`, { key: tenant.session });
+      expect(res.body.last_used_at).not.toBeNull();
+      return res;
+    });
 
     expect(before).toMatchObject({ status: 200, body: { last_used_at: null } });
     expect(used.status).toBe(200);

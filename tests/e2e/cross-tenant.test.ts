@@ -7,7 +7,6 @@ import {
   type Target,
   type Tenant,
   tenantWithOneOfEverything,
-  uploadImport,
 } from './support/cross-tenant-fixture.js';
 import {
   type OpenApiDocument,
@@ -15,9 +14,11 @@ import {
   routesWithPathParameters,
 } from './support/documented-routes.js';
 import { recallBody, uniqueKey, writeBody } from './support/factories.js';
+import { importSteps } from './support/imports.js';
 import { useStack } from './support/stack.js';
 
 const t = useStack();
+const { upload } = importSteps(t);
 
 const CONTROL = '/api/v1/control';
 type Response = Awaited<ReturnType<Api['get']>>;
@@ -192,7 +193,7 @@ const NAMESPACE_CASES: Array<{
   {
     route: 'POST /v1/imports',
     what: "imports into A's namespace",
-    send: (a, b) => uploadImport(t, b.api_key, { format: '{a}', namespace: a.namespace }, 'a\nby B\n'),
+    send: (a, b) => upload(b.api_key, { format: '{a}', namespace: a.namespace }, 'a\nby B\n'),
     expected: () => ({ status: 201 }),
   },
 ];
@@ -281,7 +282,7 @@ describe("OWASP API1: one tenant's credentials aimed at another tenant's objects
     ],
     [
       "imports with A's private template",
-      () => uploadImport(t, b.api_key, { template_name: a.ids.templateName }, 'title\nby B\n'),
+      () => upload(b.api_key, { template_name: a.ids.templateName }, 'title\nby B\n'),
     ],
   ])('when B %s, then 404 naming nothing of A, and neither tenant changes', async (_label, send) => {
     const res = await send();

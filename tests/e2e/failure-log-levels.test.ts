@@ -1,8 +1,8 @@
 import { randomUUID } from 'node:crypto';
 import { readFileSync } from 'node:fs';
 import { QueueGroups, Subjects } from '@tm/contracts';
-import { describe, expect, inject, it, vi } from 'vitest';
-import { EVENTUALLY } from './support/eventually.js';
+import { describe, expect, inject, it } from 'vitest';
+import { eventually } from './support/eventually.js';
 import { createTenant } from './support/factories.js';
 import { useStack } from './support/stack.js';
 import { standInService } from './support/stand-in-service.js';
@@ -16,14 +16,14 @@ const ERROR = 50;
 
 /** The gateway's lines about one request (the access line is written once the response is out). */
 async function logLinesOf(requestId: string): Promise<Array<{ level: number; msg: string }>> {
-  return vi.waitFor(() => {
+  return eventually(() => {
     const lines = readFileSync(inject('logCapture').logFile, 'utf8')
       .split('\n')
       .filter((line) => line.includes(requestId))
       .map((line) => JSON.parse(line) as { level: number; msg: string; req?: unknown });
     expect(lines.some((line) => line.req !== undefined)).toBe(true); // the access line is there
     return lines;
-  }, EVENTUALLY);
+  });
 }
 
 /** GET the events page with the telemetry service stopped and `answer` (if any) standing in for it. */

@@ -6,6 +6,7 @@ import { promisify } from 'node:util';
 import { Subjects } from '@tm/contracts';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { type Api, createApi } from './support/api.js';
+import { eventually } from './support/eventually.js';
 import { uniqueKey, uniqueNamespace, writeBody } from './support/factories.js';
 import { openFileEnv } from './support/file-env.js';
 import { recordSecrets } from './support/log-capture.js';
@@ -123,14 +124,6 @@ async function writesDeliveredToMemory(): Promise<number> {
   return connections.reduce((sum, c) => sum + (c.bySubject[Subjects.memory.writeBatch] ?? 0), 0);
 }
 
-async function until(check: () => Promise<boolean>, deadlineMs = 15_000): Promise<void> {
-  const deadline = Date.now() + deadlineMs;
-  while (!(await check())) {
-    if (Date.now() > deadline) throw new Error('timed out waiting');
-    await sleep(50);
-  }
-}
-
 describe('gateway graceful stop (SIGTERM)', () => {
   it('when one request is held by a memory service that never answers and another is still arriving, then the second completes, the first gets a retryable 503 at the drain bound, and the gateway exits 0', async () => {
     const auth = { authorization: `Bearer ${t.apiKey}` };
@@ -141,7 +134,9 @@ describe('gateway graceful stop (SIGTERM)', () => {
     const idempotencyKey = uniqueKey();
     const body = writeBody(uniqueNamespace('drain'), 'held by a stopped memory service');
     const held = send('POST', '/api/v1/memory/write', body, { ...auth, 'idempotency-key': idempotencyKey });
-    await until(async () => (await writesDeliveredToMemory()) > writesBefore);
+    await eventually(async () => expect(await writesDeliveredToMemory()).toBeGreaterThan(writesBefore), {
+      interval: 50,
+    });
 
     const sigtermAt = Date.now();
     t.gateway.signal('SIGTERM');

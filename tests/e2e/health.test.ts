@@ -1,6 +1,6 @@
 import { afterEach, describe, expect, it } from 'vitest';
-import { eventually } from './support/billing.js';
 import { bringDatabaseBack, takeDatabaseDown } from './support/database-outage.js';
+import { eventually } from './support/eventually.js';
 import { createTenant, uniqueKey, uniqueNamespace, writeBody } from './support/factories.js';
 import { stackEnv, useStack } from './support/stack.js';
 
@@ -174,10 +174,11 @@ describe('the memory breaker, when memory comes back', () => {
     await t.stack.startMemory();
     // Until memory has answered health (its database probe connects on the first ask, which takes
     // longer than health's bound on a busy machine); then the write right after it is the point.
-    const health = await eventually(
-      () => t.api.get(HEALTH),
-      (res) => res.status === 200,
-    );
+    const health = await eventually(async () => {
+      const res = await t.api.get(HEALTH);
+      expect(res.status, JSON.stringify(res.body)).toBe(200);
+      return res;
+    });
     const write = await t.api.write(tenant.api_key, writeBody(uniqueNamespace(), 'served'), uniqueKey());
 
     expect(refused).toMatchObject({

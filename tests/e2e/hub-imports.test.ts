@@ -1,9 +1,9 @@
 import { randomBytes } from 'node:crypto';
 import pg from 'pg';
-import request from 'supertest';
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
-import { EVENTUALLY } from './support/eventually.js';
+import { eventually } from './support/eventually.js';
 import { createTenant, recallBody, uniqueNamespace } from './support/factories.js';
+import { importSteps } from './support/imports.js';
 import { recordSecrets } from './support/log-capture.js';
 import { recordsInNamespace } from './support/memory-db.js';
 import { stackEnv, useStack } from './support/stack.js';
@@ -40,7 +40,6 @@ const OVERLONG = 'x'.repeat(33_000);
 let serial = 0;
 const uniqueId = (label: string) => `stub-org/${label}-${process.pid}-${++serial}`;
 const sha = () => randomBytes(20).toString('hex');
-type Job = { id: string; state: string; total: number; processed: number; retained: number; failed: number };
 
 /** A dataset of `count` rows: name, topic (missing every 10th row), note. */
 function peopleRows(count: number, overlong: Set<number> = new Set()) {
@@ -64,23 +63,7 @@ function addDataset(label: string, extra: Partial<StubDataset> = {}): StubDatase
 }
 
 const importDataset = (key: string, body: object) => t.api.post('/v1/imports', { key, body });
-
-async function runToCompletion(key: string, id: string): Promise<{ job: Job; seen: number[] }> {
-  const seen: number[] = [];
-  for (;;) {
-    const res = await t.api.get(`/v1/imports/${id}`, { key });
-    expect(res.status, JSON.stringify(res.body)).toBe(200);
-    seen.push(res.body.processed);
-    if (res.body.state !== 'processing') return { job: res.body, seen };
-    await new Promise((r) => setTimeout(r, 50));
-  }
-}
-
-async function allFailures(key: string, id: string) {
-  const res = await t.api.get(`/v1/imports/${id}/failures`, { key, query: { limit: '500' } });
-  expect(res.status).toBe(200);
-  return res.body.failures as Array<{ row: number; reason: string; message: string }>;
-}
+const { upload, runToCompletion, partlyProcessed, allFailures } = importSteps(t);
 
 /** The template service's row of a job, for what the API never shows (the sealed token). */
 async function storedJob(id: string) {
@@ -218,11 +201,7 @@ describe('POST /v1/imports with a model-hub dataset, then start, status and fail
     const id = created.body.id as string;
     const sealed = (await storedJob(id))?.hub_token_sealed;
     await t.api.post(`/v1/imports/${id}/start`, { key: tenant.api_key });
-    let midway: Job | undefined;
-    while (!midway) {
-      const res = await t.api.get(`/v1/imports/${id}`, { key: tenant.api_key });
-      if (res.body.processed > 0) midway = res.body;
-    }
+    const midway = await partlyProcessed(tenant.api_key, id);
     await t.stack.stopTemplate();
     await t.stack.startTemplate();
     const { job } = await runToCompletion(tenant.api_key, id);
@@ -255,9 +234,9 @@ describe('POST /v1/imports with a model-hub dataset, then start, status and fail
     expect(created.status, JSON.stringify(created.body)).toBe(201);
     const id = created.body.id as string;
     await t.api.post(`/v1/imports/${id}/start`, { key: tenant.api_key });
-    await vi.waitFor(async () => {
+    await eventually(async () => {
       expect(rowRequestsOf(dataset.id).length).toBeGreaterThan(0);
-    }, EVENTUALLY);
+    });
     const before = dataset.sha;
     dataset.sha = sha();
 
@@ -291,11 +270,7 @@ describe('POST /v1/imports with a dataset: imports in flight per tenant', () => 
     const startC = await t.api.post(`/v1/imports/${c.body.id}/start`, { key: tenant.api_key });
     const d = await importDataset(tenant.api_key, body);
     const jobC = await t.api.get(`/v1/imports/${c.body.id}`, { key: tenant.api_key });
-    const upload = await request(t.stack.url)
-      .post('/v1/imports')
-      .set('Authorization', `Bearer ${tenant.api_key}`)
-      .field('format', '{a}')
-      .attach('file', Buffer.from('a\n1\n'), 'rows.csv');
+    const uploaded = await upload(tenant.api_key, { format: '{a}' }, 'a\n1\n');
     const elsewhere = await importDataset(other.api_key, body);
 
     for (const created of [a, b, c]) expect(created.status, JSON.stringify(created.body)).toBe(201);
@@ -314,7 +289,7 @@ describe('POST /v1/imports with a dataset: imports in flight per tenant', () => 
     expect(startC.headers['retry-after']).toBe('5');
     expect(d).toMatchObject(busy);
     expect(jobC).toMatchObject({ status: 200, body: { state: 'estimated', started_at: null } });
-    expect(upload.status, JSON.stringify(upload.body)).toBe(201);
+    expect(uploaded.status, JSON.stringify(uploaded.body)).toBe(201);
     expect(elsewhere.status, JSON.stringify(elsewhere.body)).toBe(201);
   });
 });

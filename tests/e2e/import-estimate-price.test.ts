@@ -1,9 +1,10 @@
 import { randomUUID } from 'node:crypto';
 import { BillingConfigSchema, startBillingService } from '@tm/billing';
 import pg from 'pg';
-import request from 'supertest';
 import { describe, expect, it } from 'vitest';
+import { eventually } from './support/eventually.js';
 import { createTenant, uniqueKey, uniqueNamespace, writeBody } from './support/factories.js';
+import { importSteps } from './support/imports.js';
 import { testLogger, useStack } from './support/stack.js';
 
 // Billing owns prices: an import estimate quotes what billing.v1.prices.get answers, nothing kept aside.
@@ -11,31 +12,25 @@ const t = useStack();
 
 const CSV = Buffer.from('name\nAda\nGrace\nEdsger\n');
 
-function upload(key: string, namespace: string) {
-  return request(t.stack.url)
-    .post('/v1/imports')
-    .set('Authorization', `Bearer ${key}`)
-    .field('format', 'Met {name}')
-    .field('namespace', namespace)
-    .attach('file', CSV, 'people.csv');
-}
+const { upload: uploadFile } = importSteps(t);
+const upload = (key: string, namespace: string) =>
+  uploadFile(key, { format: 'Met {name}', namespace }, CSV, 'people.csv');
 
 /** What billing charged for one write: the usage route, read once the ledger has the write. */
 async function chargedForOneWrite(apiKey: string) {
   await t.api.write(apiKey, writeBody(uniqueNamespace(), 'one write, one unit'), uniqueKey());
   await t.stack.memory.flushOutbox();
-  for (let attempt = 0; attempt < 200; attempt++) {
+  const res = await eventually(async () => {
     const res = await t.api.get('/api/v1/infrastructure/usage', { key: apiKey });
-    expect(res.status).toBe(200);
-    if (res.body.request_volume >= 1) {
-      return {
-        pricingVersion: res.body.pricing_version as string,
-        unitPriceUsd: res.body.operations[0].recorded_charge_usd as number,
-      };
-    }
-    await new Promise((resolve) => setTimeout(resolve, 50));
-  }
-  throw new Error('billing never recorded the write');
+    if (res.status === 200)
+      expect(res.body.request_volume, 'writes billing recorded').toBeGreaterThanOrEqual(1);
+    return res; // another status is no state to wait out: asserted below
+  });
+  expect(res.status).toBe(200);
+  return {
+    pricingVersion: res.body.pricing_version as string,
+    unitPriceUsd: res.body.operations[0].recorded_charge_usd as number,
+  };
 }
 
 /** A new price list in billing's own tables (published versions are never edited; this one is new). */
@@ -105,7 +100,7 @@ describe('POST /v1/imports: the estimate’s price', () => {
     const tenant = await createTenant();
     const namespace = uniqueNamespace('import-price');
     await t.stack.stopBilling();
-    let during: request.Response;
+    let during: Awaited<ReturnType<typeof upload>>;
     try {
       during = await upload(tenant.api_key, namespace);
     } finally {

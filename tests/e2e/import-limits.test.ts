@@ -1,6 +1,5 @@
 import http from 'node:http';
 import pg from 'pg';
-import request from 'supertest';
 import { describe, expect, it, vi } from 'vitest';
 import {
   exceljsWorkbook,
@@ -9,7 +8,9 @@ import {
   sheetsFirst,
   workbookWithHugeSharedString,
 } from '../../services/template/test/support/xlsx-test-files.js';
+import { eventually } from './support/eventually.js';
 import { createTenant, uniqueNamespace } from './support/factories.js';
+import { importSteps } from './support/imports.js';
 import { recordsInNamespace } from './support/memory-db.js';
 import { useStack } from './support/stack.js';
 
@@ -30,11 +31,7 @@ const t = useStack({
   },
 });
 
-function upload(key: string, fields: Record<string, string>, file: Buffer, fileName: string) {
-  let req = request(t.stack.url).post('/v1/imports').set('Authorization', `Bearer ${key}`);
-  for (const [name, value] of Object.entries(fields)) req = req.field(name, value);
-  return req.attach('file', file, fileName);
-}
+const { upload } = importSteps(t);
 
 const refused = (status: number, code: string) => ({
   status,
@@ -256,14 +253,16 @@ async function uploadingJobAppears(tenantId: string): Promise<void> {
   const client = new pg.Client({ connectionString: t.stack.env.templateDbUrl });
   await client.connect();
   try {
-    for (;;) {
-      const { rows } = await client.query(
-        "SELECT count(*)::int AS n FROM import_job WHERE tenant_id = $1 AND state = 'uploading'",
-        [tenantId],
-      );
-      if (rows[0].n > 0) return;
-      await new Promise((r) => setTimeout(r, 20));
-    }
+    await eventually(
+      async () => {
+        const { rows } = await client.query(
+          "SELECT count(*)::int AS n FROM import_job WHERE tenant_id = $1 AND state = 'uploading'",
+          [tenantId],
+        );
+        expect(rows[0].n, 'jobs uploading').toBeGreaterThan(0);
+      },
+      { interval: 20 },
+    );
   } finally {
     await client.end();
   }

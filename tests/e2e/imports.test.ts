@@ -1,8 +1,8 @@
 import http from 'node:http';
 import ExcelJS from 'exceljs';
-import request from 'supertest';
 import { describe, expect, it, vi } from 'vitest';
 import { createTenant, recallBody, uniqueNamespace } from './support/factories.js';
+import { importSteps } from './support/imports.js';
 import { recordsInNamespace } from './support/memory-db.js';
 import { useStack } from './support/stack.js';
 import { importJobsOf } from './support/template-db.js';
@@ -23,31 +23,7 @@ const OVERLONG = 'x'.repeat(33_000);
 const iso = expect.stringMatching(/^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d/);
 const uuid = expect.stringMatching(/^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/);
 
-type Job = { id: string; state: string; total: number; processed: number; retained: number; failed: number };
-
-function upload(key: string, fields: Record<string, string>, file: Buffer, fileName: string) {
-  let req = request(t.stack.url).post('/v1/imports').set('Authorization', `Bearer ${key}`);
-  for (const [name, value] of Object.entries(fields)) req = req.field(name, value);
-  return req.attach('file', file, fileName);
-}
-
-/** Polls the status route until the job completes; every `processed` seen, in order. */
-async function runToCompletion(key: string, id: string): Promise<{ job: Job; seen: number[] }> {
-  const seen: number[] = [];
-  for (;;) {
-    const res = await t.api.get(`/v1/imports/${id}`, { key });
-    expect(res.status, JSON.stringify(res.body)).toBe(200);
-    seen.push(res.body.processed);
-    if (res.body.state === 'completed') return { job: res.body, seen };
-    await new Promise((r) => setTimeout(r, 50));
-  }
-}
-
-async function allFailures(key: string, id: string) {
-  const res = await t.api.get(`/v1/imports/${id}/failures`, { key, query: { limit: '500' } });
-  expect(res.status).toBe(200);
-  return res.body.failures as Array<{ row: number; reason: string; message: string }>;
-}
+const { upload, runToCompletion, partlyProcessed, allFailures } = importSteps(t);
 
 const nonDecreasingTo = (seen: number[], total: number) => {
   expect(seen.every((v, i) => i === 0 || v >= (seen[i - 1] ?? 0))).toBe(true);
@@ -233,11 +209,7 @@ describe('POST /v1/imports (JSON), a restart mid-import', () => {
     });
     const id = created.body.id as string;
     await t.api.post(`/v1/imports/${id}/start`, { key: tenant.api_key });
-    let midway: Job | undefined;
-    while (!midway) {
-      const res = await t.api.get(`/v1/imports/${id}`, { key: tenant.api_key });
-      if (res.body.processed > 0) midway = res.body;
-    }
+    const midway = await partlyProcessed(tenant.api_key, id);
     await t.stack.stopTemplate();
     await t.stack.startTemplate();
     const { job, seen } = await runToCompletion(tenant.api_key, id);

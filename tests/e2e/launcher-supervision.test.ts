@@ -6,9 +6,10 @@ import { join } from 'node:path';
 import { createInterface } from 'node:readline';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { freePort } from '../../infra/dev/tcp-probe.js';
+import { eventually } from './support/eventually.js';
 import { openFileEnv } from './support/file-env.js';
 import { logDestination, recordSecrets } from './support/log-capture.js';
-import { freePort } from './support/private-nats.js';
 
 // [P11] `npm start`'s launcher (infra/dev/launch.ts) as a user runs it, on this file's databases and
 // nats-server, its state in a temporary folder (DEV_DATA_DIR) and the gateway on a free port: a memory
@@ -74,13 +75,12 @@ afterAll(async () => {
   if (dataDir) rmSync(dataDir, { recursive: true, force: true });
 });
 
-async function until(check: () => boolean | Promise<boolean>, deadlineMs = 60_000): Promise<void> {
-  const deadline = Date.now() + deadlineMs;
-  while (!(await check())) {
-    if (Date.now() > deadline)
-      throw new Error(`timed out; the launcher said:\n${lines.slice(-30).join('\n')}`);
-    await sleep(100);
-  }
+/** Wait until `check` holds; a time-out shows the launcher's last lines, which say why. */
+function until(check: () => boolean | Promise<boolean>, timeout = 60_000): Promise<void> {
+  return eventually(
+    async () => expect(await check(), `the launcher said:\n${lines.slice(-30).join('\n')}`).toBe(true),
+    { timeout },
+  );
 }
 
 /** The launcher's child running `services/<name>/src/start.ts`, read from /proc. */

@@ -1,7 +1,7 @@
 import { randomBytes, randomUUID } from 'node:crypto';
 import { readFileSync } from 'node:fs';
-import { afterAll, beforeAll, describe, expect, inject, it, vi } from 'vitest';
-import { EVENTUALLY } from './support/eventually.js';
+import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
+import { eventually } from './support/eventually.js';
 import { createTenant, recallBody, uniqueNamespace } from './support/factories.js';
 import { recordSecrets } from './support/log-capture.js';
 import { useStack } from './support/stack.js';
@@ -16,13 +16,13 @@ const t = useStack({ templateEnv: () => ({ ...hub.env, IMPORT_POLL_MS: '100' }) 
 
 /** The run's log lines for one request id; the access line is written once the response is out. */
 async function logLinesOf(requestId: string) {
-  return vi.waitFor(() => {
+  return eventually(() => {
     const lines = readFileSync(inject('logCapture').logFile, 'utf8')
       .split('\n')
       .filter((line) => line.includes(requestId));
     expect(lines.some((line) => line.includes('request completed'))).toBe(true);
     return lines.map((line) => JSON.parse(line));
-  }, EVENTUALLY);
+  });
 }
 
 const wholeLog = () => readFileSync(inject('logCapture').logFile, 'utf8');
@@ -104,11 +104,11 @@ describe('what is logged about a hub token ([P13])', () => {
       headers: { 'X-Request-Id': requestId },
     });
     await t.api.post(`/v1/imports/${created.body.id}/start`, { key: tenant.api_key });
-    const done = await vi.waitFor(async () => {
+    const done = await eventually(async () => {
       const res = await t.api.get(`/v1/imports/${created.body.id}`, { key: tenant.api_key });
       expect(res.body.state).toBe('completed');
       return res;
-    }, EVENTUALLY);
+    });
 
     expect(refused).toMatchObject({ status: 403, body: { details: { code: 'dataset_gated' } } });
     expect(done.body).toMatchObject({ retained: 2, failed: 0 });

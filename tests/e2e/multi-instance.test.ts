@@ -1,7 +1,8 @@
 import { Subjects } from '@tm/contracts';
 import { afterAll, describe, expect, it } from 'vitest';
 import type { Api } from './support/api.js';
-import { eventually, USAGE, usd, WRITE_MICRO_USD } from './support/billing.js';
+import { USAGE, usd, WRITE_MICRO_USD } from './support/billing.js';
+import { eventually } from './support/eventually.js';
 import { createTenant, recallBody, uniqueKey, uniqueNamespace, writeBody } from './support/factories.js';
 import { memoryDbCount } from './support/memory-db.js';
 import { type ConnectionDeliveries, deliveriesByConnection } from './support/nats-monitor.js';
@@ -138,10 +139,11 @@ describe('two memory instances and two gateways on one bus and one set of databa
     ).toBe(WRITES);
 
     // Billed once: the surviving instance relays what the killed one committed but had not published.
-    const usage = await eventually(
-      () => t.api.get(USAGE, { key: tenant.api_key }),
-      (res) => writeUsage(res)?.requests === WRITES,
-    );
+    const usage = await eventually(async () => {
+      const res = await t.api.get(USAGE, { key: tenant.api_key });
+      expect(writeUsage(res)?.requests).toBe(WRITES);
+      return res;
+    });
     expect(writeUsage(usage)).toMatchObject({
       requests: WRITES,
       units: WRITES,

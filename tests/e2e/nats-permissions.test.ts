@@ -2,13 +2,13 @@ import { randomUUID } from 'node:crypto';
 import { readFileSync } from 'node:fs';
 import { connect, type NatsConnection } from '@nats-io/transport-node';
 import { BusRoles, type BusService, requestSubjects, Streams, Subjects, subjectMatches } from '@tm/contracts';
-import request from 'supertest';
 import { afterEach, describe, expect, it } from 'vitest';
 import {
   PERMISSIONS_FILE,
   passwordVariable,
   renderPermissionsConfig,
 } from '../../infra/dev/nats-permissions.js';
+import { eventually } from './support/eventually.js';
 import {
   createTenant,
   recallBody,
@@ -17,6 +17,7 @@ import {
   uniqueNamespace,
   writeBody,
 } from './support/factories.js';
+import { importSteps } from './support/imports.js';
 import { recordSecrets } from './support/log-capture.js';
 import { useStack } from './support/stack.js';
 
@@ -197,18 +198,22 @@ describe('the whole stack, each service as its own NATS user', () => {
       body: { template_name: template, namespace, data: { title: 'from a template' } },
     });
     // gateway → template → billing.v1.prices.get (the estimate's price)
-    const imported = await request(t.stack.url)
-      .post('/v1/imports')
-      .set('Authorization', `Bearer ${tenant.api_key}`)
-      .field('format', '{a}')
-      .field('namespace', namespace)
-      .attach('file', Buffer.from('a\none\n'), 'rows.csv');
+    const imported = await importSteps(t).upload(tenant.api_key, { format: '{a}', namespace }, 'a\none\n');
     // billing's durable consumer, and telemetry's (gateway → JetStream GATEWAY_REQUESTS → telemetry)
     await t.stack.memory.flushOutbox();
-    const charges = await eventually(() => t.api.get('/api/v1/control/billing/charges', { key: session }));
-    const events = await eventually(() =>
-      t.api.get('/api/v1/infrastructure/events', { key: tenant.api_key }),
-    );
+    // Consumers store off the request's path: read until each list has something.
+    const charges = await eventually(async () => {
+      const res = await t.api.get('/api/v1/control/billing/charges', { key: session });
+      expect(res.status, JSON.stringify(res.body)).toBe(200);
+      expect(res.body.data).not.toHaveLength(0);
+      return res;
+    });
+    const events = await eventually(async () => {
+      const res = await t.api.get('/api/v1/infrastructure/events', { key: tenant.api_key });
+      expect(res.status, JSON.stringify(res.body)).toBe(200);
+      expect(res.body.data).not.toHaveLength(0);
+      return res;
+    });
     // gateway → gateway.v1.identity.changed (every instance drops the key), then the key fails
     const revoked = await t.api.post(`/api/v1/control/api-keys/${tenant.key_id}/revoke`, { key: session });
     const afterRevoke = await t.api.recall(tenant.api_key, recallBody(namespace, 'permissions'));
@@ -225,13 +230,3 @@ describe('the whole stack, each service as its own NATS user', () => {
     expect(afterRevoke.status).toBe(401);
   });
 });
-
-/** Read until the list has something (consumers store off the request's path), ten seconds at most. */
-async function eventually(read: () => ReturnType<typeof t.api.get>) {
-  for (let attempt = 0; attempt < 100; attempt++) {
-    const res = await read();
-    if (res.status === 200 && res.body.data.length > 0) return res;
-    await new Promise((resolve) => setTimeout(resolve, 100));
-  }
-  return read();
-}

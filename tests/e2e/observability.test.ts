@@ -1,6 +1,7 @@
 import { randomBytes } from 'node:crypto';
 import { prom, serveMetrics } from '@tm/kit';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { eventually } from './support/eventually.js';
 import { createTenant, recallBody, uniqueKey, uniqueNamespace, writeBody } from './support/factories.js';
 import { type ServiceProcess, startServiceProcess } from './support/service-process.js';
 import { testLogger, useStack } from './support/stack.js';
@@ -43,13 +44,15 @@ beforeAll(async () => {
     MEMORY_DATABASE_URL: env.memoryDbUrl,
     NATS_URL: env.natsUrl,
   });
-  const started = Date.now();
-  let port: number | undefined;
-  while (port === undefined && Date.now() - started < 10_000) {
-    const line = memoryB.lines.find((l) => l.includes('"metrics at /metrics"'));
-    if (line) port = (JSON.parse(line) as { metrics_port: number }).metrics_port;
-    else await new Promise((r) => setTimeout(r, 50));
-  }
+  const line = await eventually(
+    () => {
+      const line = memoryB.lines.find((l) => l.includes('"metrics at /metrics"'));
+      expect(line, 'the instance says where its metrics are').toBeDefined();
+      return line as string;
+    },
+    { interval: 50 },
+  );
+  const port = (JSON.parse(line) as { metrics_port: number }).metrics_port;
   expect(port).toBeGreaterThan(0);
   metricsUrl = `http://127.0.0.1:${port}/metrics`;
 });

@@ -4,24 +4,11 @@ import { GatewayConfigSchema, startGateway } from '@tm/gateway';
 import { MemoryConfigSchema, startMemoryService } from '@tm/memory';
 import { describe, expect, it } from 'vitest';
 import { createApi } from './support/api.js';
+import { eventually } from './support/eventually.js';
 import { createTenant, recallBody, uniqueKey, uniqueNamespace, writeBody } from './support/factories.js';
 import { testLogger, useStack } from './support/stack.js';
 
 const t = useStack({ breakerResetMs: 300, requestTimeoutMs: 500 });
-
-/** Poll until `check` passes or the deadline passes; the deadline bounds the test, it is not asserted. */
-async function eventually<T>(
-  fn: () => Promise<T>,
-  check: (value: T) => boolean,
-  deadlineMs = 10_000,
-): Promise<T> {
-  const until = Date.now() + deadlineMs;
-  for (;;) {
-    const value = await fn();
-    if (check(value) || Date.now() > until) return value;
-    await new Promise((r) => setTimeout(r, 100));
-  }
-}
 
 describe('when the memory service is down', () => {
   it('then calls get a retryable 503, the breaker opens, and service resumes when memory is back', async () => {
@@ -57,10 +44,11 @@ describe('when the memory service is down', () => {
     });
 
     await t.stack.startMemory();
-    const retried = await eventually(
-      () => t.api.write(tenant.api_key, body, key),
-      (r) => r.status === 200,
-    );
+    const retried = await eventually(async () => {
+      const r = await t.api.write(tenant.api_key, body, key);
+      expect(r.status, JSON.stringify(r.body)).toBe(200);
+      return r;
+    });
 
     expect(retried).toMatchObject({
       status: 200,

@@ -12,7 +12,7 @@ import {
   type TextMemoryOptions,
 } from '../../libs/clients/sdk/src/index.js';
 import { exportToFile, uploadFile } from '../../libs/clients/sdk/src/node.js';
-import { EVENTUALLY } from './support/eventually.js';
+import { EVENTUALLY, eventually } from './support/eventually.js';
 import { createTenant, uniqueNamespace } from './support/factories.js';
 import { recordSecrets } from './support/log-capture.js';
 import { useStack } from './support/stack.js';
@@ -54,16 +54,6 @@ const failure = async (promise: Promise<unknown>) => {
   expect(error).toBeInstanceOf(TextMemoryError);
   return error as TextMemoryError;
 };
-
-/** Read until `done` holds, for at most ten seconds: billing consumes usage off the request's path. */
-async function eventually<T>(read: () => Promise<T>, done: (value: T) => boolean): Promise<T> {
-  let value = await read();
-  for (let i = 0; i < 200 && !done(value); i++) {
-    await new Promise((resolve) => setTimeout(resolve, 50));
-    value = await read();
-  }
-  return value;
-}
 
 describe('SDK: memory (data plane)', () => {
   it('when a write asks for the related recall, then both come back and delete removes the namespace', async () => {
@@ -118,10 +108,11 @@ describe('SDK: memory (data plane)', () => {
       expect(recalled.related.map((r) => r.event_id)).toEqual([written.event_id]);
       await t.stack.memory.flushOutbox();
       // One write and one recall: two charges once billing has consumed both, and no more.
-      const charges = await eventually(
-        () => tm.control.billing.charges({ limit: 200 }),
-        (page) => page.paging.total >= 2,
-      );
+      const charges = await eventually(async () => {
+        const page = await tm.control.billing.charges({ limit: 200 });
+        expect(page.paging.total).toBeGreaterThanOrEqual(2);
+        return page;
+      });
       expect(charges.data.map((c) => [c.operation, c.idempotency_key]).sort()).toEqual([
         ['memory.recall', null],
         ['memory.write', written.idempotency_key],
@@ -211,10 +202,10 @@ describe('SDK: infrastructure', () => {
     // walking it page by page reaches each write (offset pages of a growing history may repeat a row
     // at a page edge, so the count is at least one).
     const writeIds = writes.map((w) => w.request_id);
-    await eventually(
-      () => tm.infrastructure.eventsPage({ limit: 100 }),
-      (p) => writeIds.every((id) => p.data.some((e) => e.request_id === id)),
-    );
+    await eventually(async () => {
+      const page = await tm.infrastructure.eventsPage({ limit: 100 });
+      expect(page.data.map((e) => e.request_id)).toEqual(expect.arrayContaining(writeIds));
+    });
     const seen: string[] = [];
     for await (const event of tm.infrastructure.events({ limit: 2 })) seen.push(event.request_id);
     for (const id of writeIds) expect(seen).toContain(id);
@@ -349,10 +340,11 @@ describe('SDK: control plane', () => {
 
     await tm.memory.write({ namespace: uniqueNamespace('bill'), text: 'a billable write' });
     await t.stack.memory.flushOutbox();
-    const charges = await eventually(
-      () => tm.control.billing.charges(),
-      (page) => page.paging.total >= 1,
-    );
+    const charges = await eventually(async () => {
+      const page = await tm.control.billing.charges();
+      expect(page.paging.total).toBeGreaterThanOrEqual(1);
+      return page;
+    });
     const charge = charges.data[0];
     if (!charge) throw new Error('no charge');
     expect(await tm.control.billing.voidCharge(charge.id, { reason: 'sdk test' })).toMatchObject({

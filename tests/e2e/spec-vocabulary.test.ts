@@ -2,8 +2,8 @@ import { randomUUID } from 'node:crypto';
 import { readdirSync } from 'node:fs';
 import type { RequestEvent } from '@tm/contracts';
 import { describe, expect, it } from 'vitest';
-import { billingSteps, CHARGES, eventually } from './support/billing.js';
-import { EVENTUALLY } from './support/eventually.js';
+import { billingSteps, CHARGES } from './support/billing.js';
+import { EVENTUALLY, eventually } from './support/eventually.js';
 import { createTenant, uniqueKey, uniqueNamespace, writeBody } from './support/factories.js';
 import { useStack } from './support/stack.js';
 import { eventsFor, eventsWhen, telemetryDbRows } from './support/telemetry.js';
@@ -27,10 +27,11 @@ describe('the spec billing vocabulary (billable, no_data, void)', () => {
       writeBody(uniqueNamespace(), 'one billable note'),
       uniqueKey(),
     );
-    const billable = await eventually(
-      () => usage(tenant.api_key),
-      (res) => res.body.request_volume === 1,
-    );
+    const billable = await eventually(async () => {
+      const res = await usage(tenant.api_key);
+      expect(res.body.request_volume).toBe(1);
+      return res;
+    });
     const charges = await t.api.get(CHARGES, { key: session });
     const voided = await t.api.post(`${CHARGES}/${charges.body.data[0].id}/void`, {
       key: session,

@@ -1,6 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import type { ExportRecord, ExportRelation, RequestEvent } from '@tm/contracts';
 import { describe, expect, it } from 'vitest';
+import { eventually } from './support/eventually.js';
 import { createTenant, recallBody, uniqueKey, uniqueNamespace, writeBody } from './support/factories.js';
 import { useStack } from './support/stack.js';
 
@@ -75,20 +76,25 @@ async function exportOf(key: string, namespaces?: string[], requestId?: string):
 
 /**
  * The export once `ready` holds of it: request records are published after the answer and stored
- * by a consumer, so the history catches up a little later. Throws after ~15 s.
+ * by a consumer, so the history catches up a little later. Throws after EVENTUALLY.
  */
 async function exportWhen(
   key: string,
   namespaces: string[] | undefined,
   ready: (doc: ExportDoc) => boolean,
 ): Promise<ExportDoc> {
-  let doc: ExportDoc | undefined;
-  for (let attempt = 0; attempt < 150; attempt++) {
-    doc = await exportOf(key, namespaces);
-    if (ready(doc)) return doc;
-    await new Promise((resolve) => setTimeout(resolve, 100));
-  }
-  throw new Error(`export never got ready; history has ${doc?.history.length} entries`);
+  const read = await eventually(async () => {
+    // A read that fails exportOf's checks is no state to wait out: thrown below, not retried.
+    const read = await exportOf(key, namespaces).then(
+      (doc) => ({ doc }),
+      (failed: unknown) => ({ failed }),
+    );
+    if ('doc' in read && !ready(read.doc))
+      throw new Error(`export not ready yet; history has ${read.doc.history.length} entries`);
+    return read;
+  });
+  if ('failed' in read) throw read.failed;
+  return read.doc;
 }
 
 const historyHas = (requestIds: string[]) => (doc: ExportDoc) =>

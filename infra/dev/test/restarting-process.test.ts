@@ -1,5 +1,5 @@
 import { setTimeout as sleep } from 'node:timers/promises';
-import { afterEach, describe, expect, it } from 'vitest';
+import { afterEach, describe, expect, it, vi } from 'vitest';
 import { keepRunning, type RestartingProcess } from '../restarting-process.js';
 import { startSupervised } from '../supervised-process.js';
 
@@ -23,15 +23,8 @@ function child(name: string, script: string, said: string[]) {
   return supervised;
 }
 
-async function until<T>(read: () => T | undefined, deadlineMs = 10_000): Promise<T> {
-  const deadline = Date.now() + deadlineMs;
-  for (;;) {
-    const value = read();
-    if (value !== undefined) return value;
-    if (Date.now() > deadline) throw new Error('timed out');
-    await sleep(20);
-  }
-}
+/** For `vi.waitFor` on a child's pid, which changes off the test's path; a bound, not a speed check. */
+const WAIT = { timeout: 10_000, interval: 20 };
 
 const isAlive = (pid: number) => {
   try {
@@ -48,16 +41,19 @@ describe('keepRunning (the launcher’s supervision)', () => {
     const [memory, billing, gateway] = ['memory', 'billing', 'gateway'].map((name) =>
       child(name, IDLE, said),
     );
-    const pids = await until(() => {
+    const pids = await vi.waitFor(() => {
       const all = [memory, billing, gateway].map((c) => c?.pid());
-      return all.every((pid) => pid !== undefined) ? (all as number[]) : undefined;
-    });
+      expect(all, 'every child has a pid').not.toContain(undefined);
+      return all as number[];
+    }, WAIT);
 
     process.kill(pids[0] as number, 'SIGKILL');
-    const restartedPid = await until(() => {
+    const restartedPid = await vi.waitFor(() => {
       const pid = memory?.pid();
-      return pid !== undefined && pid !== pids[0] ? pid : undefined;
-    });
+      expect(pid, 'the restarted child').toBeDefined();
+      expect(pid, 'the restarted child').not.toBe(pids[0]);
+      return pid as number;
+    }, WAIT);
 
     expect(isAlive(restartedPid)).toBe(true);
     expect([billing?.pid(), gateway?.pid()]).toEqual([pids[1], pids[2]]);
@@ -84,7 +80,11 @@ describe('keepRunning (the launcher’s supervision)', () => {
   it('when the launcher stops a child, then it is not restarted', async () => {
     const said: string[] = [];
     const supervised = child('memory', IDLE, said);
-    const pid = await until(() => supervised.pid());
+    const pid = await vi.waitFor(() => {
+      const started = supervised.pid();
+      expect(started, 'the child has started').toBeDefined();
+      return started as number;
+    }, WAIT);
 
     await supervised.stop(1_000);
     await sleep(200); // longer than the first restart delay

@@ -1,37 +1,24 @@
 import { type ChildProcess, spawn } from 'node:child_process';
 import { randomUUID } from 'node:crypto';
 import { mkdtempSync, rmSync } from 'node:fs';
-import { connect as tcpConnect } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { connectBus, jetStreamClient, type NatsConnection } from '@tm/bus';
 import { type RequestRecord, RequestRecordBatch, Streams, Subjects } from '@tm/contracts';
 import { createLogger, type Logger } from '@tm/kit';
-import { describe, expect, it, onTestFinished } from 'vitest';
-import { findNatsServer, freePort } from '../../../tests/e2e/support/private-nats.js';
+import { describe, expect, it, onTestFinished, vi } from 'vitest';
+import { findNatsServer } from '../../../infra/dev/nats-server.js';
+import { canConnect, freePort } from '../../../infra/dev/tcp-probe.js';
 import { createRequestRecorder } from '../src/clients/request-recorder.js';
 
 const silent = createLogger({ name: 'request-recorder-test', level: 'silent' });
 
-/** Poll until `check` holds; the deadline only bounds the wait, it is not what the test asserts. */
-async function until(check: () => boolean, what: string, deadlineMs = 20_000): Promise<void> {
-  const deadline = Date.now() + deadlineMs;
-  while (!check()) {
-    if (Date.now() > deadline) throw new Error(`timed out waiting until ${what}`);
-    await new Promise((r) => setTimeout(r, 25));
-  }
-}
-
-async function listening(port: number): Promise<boolean> {
-  return new Promise((resolve) => {
-    const socket = tcpConnect(port, '127.0.0.1');
-    socket.once('connect', () => {
-      socket.destroy();
-      resolve(true);
-    });
-    socket.once('error', () => resolve(false));
-  });
-}
+/**
+ * Poll until `check` holds (vitest's `vi.waitFor`, as the e2e files' `eventually`; a unit test does
+ * not import from tests/e2e); the deadline only bounds the wait, it is not what the test asserts.
+ */
+const until = (check: () => boolean, what: string) =>
+  vi.waitFor(() => expect(check(), `waiting until ${what}`).toBe(true), { timeout: 20_000, interval: 25 });
 
 /**
  * A nats-server of this test's own, with JetStream, that can be stopped and started again on the
@@ -55,13 +42,13 @@ async function startOwnNats() {
         stdio: 'ignore',
       });
       child = started;
-      const deadline = Date.now() + 10_000;
-      while (!(await listening(port))) {
-        if (started.exitCode !== null || Date.now() > deadline) {
-          throw new Error(`nats-server did not listen on ${port}`);
-        }
-        await new Promise((r) => setTimeout(r, 25));
-      }
+      await vi.waitFor(
+        async () => {
+          expect(started.exitCode, 'nats-server exited').toBeNull();
+          expect(await canConnect('127.0.0.1', port), `nats-server listens on ${port}`).toBe(true);
+        },
+        { timeout: 10_000, interval: 25 },
+      );
     },
     async stop() {
       const running = child;

@@ -7,7 +7,7 @@ import { ensureDatabase } from '../../../infra/dev/ensure-database.js';
 import { migrateService } from '../../../infra/dev/migrate-service.js';
 import { findNatsServer } from '../../../infra/dev/nats-server.js';
 import { runCommand } from '../../../infra/dev/run-command.js';
-import { freePort } from '../support/private-nats.js';
+import { freePort } from '../../../infra/dev/tcp-probe.js';
 import { PrivateJetStream } from './private-jetstream.js';
 import { PrivatePostgres } from './private-postgres.js';
 import { PROCESSES, type ProcessName, StackProcess } from './stack-process.js';

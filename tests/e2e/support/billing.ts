@@ -62,16 +62,6 @@ export async function publishPastUsage(
   }
 }
 
-/** Read until `done` holds, for at most ten seconds: billing consumes usage records off the request's path. */
-export async function eventually<T>(read: () => Promise<T>, done: (value: T) => boolean): Promise<T> {
-  let value = await read();
-  for (let attempt = 0; attempt < 200 && !done(value); attempt++) {
-    await new Promise((resolve) => setTimeout(resolve, 50));
-    value = await read();
-  }
-  return value;
-}
-
 /** Billing steps on a file's stack; `t.api` is read at call time, once `beforeAll` has set it. */
 export function billingSteps(t: { api: Api }) {
   /** A new member of the owner's tenant with `role`, signed in: their user id and session token. */

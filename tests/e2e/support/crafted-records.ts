@@ -3,6 +3,7 @@ import { jetstream } from '@nats-io/jetstream';
 import { connect } from '@nats-io/transport-node';
 import { RequestRecord, RequestRecordBatch, Subjects } from '@tm/contracts';
 import { expect } from 'vitest';
+import { EVENTUALLY } from './eventually.js';
 import { stackEnv } from './stack.js';
 import { telemetryDbRows } from './telemetry.js';
 
@@ -80,5 +81,5 @@ const storedCount = async (tenantId: string) =>
 
 /** Wait until exactly `n` records of the tenant are stored (records are stored by a consumer, a little later). */
 export async function storedRecords(tenantId: string, n: number) {
-  await expect.poll(() => storedCount(tenantId), { timeout: 15_000, interval: 100 }).toBe(n);
+  await expect.poll(() => storedCount(tenantId), EVENTUALLY).toBe(n);
 }

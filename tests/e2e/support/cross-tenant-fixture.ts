@@ -1,7 +1,7 @@
 import { randomUUID } from 'node:crypto';
-import request from 'supertest';
 import { expect } from 'vitest';
 import type { Api } from './api.js';
+import { eventually } from './eventually.js';
 import {
   createTenant,
   recallBody,
@@ -10,6 +10,7 @@ import {
   uniqueNamespace,
   writeBody,
 } from './factories.js';
+import { importSteps } from './imports.js';
 import { bugTemplate } from './templates.js';
 
 const CONTROL = '/api/v1/control';
@@ -31,25 +32,19 @@ function stable(body: unknown): unknown {
   );
 }
 
-/** A multipart upload (the Api helper speaks JSON only). */
-export function uploadImport(t: Stack, key: string, fields: Record<string, string>, csv: string) {
-  let req = request(t.stack.url).post('/v1/imports').set('Authorization', `Bearer ${key}`);
-  for (const [name, value] of Object.entries(fields)) req = req.field(name, value);
-  return req.attach('file', Buffer.from(csv), 'rows.csv');
-}
-
 /**
  * The charge billing records for the tenant's write: billing consumes usage off the request's path,
- * so read until it is there (ten seconds at most).
+ * so read until it is there.
  */
 async function firstCharge(t: Stack, session: string) {
   await t.stack.memory.flushOutbox();
-  for (let attempt = 0; attempt < 200; attempt++) {
+  const res = await eventually(async () => {
     const res = await t.api.get(`${CONTROL}/billing/charges`, { key: session });
-    if (res.status === 200 && res.body.data.length > 0) return res.body.data[0];
-    await new Promise((resolve) => setTimeout(resolve, 50));
-  }
-  throw new Error('no charge recorded for the write');
+    expect(res.status, JSON.stringify(res.body)).toBe(200);
+    expect(res.body.data, 'charges recorded for the write').not.toHaveLength(0);
+    return res;
+  });
+  return res.body.data[0];
 }
 
 /**
@@ -90,7 +85,7 @@ export async function tenantWithOneOfEverything(t: Stack, label: string) {
     { template_name: templateName, namespace, data: { title: `private bug of ${tag}` } },
     key,
   );
-  const upload = await uploadImport(t, key, { format: '{a}', namespace }, `a\nprivate row of ${tag}\n`);
+  const upload = await importSteps(t).upload(key, { format: '{a}', namespace }, `a\nprivate row of ${tag}\n`);
   expect(upload.status, JSON.stringify(upload.body)).toBe(201);
   const conversation = `conv-${tag}`;
   const chat = await create(

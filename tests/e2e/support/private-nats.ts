@@ -1,55 +1,12 @@
 import { type ChildProcess, spawn } from 'node:child_process';
-import { existsSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
-import { createServer, connect as tcpConnect } from 'node:net';
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-
-const CANDIDATES = [
-  'nats-server',
-  '/usr/sbin/nats-server',
-  '/usr/local/bin/nats-server',
-  '/usr/bin/nats-server',
-];
-
-export function findNatsServer(): string | undefined {
-  for (const c of CANDIDATES) {
-    if (
-      c.includes('/')
-        ? existsSync(c)
-        : (process.env.PATH ?? '').split(':').some((d) => existsSync(join(d, c)))
-    )
-      return c;
-  }
-  return undefined;
-}
-
-export async function freePort(): Promise<number> {
-  return new Promise((resolve, reject) => {
-    const srv = createServer();
-    srv.once('error', reject);
-    srv.listen(0, '127.0.0.1', () => {
-      const { port } = srv.address() as { port: number };
-      srv.close(() => resolve(port));
-    });
-  });
-}
-
-async function waitForPort(port: number, deadlineMs: number): Promise<void> {
-  const until = Date.now() + deadlineMs;
-  while (Date.now() < until) {
-    const ok = await new Promise<boolean>((resolve) => {
-      const s = tcpConnect(port, '127.0.0.1');
-      s.once('connect', () => {
-        s.destroy();
-        resolve(true);
-      });
-      s.once('error', () => resolve(false));
-    });
-    if (ok) return;
-    await new Promise((r) => setTimeout(r, 50));
-  }
-  throw new Error(`nats-server did not listen on ${port}`);
-}
+// The launcher's nats-server locator and port probes, the only copies: the launcher needs them
+// before anything is installed, so they live in infra/dev, and tests import them from there.
+import { findNatsServer } from '../../../infra/dev/nats-server.js';
+import { canConnect, freePort } from '../../../infra/dev/tcp-probe.js';
+import { waitFor } from '../../../infra/dev/wait-for.js';
 
 /**
  * A throwaway JetStream-enabled nats-server, so test streams never meet a dev stack's. Its monitoring
@@ -89,7 +46,11 @@ export async function startPrivateNats(options: PrivateNatsOptions = {}): Promis
       env: { ...process.env, ...options.env },
     },
   );
-  await waitForPort(port, 10_000);
+  // infra/dev's wait, not the tests' `eventually`: this runs in the global setup too, outside a test.
+  await waitFor(`the private nats-server to listen on ${port}`, () => canConnect('127.0.0.1', port), {
+    timeoutMs: 10_000,
+    intervalMs: 50,
+  });
   return {
     url: `nats://127.0.0.1:${port}`,
     monitorUrl: `http://127.0.0.1:${monitorPort}`,

@@ -1,6 +1,7 @@
 import type { RequestEvent } from '@tm/contracts';
 import pg from 'pg';
 import type { Api } from './api.js';
+import { eventually } from './eventually.js';
 import { stackEnv } from './stack.js';
 
 /** Read-only peek at the telemetry service's database, for what the API must never show (secrets). */
@@ -33,25 +34,29 @@ export async function allEvents(api: Api, key: string): Promise<RequestEvent[]> 
 
 /**
  * The tenant's events once at least `count` of them satisfy `ready` (records are published after
- * the answer and stored by a consumer, so they arrive a little later). Throws after ~10 s.
+ * the answer and stored by a consumer, so they arrive a little later). Throws after EVENTUALLY.
  */
 export async function eventsWhen(
   api: Api,
   key: string,
   ready: (events: RequestEvent[]) => boolean,
 ): Promise<RequestEvent[]> {
-  let events: RequestEvent[] = [];
-  for (let attempt = 0; attempt < 100; attempt++) {
-    // A retryable refusal (telemetry's breaker still open after a test's outage) is not an answer yet.
-    const read = await allEvents(api, key).catch((err: Error) => {
-      if (/^events: 50[34] /.test(err.message) && err.message.includes('"retryable":true')) return undefined;
-      throw err;
-    });
-    if (read !== undefined) events = read;
-    if (read !== undefined && ready(events)) return events;
-    await new Promise((resolve) => setTimeout(resolve, 100));
-  }
-  throw new Error(`events did not arrive; have ${events.length}`);
+  const read = await eventually(async () => {
+    const read = await allEvents(api, key).then(
+      (events) => ({ events }),
+      (failed: Error) => ({ failed }),
+    );
+    if ('failed' in read) {
+      // A retryable refusal (telemetry's breaker still open after a test's outage) is not an answer yet.
+      const { message } = read.failed;
+      if (/^events: 50[34] /.test(message) && message.includes('"retryable":true')) throw read.failed;
+      return read; // any other is: thrown below
+    }
+    if (!ready(read.events)) throw new Error(`events did not arrive; have ${read.events.length}`);
+    return read;
+  });
+  if ('failed' in read) throw read.failed;
+  return read.events;
 }
 
 /** Wait until every request id has at least one event; returns all of the tenant's events. */

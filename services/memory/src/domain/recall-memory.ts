@@ -4,10 +4,8 @@ import {
   type RecallResponse,
   type RelatedResult,
   SCORE_KIND,
-  Subjects,
-  type UsageRecordedEvent,
 } from '@tm/contracts';
-import { type SqlRunner, timeOrderedId } from '@tm/kit';
+import type { SqlRunner } from '@tm/kit';
 import { isBeingDeleted } from '../data-access/namespace-deletion.js';
 import { enqueue } from '../data-access/outbox-repository.js';
 import { getSql } from '../data-access/prisma-client.js';
@@ -15,6 +13,7 @@ import { rankByOverlap } from '../data-access/rank-by-overlap.js';
 import { cueTerms } from './cue-terms.js';
 import { renderContext } from './render-context.js';
 import { billableUsage, provenance } from './runtime-blocks.js';
+import { usageRecord } from './usage-record.js';
 
 export const RANKING_ORDER = ['score desc', 'occurred_at desc', 'event_id asc'];
 
@@ -31,20 +30,10 @@ export async function recallMemory(msg: MemoryRecallMessage, deps: RecallDeps): 
   const terms = cueTerms(body.cue.text);
   const asOf = body.as_of ? new Date(body.as_of) : null;
 
-  const usageId = timeOrderedId();
-  const usage: UsageRecordedEvent = {
-    usage_id: usageId,
-    tenant_id: scope.tenant_id,
-    user_id: scope.user_id,
-    key_id: scope.key_id,
-    request_id: requestId,
-    operation: 'memory.recall',
-    namespace: body.namespace,
-    units: 1,
-    pricing_version: deps.pricingVersion,
-    occurred_at: new Date().toISOString(),
-  };
-  const recordWith = { id: usageId, subject: Subjects.memory.usageRecorded, payload: usage };
+  const recordWith = usageRecord(
+    { operation: 'memory.recall', scope, requestId, namespace: body.namespace },
+    deps.pricingVersion,
+  );
   // The usage is recorded with the ranking (in its statement where it can be), so only a recall that ranked is billed.
   // A namespace being deleted recalls nothing from the moment its deletion starts (its records go in
   // batches); asked alongside the ranking, so a recall waits for neither in turn. Billed like a recall
@@ -56,7 +45,7 @@ export async function recallMemory(msg: MemoryRecallMessage, deps: RecallDeps): 
           { tenantId: scope.tenant_id, namespace: body.namespace, cueTerms: terms, asOf, limit: body.top_k },
           { recordWith },
         )
-      : enqueue(run, recordWith.subject, usage, usageId).then(() => []),
+      : enqueue(run, recordWith.subject, recordWith.payload, recordWith.id).then(() => []),
     isBeingDeleted(run, scope.tenant_id, body.namespace),
   ]);
   const rows = deleting ? [] : ranked;

@@ -4,8 +4,6 @@ import {
   DECISION_VERSION,
   ErrorCode,
   type MemoryWriteMessage,
-  Subjects,
-  type UsageRecordedEvent,
   type WriteResponse,
 } from '@tm/contracts';
 import { prismaRunner, timeOrderedId } from '@tm/kit';
@@ -23,6 +21,7 @@ import { retainBatched } from '../data-access/write-batcher.js';
 import { fingerprintWrite } from './fingerprint.js';
 import { billableUsage, noUsage, provenance } from './runtime-blocks.js';
 import { tokenize } from './tokenize.js';
+import { usageRecord } from './usage-record.js';
 
 const SURPRISE = {
   status: 'unavailable',
@@ -90,7 +89,6 @@ async function retainOnce(
 ): Promise<WriteResponse> {
   const { scope, request_id: requestId, idempotency_key: key, body } = msg;
   const memoryId = timeOrderedId();
-  const usageId = timeOrderedId();
   const targets = body.event.supersedes ?? [];
   const occurredAt = new Date(body.event.occurred_at);
   const response = acceptedResponse(msg, eventId, memoryId, pricingVersion);
@@ -109,11 +107,10 @@ async function retainOnce(
       requestId,
     },
     idempotency: { key, fingerprint, response: response as unknown as Prisma.InputJsonValue },
-    usage: {
-      id: usageId,
-      subject: Subjects.memory.usageRecorded,
-      payload: usageEvent(msg, usageId, pricingVersion),
-    },
+    usage: usageRecord(
+      { operation: 'memory.write', scope, requestId, namespace: body.namespace, idempotencyKey: key },
+      pricingVersion,
+    ),
   });
   if (!outcome.claimed) return replay(await findEntry(db, scope.tenant_id, key), fingerprint, requestId);
   if (targets.length === 0) return response;
@@ -152,22 +149,6 @@ async function supersede(
     })),
   );
   return supersession;
-}
-
-function usageEvent(msg: MemoryWriteMessage, usageId: string, pricingVersion: string): UsageRecordedEvent {
-  return {
-    usage_id: usageId,
-    tenant_id: msg.scope.tenant_id,
-    user_id: msg.scope.user_id,
-    key_id: msg.scope.key_id,
-    request_id: msg.request_id,
-    operation: 'memory.write',
-    namespace: msg.body.namespace,
-    units: 1,
-    idempotency_key: msg.idempotency_key,
-    pricing_version: pricingVersion,
-    occurred_at: new Date().toISOString(),
-  };
 }
 
 function acceptedResponse(

@@ -1,8 +1,9 @@
 import { randomUUID } from 'node:crypto';
 import { CHAT_MODELS } from '@tm/contracts';
 import request from 'supertest';
+import { expect } from 'vitest';
 import type { Api } from '../api.js';
-import { eventually } from '../billing.js';
+import { eventually } from '../eventually.js';
 import { createTenant, uniqueKey, writeBody } from '../factories.js';
 import type { Stack } from '../stack.js';
 import type { KnownValues } from './json-schema-arbitrary.js';
@@ -138,10 +139,12 @@ export async function buildWorld(t: { api: Api; stack: Stack }, options: { charg
 /** Billing records charges off the request's path: flush memory's outbox, then read until one is there. */
 async function firstCharge(t: { api: Api; stack: Stack }, session: string): Promise<string> {
   await t.stack.memory.flushOutbox();
-  const res = await eventually(
-    () => t.api.get('/api/v1/control/billing/charges', { key: session }),
-    (r) => r.status === 200 && r.body.data.length > 0,
-  );
+  const res = await eventually(async () => {
+    const r = await t.api.get('/api/v1/control/billing/charges', { key: session });
+    expect(r.status, JSON.stringify(r.body)).toBe(200);
+    expect(r.body.data, 'charges of the first write').not.toHaveLength(0);
+    return r;
+  });
   const id = res.body.data[0]?.id;
   if (!id) throw new Error('fuzz world: no charge recorded for the first write');
   return id;
