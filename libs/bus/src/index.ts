@@ -10,7 +10,6 @@ export * from './durable-consumer.js';
 export * from './jetstream.js';
 export * from './nats-service.js';
 export * from './outbox-relay.js';
-export * from './per-turn-batcher.js';
 export * from './request.js';
 export * from './serve.js';
 export * from './service-health.js';
