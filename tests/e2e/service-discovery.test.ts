@@ -1,7 +1,8 @@
+import { randomUUID } from 'node:crypto';
 import { connect, type NatsConnection } from '@nats-io/transport-node';
 import { PingReply, requestSubjects, Subjects } from '@tm/contracts';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { EVENTUALLY } from './support/eventually.js';
+import { EVENTUALLY, eventually } from './support/eventually.js';
 import { useStack } from './support/stack.js';
 
 // The services as an operator's `nats micro ls|info|stats` sees them: the NATS micro protocol's
@@ -143,9 +144,64 @@ describe('the NATS micro protocol ($SRV discovery)', () => {
           pingErrors: 0,
           refusals: 1,
           refusalErrors: 1,
-          lastError: 'Invalid message',
+          // Status and code only, never the message (docs/security.md).
+          lastError: '400 validation_failed',
           timed: true,
         });
     },
   );
+
+  it('when a refusal quotes what the tenant sent, then $SRV.STATS carries only its status and code, never that text', async () => {
+    // A template memory whose data names a key the template lacks: template's answer names the key.
+    const tenant = `discovery-${randomUUID()}`;
+    const quoted = `tenant_text_${randomUUID().replaceAll('-', '')}`;
+    const created = await nc.request(
+      Subjects.template.createTemplate,
+      JSON.stringify({
+        tenant_id: tenant,
+        body: { template_name: 'discovery-note', fields: [{ name: 'title', type: 'string' }] },
+      }),
+      { timeout: 5_000 },
+    );
+    expect(created.headers?.get('Nats-Service-Error-Code')).toBeUndefined();
+
+    const refused = await nc.request(
+      Subjects.template.createMemory,
+      JSON.stringify({
+        scope: {
+          tenant_id: tenant,
+          user_id: 'discovery-user',
+          key_id: 'discovery-key',
+          storage_connection_id: 'discovery-storage',
+          consent: 'granted',
+        },
+        request_id: randomUUID(),
+        idempotency_key: randomUUID(),
+        body: { template_name: 'discovery-note', data: { [quoted]: 'x' } },
+      }),
+      { timeout: 5_000 },
+    );
+
+    // The caller's own answer names the key: the refusal does quote the input.
+    expect({
+      code: refused.headers?.get('Nats-Service-Error-Code'),
+      body: refused.json(),
+    }).toEqual({
+      code: '400',
+      body: expect.objectContaining({
+        code: 'validation_failed',
+        message: expect.stringContaining(quoted),
+      }),
+    });
+    const stats = await eventually(async () => {
+      const reply = await ask('$SRV.STATS.template');
+      const endpoint = (reply as { endpoints: EndpointStats[] }).endpoints.find(
+        (e) => e.subject === Subjects.template.createMemory,
+      );
+      expect(endpoint?.num_errors).toBeGreaterThan(0);
+      return { reply, endpoint };
+    });
+    expect(stats.endpoint?.last_error).toBe('400 validation_failed');
+    expect(JSON.stringify(stats.reply)).not.toContain(quoted);
+  });
 });

@@ -5,13 +5,12 @@ import {
   type Subscription,
 } from '@nats-io/transport-node';
 import { AppError, ErrorCode } from '@tm/contracts';
-import { currentTrace, runInTrace, type TraceContext } from '@tm/kit';
+import { createPerTurnBatcher, currentTrace, runInTrace, type TraceContext } from '@tm/kit';
 import type { Logger } from 'pino';
 import { z } from 'zod';
 import { ERROR_HEADER, fromBusErrorBody, toBusErrorBody } from './bus-error.js';
 import { decodeJson } from './codec.js';
 import type { EndpointStats } from './endpoint-stats.js';
-import { createPerTurnBatcher } from './per-turn-batcher.js';
 import { outsideContract, type RequestOptions, transportError } from './request.js';
 import { answerMessage, type Endpoint, respondWithError, subscribeEndpoint } from './serve.js';
 import { ITEM_TRACES_HEADER, itemTrace, itemTraces } from './trace-headers.js';

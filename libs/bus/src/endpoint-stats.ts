@@ -3,6 +3,10 @@
  * requests answered, how many with an error and the last one, and the time spent answering them, in
  * nanoseconds. Counted per message from receipt to answer; our own Prometheus metrics
  * (bus-metrics.ts) count per item and by outcome, and stay what dashboards and alerts read.
+ *
+ * The last error is its status and code only (`400 validation_failed`), never its message: anyone
+ * allowed `$SRV.>` reads these numbers, and a message may quote a tenant's input (a dataset's name, a
+ * key of template data). The caller that was refused has the message in its answer.
  */
 export class EndpointStats {
   num_requests = 0;
@@ -18,12 +22,12 @@ export class EndpointStats {
   ) {}
 
   /** One message answered, `startedMs` from `performance.now()` at its receipt. */
-  record(startedMs: number, error: { message: string } | undefined): void {
+  record(startedMs: number, error: { status: number; code: string } | undefined): void {
     this.num_requests++;
     this.processing_time += Math.round((performance.now() - startedMs) * 1e6);
     if (error) {
       this.num_errors++;
-      this.last_error = error.message;
+      this.last_error = `${error.status} ${error.code}`;
     }
   }
 

@@ -19,9 +19,17 @@ export interface ServiceOptions {
   version: string;
   /** What the health ping reports beside who answered (checkServiceHealth). */
   health: () => Promise<ServiceSelfReport>;
+  /**
+   * Every endpoint's error mapping (the health ping's too), unless the endpoint gives its own: e.g.
+   * `storageOutage('Memory storage')`, the service's database being away answered as a retryable 503.
+   */
+  mapError?: Endpoint<z.ZodType>['mapError'];
 }
 
-/** An endpoint of a service: its subject, input, handler and error mapping; the queue is the service's. */
+/**
+ * An endpoint of a service: its subject, input, handler and, where it differs from the service's,
+ * error mapping; the queue is the service's.
+ */
 export type ServiceEndpoint<I extends z.ZodType> = Omit<Endpoint<I>, 'queue'>;
 
 export interface Service {
@@ -105,13 +113,19 @@ export function createService(nc: NatsConnection, options: ServiceOptions, logge
     subscriptions.push(nc.subscribe(subject, { callback: discovery }));
   }
 
+  // The service's queue, and its error mapping where the endpoint gives none.
+  const served = <I extends z.ZodType>(endpoint: ServiceEndpoint<I>): Endpoint<I> => ({
+    ...endpoint,
+    queue,
+    mapError: endpoint.mapError ?? options.mapError,
+  });
   const service: Service = {
     id,
     endpoint: (endpoint) => {
-      subscriptions.push(serveEndpoint(nc, { ...endpoint, queue }, logger, statsOf(endpoint.subject)));
+      subscriptions.push(serveEndpoint(nc, served(endpoint), logger, statsOf(endpoint.subject)));
     },
     batchedEndpoint: (endpoint) => {
-      subscriptions.push(serveBatchedEndpoint(nc, { ...endpoint, queue }, logger, statsOf(endpoint.subject)));
+      subscriptions.push(serveBatchedEndpoint(nc, served(endpoint), logger, statsOf(endpoint.subject)));
     },
     stop: (withinMs) => drainEndpoints(subscriptions, withinMs, logger),
   };

@@ -4,7 +4,7 @@ import {
   headers as natsHeaders,
   type Subscription,
 } from '@nats-io/transport-node';
-import { AppError, ErrorCode, tolerantOf, validateInput } from '@tm/contracts';
+import { AppError, ErrorCode, statusOf, tolerantOf, validateInput } from '@tm/contracts';
 import { runInTrace } from '@tm/kit';
 import type { Logger } from 'pino';
 import type { z } from 'zod';
@@ -66,7 +66,7 @@ export function subscribeEndpoint(
           (error) => stats?.record(started, error),
           // Answering failed (the connection closed under it): say so rather than end the process.
           (failure: unknown) => {
-            stats?.record(started, { message: failure instanceof Error ? failure.message : String(failure) });
+            stats?.record(started, { status: statusOf(ErrorCode.Internal), code: ErrorCode.Internal });
             logger.error({ err: failure, subject: endpoint.subject }, 'could not answer a message');
           },
         ),

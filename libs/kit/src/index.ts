@@ -4,6 +4,7 @@ export * from './database-probe.js';
 export * from './ids.js';
 export * from './logger.js';
 export * from './metrics/index.js';
+export * from './per-turn-batcher.js';
 export * from './periodic-task.js';
 export * from './prisma-cli-config.js';
 export * from './prisma-holder.js';

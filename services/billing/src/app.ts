@@ -5,7 +5,7 @@ import {
   type NatsConnection,
   streamSettingsOf,
 } from '@tm/bus';
-import type { Logger } from '@tm/kit';
+import { type Logger, storageOutage } from '@tm/kit';
 import type { BillingConfig } from './config.js';
 import { closePrisma, initPrisma, pingDatabase, schemaVersion } from './data-access/prisma-client.js';
 import { createPriceList } from './domain/price-list.js';
@@ -42,6 +42,7 @@ export async function startBillingService(
       name: 'billing',
       version,
       health: () => checkServiceHealth({ database: pingDatabase, schemaVersion, consumers: [consumer] }),
+      mapError: storageOutage('Billing storage'),
     },
     logger,
   );

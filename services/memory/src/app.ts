@@ -12,7 +12,7 @@ import {
   watchOutbox,
 } from '@tm/bus';
 import { Streams, usageBatchText } from '@tm/contracts';
-import { type Logger, startPeriodicTask } from '@tm/kit';
+import { type Logger, startPeriodicTask, storageOutage } from '@tm/kit';
 import type { MemoryConfig } from './config.js';
 import { pruneExpiredEntries } from './data-access/idempotency-pruning.js';
 import { pruneFinishedDeletions } from './data-access/namespace-deletion.js';
@@ -72,7 +72,12 @@ export async function startMemoryService(
   });
   const service = createService(
     nc,
-    { name: 'memory', version, health: () => checkServiceHealth({ database: pingDatabase, schemaVersion }) },
+    {
+      name: 'memory',
+      version,
+      health: () => checkServiceHealth({ database: pingDatabase, schemaVersion }),
+      mapError: storageOutage('Memory storage'),
+    },
     logger,
   );
   serveMemoryEndpoints(service, {

@@ -5,7 +5,7 @@ import {
   type NatsConnection,
   streamSettingsOf,
 } from '@tm/bus';
-import type { Logger } from '@tm/kit';
+import { type Logger, storageOutage } from '@tm/kit';
 import type { TelemetryConfig } from './config.js';
 import { closePrisma, initPrisma, pingDatabase, schemaVersion } from './data-access/prisma-client.js';
 import { startRetention } from './domain/prune-history.js';
@@ -49,6 +49,7 @@ export async function startTelemetryService(
       version,
       health: () =>
         checkServiceHealth({ database: pingDatabase, schemaVersion, consumers: [records, deadLetters] }),
+      mapError: storageOutage('Telemetry storage'),
     },
     logger,
   );

@@ -1,5 +1,5 @@
 import { checkServiceHealth, connectBus, createService, type NatsConnection } from '@tm/bus';
-import { type Logger, startPeriodicTask } from '@tm/kit';
+import { type Logger, startPeriodicTask, storageOutage } from '@tm/kit';
 import { createWritePriceReader } from './clients/billing-prices.js';
 import { createHubClient } from './clients/hub/hub-client.js';
 import { createMemoryWriter } from './clients/memory-writer.js';
@@ -70,6 +70,7 @@ export async function startTemplateService(
       name: 'template',
       version,
       health: () => checkServiceHealth({ database: pingDatabase, schemaVersion }),
+      mapError: storageOutage('Template storage'),
     },
     logger,
   );

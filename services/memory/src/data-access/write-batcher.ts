@@ -1,5 +1,4 @@
-import { createPerTurnBatcher } from '@tm/bus';
-import { poolRunner, type SqlRunner } from '@tm/kit';
+import { createPerTurnBatcher, poolRunner, type SqlRunner } from '@tm/kit';
 import type pg from 'pg';
 import { claimAndRetain, claimAndRetainOne, type RetainInput } from './idempotency-ledger.js';
 import { getPool } from './prisma-client.js';

@@ -8,7 +8,6 @@ import {
   UsageSummaryMessage,
   VoidChargeMessage,
 } from '@tm/contracts';
-import { storageOutage } from '@tm/kit';
 import { closeInvoicePeriod } from '../../domain/close-invoice-period.js';
 import { getPriceList } from '../../domain/get-price-list.js';
 import { listTenantCharges } from '../../domain/list-charges.js';
@@ -16,44 +15,36 @@ import { listTenantInvoices } from '../../domain/list-invoices.js';
 import { summarizeUsage } from '../../domain/summarize-usage.js';
 import { voidCharge } from '../../domain/void-charge.js';
 
-const mapStorageError = storageOutage('Billing storage');
-
 /** The billing service's request/reply endpoints (its ping and discovery are the service's own). */
 export function serveBillingEndpoints(service: Service, options: { pricingVersion: string }): void {
   service.endpoint({
     subject: Subjects.billing.usageSummary,
     input: UsageSummaryMessage,
     handler: (m) => summarizeUsage(m, { pricingVersion: options.pricingVersion }),
-    mapError: mapStorageError,
   });
   service.endpoint({
     subject: Subjects.billing.listCharges,
     input: ChargeListMessage,
     handler: (m) => listTenantCharges(m),
-    mapError: mapStorageError,
   });
   service.endpoint({
     subject: Subjects.billing.voidCharge,
     input: VoidChargeMessage,
     handler: (m) => voidCharge(m),
-    mapError: mapStorageError,
   });
   service.endpoint({
     subject: Subjects.billing.closeInvoicePeriod,
     input: CloseInvoicePeriodMessage,
     handler: (m) => closeInvoicePeriod(m),
-    mapError: mapStorageError,
   });
   service.endpoint({
     subject: Subjects.billing.listInvoices,
     input: ListInvoicesMessage,
     handler: (m) => listTenantInvoices(m.tenant_id),
-    mapError: mapStorageError,
   });
   service.endpoint({
     subject: Subjects.billing.getPrices,
     input: PriceListMessage,
     handler: () => getPriceList(options.pricingVersion),
-    mapError: mapStorageError,
   });
 }

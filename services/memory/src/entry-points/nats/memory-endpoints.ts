@@ -9,7 +9,6 @@ import {
   MemoryWriteMessage,
   Subjects,
 } from '@tm/contracts';
-import { storageOutage } from '@tm/kit';
 import { deleteNamespace } from '../../domain/delete-namespace.js';
 import type { DeletionWorker } from '../../domain/deletion-worker.js';
 import { exportPage } from '../../domain/export-page.js';
@@ -18,8 +17,6 @@ import { getMemory } from '../../domain/get-memory.js';
 import { listNamespaces } from '../../domain/list-namespaces.js';
 import { recallMemory } from '../../domain/recall-memory.js';
 import { writeMemory } from '../../domain/write-memory.js';
-
-const mapStorageError = storageOutage('Memory storage');
 
 /** The memory service's request/reply endpoints (its ping and discovery are the service's own). */
 export function serveMemoryEndpoints(
@@ -41,7 +38,6 @@ export function serveMemoryEndpoints(
   const write = {
     input: MemoryWriteMessage,
     handler: (m: MemoryWriteMessage) => writeMemory(m, deps),
-    mapError: mapStorageError,
   };
   service.endpoint({ ...write, subject: Subjects.memory.write });
   // The gateway's concurrent writes, one message for many; each is answered as above.
@@ -50,36 +46,30 @@ export function serveMemoryEndpoints(
     subject: Subjects.memory.recall,
     input: MemoryRecallMessage,
     handler: (m) => recallMemory(m, deps),
-    mapError: mapStorageError,
   });
   service.endpoint({
     subject: Subjects.memory.delete,
     input: MemoryDeleteMessage,
     handler: (m) => deleteNamespace(m, options.deletions, options.deleteWaitMs),
-    mapError: mapStorageError,
   });
   service.endpoint({
     subject: Subjects.memory.getDeletion,
     input: MemoryDeletionGetMessage,
     handler: getDeletion,
-    mapError: mapStorageError,
   });
   service.endpoint({
     subject: Subjects.memory.get,
     input: MemoryGetMessage,
     handler: (m) => getMemory(m),
-    mapError: mapStorageError,
   });
   service.endpoint({
     subject: Subjects.memory.exportPage,
     input: MemoryExportPageMessage,
     handler: exportPage,
-    mapError: mapStorageError,
   });
   service.endpoint({
     subject: Subjects.memory.listNamespaces,
     input: MemoryNamespacesMessage,
     handler: listNamespaces,
-    mapError: mapStorageError,
   });
 }

@@ -6,7 +6,6 @@ import {
   Subjects,
   TelemetryWindowMessage,
 } from '@tm/contracts';
-import { storageOutage } from '@tm/kit';
 import { detectAnomalies } from '../../domain/detect-anomalies.js';
 import { listTenantEvents, pageHistory } from '../../domain/list-events.js';
 import { summarizeMetrics } from '../../domain/summarize-metrics.js';
@@ -17,27 +16,22 @@ export function serveTelemetryEndpoints(
   service: Service,
   options: { policy: AnomalyPolicy; exactPercentilesUpTo: number },
 ): void {
-  const common = { mapError: storageOutage('Telemetry storage') };
   service.endpoint({
-    ...common,
     subject: Subjects.telemetry.listEvents,
     input: EventsListMessage,
     handler: listTenantEvents,
   });
   service.endpoint({
-    ...common,
     subject: Subjects.telemetry.metrics,
     input: MetricsMessage,
     handler: (m) => summarizeMetrics(m, options),
   });
   service.endpoint({
-    ...common,
     subject: Subjects.telemetry.anomalies,
     input: TelemetryWindowMessage,
     handler: (m) => detectAnomalies(m, options.policy, options),
   });
   service.endpoint({
-    ...common,
     subject: Subjects.telemetry.historyPage,
     input: HistoryPageMessage,
     handler: pageHistory,

@@ -8,7 +8,6 @@ import {
   StartImportMessage,
   Subjects,
 } from '@tm/contracts';
-import { storageOutage } from '@tm/kit';
 import type { ReadWritePrice } from '../../clients/billing-prices.js';
 import { appendImportChunk } from '../../domain/imports/append-import-chunk.js';
 import { createImport } from '../../domain/imports/create-import.js';
@@ -38,16 +37,13 @@ export function serveImportEndpoints(
     datasets: Omit<DatasetImportDeps, 'price' | 'maxRows'>;
   },
 ): void {
-  const common = { mapError: storageOutage('Template storage') };
   const s = Subjects.template;
   service.endpoint({
-    ...common,
     subject: s.createImport,
     input: CreateImportMessage,
     handler: (m) => createImport(m, { maxInFlightPerTenant: options.maxInFlightPerTenant }),
   });
   service.endpoint({
-    ...common,
     subject: s.createDatasetImport,
     input: CreateDatasetImportMessage,
     handler: (m) =>
@@ -58,29 +54,25 @@ export function serveImportEndpoints(
       }),
   });
   service.endpoint({
-    ...common,
     subject: s.appendImportChunk,
     input: ImportChunkMessage,
     handler: appendImportChunk,
   });
   service.endpoint({
-    ...common,
     subject: s.sealImport,
     input: ImportRefMessage,
     handler: (m) =>
       sealImport(m, { price: options.price, limits: options.limits, readSlots: options.readSlots }),
   });
-  service.endpoint({ ...common, subject: s.discardImport, input: ImportRefMessage, handler: discardImport });
+  service.endpoint({ subject: s.discardImport, input: ImportRefMessage, handler: discardImport });
   service.endpoint({
-    ...common,
     subject: s.startImport,
     input: StartImportMessage,
     handler: (m) =>
       startImport(m, { nudge: options.nudge, maxInFlightPerTenant: options.maxInFlightPerTenant }),
   });
-  service.endpoint({ ...common, subject: s.getImport, input: ImportRefMessage, handler: getImport });
+  service.endpoint({ subject: s.getImport, input: ImportRefMessage, handler: getImport });
   service.endpoint({
-    ...common,
     subject: s.listImportFailures,
     input: ListImportFailuresMessage,
     handler: listImportFailures,

@@ -11,7 +11,6 @@ import {
   Subjects,
   UpdateTemplateMessage,
 } from '@tm/contracts';
-import { storageOutage } from '@tm/kit';
 import type { WriteMemory } from '../../clients/memory-writer.js';
 import { createTemplateMemory } from '../../domain/template-memories/create-template-memory.js';
 import {
@@ -31,53 +30,44 @@ export function serveTemplateEndpoints(
   service: Service,
   options: { writeMemory: WriteMemory; namespaceDeletion: NamespaceDeletionOptions },
 ): void {
-  const common = { mapError: storageOutage('Template storage') };
   const s = Subjects.template;
   service.endpoint({
-    ...common,
     subject: s.listTemplates,
     input: ListTemplatesMessage,
     handler: listTemplates,
   });
   service.endpoint({
-    ...common,
     subject: s.createTemplate,
     input: CreateTemplateMessage,
     handler: createTemplate,
   });
-  service.endpoint({ ...common, subject: s.getTemplate, input: GetTemplateMessage, handler: getTemplate });
+  service.endpoint({ subject: s.getTemplate, input: GetTemplateMessage, handler: getTemplate });
   service.endpoint({
-    ...common,
     subject: s.updateTemplate,
     input: UpdateTemplateMessage,
     handler: updateTemplate,
   });
   service.endpoint({
-    ...common,
     subject: s.searchMarketplace,
     input: SearchMarketplaceMessage,
     handler: searchMarketplace,
   });
   service.endpoint({
-    ...common,
     subject: s.getMarketplaceTemplate,
     input: GetMarketplaceTemplateMessage,
     handler: getMarketplaceTemplate,
   });
   service.endpoint({
-    ...common,
     subject: s.createMemory,
     input: CreateTemplateMemoryMessage,
     handler: (m) => createTemplateMemory(m, { writeMemory: options.writeMemory }),
   });
   service.endpoint({
-    ...common,
     subject: s.getMemory,
     input: GetTemplateMemoryMessage,
     handler: getTemplateMemory,
   });
   service.endpoint({
-    ...common,
     subject: s.deleteNamespace,
     input: DeleteTemplateNamespaceMessage,
     handler: (m) => deleteNamespaceMemories(m, options.namespaceDeletion),
