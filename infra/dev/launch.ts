@@ -87,7 +87,7 @@ async function ensureNats(): Promise<void> {
   const binary = findNatsServer() ?? (await installNatsServer());
   if (!binary)
     throw new Error(
-      `NATS: nothing on ${nats.host}:${nats.port} and no nats-server found.\n${NATS_INSTALL_HINT}`,
+      `NATS: nothing on ${nats.host}:${nats.port} and no nats-server found.\n${NATS_INSTALL_HINT}\nor point NATS_URL at a running server with JetStream enabled.`,
     );
   const storeDir = join(dataDir, 'nats');
   say(

@@ -1,9 +1,9 @@
 import { randomBytes } from 'node:crypto';
 import pg from 'pg';
-import request from 'supertest';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { EVENTUALLY } from './support/eventually.js';
 import { createTenant, uniqueNamespace } from './support/factories.js';
+import { importSteps } from './support/imports.js';
 import { recordSecrets } from './support/log-capture.js';
 import { stackEnv, useStack } from './support/stack.js';
 import { type StubHub, startStubHub } from './support/stub-hub.js';
@@ -24,6 +24,7 @@ const t = useStack({
   }),
 });
 
+const { upload } = importSteps(t);
 const iso = expect.stringMatching(/^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d/);
 
 /** What the API never shows of a job: its sealed token and how many rows it still stores. */
@@ -98,12 +99,11 @@ describe('an import nobody starts', () => {
   it('when an uploaded file is never started, then it expires and its stored rows go', async () => {
     const tenant = await createTenant();
 
-    const created = await request(t.stack.url)
-      .post('/v1/imports')
-      .set('Authorization', `Bearer ${tenant.api_key}`)
-      .field('format', '{a}')
-      .field('namespace', uniqueNamespace('expiring-file'))
-      .attach('file', Buffer.from('a\nfirst\nsecond\n'), 'rows.csv');
+    const created = await upload(
+      tenant.api_key,
+      { format: '{a}', namespace: uniqueNamespace('expiring-file') },
+      'a\nfirst\nsecond\n',
+    );
     expect(created.status, JSON.stringify(created.body)).toBe(201);
     const id = created.body.id as string;
     const job = await expiredJob(tenant.api_key, id);

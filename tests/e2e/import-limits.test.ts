@@ -31,7 +31,7 @@ const t = useStack({
   },
 });
 
-const { upload } = importSteps(t);
+const { upload, runToCompletion } = importSteps(t);
 
 const refused = (status: number, code: string) => ({
   status,
@@ -237,14 +237,13 @@ function holdUploadOpen(key: string, namespace: string) {
   };
 }
 
-/** Uploads an NDJSON file with format `{a}`, starts it and reads it once completed, with its failures. */
+/** Uploads an NDJSON file with format `{a}`, starts it and reads it once it has run, with its failures. */
 async function importToTheEnd(key: string, namespace: string, file: Buffer, name: string) {
   const created = await upload(key, { format: '{a}', namespace }, file, name);
   expect(created.status, JSON.stringify(created.body)).toBe(201);
   const id = created.body.id as string;
   await t.api.post(`/v1/imports/${id}/start`, { key });
-  let job = created.body;
-  while (job.state !== 'completed') job = (await t.api.get(`/v1/imports/${id}`, { key })).body;
+  const { job } = await runToCompletion(key, id);
   const failures = await t.api.get(`/v1/imports/${id}/failures`, { key });
   return { created, job, failures };
 }

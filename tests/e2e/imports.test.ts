@@ -175,7 +175,13 @@ describe('POST /v1/imports (XLSX)', () => {
     const failures = await allFailures(tenant.api_key, id);
     const recall = await t.api.recall(tenant.api_key, recallBody(namespace, 'Ticket T-9 is open'));
 
-    expect(job).toMatchObject({ total: ROWS, processed: ROWS, retained: ROWS - 2, failed: 2 });
+    expect(job).toMatchObject({
+      state: 'completed',
+      total: ROWS,
+      processed: ROWS,
+      retained: ROWS - 2,
+      failed: 2,
+    });
     nonDecreasingTo(seen, ROWS);
     // spreadsheet rows: the header is row 1
     expect(failures.map((f) => [f.row, f.reason])).toEqual([

@@ -28,25 +28,20 @@ const passwords = Object.fromEntries(SERVICES.map((s) => [s, `nats-${randomUUID(
   string
 >;
 /** An operator's user for `nats micro` (docs/operations.md): the micro protocol's discovery, nothing else. */
+const MONITOR = { user: 'monitor', publish: ['$SRV.>'], subscribe: ['_INBOX.>'] };
 const monitorPassword = `nats-${randomUUID()}`;
 recordSecrets([...Object.values(passwords), monitorPassword]); // never to be logged
-const MONITOR_USER = [
-  '    {',
-  '      user: monitor',
-  `      password: "${monitorPassword}"`,
-  '      permissions: { publish: { allow: ["$SRV.>"] }, subscribe: { allow: ["_INBOX.>"] } }',
-  '    }',
-].join('\n');
 const envOf = (service: BusService) => ({ [passwordVariable(service)]: passwords[service] });
 
-// The whole stack on a nats-server that includes the committed permissions file: every service
+// The whole stack on a nats-server with the committed permissions file's users: every service
 // connects as its own user, so any subject a service uses and the file does not allow breaks a flow below.
 const t = useStack({
   nats: {
-    // The file's own text (nats-server resolves `include` relative to the including file only), and
-    // an operator's user as docs/operations.md describes it, last in the list of users.
-    config: readFileSync(PERMISSIONS_FILE, 'utf8').replace(/\n {2}\]\n\}\n$/, `\n${MONITOR_USER}\n  ]\n}\n`),
-    env: Object.assign({}, ...SERVICES.map(envOf)),
+    // The file's text (the first test holds the committed file to this rendering; nats-server resolves
+    // `include` relative to the including file only), with an operator's user as docs/operations.md
+    // describes it, last in the list of users.
+    config: renderPermissionsConfig({ extraUsers: [MONITOR] }),
+    env: Object.assign({ [passwordVariable(MONITOR.user)]: monitorPassword }, ...SERVICES.map(envOf)),
   },
   gatewayEnv: envOf('gateway'),
   memoryEnv: envOf('memory'),

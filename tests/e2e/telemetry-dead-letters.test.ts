@@ -5,6 +5,7 @@ import { type Anomaly, type RequestEvent, Streams, Subjects } from '@tm/contract
 import { prom } from '@tm/kit';
 import { describe, expect, it } from 'vitest';
 import { publish, record } from './support/crafted-records.js';
+import { EVENTUALLY } from './support/eventually.js';
 import { createTenant } from './support/factories.js';
 import { stackEnv, useStack } from './support/stack.js';
 import { eventsFor, telemetryDbRows } from './support/telemetry.js';
@@ -109,7 +110,7 @@ describe('a batch of request records with one bad record', () => {
     const events = await eventsFor(t.api, tenant.api_key, [good.request_id]);
     expect(events).toEqual([eventOf(good)]);
     await expect
-      .poll(() => deadLetterRows([`${msgID}#0`]), { timeout: 15_000, interval: 100 })
+      .poll(() => deadLetterRows([`${msgID}#0`]), EVENTUALLY)
       .toEqual([
         {
           letter_id: `${msgID}#0`,

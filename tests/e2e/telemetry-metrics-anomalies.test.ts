@@ -9,6 +9,7 @@ import {
 } from '@tm/contracts';
 import { describe, expect, it } from 'vitest';
 import { interleave, publish, publishRecords, record, storedRecords } from './support/crafted-records.js';
+import { EVENTUALLY } from './support/eventually.js';
 import { createTenant, recallBody, uniqueNamespace } from './support/factories.js';
 import { bucketOf, bucketStarts, expectedSeries, sumSeries } from './support/series.js';
 import { useStack } from './support/stack.js';
@@ -575,10 +576,7 @@ describe('GET /api/v1/infrastructure/anomalies', () => {
     await expect
       .poll(
         () => telemetryDbRows('SELECT dropped FROM dropped_record_report WHERE message_id = $1', [msgID]),
-        {
-          timeout: 15_000,
-          interval: 100,
-        },
+        EVENTUALLY,
       )
       .toEqual([{ dropped }]);
 
@@ -617,7 +615,7 @@ describe('GET /api/v1/infrastructure/anomalies', () => {
     await expect
       .poll(
         () => telemetryDbRows('SELECT reason FROM usage_dead_letter WHERE stream_sequence = $1', [ack.seq]),
-        { timeout: 15_000, interval: 100 },
+        EVENTUALLY,
       )
       .toEqual([{ reason: letter.reason }]);
 

@@ -1,5 +1,4 @@
 import pg from 'pg';
-import request from 'supertest';
 import { describe, expect, it, vi } from 'vitest';
 import { TextMemory } from '../../libs/clients/sdk/src/index.js';
 import { getPrisma } from '../../services/template/src/data-access/prisma-client.js';
@@ -7,6 +6,7 @@ import { deleteNamespaceBatch } from '../../services/template/src/data-access/te
 import { deleteAll } from '../../services/template/src/domain/template-memories/delete-namespace-memories.js';
 import { followDeletion } from './support/deletions.js';
 import { createTenant, uniqueKey, uniqueNamespace } from './support/factories.js';
+import { importSteps } from './support/imports.js';
 import { recordsInNamespace } from './support/memory-db.js';
 import { stackEnv, useStack } from './support/stack.js';
 import { bugTemplate, templateSteps, uniqueName } from './support/templates.js';
@@ -24,6 +24,7 @@ const t = useStack({
   },
 });
 const { createTemplate, createMemory } = templateSteps(t);
+const { upload, runToCompletion } = importSteps(t);
 const WAIT = { timeout: 60_000, interval: 100 };
 const IMPORT_ROWS = 40;
 
@@ -67,18 +68,13 @@ async function namespaceWithTemplateData(key: string, namespace: string, memorie
     ids.push(res.body.memory_id);
   }
   const csv = ['text', ...Array.from({ length: IMPORT_ROWS }, (_, i) => `imported fact ${i}`)].join('\n');
-  const created = await request(t.stack.url)
-    .post('/v1/imports')
-    .set('Authorization', `Bearer ${key}`)
-    .field('format', '{text}')
-    .field('namespace', namespace)
-    .attach('file', Buffer.from(csv), 'facts.csv');
+  const created = await upload(key, { format: '{text}', namespace }, csv, 'facts.csv');
   expect(created.status, JSON.stringify(created.body)).toBe(201);
   const importId = created.body.id as string;
-  await t.api.post(`/v1/imports/${importId}/start`, { key });
-  await expect
-    .poll(async () => (await t.api.get(`/v1/imports/${importId}`, { key })).body.state, WAIT)
-    .toBe('completed');
+  const started = await t.api.post(`/v1/imports/${importId}/start`, { key });
+  expect(started.status, JSON.stringify(started.body)).toBe(202);
+  const { job } = await runToCompletion(key, importId);
+  expect(job).toMatchObject({ state: 'completed', retained: IMPORT_ROWS, failed: 0 });
   return { ids, importId };
 }
 

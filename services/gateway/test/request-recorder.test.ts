@@ -1,4 +1,3 @@
-import { type ChildProcess, spawn } from 'node:child_process';
 import { randomUUID } from 'node:crypto';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -7,8 +6,8 @@ import { connectBus, jetStreamClient, type NatsConnection } from '@tm/bus';
 import { type RequestRecord, RequestRecordBatch, Streams, Subjects } from '@tm/contracts';
 import { createLogger, type Logger } from '@tm/kit';
 import { describe, expect, it, onTestFinished, vi } from 'vitest';
-import { findNatsServer } from '../../../infra/dev/nats-server.js';
-import { canConnect, freePort } from '../../../infra/dev/tcp-probe.js';
+import { type SpawnedNatsServer, spawnNatsServer } from '../../../infra/dev/nats-server.js';
+import { freePort } from '../../../infra/dev/tcp-probe.js';
 import { createRequestRecorder } from '../src/clients/request-recorder.js';
 
 const silent = createLogger({ name: 'request-recorder-test', level: 'silent' });
@@ -25,38 +24,22 @@ const until = (check: () => boolean, what: string) =>
  * same port and store directory (the shared test server of the e2e setup must not go down).
  */
 async function startOwnNats() {
-  const binary = findNatsServer();
-  if (!binary)
-    throw new Error('nats-server not found: install it (apt-get install nats-server) or put it on PATH');
   const port = await freePort();
   const storeDir = mkdtempSync(join(tmpdir(), 'tm-recorder-nats-'));
-  let child: ChildProcess | undefined;
+  let running: SpawnedNatsServer | undefined;
 
   const server = {
     url: `nats://127.0.0.1:${port}`,
     get running() {
-      return child !== undefined;
+      return running !== undefined;
     },
     async start() {
-      const started = spawn(binary, ['-js', '-a', '127.0.0.1', '-p', String(port), '-sd', storeDir], {
-        stdio: 'ignore',
-      });
-      child = started;
-      await vi.waitFor(
-        async () => {
-          expect(started.exitCode, 'nats-server exited').toBeNull();
-          expect(await canConnect('127.0.0.1', port), `nats-server listens on ${port}`).toBe(true);
-        },
-        { timeout: 10_000, interval: 25 },
-      );
+      running = await spawnNatsServer({ port, storeDir });
     },
     async stop() {
-      const running = child;
-      child = undefined;
-      if (!running || running.exitCode !== null || running.signalCode !== null) return;
-      const exited = new Promise((r) => running.once('exit', r));
-      running.kill('SIGTERM');
-      await exited;
+      const stopping = running;
+      running = undefined;
+      await stopping?.stop();
     },
     async remove() {
       await server.stop();

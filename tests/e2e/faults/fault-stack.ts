@@ -5,7 +5,7 @@ import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { ensureDatabase } from '../../../infra/dev/ensure-database.js';
 import { migrateService } from '../../../infra/dev/migrate-service.js';
-import { findNatsServer } from '../../../infra/dev/nats-server.js';
+import { requireNatsServer } from '../../../infra/dev/nats-server.js';
 import { runCommand } from '../../../infra/dev/run-command.js';
 import { freePort } from '../../../infra/dev/tcp-probe.js';
 import { PrivateJetStream } from './private-jetstream.js';
@@ -59,15 +59,13 @@ export class FaultStack {
     const dir = mkdtempSync(join(tmpdir(), 'tm-faults-'));
     // As root, embedded PostgreSQL runs as user postgres, which must be able to enter the run's dir.
     chmodSync(dir, 0o755);
-    const binary = findNatsServer();
-    if (!binary) throw new Error('nats-server not found (apt-get install nats-server, or put it on PATH)');
+    requireNatsServer(); // before anything starts: a missing binary says how to install it
     const [pgPort, natsPort, gatewayPort] = [await freePort(), await freePort(), await freePort()];
     const pg = new PrivatePostgres(
       { host: '127.0.0.1', port: pgPort, user: 'postgres', password: '' },
       join(dir, 'pg'),
     );
     const nats = new PrivateJetStream(
-      binary,
       natsPort,
       join(dir, 'nats'),
       join(dir, 'nats.log'),

@@ -1,28 +1,25 @@
-import { type ChildProcess, spawn } from 'node:child_process';
-import { createWriteStream, mkdirSync, writeFileSync } from 'node:fs';
+import { mkdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { jetstream, jetstreamManager } from '@nats-io/jetstream';
 import { connect } from '@nats-io/transport-node';
-import { canConnect } from '../../../infra/dev/tcp-probe.js';
-import { waitFor } from '../../../infra/dev/wait-for.js';
+import { type SpawnedNatsServer, spawnNatsServer } from '../../../infra/dev/nats-server.js';
 
 const FILLER = 'FAULTS_FILLER';
 /** A stream of the suite's own, to check that publishes are refused without touching the services' streams. */
 const PROBE = 'FAULTS_PROBE';
 
 /**
- * The fault suite's own nats-server with JetStream, from a config file in the run's temp dir. A
- * restart brings it back on the same port with the same store, as a supervisor would: streams,
+ * The fault suite's own nats-server with JetStream, its limits from a config file in the run's temp
+ * dir. A restart brings it back on the same port with the same store, as a supervisor would: streams,
  * consumers and unacknowledged messages survive it.
  */
 export class PrivateJetStream {
-  private child: ChildProcess | undefined;
-  private exited: Promise<void> = Promise.resolve();
+  private server: SpawnedNatsServer | undefined;
   readonly url: string;
+  private readonly storeDir: string;
   private readonly configFile: string;
 
   constructor(
-    private readonly binary: string,
     private readonly port: number,
     dir: string,
     private readonly logFile: string,
@@ -30,15 +27,14 @@ export class PrivateJetStream {
     maxFileStore = 1024 * 1024 * 1024,
   ) {
     this.url = `nats://127.0.0.1:${port}`;
-    const storeDir = join(dir, 'store');
-    mkdirSync(storeDir, { recursive: true });
+    this.storeDir = join(dir, 'store');
+    mkdirSync(this.storeDir, { recursive: true });
     this.configFile = join(dir, 'nats.conf');
+    // The limits only: listen address and store dir are the flags every local nats-server gets.
     writeFileSync(
       this.configFile,
       [
-        `listen: "127.0.0.1:${port}"`,
         `jetstream {`,
-        `  store_dir: ${JSON.stringify(storeDir)}`,
         `  max_file_store: ${maxFileStore}`,
         `  max_memory_store: ${64 * 1024 * 1024}`,
         `}`,
@@ -48,16 +44,12 @@ export class PrivateJetStream {
   }
 
   async start(): Promise<void> {
-    if (this.child) return;
-    const log = createWriteStream(this.logFile, { flags: 'a' });
-    const child = spawn(this.binary, ['-c', this.configFile], { stdio: ['ignore', 'pipe', 'pipe'] });
-    child.stdout?.pipe(log, { end: false });
-    child.stderr?.pipe(log, { end: false });
-    this.child = child;
-    this.exited = new Promise((resolve) => child.once('exit', () => resolve()));
-    await waitFor('the private nats-server to listen', () => canConnect('127.0.0.1', this.port), {
-      timeoutMs: 15_000,
-      intervalMs: 50,
+    if (this.server) return;
+    this.server = await spawnNatsServer({
+      port: this.port,
+      storeDir: this.storeDir,
+      configFile: this.configFile,
+      logFile: this.logFile,
     });
   }
 
@@ -116,11 +108,8 @@ export class PrivateJetStream {
 
   /** SIGTERM: nats-server closes its clients and flushes the store. */
   async stop(): Promise<void> {
-    if (!this.child) return;
-    this.child.kill('SIGTERM');
-    const killer = setTimeout(() => this.child?.kill('SIGKILL'), 10_000);
-    await this.exited;
-    clearTimeout(killer);
-    this.child = undefined;
+    const server = this.server;
+    this.server = undefined;
+    await server?.stop();
   }
 }

@@ -1,4 +1,5 @@
 import { setTimeout as sleep } from 'node:timers/promises';
+import { pollUntil } from '../../../infra/dev/wait-for.js';
 import { TextMemory } from '../../../libs/clients/sdk/src/index.js';
 import type { FaultStack } from './fault-stack.js';
 import type { Fault } from './fault-table.js';
@@ -74,8 +75,8 @@ export async function runRow(
   });
   const loadStarted = new Date();
   load.start();
-  const warm = Date.now() + 30_000;
-  while (load.acked.size < settings.warmupAcks && Date.now() < warm) await sleep(50);
+  // Not warm within 30 s: the fault goes in all the same, on whatever load there is.
+  await pollUntil(async () => load.acked.size >= settings.warmupAcks, { timeoutMs: 30_000, intervalMs: 50 });
 
   const inFlightAtFault = load.inFlight;
   let lifted = Date.now();
@@ -237,31 +238,33 @@ let probes = 0;
  * (its own namespace and key, apart from the row's totals) is answered 200. Undefined past `withinMs`.
  */
 export async function healthyWithin(stack: FaultStack, runTag: string, withinMs: number) {
-  const until = Date.now() + withinMs;
   const client = new TextMemory({
     baseUrl: stack.baseUrl,
     apiKey: stack.tenant.apiKey,
     maxRetries: 0,
     timeoutMs: 3_000,
   });
-  while (Date.now() < until) {
-    try {
-      const health = await fetch(`${stack.baseUrl}/api/v1/infrastructure/health`, {
-        signal: AbortSignal.timeout(3_000),
-      });
-      const body = (await health.json()) as { available?: boolean };
-      if (health.status === 200 && body.available === true) {
+  let healthyAt: number | undefined;
+  await pollUntil(
+    async () => {
+      try {
+        const health = await fetch(`${stack.baseUrl}/api/v1/infrastructure/health`, {
+          signal: AbortSignal.timeout(3_000),
+        });
+        const body = (await health.json()) as { available?: boolean };
+        if (health.status !== 200 || body.available !== true) return false;
         await client.memory.write({
           namespace: `faults-${runTag}-probe`,
           text: 'probe',
           idempotency_key: `${runTag}-probe-${probes++}`,
         });
-        return Date.now();
+        healthyAt = Date.now();
+        return true;
+      } catch {
+        return false; // not yet
       }
-    } catch {
-      // not yet
-    }
-    await sleep(100);
-  }
-  return undefined;
+    },
+    { timeoutMs: withinMs, intervalMs: 100 },
+  );
+  return healthyAt;
 }

@@ -1,4 +1,5 @@
 import pg from 'pg';
+import { pollUntil } from '../../../infra/dev/wait-for.js';
 
 /** What the databases hold for one row's writes (its namespace in memory, its key prefix in billing). */
 export interface StoredTotals {
@@ -86,13 +87,16 @@ export async function readTotals(scope: RowScope): Promise<StoredTotals> {
  * back): read until every acknowledged write is billed and charged, or the deadline passes.
  */
 export async function settledTotals(scope: RowScope, acked: number, deadlineMs: number) {
-  const until = Date.now() + deadlineMs;
-  for (;;) {
-    const totals = await readTotals(scope).catch(() => undefined);
-    if (totals && totals.usage >= acked && totals.charges >= acked) return totals;
-    if (Date.now() > until) return totals ?? (await readTotals(scope));
-    await new Promise((r) => setTimeout(r, 250));
-  }
+  let totals: StoredTotals | undefined;
+  // Past the deadline the totals as they are: the reconciliation reports what is missing.
+  await pollUntil(
+    async () => {
+      totals = await readTotals(scope).catch(() => undefined);
+      return totals !== undefined && totals.usage >= acked && totals.charges >= acked;
+    },
+    { timeoutMs: deadlineMs },
+  );
+  return totals ?? (await readTotals(scope));
 }
 
 export interface Reconciliation {

@@ -20,7 +20,8 @@ export const EVENTUALLY = { timeout: 15_000, interval: 100 };
  * A read that is an error, not "not yet", is returned from the probe and asserted after the wait, so
  * it fails at once instead of being retried. Unit tests (services, libs, infra/dev) call `vi.waitFor`
  * themselves: they must not import from here. Code outside a test (the global setup, the fault
- * runner, the launcher) waits with infra/dev/wait-for.ts.
+ * runner, the launcher) waits with infra/dev/wait-for.ts: `waitFor`, or `pollUntil` where running
+ * out of time is an outcome to report (the fault runner's recovery and settled totals).
  */
 export function eventually<T>(
   probe: () => T | Promise<T>,

@@ -31,17 +31,25 @@ export function importSteps(t: { api: Api; stack: { url: string } }) {
 
   /**
    * Polls a started job's status route until it has left `processing` (completed or failed: the test
-   * asserts which); the job as last read, and every `processed` seen, in order.
+   * asserts which); the job as last read, and every `processed` seen, in order. `timeout` is for a
+   * caller whose test bound is below JOB_RUNS' (a small job), so the wait still fails first.
    */
-  async function runToCompletion(key: string, id: string): Promise<{ job: ImportJob; seen: number[] }> {
+  async function runToCompletion(
+    key: string,
+    id: string,
+    { timeout = JOB_RUNS.timeout }: { timeout?: number } = {},
+  ): Promise<{ job: ImportJob; seen: number[] }> {
     const seen: number[] = [];
-    const res = await eventually(async () => {
-      const res = await t.api.get(`/v1/imports/${id}`, { key });
-      if (res.status !== 200) return res; // not a state to wait out: asserted below
-      seen.push(res.body.processed);
-      expect(res.body.state, `import ${id} after ${seen.length} reads`).not.toBe('processing');
-      return res;
-    }, JOB_RUNS);
+    const res = await eventually(
+      async () => {
+        const res = await t.api.get(`/v1/imports/${id}`, { key });
+        if (res.status !== 200) return res; // not a state to wait out: asserted below
+        seen.push(res.body.processed);
+        expect(res.body.state, `import ${id} after ${seen.length} reads`).not.toBe('processing');
+        return res;
+      },
+      { ...JOB_RUNS, timeout },
+    );
     expect(res.status, JSON.stringify(res.body)).toBe(200);
     return { job: res.body, seen };
   }

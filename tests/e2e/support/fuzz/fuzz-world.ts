@@ -1,10 +1,11 @@
 import { randomUUID } from 'node:crypto';
 import { CHAT_MODELS } from '@tm/contracts';
-import request from 'supertest';
+import type request from 'supertest';
 import { expect } from 'vitest';
 import type { Api } from '../api.js';
 import { eventually } from '../eventually.js';
 import { createTenant, uniqueKey, writeBody } from '../factories.js';
+import { importSteps } from '../imports.js';
 import type { Stack } from '../stack.js';
 import type { KnownValues } from './json-schema-arbitrary.js';
 import type { Operation } from './operations.js';
@@ -103,12 +104,13 @@ export async function buildWorld(t: { api: Api; stack: Stack }, options: { charg
       body: { template_name: template.template_name, namespace: HOME_NAMESPACE, data: { title: 'crash' } },
     })
     .then((r) => created(r, 'template memory'));
-  const importJob = await request(t.stack.url)
-    .post('/v1/imports')
-    .set('Authorization', `Bearer ${tenant.api_key}`)
-    .field('format', 'Note {note}')
-    .field('namespace', HOME_NAMESPACE)
-    .attach('file', Buffer.from('note\nfirst\nsecond\n'), 'notes.csv')
+  const importJob = await importSteps(t)
+    .upload(
+      tenant.api_key,
+      { format: 'Note {note}', namespace: HOME_NAMESPACE },
+      'note\nfirst\nsecond\n',
+      'notes.csv',
+    )
     .then((r) => created(r, 'import'));
 
   const world: FuzzWorld = {
