@@ -39,15 +39,19 @@ if (command === 'test') {
   // The dependency audit (infra/dev/dependency-audit.ts, docs/security.md) runs beside them: a known
   // advisory at or above high fails the run; its own lines always show, so a skipped audit is seen.
   say(
-    'type-checking (tsc), linting (npm run lint: biome, madge, redocly), auditing dependencies, finding Chromium...',
+    'type-checking (tsc), linting (npm run lint: biome, madge, redocly), auditing dependencies, finding Chromium and Python...',
   );
   await Promise.all([
     checkQuietly(binary(root, 'tsc'), ['-p', 'tsconfig.json']),
     checkQuietly(binary(root, 'tsc'), ['-p', 'libs/clients/console/tsconfig.json']),
     checkQuietly(process.platform === 'win32' ? 'npm.cmd' : 'npm', ['run', '--silent', 'lint']),
     checkQuietly(process.execPath, tsx('infra/dev/dependency-audit.ts').slice(1), { echo: true }),
-    // The console's browser tests drive a real Chromium: found or installed (infra/dev/ensure-chromium.ts).
-    checkQuietly(process.execPath, tsx('infra/dev/ensure-chromium.ts').slice(1), { echo: true }),
+    // The console's browser tests drive a real Chromium, and the Python SDK's tests need Python with
+    // pytest, httpx, mypy and pyflakes: found or installed (infra/dev/ensure-chromium.ts, ensure-python.ts),
+    // one after the other, as two apt-get runs at once would fight over dpkg's lock.
+    checkQuietly(process.execPath, tsx('infra/dev/ensure-chromium.ts').slice(1), { echo: true }).then(() =>
+      checkQuietly(process.execPath, tsx('infra/dev/ensure-python.ts').slice(1), { echo: true }),
+    ),
   ]);
   buildClientPackagesIfStale();
   // tests/e2e/compiled-runtime.test.ts runs dist/; built here, before the files run side by side, so a

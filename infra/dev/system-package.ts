@@ -20,9 +20,9 @@ export interface InstallPlan {
   privileged: string[];
 }
 
-/** A package's names: Debian's, and Homebrew's (`--cask` for an application). */
+/** A package's names: Debian's (one or several), and Homebrew's (`--cask` for an application). */
 export interface SystemPackage {
-  apt: string;
+  apt: string | string[];
   brew: string[];
 }
 
@@ -49,7 +49,15 @@ export function installPlan(host: InstallHost, pkg: SystemPackage): InstallPlan 
   return {
     steps: [
       [...privileged, 'apt-get', 'update'],
-      [...privileged, 'env', 'DEBIAN_FRONTEND=noninteractive', 'apt-get', 'install', '-y', pkg.apt],
+      [
+        ...privileged,
+        'env',
+        'DEBIAN_FRONTEND=noninteractive',
+        'apt-get',
+        'install',
+        '-y',
+        ...[pkg.apt].flat(),
+      ],
     ],
     privileged,
   };

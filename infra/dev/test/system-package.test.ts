@@ -64,4 +64,14 @@ describe('installPlan', () => {
       ['brew', 'install', '--cask', 'chromium'],
     ]);
   });
+
+  it("when the package is several of Debian's (the Python SDK's test tools), then one apt-get install names them all", () => {
+    const python = { apt: ['python3-pytest', 'python3-httpx'], brew: [] };
+
+    expect(installPlan(host({ isRoot: true, programs: ['apt-get'] }), python)?.steps.at(-1)).toEqual([
+      ...aptInstall.slice(0, -1),
+      'python3-pytest',
+      'python3-httpx',
+    ]);
+  });
 });
