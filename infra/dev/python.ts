@@ -1,5 +1,5 @@
 import { spawnSync } from 'node:child_process';
-import { isExecutable, onPath } from './system-package.js';
+import { installPlan, isExecutable, onPath, runInstallPlan, thisHost } from './system-package.js';
 
 /**
  * What the Python SDK's tests (tests/e2e/python-sdk.test.ts) import, with the Debian package that
@@ -27,9 +27,8 @@ export function findPython(env: NodeJS.ProcessEnv = process.env): string | undef
   return onPath('python3', env);
 }
 
-/** The modules of PYTHON_MODULES that `python` cannot import (one interpreter start). */
-export function missingModules(python: string): string[] {
-  const names = Object.keys(PYTHON_MODULES);
+/** The modules of `names` (all of PYTHON_MODULES by default) that `python` cannot import (one interpreter start). */
+export function missingModules(python: string, names: string[] = Object.keys(PYTHON_MODULES)): string[] {
   const probe = [
     'import importlib.util',
     `print("\\n".join(n for n in ${JSON.stringify(names)} if importlib.util.find_spec(n) is None))`,
@@ -37,4 +36,46 @@ export function missingModules(python: string): string[] {
   const result = spawnSync(python, ['-c', probe], { encoding: 'utf8' });
   if (result.status !== 0) return names;
   return result.stdout.split('\n').filter(Boolean);
+}
+
+/**
+ * The interpreter (findPython) with `modules` importable: the Debian packages that give the missing ones
+ * are installed where nobody has to be asked (as root or with passwordless sudo). PyPI may be out of reach
+ * (it is on this project's machines). Throws, saying how to get them, when that cannot be done.
+ */
+export async function ensurePython(
+  modules: string[],
+  purpose: string,
+  say: (line: string) => void,
+): Promise<string> {
+  const python = findPython();
+  if (!python)
+    throw new Error(
+      process.env.TM_PYTHON
+        ? `TM_PYTHON=${process.env.TM_PYTHON} is not an executable file`
+        : `${purpose} need Python 3.9+: \`apt-get install python3\` (Debian/Ubuntu), or TM_PYTHON=<an interpreter>`,
+    );
+  const packagesFor = (names: string[]) => [...new Set(names.map((m) => PYTHON_MODULES[m] ?? m))];
+  let missing = missingModules(python, modules);
+  if (missing.length > 0) {
+    // Homebrew's Python has none of these as formulae: there, pip installs them (the error below says so).
+    const plan =
+      thisHost.platform === 'linux'
+        ? installPlan(thisHost, { apt: packagesFor(missing), brew: [] })
+        : undefined;
+    if (plan) {
+      say(
+        `installing ${packagesFor(missing).join(', ')} for ${purpose} (${plan.steps.map((s) => s.join(' ')).join('; ')})...`,
+      );
+      await runInstallPlan(plan, process.cwd());
+      missing = missingModules(python, modules);
+    }
+  }
+  if (missing.length > 0)
+    throw new Error(
+      `${purpose} need ${missing.join(', ')} importable by ${python}: ` +
+        `\`apt-get install ${packagesFor(missing).join(' ')}\` (Debian/Ubuntu), ` +
+        `or \`${python} -m pip install ${missing.join(' ')}\`, or TM_PYTHON=<an interpreter that has them>`,
+    );
+  return python;
 }

@@ -21,7 +21,7 @@ const COMMANDS = {
   // The fault suite: its own PostgreSQL, nats-server and service processes (docs/operations.md#fault-suite).
   faults: tsx('tests/e2e/faults/run-faults.ts'),
   admin: tsx('services/gateway/src/admin/cli.ts'),
-  pack: null, // below: build and pack the client packages
+  pack: null, // below: build and pack the client packages, and the Python SDK's wheel and sdist
   build: null, // below: compile the services and their libraries into dist/
 };
 
@@ -67,6 +67,12 @@ if (command === 'build' || (command === 'start' && extraArgs.includes('--compile
 if (command === 'pack') {
   buildClientPackagesIfStale();
   packClientPackages();
+  // The Python SDK (libs/clients/python): wheel and sdist beside the tarballs, by a tsx script, as it
+  // finds (or apt-installs) Python's build tools the way `npm test` does (infra/dev/pack-python.ts).
+  runQuietly(process.execPath, tsx('infra/dev/pack-python.ts').slice(1), root);
+  say(
+    `packed into ${join(root, 'dist', 'packages')}: ${readdirSync(join(root, 'dist', 'packages')).join(', ')}`,
+  );
   process.exit(0);
 }
 const [file, ...args] = COMMANDS[command];
@@ -165,7 +171,7 @@ function buildServices() {
   runQuietly(binary(root, 'tsc'), ['-b', 'tsconfig.build.json'], root);
 }
 
-// `npm run pack`: the tarballs a user installs, in dist/packages. pnpm pack (not npm pack) rewrites the
+// `npm run pack`: the tarballs a user installs, in dist/packages (the Python wheel and sdist join them). pnpm pack (not npm pack) rewrites the
 // `workspace:` ranges between them into real versions. The folder is emptied first: the READMEs say
 // `npm install dist/packages/*.tgz`, which would take a previous version's tarballs too.
 function packClientPackages() {
@@ -179,7 +185,6 @@ function packClientPackages() {
       join(root, 'libs', 'clients', name),
     );
   }
-  say(`packed into ${destination}: ${readdirSync(destination).join(', ')}`);
 }
 
 function runQuietly(file, fileArgs, cwd) {
