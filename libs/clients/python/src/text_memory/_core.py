@@ -11,11 +11,12 @@ import re
 import uuid
 from dataclasses import dataclass, field
 from datetime import datetime, timezone
-from typing import Any, Callable, Dict, List, Mapping, Optional, Sequence, Tuple, Union
+from typing import IO, Any, Callable, Dict, List, Mapping, Optional, Sequence, Tuple, Union
 from urllib.parse import quote, urlencode, urlsplit
 
 from ._errors import TextMemoryError, error_from_response
 from ._retry import RetryPolicy, backoff_seconds, retry_after_seconds, should_retry
+from ._upload import Upload
 
 # The service's input limits, as GET /api/v1/infrastructure/capabilities publishes them (libs/clients/sdk/src/limits.ts).
 NAMESPACE_MAX_LENGTH = 128
@@ -57,6 +58,8 @@ class Spec:
     headers: Mapping[str, str] = field(default_factory=dict)
     #: Non-2xx statuses whose body is the answer, returned without a retry (health's 503 is its report).
     answers: Tuple[int, ...] = ()
+    #: A multipart file body, read again on each attempt (``json`` is then None).
+    upload: Optional[Upload] = None
 
 
 @dataclass(frozen=True)
@@ -315,6 +318,13 @@ CAPABILITIES = Spec("GET", "/api/v1/infrastructure/capabilities", "none", True)
 STATUS = Spec("GET", "/api/v1/infrastructure/status", "either", True)
 
 
+def open_sink(destination: Union[str, "os.PathLike[str]", IO[bytes]]) -> Tuple[IO[bytes], bool]:
+    """Where ``export_to`` writes: a path (opened here, closed after) or a binary file object (yours)."""
+    if isinstance(destination, (str, os.PathLike)):
+        return open(destination, "wb"), True
+    return destination, False
+
+
 def deletion_id(receipt: Any) -> str:
     return str(receipt["deletion"]["id"])
 
@@ -388,6 +398,9 @@ class Core:
         if spec.json is not None:
             content = json.dumps(spec.json, ensure_ascii=False, separators=(",", ":")).encode("utf-8")
             put("content-type", "application/json")
+        if spec.upload is not None:
+            put("content-type", spec.upload.content_type)
+            put("content-length", str(spec.upload.content_length))
         if request_id is not None:
             put("x-request-id", request_id)
         for name, value in {**spec.headers, **(extra_headers or {})}.items():
@@ -450,6 +463,17 @@ class Core:
         if self.on_retry is not None:
             self.on_retry(RetryEvent(attempt=attempt + 1, error=error, delay=delay))
         return delay
+
+    def broken_off(self, prepared: Prepared, exc: BaseException, written: int, request_id: Optional[str]) -> TextMemoryError:
+        """A streamed answer that stopped part-way (``export_to``): not retried, as its bytes are written."""
+        reason = self.redact(str(exc) or type(exc).__name__, prepared)
+        return TextMemoryError(
+            status=0,
+            error=f"The export broke off after {written} bytes: {reason}",
+            code="connection_failed",
+            retryable=False,
+            request_id=request_id,
+        )
 
     def __repr__(self) -> str:
         return f"base_url={self.base_url!r}"
