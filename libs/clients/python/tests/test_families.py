@@ -254,3 +254,32 @@ def test_when_a_template_is_updated_with_a_revision_then_it_is_sent_as_if_match(
     assert [s.headers["if-match"] for s in server.seen] == ['"2"', '"3"']
     assert server.seen[0].path == "/v1/templates/my%20tpl" and server.seen[0].method == "PUT"
     assert json.loads(server.seen[0].body) == {"fields": [{"name": "a"}], "description": "d"}
+
+
+REPORT = {"outcome": "failed", "steps": [{"step": "write", "ok": False}], "error": "write failed", "retryable": True}
+
+
+def test_when_the_smoke_test_fails_then_its_report_is_returned_and_not_run_again(server: Script) -> None:
+    server.answers = [envelope(503, "unavailable", True, headers={"retry-after": "0"}), ok(REPORT, 503)]
+
+    with TextMemory(server.base_url, api_key=API_KEY, operator_token="tmo_operator_0123456789") as tm:
+        report = tm.infrastructure.smoke_test()
+
+    assert report.outcome == "failed" and report.steps[0].step == "write" and len(server.seen) == 2
+    assert server.seen[0].headers["x-operator-token"] == "tmo_operator_0123456789"
+    assert (server.seen[0].method, server.seen[0].path) == ("POST", "/api/v1/infrastructure/smoke-test")
+
+    server.answers = [drop_connection, ok({"outcome": "passed", "steps": []})]
+
+    async def main() -> None:
+        async with AsyncTextMemory(server.base_url, api_key=API_KEY) as tm:
+            await tm.infrastructure.smoke_test(operator_token="tmo_other_0123456789")
+
+    with pytest.raises(TextMemoryError) as caught:
+        asyncio.run(main())
+    assert caught.value.code == "connection_failed" and len(server.seen) == 3  # metered: not repeated
+    assert server.seen[2].headers["x-operator-token"] == "tmo_other_0123456789"
+
+    with TextMemory(server.base_url, api_key=API_KEY) as tm:
+        with pytest.raises(TextMemoryError, match="operator_token is required"):
+            tm.infrastructure.smoke_test()

@@ -335,7 +335,7 @@ class AsyncInfrastructure(InfrastructureCalls[Awaitable[Result]]):
     and the export."""
 
     def __init__(self, client: AsyncTextMemory) -> None:
-        super().__init__(client._run)
+        super().__init__(client._run, lambda: client._core.operator_token)
         self._client = client
 
     async def events(

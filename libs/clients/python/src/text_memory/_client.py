@@ -331,7 +331,7 @@ class Infrastructure(InfrastructureCalls[Result]):
     and the export."""
 
     def __init__(self, client: TextMemory) -> None:
-        super().__init__(client._run)
+        super().__init__(client._run, lambda: client._core.operator_token)
         self._client = client
 
     def events(

@@ -15,7 +15,7 @@ from __future__ import annotations
 from typing import Any, Callable, Dict, Generic, List, Mapping, Optional, Sequence, TypeVar, Union
 from urllib.parse import quote
 
-from ._core import Credential, Spec, new_event_id
+from ._core import Credential, Spec, new_event_id, smoke_test_spec
 from ._result import Result
 
 R = TypeVar("R")
@@ -62,6 +62,19 @@ def _infra(path: str, query: Optional[Mapping[str, Any]] = None) -> Spec:
 class InfrastructureCalls(_Family[R]):
     """The infrastructure family's one-request calls (health, live, capabilities and status are the
     clients' own; ``events`` iterates and ``export_to`` streams, per client)."""
+
+    def __init__(self, run: Runner[R], operator_token: Callable[[], Optional[str]]) -> None:
+        super().__init__(run)
+        self._operator_token = operator_token
+
+    def smoke_test(self, *, operator_token: Optional[str] = None, **call: Any) -> R:
+        """The authorized diagnostic (write, recall, delete in a reserved namespace), with an operator
+        token (``tmo_…``; the client's ``operator_token`` when not given). Returns the report whether
+        every step passed (200) or one failed (the server's 503 carries the report): read ``outcome``
+        and ``steps``. A failed run is not retried (it ran and is billed); a 503 without a report (the
+        test could not run) raises after the usual retries."""
+        token = operator_token if operator_token is not None else self._operator_token()
+        return self._call(smoke_test_spec(token), call)
 
     def release(self, **call: Any) -> R:
         """The release record (public): versions, migrations, capability manifest and health."""
