@@ -7,12 +7,33 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { findPython } from '../../infra/dev/python.js';
 import { createTenant } from './support/factories.js';
 import { useStack } from './support/stack.js';
+import { type StubHub, startStubHub } from './support/stub-hub.js';
 
 // The Python SDK (libs/clients/python) in `npm test`: its pytest suite (a scripted local server, and the
 // real stack this file starts), mypy --strict and pyflakes, in a venv over the interpreter
 // infra/dev/ensure-python.ts found or equipped (Debian's /usr/bin/python3 here, whose apt packages the
 // venv sees through --system-site-packages; PyPI is out of reach).
-const t = useStack();
+// A stub model hub with one small dataset, for `imports.from_dataset` (started before the stack reads its URL).
+let hub: StubHub;
+const DATASET = `stub-org/python-sdk-${process.pid}`;
+beforeAll(async () => {
+  hub = await startStubHub();
+  hub.add({
+    id: DATASET,
+    sha: 'a'.repeat(40),
+    configs: {
+      default: {
+        train: [
+          { name: 'Ada', city: 'London' },
+          { name: 'Bo', city: 'Oslo' },
+        ],
+      },
+    },
+    columns: ['name', 'city'],
+  });
+});
+afterAll(() => hub?.close());
+const t = useStack({ templateEnv: () => hub.env });
 const packageDir = fileURLToPath(new URL('../../libs/clients/python', import.meta.url));
 const work = mkdtempSync(join(tmpdir(), 'tm-python-sdk-'));
 const venvPython = join(work, 'venv', 'bin', 'python');
@@ -89,10 +110,17 @@ describe('the Python SDK (text-memory)', () => {
     const output = await expectSuccess(
       venvPython,
       ['-m', 'pytest', '-q', '-p', 'no:cacheprovider', '-rs', 'tests/test_stack.py'],
-      { TM_TEST_STACK_URL: t.stack.url, TM_TEST_API_KEY: tenant.api_key },
+      {
+        TM_TEST_STACK_URL: t.stack.url,
+        TM_TEST_API_KEY: tenant.api_key,
+        // The control plane takes an owner's session: the tests log in with these.
+        TM_TEST_OWNER_EMAIL: tenant.owner.email,
+        TM_TEST_OWNER_PASSWORD: tenant.owner.password,
+        TM_TEST_DATASET: DATASET,
+      },
     );
 
-    expect(output).toMatch(/2 passed/);
+    expect(output).toMatch(/4 passed/);
     expect(output).not.toMatch(/skipped/);
-  }, 120_000);
+  }, 240_000);
 });

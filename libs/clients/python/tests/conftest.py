@@ -57,7 +57,7 @@ class Handler(BaseHTTPRequestHandler):
         answer = answers.pop(0) if answers else envelope(500, "internal_error", False)
         answer(self, body)
 
-    do_GET = do_POST = do_DELETE = _handle
+    do_GET = do_POST = do_PUT = do_PATCH = do_DELETE = _handle
 
     def send_json(self, status: int, body: Any, headers: Optional[Dict[str, str]] = None) -> None:
         data = json.dumps(body).encode()

@@ -1,15 +1,22 @@
 """Against a real stack: tests/e2e/python-sdk.test.ts starts one and sets TM_TEST_STACK_URL and
-TM_TEST_API_KEY (a fresh tenant's key); skipped without them."""
+TM_TEST_API_KEY (a fresh tenant's key), TM_TEST_OWNER_EMAIL and TM_TEST_OWNER_PASSWORD (its owner, for
+the control plane's session) and TM_TEST_DATASET (a dataset on the stub hub the stack reads); skipped
+without them."""
 
 from __future__ import annotations
 
 import asyncio
+import itertools
+import json
 import os
+import time
 import uuid
+from pathlib import Path
+from typing import Any, Dict, List
 
 import pytest
 
-from text_memory import AsyncTextMemory, TextMemory, TextMemoryError
+from text_memory import AsyncTextMemory, Result, TextMemory, TextMemoryError, UploadProgress
 
 URL = os.environ.get("TM_TEST_STACK_URL")
 KEY = os.environ.get("TM_TEST_API_KEY")
@@ -61,5 +68,220 @@ def test_async_client_against_the_stack() -> None:
             r = await tm.memory.recall(namespace=namespace, query="coffee")
             assert r.related[0].text == "Bo drinks black coffee"
             assert (await tm.memory.delete(namespace=namespace)).deletion.status == "completed"
+
+    asyncio.run(main())
+
+
+# The families beyond memory. Each answer is checked against the served OpenAPI document: the fields its
+# 2xx schema requires are present.
+OWNER_EMAIL = os.environ.get("TM_TEST_OWNER_EMAIL")
+OWNER_PASSWORD = os.environ.get("TM_TEST_OWNER_PASSWORD")
+DATASET = os.environ.get("TM_TEST_DATASET")
+# The third row renders past the 32,768-character limit: not retained, so `failures` has a row.
+CSV = b"name,city\nAda,London\nBo,Oslo\n" + b"x" * 33_000 + b",Rome\n"
+
+
+class Shapes:
+    """The served OpenAPI document's answer schemas, by method, path template and status."""
+
+    def __init__(self, doc: Any) -> None:
+        self.doc = doc
+
+    def _resolve(self, schema: Any) -> Any:
+        while isinstance(schema, dict) and "$ref" in schema:
+            schema = self.doc["components"]["schemas"][schema["$ref"].rsplit("/", 1)[1]]
+        return schema
+
+    def _missing(self, value: Any, schema: Any) -> List[str]:
+        schema = self._resolve(schema)
+        if not isinstance(schema, dict) or not isinstance(value, dict):
+            return []
+        for combiner in ("oneOf", "anyOf"):
+            if combiner in schema:
+                options = [self._missing(value, s) for s in schema[combiner]]
+                return [] if any(not m for m in options) else min(options, key=len)
+        missing = [name for name in schema.get("required", []) if name not in value]
+        for part in schema.get("allOf", []):
+            missing += self._missing(value, part)
+        return missing
+
+    def check(self, result: Any, method: str, path: str, status: str = "200") -> Any:
+        raw = result.raw if isinstance(result, Result) else result
+        responses = self.doc["paths"][path][method]["responses"]
+        schema = responses[status]["content"]["application/json"]["schema"]
+        missing = self._missing(raw, schema)
+        assert not missing, f"{method.upper()} {path} {status}: the answer lacks {missing}: {raw!r}"
+        return result
+
+
+needs_owner = pytest.mark.skipif(
+    not (URL and KEY and OWNER_EMAIL and OWNER_PASSWORD and DATASET),
+    reason="no owner or dataset: set TM_TEST_OWNER_EMAIL, TM_TEST_OWNER_PASSWORD and TM_TEST_DATASET",
+)
+
+
+def template_fields() -> List[Dict[str, Any]]:
+    return [{"name": "name", "type": "string", "required": True}, {"name": "city", "type": "string"}]
+
+
+@needs_owner
+def test_sync_client_every_family_against_the_stack(tmp_path: Path) -> None:
+    namespace = f"py-{uuid.uuid4().hex[:12]}"
+    tname = f"py_person_{uuid.uuid4().hex[:8]}"
+    with TextMemory(URL, api_key=KEY) as tm:
+        shapes = Shapes(tm.infrastructure.openapi().raw)
+        shapes.check(tm.infrastructure.release(), "get", "/api/v1/infrastructure/release")
+        for text in ("Ada likes tea", "Bo likes coffee", "Cy likes water"):
+            tm.memory.write(namespace=namespace, text=text)
+
+        # infrastructure: events over pages of 2 (the history is written asynchronously: wait for it)
+        deadline = time.monotonic() + 20
+        while True:
+            events = list(itertools.islice(tm.infrastructure.events(limit=2, operation="memory.write"), 10))
+            if len(events) >= 3 or time.monotonic() > deadline:
+                break
+            time.sleep(0.2)
+        assert len(events) >= 3 and all(e.operation == "memory.write" for e in events)
+        page = shapes.check(tm.infrastructure.events_page(limit=2), "get", "/api/v1/infrastructure/events")
+        assert len(page.data) <= 2
+        shapes.check(tm.infrastructure.usage(window_minutes=60), "get", "/api/v1/infrastructure/usage")
+        shapes.check(tm.infrastructure.metrics(window_minutes=60), "get", "/api/v1/infrastructure/metrics")
+        shapes.check(tm.infrastructure.anomalies(window_minutes=60), "get", "/api/v1/infrastructure/anomalies")
+        listing = shapes.check(tm.infrastructure.namespaces(limit=50), "get", "/api/v1/infrastructure/namespaces")
+        assert namespace in [n.namespace for n in listing.data]
+        target = tmp_path / "export.json"
+        written = tm.infrastructure.export_to(target, namespace=namespace)
+        assert written.bytes == target.stat().st_size > 0
+        exported = json.loads(target.read_bytes())
+        shapes.check(exported, "get", "/api/v1/infrastructure/export")
+        assert "Ada likes tea" in target.read_text()
+        shapes.check(tm.infrastructure.export(namespace=namespace), "get", "/api/v1/infrastructure/export")
+
+        # templates
+        made = shapes.check(
+            tm.templates.create(template_name=tname, fields=template_fields(), format="{name} lives in {city|somewhere}"),
+            "post",
+            "/v1/templates",
+            "201",
+        )
+        got = shapes.check(tm.templates.get(tname), "get", "/v1/templates/{template_name_or_id}")
+        assert got.revision == made.revision
+        updated = tm.templates.update(tname, fields=template_fields(), description="people", if_match=got.revision)
+        shapes.check(updated, "put", "/v1/templates/{template_name_or_id}")
+        with pytest.raises(TextMemoryError) as stale:
+            tm.templates.update(tname, fields=template_fields(), if_match=got.revision)
+        assert stale.value.status == 412 and stale.value.attempts == 1
+        listed = shapes.check(tm.templates.list(limit=100), "get", "/v1/templates")
+        assert tname in [t.template_name for t in listed.data]
+
+        # marketplace
+        found = shapes.check(tm.marketplace.search(), "get", "/v1/marketplace/templates")
+        entry = found.data[0].marketplace_template_id
+        shapes.check(tm.marketplace.get(entry), "get", "/v1/marketplace/templates/{marketplace_template_id}")
+
+        # memories (from the template; the same key again is a replay)
+        key = f"py-mem-{uuid.uuid4()}"
+        mem = tm.memories.create(data={"name": "Ada", "city": "London"}, template_name=tname, namespace=namespace, idempotency_key=key)
+        shapes.check(mem, "post", "/v1/memories", "201")
+        again = tm.memories.create(data={"name": "Ada", "city": "London"}, template_name=tname, namespace=namespace, idempotency_key=key)
+        assert again.memory_id == mem.memory_id
+        shapes.check(tm.memories.get(mem.memory_id), "get", "/v1/memories/{memory_id}")
+
+        # imports: upload with progress, start, wait with progress, failures; then a hub dataset
+        progress: List[UploadProgress] = []
+        job = tm.imports.upload(file=CSV, filename="people.csv", format="{name} lives in {city}", namespace=namespace, on_progress=progress.append)
+        shapes.check(job, "post", "/v1/imports", "201")
+        assert job.state == "estimated" and progress[-1].sent_bytes == progress[-1].total_bytes == len(CSV)
+        shapes.check(tm.imports.start(job.id), "post", "/v1/imports/{import_id}/start", "202")
+        polls: List[str] = []
+        done = tm.imports.wait(job.id, poll_interval=0.2, max_wait=60, on_progress=lambda j: polls.append(j.state))
+        shapes.check(done, "get", "/v1/imports/{import_id}")
+        assert done.state == "completed" and polls[-1] == "completed" and done.retained == 2 and done.failed == 1
+        failures = shapes.check(tm.imports.failures(job.id), "get", "/v1/imports/{import_id}/failures")
+        assert len(failures.failures) == 1 and failures.failures[0].row == 4
+        hub_job = tm.imports.from_dataset(dataset=str(DATASET), split="train", format="{name} lives in {city}", namespace=namespace)
+        shapes.check(hub_job, "post", "/v1/imports", "201")
+        assert hub_job.state == "estimated" and hub_job.id != job.id
+        shapes.check(tm.imports.get(hub_job.id), "get", "/v1/imports/{import_id}")
+
+        # control, with the owner's session
+        session = tm.control.sessions.login(email=str(OWNER_EMAIL), password=str(OWNER_PASSWORD))
+        shapes.check(session, "post", "/api/v1/control/sessions", "201")
+        shapes.check(tm.control.account.get(), "get", "/api/v1/control/account")
+        shapes.check(tm.control.users.list(), "get", "/api/v1/control/users")
+        keys = shapes.check(tm.control.api_keys.list(), "get", "/api/v1/control/api-keys")
+        assert str(KEY) not in json.dumps(keys.raw)
+        new_key = shapes.check(tm.control.api_keys.create(name="py-sdk"), "post", "/api/v1/control/api-keys", "201")
+        shapes.check(tm.control.api_keys.revoke(new_key.id), "post", "/api/v1/control/api-keys/{id}/revoke")
+        shapes.check(tm.control.storage_connections.list(), "get", "/api/v1/control/storage-connections")
+        shapes.check(tm.control.consent.get(), "get", "/api/v1/control/consent")
+        shapes.check(tm.control.consent.events(), "get", "/api/v1/control/consent/events")
+        shapes.check(tm.control.operator_tokens.list(), "get", "/api/v1/control/operator-tokens")
+        operator = tm.control.operator_tokens.create(name="py-sdk", ttl_hours=1)
+        shapes.check(operator, "post", "/api/v1/control/operator-tokens", "201")
+        smoke = tm.infrastructure.smoke_test(operator_token=operator.token)
+        shapes.check(smoke, "post", "/api/v1/infrastructure/smoke-test")
+        assert smoke.outcome == "passed" and str(operator.token) not in repr(keys)
+        shapes.check(tm.control.operator_tokens.revoke(operator.id), "post", "/api/v1/control/operator-tokens/{id}/revoke")
+        shapes.check(tm.control.usage(window_minutes=60), "get", "/api/v1/control/usage")
+        shapes.check(tm.control.billing.charges(limit=10), "get", "/api/v1/control/billing/charges")
+        shapes.check(tm.control.billing.invoices(), "get", "/api/v1/control/billing/invoices")
+        tm.control.sessions.logout()
+        with pytest.raises(TextMemoryError) as gone:
+            tm.control.account.get()  # the API key now, which the control plane does not take
+        assert gone.value.status in (401, 403)
+
+        tm.memory.delete(namespace=namespace)
+
+
+@needs_owner
+def test_async_client_every_family_against_the_stack(tmp_path: Path) -> None:
+    namespace = f"py-{uuid.uuid4().hex[:12]}"
+    tname = f"py_async_{uuid.uuid4().hex[:8]}"
+
+    async def main() -> None:
+        async with AsyncTextMemory(URL, api_key=KEY) as tm:
+            shapes = Shapes((await tm.infrastructure.openapi()).raw)
+            await tm.memory.write(namespace=namespace, text="Dee likes juice")
+            deadline = time.monotonic() + 20
+            while True:
+                events = [e async for e in tm.infrastructure.events(limit=1, operation="memory.write")]
+                if events or time.monotonic() > deadline:
+                    break
+                await asyncio.sleep(0.2)
+            assert events and events[0].operation == "memory.write"
+            shapes.check(await tm.infrastructure.usage(), "get", "/api/v1/infrastructure/usage")
+            shapes.check(await tm.infrastructure.metrics(), "get", "/api/v1/infrastructure/metrics")
+            shapes.check(await tm.infrastructure.anomalies(), "get", "/api/v1/infrastructure/anomalies")
+            with open(tmp_path / "export.json", "wb") as sink:
+                written = await tm.infrastructure.export_to(sink, namespace=namespace)
+            assert written.bytes > 0 and "Dee likes juice" in (tmp_path / "export.json").read_text()
+
+            made = await tm.templates.create(template_name=tname, fields=template_fields(), format="{name} in {city|somewhere}")
+            shapes.check(made, "post", "/v1/templates", "201")
+            shapes.check(await tm.templates.get(tname), "get", "/v1/templates/{template_name_or_id}")
+            entry = (await tm.marketplace.search()).data[0].marketplace_template_id
+            shapes.check(await tm.marketplace.get(entry), "get", "/v1/marketplace/templates/{marketplace_template_id}")
+            mem = await tm.memories.create(data={"name": "Dee"}, template_name=tname, namespace=namespace)
+            shapes.check(await tm.memories.get(mem.memory_id), "get", "/v1/memories/{memory_id}")
+
+            progress: List[int] = []
+            job = await tm.imports.upload(
+                file=CSV, filename="people.csv", format="{name} lives in {city}", namespace=namespace,
+                on_progress=lambda p: progress.append(p.sent_bytes),
+            )
+            await tm.imports.start(job.id)
+            done = await tm.imports.wait(job.id, poll_interval=0.2, max_wait=60)
+            assert done.state == "completed" and progress[-1] == len(CSV)
+            shapes.check(await tm.imports.failures(job.id), "get", "/v1/imports/{import_id}/failures")
+            hub_job = await tm.imports.from_dataset(dataset=str(DATASET), split="train", format="{name}", namespace=namespace)
+            shapes.check(hub_job, "post", "/v1/imports", "201")
+
+            await tm.control.sessions.login(email=str(OWNER_EMAIL), password=str(OWNER_PASSWORD))
+            shapes.check(await tm.control.account.get(), "get", "/api/v1/control/account")
+            shapes.check(await tm.control.consent.get(), "get", "/api/v1/control/consent")
+            shapes.check(await tm.control.billing.charges(), "get", "/api/v1/control/billing/charges")
+            await tm.control.sessions.logout()
+            await tm.memory.delete(namespace=namespace)
 
     asyncio.run(main())

@@ -1,24 +1,33 @@
 """Python client for the Text-Memory Service API v1: ``TextMemory`` (sync) and ``AsyncTextMemory``."""
 
-from ._async_client import AsyncInfrastructure, AsyncMemory, AsyncTextMemory
-from ._client import Infrastructure, Memory, TextMemory
+from ._async_client import AsyncImports, AsyncInfrastructure, AsyncMemory, AsyncTextMemory
+from ._client import Imports, Infrastructure, Memory, TextMemory
 from ._core import RetryEvent, new_event_id
+from ._families import Control, Marketplace, Memories, Templates
 from ._errors import TextMemoryError
 from ._result import Result
 from ._retry import RetryPolicy
+from ._upload import UploadProgress
 from ._version import __version__
 
 __all__ = [
+    "AsyncImports",
     "AsyncInfrastructure",
     "AsyncMemory",
     "AsyncTextMemory",
+    "Control",
+    "Imports",
     "Infrastructure",
+    "Marketplace",
+    "Memories",
     "Memory",
     "Result",
     "RetryEvent",
     "RetryPolicy",
+    "Templates",
     "TextMemory",
     "TextMemoryError",
+    "UploadProgress",
     "__version__",
     "new_event_id",
 ]

@@ -3,8 +3,9 @@
 from __future__ import annotations
 
 import asyncio
+import os
 import time
-from typing import Any, Callable, Mapping, Optional, Sequence, Union
+from typing import IO, Any, AsyncIterator, Awaitable, Callable, List, Mapping, Optional, Sequence, Tuple, Union
 
 import httpx
 
@@ -26,19 +27,35 @@ from ._core import (
     delete_spec,
     deletion_id,
     deletion_spec,
+    open_sink,
     recall_spec,
     related_recall_args,
     write_spec,
 )
 from ._errors import TextMemoryError
+from ._families import (
+    Control,
+    EventPages,
+    ImportCalls,
+    InfrastructureCalls,
+    Marketplace,
+    Memories,
+    Templates,
+    events_query,
+    export_spec,
+    import_finished,
+    import_spec,
+)
 from ._result import Result
 from ._retry import RetryPolicy
+from ._upload import FileSource, Upload, UploadProgress
 from ._version import USER_AGENT
 
 
 class AsyncTextMemory:
-    """The Text-Memory client (async: ``async with AsyncTextMemory() as tm``). Methods are grouped by family: ``memory`` (write, recall,
-    delete) and ``infrastructure`` (health, live, capabilities, status). Use it with ``async with``,
+    """The Text-Memory client (async: ``async with AsyncTextMemory() as tm``). Methods are grouped by family, as in
+    the TypeScript SDK: ``memory``, ``infrastructure``, ``control``, ``templates``, ``marketplace``,
+    ``memories`` and ``imports``. Use it with ``async with``,
     or await ``aclose()``, to release its connections.
 
     Every method also takes ``timeout``, ``max_retries``, ``request_id`` (sent as X-Request-Id) and
@@ -74,6 +91,11 @@ class AsyncTextMemory:
         self._http = http_client if http_client is not None else httpx.AsyncClient()
         self.memory = AsyncMemory(self)
         self.infrastructure = AsyncInfrastructure(self)
+        self.control: Control[Awaitable[Result]] = Control(self._run, self._keep_session)
+        self.templates: Templates[Awaitable[Result]] = Templates(self._run)
+        self.marketplace: Marketplace[Awaitable[Result]] = Marketplace(self._run)
+        self.memories: Memories[Awaitable[Result]] = Memories(self._run)
+        self.imports = AsyncImports(self)
 
     @property
     def base_url(self) -> str:
@@ -115,6 +137,61 @@ class AsyncTextMemory:
             await asyncio.sleep(delay)
             attempt += 1
 
+    async def _run(
+        self, spec: Spec, call: Mapping[str, Any], after: Optional[Callable[[Result], None]] = None
+    ) -> Result:
+        result = Result((await self._request(spec, **call)).data)
+        if after is not None:
+            after(result)
+        return result
+
+    def _keep_session(self, token: Optional[str]) -> None:
+        self._core.session_token = token
+
+    async def _stream_to(self, spec: Spec, sink: IO[bytes], call: Mapping[str, Any]) -> Tuple[int, Optional[str]]:
+        """A GET whose 2xx body is copied into ``sink`` as it arrives: the bytes written and the request
+        id. Retried as any call until the body starts; a body that breaks off is not (its bytes are
+        written). The timeout bounds the wait for the answer and each wait for data, not the transfer."""
+        prepared = self._core.prepare(spec, **call)
+        timeout = prepared.policy.timeout
+        attempt = 0
+        while True:
+            try:
+                request = self._http.build_request(
+                    prepared.method, prepared.url, headers=prepared.headers, timeout=httpx.Timeout(timeout)
+                )
+                response = await asyncio.wait_for(self._http.send(request, stream=True), timeout)
+            except (asyncio.TimeoutError, httpx.TimeoutException) as exc:
+                outcome: Union[Answer, TextMemoryError] = self._core.failure(prepared, exc, timed_out=True)
+            except httpx.TransportError as exc:
+                outcome = self._core.failure(prepared, exc, timed_out=False)
+            else:
+                try:
+                    request_id = response.headers.get("x-request-id")
+                    if 200 <= response.status_code < 300:
+                        written = 0
+                        try:
+                            async for chunk in response.aiter_bytes():
+                                sink.write(chunk)
+                                written += len(chunk)
+                        except httpx.TransportError as exc:
+                            raise self._core.broken_off(prepared, exc, written, request_id) from None
+                        return written, request_id
+                    try:
+                        body = await asyncio.wait_for(response.aread(), timeout)
+                    except (asyncio.TimeoutError, httpx.TransportError) as exc:
+                        outcome = self._core.failure(prepared, exc, timed_out=not isinstance(exc, httpx.NetworkError))
+                    else:
+                        outcome = self._core.outcome(prepared, response.status_code, response.headers, body)
+                finally:
+                    await response.aclose()
+            assert isinstance(outcome, TextMemoryError)
+            delay = self._core.retry_delay(prepared, outcome, attempt)
+            if delay is None:
+                raise outcome
+            await asyncio.sleep(delay)
+            attempt += 1
+
     async def _attempt(self, prepared: Prepared) -> Union[Answer, TextMemoryError]:
         """One attempt: the answer, or the error it came to. The whole attempt, from sending to the end
         of the answer's body, is bounded by the timeout (and httpx's own timeouts by the same)."""
@@ -133,7 +210,7 @@ class AsyncTextMemory:
             prepared.method,
             prepared.url,
             headers=prepared.headers,
-            content=prepared.content,
+            content=prepared.content if prepared.spec.upload is None else prepared.spec.upload.achunks(),
             timeout=httpx.Timeout(timeout),
         )
         response = await self._http.send(request, stream=True)
@@ -253,11 +330,54 @@ class AsyncMemory:
         return Result((await self._client._request(spec, timeout, max_retries, request_id, extra_headers)).data)
 
 
-class AsyncInfrastructure:
-    """Health, liveness, capabilities and status."""
+class AsyncInfrastructure(InfrastructureCalls[Awaitable[Result]]):
+    """Health, liveness, capabilities, status, the request history, telemetry, the namespace listing
+    and the export."""
 
     def __init__(self, client: AsyncTextMemory) -> None:
+        super().__init__(client._run, lambda: client._core.operator_token)
         self._client = client
+
+    async def events(
+        self,
+        *,
+        limit: Optional[int] = None,
+        offset: Optional[int] = None,
+        operation: Optional[str] = None,
+        outcome: Optional[str] = None,
+        status: Optional[int] = None,
+        from_: Optional[str] = None,
+        to: Optional[str] = None,
+        **call: Any,
+    ) -> AsyncIterator[Result]:
+        """Every record of the request history from ``offset`` on, newest first, fetching page after
+        page as the loop asks: ``async for e in tm.infrastructure.events(outcome="failed")``. Pages
+        after the first follow ``next_cursor``, so records arriving meanwhile neither repeat nor skip."""
+        pages = EventPages(events_query(limit, offset, None, operation, outcome, status, from_, to))
+        spec: Optional[Spec] = pages.first()
+        while spec is not None:
+            page = (await self._client._request(spec, **call)).data
+            for row in pages.rows(page):
+                yield row
+            spec = pages.next(page)
+
+    async def export_to(
+        self,
+        destination: Union[str, "os.PathLike[str]", IO[bytes]],
+        *,
+        namespace: Union[str, Sequence[str], None] = None,
+        **call: Any,
+    ) -> Result:
+        """Stream the export's JSON into ``destination`` (a path, or a binary file object you close) as
+        it arrives: ``Result`` with ``bytes`` written and ``request_id``. An export that breaks off
+        raises ``TextMemoryError`` (not retried: its bytes are written)."""
+        sink, owned = open_sink(destination)
+        try:
+            written, request_id = await self._client._stream_to(export_spec(namespace), sink, call)
+        finally:
+            if owned:
+                sink.close()
+        return Result({"bytes": written, "request_id": request_id})
 
     async def _get(self, spec: Spec, timeout: Optional[float], max_retries: Optional[int], request_id: Optional[str]) -> Result:
         return Result((await self._client._request(spec, timeout, max_retries, request_id)).data)
@@ -287,3 +407,60 @@ class AsyncInfrastructure:
         """Health, monitoring and versions for the tenant (API key or session)."""
         return await self._get(STATUS, timeout, max_retries, request_id)
 
+
+
+class AsyncImports(ImportCalls[Awaitable[Result]]):
+    """Document import (``/v1/imports``, API key with memory:write): upload (or ``from_dataset``) →
+    estimate → ``start`` → ``wait``; ``get`` and ``failures`` read the job."""
+
+    def __init__(self, client: AsyncTextMemory) -> None:
+        super().__init__(client._run)
+        self._client = client
+
+    async def upload(
+        self,
+        *,
+        file: FileSource,
+        filename: Optional[str] = None,
+        format: Optional[str] = None,
+        template_name: Optional[str] = None,
+        marketplace_template_id: Optional[str] = None,
+        namespace: Optional[str] = None,
+        on_progress: Optional[Callable[[UploadProgress], None]] = None,
+        **call: Any,
+    ) -> Result:
+        """Upload a file and get the job in state ``estimated`` (as ``TextMemory.imports.upload``). The
+        per-attempt timeout bounds the whole attempt, the upload included: raise it for a large file."""
+        fields: List[Tuple[str, str]] = [
+            (name, value)
+            for name, value in (
+                ("format", format),
+                ("template_name", template_name),
+                ("marketplace_template_id", marketplace_template_id),
+                ("namespace", namespace),
+            )
+            if value is not None
+        ]
+        upload = Upload(file, filename, fields, on_progress)
+        return await self._client._run(Spec("POST", "/v1/imports", "api_key", False, upload=upload), call)
+
+    async def wait(
+        self,
+        import_id: str,
+        *,
+        poll_interval: float = 1.0,
+        max_wait: Optional[float] = None,
+        on_progress: Optional[Callable[[Result], None]] = None,
+        **call: Any,
+    ) -> Result:
+        """Poll until the job is ``completed``, ``failed`` or ``expired`` (``on_progress`` gets the job
+        after each poll); the last job. With ``max_wait`` (seconds), the job as it stands when it ran
+        out; cancelling the task stops the wait."""
+        started = time.monotonic()
+        while True:
+            job = (await self._client._request(import_spec(import_id), **call)).data
+            if on_progress is not None:
+                on_progress(Result(job))
+            if import_finished(job) or (max_wait is not None and time.monotonic() - started + poll_interval > max_wait):
+                return Result(job)
+            await asyncio.sleep(poll_interval)

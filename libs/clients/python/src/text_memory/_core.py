@@ -11,11 +11,12 @@ import re
 import uuid
 from dataclasses import dataclass, field
 from datetime import datetime, timezone
-from typing import Any, Callable, Dict, List, Mapping, Optional, Sequence, Tuple, Union
+from typing import IO, Any, Callable, Dict, List, Mapping, Optional, Sequence, Tuple, Union
 from urllib.parse import quote, urlencode, urlsplit
 
 from ._errors import TextMemoryError, error_from_response
 from ._retry import RetryPolicy, backoff_seconds, retry_after_seconds, should_retry
+from ._upload import Upload
 
 # The service's input limits, as GET /api/v1/infrastructure/capabilities publishes them (libs/clients/sdk/src/limits.ts).
 NAMESPACE_MAX_LENGTH = 128
@@ -57,6 +58,10 @@ class Spec:
     headers: Mapping[str, str] = field(default_factory=dict)
     #: Non-2xx statuses whose body is the answer, returned without a retry (health's 503 is its report).
     answers: Tuple[int, ...] = ()
+    #: Or: a non-2xx answer is the result when this says so of its status and parsed body.
+    answers_if: Optional[Callable[[int, Any], bool]] = None
+    #: A multipart file body, read again on each attempt (``json`` is then None).
+    upload: Optional[Upload] = None
 
 
 @dataclass(frozen=True)
@@ -315,6 +320,38 @@ CAPABILITIES = Spec("GET", "/api/v1/infrastructure/capabilities", "none", True)
 STATUS = Spec("GET", "/api/v1/infrastructure/status", "either", True)
 
 
+def open_sink(destination: Union[str, "os.PathLike[str]", IO[bytes]]) -> Tuple[IO[bytes], bool]:
+    """Where ``export_to`` writes: a path (opened here, closed after) or a binary file object (yours)."""
+    if isinstance(destination, (str, os.PathLike)):
+        return open(destination, "wb"), True
+    return destination, False
+
+
+def is_smoke_test_report(status: int, body: Any) -> bool:
+    """A smoke test's report, as the route's 503 carries it; the gateway's other 503s are envelopes only."""
+    return (
+        status == 503
+        and isinstance(body, dict)
+        and isinstance(body.get("steps"), list)
+        and isinstance(body.get("outcome"), str)
+    )
+
+
+def smoke_test_spec(operator_token: Optional[str]) -> Spec:
+    """The authorized diagnostic. Metered: a lost answer is not repeated blindly (safe=False)."""
+    token = checked_credential("operator_token", operator_token)
+    if token is None:
+        raise unsendable("operator_token", "operator_token is required: pass operator_token= to the call or the client")
+    return Spec(
+        "POST",
+        "/api/v1/infrastructure/smoke-test",
+        "api_key",
+        False,
+        headers={"x-operator-token": token},
+        answers_if=is_smoke_test_report,
+    )
+
+
 def deletion_id(receipt: Any) -> str:
     return str(receipt["deletion"]["id"])
 
@@ -388,6 +425,9 @@ class Core:
         if spec.json is not None:
             content = json.dumps(spec.json, ensure_ascii=False, separators=(",", ":")).encode("utf-8")
             put("content-type", "application/json")
+        if spec.upload is not None:
+            put("content-type", spec.upload.content_type)
+            put("content-length", str(spec.upload.content_length))
         if request_id is not None:
             put("x-request-id", request_id)
         for name, value in {**spec.headers, **(extra_headers or {})}.items():
@@ -411,7 +451,8 @@ class Core:
         """An answer read: the result, or the error it came to (with Retry-After in seconds, capped)."""
         request_id = headers.get("x-request-id")
         parsed, valid = _parse(body, headers.get("content-type"))
-        if 200 <= status < 300 or status in prepared.spec.answers:
+        spec = prepared.spec
+        if 200 <= status < 300 or status in spec.answers or (valid and spec.answers_if is not None and spec.answers_if(status, parsed)):
             if not valid:
                 return TextMemoryError(
                     status=status,
@@ -450,6 +491,17 @@ class Core:
         if self.on_retry is not None:
             self.on_retry(RetryEvent(attempt=attempt + 1, error=error, delay=delay))
         return delay
+
+    def broken_off(self, prepared: Prepared, exc: BaseException, written: int, request_id: Optional[str]) -> TextMemoryError:
+        """A streamed answer that stopped part-way (``export_to``): not retried, as its bytes are written."""
+        reason = self.redact(str(exc) or type(exc).__name__, prepared)
+        return TextMemoryError(
+            status=0,
+            error=f"The export broke off after {written} bytes: {reason}",
+            code="connection_failed",
+            retryable=False,
+            request_id=request_id,
+        )
 
     def __repr__(self) -> str:
         return f"base_url={self.base_url!r}"
