@@ -6,13 +6,17 @@ without them."""
 from __future__ import annotations
 
 import asyncio
+import http.client
 import itertools
 import json
 import os
+import threading
 import time
 import uuid
+from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from pathlib import Path
-from typing import Any, Dict, List
+from typing import Any, Dict, List, Optional
+from urllib.parse import urlsplit
 
 import pytest
 
@@ -285,3 +289,122 @@ def test_async_client_every_family_against_the_stack(tmp_path: Path) -> None:
             await tm.memory.delete(namespace=namespace)
 
     asyncio.run(main())
+
+
+# A write whose answer is lost: the proxy forwards the first write to the gateway, reads the gateway's
+# answer (so the write is done) and closes the client's connection without it; every later request
+# passes through. The SDK retries the write with the same key and body, and the service replays it.
+WRITE_PATH = "/api/v1/memory/write"
+HOP_BY_HOP = {"connection", "keep-alive", "transfer-encoding", "content-length", "proxy-connection", "upgrade"}
+
+
+class CuttingProxy:
+    def __init__(self, upstream: str) -> None:
+        target = urlsplit(upstream)
+        self.host, self.port = target.hostname or "127.0.0.1", target.port or 80
+        self.write_keys: List[Optional[str]] = []  # the idempotency key of each write that reached the proxy
+        self.cut = 0
+        lock = threading.Lock()
+        proxy = self
+
+        class Forward(BaseHTTPRequestHandler):
+            def log_message(self, format: str, *args: Any) -> None:  # quiet
+                pass
+
+            def _forward(self) -> None:
+                length = int(self.headers.get("content-length") or 0)
+                body = self.rfile.read(length) if length else None
+                headers = {k: v for k, v in self.headers.items() if k.lower() not in HOP_BY_HOP}
+                upstream = http.client.HTTPConnection(proxy.host, proxy.port, timeout=60)
+                try:
+                    upstream.request(self.command, self.path, body=body, headers=headers)
+                    answer = upstream.getresponse()
+                    content = answer.read()
+                finally:
+                    upstream.close()
+                is_write = self.command == "POST" and self.path.split("?")[0] == WRITE_PATH
+                with lock:
+                    if is_write:
+                        proxy.write_keys.append(self.headers.get("idempotency-key"))
+                    cut = is_write and proxy.cut == 0
+                    if cut:
+                        proxy.cut += 1
+                if cut:  # the gateway answered; the client hears nothing and its connection closes
+                    self.close_connection = True
+                    return
+                self.send_response(answer.status)
+                for k, v in answer.getheaders():
+                    if k.lower() not in HOP_BY_HOP:
+                        self.send_header(k, v)
+                self.send_header("Content-Length", str(len(content)))
+                self.send_header("Connection", "close")
+                self.end_headers()
+                self.wfile.write(content)
+
+            do_GET = do_POST = do_PUT = do_PATCH = do_DELETE = _forward
+
+        self.server = ThreadingHTTPServer(("127.0.0.1", 0), Forward)
+        self.server.daemon_threads = True
+        self.url = f"http://127.0.0.1:{self.server.server_address[1]}"
+        self.thread = threading.Thread(target=self.server.serve_forever, daemon=True)
+
+    def __enter__(self) -> "CuttingProxy":
+        self.thread.start()
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self.server.shutdown()
+        self.server.server_close()
+
+
+def charges_for(tm: TextMemory, keys: List[str]) -> Dict[str, int]:
+    """The tenant's write charges by idempotency key, once every key in ``keys`` has one (billing takes
+    usage records from memory's stream asynchronously: poll, up to 30 s)."""
+    deadline = time.monotonic() + 30
+    while True:
+        listed = tm.control.billing.charges(operation="memory.write", limit=200).raw["data"]
+        counts: Dict[str, int] = {}
+        for c in listed:
+            counts[c.get("idempotency_key")] = counts.get(c.get("idempotency_key"), 0) + 1
+        if all(k in counts for k in keys) or time.monotonic() > deadline:
+            return counts
+        time.sleep(0.2)
+
+
+def check_one_record_one_charge(namespace: str, key: str) -> None:
+    """One record in the namespace, and one charge for ``key``. A later write's charge is awaited first:
+    usage is recorded in order, so a second charge for ``key`` would be there by then."""
+    with TextMemory(URL, api_key=KEY) as tm:
+        recalled = tm.memory.recall(namespace=namespace, query="what does Eve drink? tea", top_k=10)
+        assert [r.text for r in recalled.related] == ["Eve drinks jasmine tea"]
+        marker = tm.memory.write(namespace=namespace, text="Eve also drinks water").event_id
+        tm.control.sessions.login(email=str(OWNER_EMAIL), password=str(OWNER_PASSWORD))
+        counts = charges_for(tm, [key, marker])
+        assert counts.get(key) == 1 and counts.get(marker) == 1, counts
+        tm.control.sessions.logout()
+        tm.memory.delete(namespace=namespace)
+
+
+@needs_owner
+def test_sync_write_whose_answer_is_lost_comes_back_replayed() -> None:
+    namespace = f"py-{uuid.uuid4().hex[:12]}"
+    with CuttingProxy(str(URL)) as proxy, TextMemory(proxy.url, api_key=KEY) as tm:
+        w = tm.memory.write(namespace=namespace, text="Eve drinks jasmine tea")
+    assert w.idempotency_outcome == "Replayed" and proxy.cut == 1
+    assert proxy.write_keys == [w.event_id, w.event_id] and str(w.event_id).startswith("evt_")
+    check_one_record_one_charge(namespace, str(w.event_id))
+
+
+@needs_owner
+def test_async_write_whose_answer_is_lost_comes_back_replayed() -> None:
+    namespace = f"py-{uuid.uuid4().hex[:12]}"
+
+    async def main() -> Result:
+        async with AsyncTextMemory(proxy.url, api_key=KEY) as tm:
+            return await tm.memory.write(namespace=namespace, text="Eve drinks jasmine tea")
+
+    with CuttingProxy(str(URL)) as proxy:
+        w = asyncio.run(main())
+    assert w.idempotency_outcome == "Replayed" and proxy.cut == 1
+    assert proxy.write_keys == [w.event_id, w.event_id] and str(w.event_id).startswith("evt_")
+    check_one_record_one_charge(namespace, str(w.event_id))
