@@ -4,7 +4,7 @@ import { installPlan, isExecutable, onPath, runInstallPlan, thisHost } from './s
 /**
  * What the Python SDK's tests (tests/e2e/python-sdk.test.ts) import, with the Debian package that
  * gives each: pytest runs them, httpx is the SDK's one dependency, mypy and pyflakes check the code,
- * hatchling and build make the wheel, ensurepip is what `python3 -m venv` needs (python3-venv).
+ * jsonschema checks the bodies the SDK sends against the OpenAPI snapshot, hatchling and build make the wheel, ensurepip is what `python3 -m venv` needs (python3-venv).
  */
 export const PYTHON_MODULES: Record<string, string> = {
   ensurepip: 'python3-venv',
@@ -12,6 +12,7 @@ export const PYTHON_MODULES: Record<string, string> = {
   httpx: 'python3-httpx',
   mypy: 'python3-mypy',
   pyflakes: 'python3-pyflakes',
+  jsonschema: 'python3-jsonschema',
   hatchling: 'python3-hatchling',
   build: 'python3-build',
 };

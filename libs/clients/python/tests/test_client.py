@@ -10,6 +10,7 @@ import pytest
 
 from conftest import API_KEY, Script, ok
 from text_memory import AsyncTextMemory, Result, RetryPolicy, TextMemory, TextMemoryError
+from text_memory.models import DeleteReceipt
 from text_memory._retry import backoff_seconds, retry_after_seconds
 
 
@@ -107,7 +108,7 @@ def test_when_a_delete_answers_202_then_the_deletion_is_polled_until_completed(k
             final = tm.memory.delete(namespace="ns", on_progress=on_progress, poll_interval=0.01)
     else:
 
-        async def main() -> Result:
+        async def main() -> DeleteReceipt:
             async with AsyncTextMemory(server.base_url, api_key=API_KEY) as atm:
                 return await atm.memory.delete(namespace="ns", on_progress=on_progress, poll_interval=0.01)
 

@@ -214,7 +214,7 @@ def test_when_an_owner_logs_in_then_control_calls_carry_the_session_and_logout_f
     [
         pytest.param(lambda tm: tm.templates.create(template_name="t", fields=[{"name": "a"}]), 1, id="templates.create"),
         pytest.param(lambda tm: tm.templates.update("t", fields=[{"name": "a"}]), 1, id="templates.update"),
-        pytest.param(lambda tm: tm.templates.update("t", fields=[{"name": "a"}], if_match=2), 2, id="templates.update+if_match"),
+        pytest.param(lambda tm: tm.templates.update("t", fields=[{"name": "a", "type": "string"}], if_match=2), 2, id="templates.update+if_match"),
         pytest.param(lambda tm: tm.templates.list(limit=5), 2, id="templates.list"),
         pytest.param(lambda tm: tm.marketplace.search(keyword="crm"), 2, id="marketplace.search"),
         pytest.param(lambda tm: tm.memories.create(data={"a": 1}, template_name="t"), 2, id="memories.create"),
@@ -247,13 +247,13 @@ def test_when_a_template_is_updated_with_a_revision_then_it_is_sent_as_if_match(
 
     async def main() -> None:
         async with AsyncTextMemory(server.base_url, api_key=API_KEY) as tm:
-            await tm.templates.update("my tpl", fields=[{"name": "a"}], if_match=2, description="d")
-            await tm.templates.update("my tpl", fields=[{"name": "a"}], if_match='"3"')
+            await tm.templates.update("my tpl", fields=[{"name": "a", "type": "string"}], if_match=2, description="d")
+            await tm.templates.update("my tpl", fields=[{"name": "a", "type": "string"}], if_match='"3"')
 
     asyncio.run(main())
     assert [s.headers["if-match"] for s in server.seen] == ['"2"', '"3"']
     assert server.seen[0].path == "/v1/templates/my%20tpl" and server.seen[0].method == "PUT"
-    assert json.loads(server.seen[0].body) == {"fields": [{"name": "a"}], "description": "d"}
+    assert json.loads(server.seen[0].body) == {"fields": [{"name": "a", "type": "string"}], "description": "d"}
 
 
 REPORT = {"outcome": "failed", "steps": [{"step": "write", "ok": False}], "error": "write failed", "retryable": True}

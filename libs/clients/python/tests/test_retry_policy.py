@@ -5,6 +5,8 @@ from __future__ import annotations
 import asyncio
 import json
 import re
+import threading
+import time
 from typing import Any, Callable, Dict, List
 
 import pytest
@@ -192,3 +194,72 @@ def test_when_an_async_call_is_cancelled_during_the_backoff_then_no_further_atte
     asyncio.run(main())
 
     assert len(server.seen) == 1
+
+
+def set_when_seen(server: Script, cancel: threading.Event, requests: int) -> threading.Thread:
+    """Sets ``cancel`` once the server has taken ``requests`` requests (a call cancelled from elsewhere)."""
+
+    def watch() -> None:
+        while len(server.seen) < requests:
+            time.sleep(0.01)
+        cancel.set()
+
+    thread = threading.Thread(target=watch, daemon=True)
+    thread.start()
+    return thread
+
+
+def test_when_a_sync_call_is_cancelled_during_the_backoff_then_it_stops_at_once_without_another_attempt(server: Script) -> None:
+    server.answers = [envelope(503, "service_unavailable", True), ok()]
+    cancel = threading.Event()
+    set_when_seen(server, cancel, 1)
+
+    with TextMemory(server.base_url, api_key=API_KEY, backoff_base=60, backoff_max=60) as tm:
+        with pytest.raises(TextMemoryError) as caught:
+            tm.infrastructure.status(cancel=cancel)
+
+    assert (caught.value.code, caught.value.status, caught.value.retryable, caught.value.attempts) == ("aborted", 0, False, 1)
+    assert len(server.seen) == 1
+
+
+def test_when_a_sync_call_is_cancelled_while_its_attempt_waits_then_no_retry_follows(server: Script) -> None:
+    # The server answers nothing and then drops the connection: without the cancel, this GET is retried.
+    server.answers = [never, ok()]
+    cancel = threading.Event()
+    set_when_seen(server, cancel, 1)
+
+    with TextMemory(server.base_url, api_key=API_KEY) as tm:
+        with pytest.raises(TextMemoryError) as caught:
+            tm.templates.list(cancel=cancel)
+
+    assert (caught.value.code, caught.value.attempts) == ("aborted", 1)
+    assert len(server.seen) == 1
+
+
+def test_when_a_sync_call_is_cancelled_before_it_starts_then_nothing_is_sent(server: Script) -> None:
+    cancel = threading.Event()
+    cancel.set()
+
+    with TextMemory(server.base_url, api_key=API_KEY) as tm:
+        with pytest.raises(TextMemoryError) as caught:
+            tm.memory.write(namespace="ns", text="never sent", cancel=cancel)
+
+    assert (caught.value.code, caught.value.attempts) == ("aborted", 0)
+    assert server.seen == []
+
+
+def test_when_an_async_call_is_cancelled_while_its_attempt_waits_then_it_stops_without_another_attempt(server: Script) -> None:
+    server.answers = [never, ok()]
+
+    async def main() -> None:
+        async with AsyncTextMemory(server.base_url, api_key=API_KEY) as tm:
+            task = asyncio.ensure_future(tm.templates.list())
+            while not server.seen:
+                await asyncio.sleep(0.01)
+            task.cancel()
+            with pytest.raises(asyncio.CancelledError):
+                await task
+
+    asyncio.run(main())
+
+    assert len(server.seen) == 1  # the client is closed: no attempt can follow

@@ -5,7 +5,8 @@ from ._client import Imports, Infrastructure, Memory, TextMemory
 from ._core import RetryEvent, new_event_id
 from ._families import Control, Marketplace, Memories, Templates
 from ._errors import TextMemoryError
-from ._result import Result
+from . import models
+from ._result import Model, Result
 from ._retry import RetryPolicy
 from ._upload import UploadProgress
 from ._version import __version__
@@ -21,6 +22,7 @@ __all__ = [
     "Marketplace",
     "Memories",
     "Memory",
+    "Model",
     "Result",
     "RetryEvent",
     "RetryPolicy",
@@ -29,5 +31,6 @@ __all__ = [
     "TextMemoryError",
     "UploadProgress",
     "__version__",
+    "models",
     "new_event_id",
 ]

@@ -46,6 +46,20 @@ from ._families import (
     import_finished,
     import_spec,
 )
+from ._answers import as_answer
+from .models import (
+    EventSourceInput,
+    CapabilitiesResponse,
+    DeleteReceipt,
+    HealthResponse,
+    HealthUnavailable,
+    ImportJob,
+    LivenessResponse,
+    RecallResponse,
+    RequestEvent,
+    StatusResponse,
+    WriteResponse,
+)
 from ._result import Result
 from ._retry import RetryPolicy
 from ._upload import FileSource, Upload, UploadProgress
@@ -140,7 +154,8 @@ class AsyncTextMemory:
     async def _run(
         self, spec: Spec, call: Mapping[str, Any], after: Optional[Callable[[Result], None]] = None
     ) -> Result:
-        result = Result((await self._request(spec, **call)).data)
+        answer = await self._request(spec, **call)
+        result: Result = as_answer(spec.method, spec.path, answer.status, answer.data)
         if after is not None:
             after(result)
         return result
@@ -235,14 +250,14 @@ class AsyncMemory:
         idempotency_key: Optional[str] = None,
         event_id: Optional[str] = None,
         occurred_at: Optional[Time] = None,
-        source: Optional[Mapping[str, Any]] = None,
+        source: Optional[EventSourceInput] = None,
         supersedes: Optional[Sequence[str]] = None,
         recall: RecallOption = None,
         timeout: Optional[float] = None,
         max_retries: Optional[int] = None,
         request_id: Optional[str] = None,
         extra_headers: Optional[Mapping[str, str]] = None,
-    ) -> Result:
+    ) -> WriteResponse:
         """Retain one event. Safe to retry: the idempotency key (``evt_<uuid>`` when not given) and
         ``occurred_at`` (now) are fixed before the first attempt, so a write whose answer was lost
         comes back ``Replayed`` on the retry, never doubled. ``recall=True`` (or a dict of query,
@@ -250,7 +265,7 @@ class AsyncMemory:
         spec = write_spec(namespace, text, idempotency_key, event_id, occurred_at, source, supersedes, recall)
         data = (await self._client._request(spec, timeout, max_retries, request_id, extra_headers)).data
         if not recall:
-            return Result(data)
+            return WriteResponse(data)
         related = await self.recall(
             namespace=namespace,
             **related_recall_args(text, recall),
@@ -259,7 +274,7 @@ class AsyncMemory:
             request_id=request_id,
             extra_headers=extra_headers,
         )
-        return Result({**data, "related_recall": related.raw})
+        return WriteResponse({**data, "related_recall": related.raw})
 
     async def recall(
         self,
@@ -272,23 +287,23 @@ class AsyncMemory:
         max_retries: Optional[int] = None,
         request_id: Optional[str] = None,
         extra_headers: Optional[Mapping[str, str]] = None,
-    ) -> Result:
+    ) -> RecallResponse:
         """Rank retained text by lexical overlap with ``query`` (top_k 1–100, server default 10)."""
         spec = recall_spec(namespace, query, top_k, as_of)
-        return Result((await self._client._request(spec, timeout, max_retries, request_id, extra_headers)).data)
+        return RecallResponse((await self._client._request(spec, timeout, max_retries, request_id, extra_headers)).data)
 
     async def delete(
         self,
         *,
         namespace: str,
-        on_progress: Optional[Callable[[Result], None]] = None,
+        on_progress: Optional[Callable[[DeleteReceipt], None]] = None,
         max_wait: float = DELETE_MAX_WAIT,
         poll_interval: Optional[float] = None,
         timeout: Optional[float] = None,
         max_retries: Optional[int] = None,
         request_id: Optional[str] = None,
         extra_headers: Optional[Mapping[str, str]] = None,
-    ) -> Result:
+    ) -> DeleteReceipt:
         """Delete one namespace: its records, supersession relations and idempotency state. The server
         hides the records at once and deletes them as a job (202 and a status route); this polls the job
         (``on_progress`` gets each receipt) up to ``max_wait`` seconds, and returns the final receipt
@@ -306,15 +321,15 @@ class AsyncMemory:
                     raise
                 await asyncio.sleep(pause)
         if on_progress is not None:
-            on_progress(Result(receipt))
+            on_progress(DeleteReceipt(receipt))
         while True:
             pause = delete_next_poll(receipt, time.monotonic() - started, max_wait, poll_interval)
             if pause is None:
-                return Result(receipt)
+                return DeleteReceipt(receipt)
             await asyncio.sleep(pause)
             receipt = (await self._client._request(deletion_spec(deletion_id(receipt)), *call)).data
             if on_progress is not None:
-                on_progress(Result(receipt))
+                on_progress(DeleteReceipt(receipt))
 
     async def deletion(
         self,
@@ -324,10 +339,10 @@ class AsyncMemory:
         max_retries: Optional[int] = None,
         request_id: Optional[str] = None,
         extra_headers: Optional[Mapping[str, str]] = None,
-    ) -> Result:
+    ) -> DeleteReceipt:
         """A namespace deletion as it stands, by ``deletion.id`` from its receipt (one read, no waiting)."""
         spec = deletion_spec(deletion_id)
-        return Result((await self._client._request(spec, timeout, max_retries, request_id, extra_headers)).data)
+        return DeleteReceipt((await self._client._request(spec, timeout, max_retries, request_id, extra_headers)).data)
 
 
 class AsyncInfrastructure(InfrastructureCalls[Awaitable[Result]]):
@@ -349,7 +364,7 @@ class AsyncInfrastructure(InfrastructureCalls[Awaitable[Result]]):
         from_: Optional[str] = None,
         to: Optional[str] = None,
         **call: Any,
-    ) -> AsyncIterator[Result]:
+    ) -> AsyncIterator[RequestEvent]:
         """Every record of the request history from ``offset`` on, newest first, fetching page after
         page as the loop asks: ``async for e in tm.infrastructure.events(outcome="failed")``. Pages
         after the first follow ``next_cursor``, so records arriving meanwhile neither repeat nor skip."""
@@ -379,33 +394,34 @@ class AsyncInfrastructure(InfrastructureCalls[Awaitable[Result]]):
                 sink.close()
         return Result({"bytes": written, "request_id": request_id})
 
-    async def _get(self, spec: Spec, timeout: Optional[float], max_retries: Optional[int], request_id: Optional[str]) -> Result:
-        return Result((await self._client._request(spec, timeout, max_retries, request_id)).data)
+    async def _get(self, spec: Spec, timeout: Optional[float], max_retries: Optional[int], request_id: Optional[str]) -> Answer:
+        return await self._client._request(spec, timeout, max_retries, request_id)
 
     async def health(
         self, *, timeout: Optional[float] = None, max_retries: Optional[int] = None, request_id: Optional[str] = None
-    ) -> Result:
+    ) -> Union[HealthResponse, HealthUnavailable]:
         """Readiness (public). ``available`` says whether writes can be served; when not, the server's
         503 carries the same report, returned, not raised: a health check asks for the state."""
-        return await self._get(HEALTH, timeout, max_retries, request_id)
+        answer = await self._get(HEALTH, timeout, max_retries, request_id)
+        return HealthResponse(answer.data) if answer.status == 200 else HealthUnavailable(answer.data)
 
     async def live(
         self, *, timeout: Optional[float] = None, max_retries: Optional[int] = None, request_id: Optional[str] = None
-    ) -> Result:
+    ) -> LivenessResponse:
         """Liveness (public): the gateway process runs."""
-        return await self._get(LIVE, timeout, max_retries, request_id)
+        return LivenessResponse((await self._get(LIVE, timeout, max_retries, request_id)).data)
 
     async def capabilities(
         self, *, timeout: Optional[float] = None, max_retries: Optional[int] = None, request_id: Optional[str] = None
-    ) -> Result:
+    ) -> CapabilitiesResponse:
         """Operations, guarantees, limitations and input limits (public)."""
-        return await self._get(CAPABILITIES, timeout, max_retries, request_id)
+        return CapabilitiesResponse((await self._get(CAPABILITIES, timeout, max_retries, request_id)).data)
 
     async def status(
         self, *, timeout: Optional[float] = None, max_retries: Optional[int] = None, request_id: Optional[str] = None
-    ) -> Result:
+    ) -> StatusResponse:
         """Health, monitoring and versions for the tenant (API key or session)."""
-        return await self._get(STATUS, timeout, max_retries, request_id)
+        return StatusResponse((await self._get(STATUS, timeout, max_retries, request_id)).data)
 
 
 
@@ -428,7 +444,7 @@ class AsyncImports(ImportCalls[Awaitable[Result]]):
         namespace: Optional[str] = None,
         on_progress: Optional[Callable[[UploadProgress], None]] = None,
         **call: Any,
-    ) -> Result:
+    ) -> ImportJob:
         """Upload a file and get the job in state ``estimated`` (as ``TextMemory.imports.upload``). The
         per-attempt timeout bounds the whole attempt, the upload included: raise it for a large file."""
         fields: List[Tuple[str, str]] = [
@@ -442,7 +458,8 @@ class AsyncImports(ImportCalls[Awaitable[Result]]):
             if value is not None
         ]
         upload = Upload(file, filename, fields, on_progress)
-        return await self._client._run(Spec("POST", "/v1/imports", "api_key", False, upload=upload), call)
+        spec = Spec("POST", "/v1/imports", "api_key", False, upload=upload)
+        return ImportJob((await self._client._request(spec, **call)).data)
 
     async def wait(
         self,
@@ -450,9 +467,9 @@ class AsyncImports(ImportCalls[Awaitable[Result]]):
         *,
         poll_interval: float = 1.0,
         max_wait: Optional[float] = None,
-        on_progress: Optional[Callable[[Result], None]] = None,
+        on_progress: Optional[Callable[[ImportJob], None]] = None,
         **call: Any,
-    ) -> Result:
+    ) -> ImportJob:
         """Poll until the job is ``completed``, ``failed`` or ``expired`` (``on_progress`` gets the job
         after each poll); the last job. With ``max_wait`` (seconds), the job as it stands when it ran
         out; cancelling the task stops the wait."""
@@ -460,7 +477,7 @@ class AsyncImports(ImportCalls[Awaitable[Result]]):
         while True:
             job = (await self._client._request(import_spec(import_id), **call)).data
             if on_progress is not None:
-                on_progress(Result(job))
+                on_progress(ImportJob(job))
             if import_finished(job) or (max_wait is not None and time.monotonic() - started + poll_interval > max_wait):
-                return Result(job)
+                return ImportJob(job)
             await asyncio.sleep(poll_interval)

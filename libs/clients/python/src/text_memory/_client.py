@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import os
+import threading
 import time
 from typing import IO, Any, Callable, Iterator, List, Mapping, Optional, Sequence, Tuple, Union
 
@@ -21,6 +22,7 @@ from ._core import (
     RetryEvent,
     Spec,
     Time,
+    aborted,
     delete_ask_again,
     delete_next_poll,
     delete_spec,
@@ -44,6 +46,20 @@ from ._families import (
     export_spec,
     import_finished,
     import_spec,
+)
+from ._answers import as_answer
+from .models import (
+    EventSourceInput,
+    CapabilitiesResponse,
+    DeleteReceipt,
+    HealthResponse,
+    HealthUnavailable,
+    ImportJob,
+    LivenessResponse,
+    RecallResponse,
+    RequestEvent,
+    StatusResponse,
+    WriteResponse,
 )
 from ._result import Result
 from ._retry import RetryPolicy
@@ -121,23 +137,37 @@ class TextMemory:
         max_retries: Optional[int] = None,
         request_id: Optional[str] = None,
         extra_headers: Optional[Mapping[str, str]] = None,
+        cancel: Optional[threading.Event] = None,
     ) -> Answer:
         prepared = self._core.prepare(
             spec, timeout=timeout, max_retries=max_retries, request_id=request_id, extra_headers=extra_headers
         )
         attempt = 0
         while True:
-            outcome = self._attempt(prepared)
+            if cancel is not None and cancel.is_set():
+                raise aborted(attempt)
+            outcome = self._attempt(prepared, cancel)
             if isinstance(outcome, Answer):
                 return outcome
+            if cancel is not None and cancel.is_set():
+                raise aborted(attempt + 1)
             delay = self._core.retry_delay(prepared, outcome, attempt)
             if delay is None:
                 raise outcome
-            time.sleep(delay)
+            self._pause(delay, cancel, attempt + 1)
             attempt += 1
 
+    @staticmethod
+    def _pause(seconds: float, cancel: Optional[threading.Event], attempts: int) -> None:
+        """Sleep before a retry or a poll; a ``cancel`` set meanwhile ends the call at once."""
+        if cancel is None:
+            time.sleep(seconds)
+        elif cancel.wait(seconds):
+            raise aborted(attempts)
+
     def _run(self, spec: Spec, call: Mapping[str, Any], after: Optional[Callable[[Result], None]] = None) -> Result:
-        result = Result(self._request(spec, **call).data)
+        answer = self._request(spec, **call)
+        result: Result = as_answer(spec.method, spec.path, answer.status, answer.data)
         if after is not None:
             after(result)
         return result
@@ -149,9 +179,12 @@ class TextMemory:
         """A GET whose 2xx body is copied into ``sink`` as it arrives: the bytes written and the request
         id. Retried as any call until the body starts; a body that breaks off is not (its bytes are
         written). The timeout bounds connecting and each wait for data, not the whole transfer."""
-        prepared = self._core.prepare(spec, **call)
+        cancel: Optional[threading.Event] = call.get("cancel")
+        prepared = self._core.prepare(spec, **{k: v for k, v in call.items() if k != "cancel"})
         attempt = 0
         while True:
+            if cancel is not None and cancel.is_set():
+                raise aborted(attempt)
             try:
                 request = self._http.build_request(
                     prepared.method, prepared.url, headers=prepared.headers, timeout=httpx.Timeout(prepared.policy.timeout)
@@ -168,6 +201,8 @@ class TextMemory:
                         written = 0
                         try:
                             for chunk in response.iter_bytes():
+                                if cancel is not None and cancel.is_set():
+                                    raise aborted(attempt + 1)
                                 sink.write(chunk)
                                 written += len(chunk)
                         except httpx.TransportError as exc:
@@ -185,12 +220,13 @@ class TextMemory:
             delay = self._core.retry_delay(prepared, outcome, attempt)
             if delay is None:
                 raise outcome
-            time.sleep(delay)
+            self._pause(delay, cancel, attempt + 1)
             attempt += 1
 
-    def _attempt(self, prepared: Prepared) -> Union[Answer, TextMemoryError]:
+    def _attempt(self, prepared: Prepared, cancel: Optional[threading.Event] = None) -> Union[Answer, TextMemoryError]:
         """One attempt: the answer, or the error it came to. httpx bounds connecting, sending and each
-        wait for data by the timeout; the body must also be complete within it."""
+        wait for data by the timeout; the body must also be complete within it. A ``cancel`` set while
+        the body arrives ends the attempt (one still waiting for the answer ends by its timeout)."""
         timeout = prepared.policy.timeout
         deadline = time.monotonic() + timeout
         try:
@@ -205,6 +241,8 @@ class TextMemory:
             try:
                 chunks = []
                 for chunk in response.iter_bytes():
+                    if cancel is not None and cancel.is_set():
+                        return aborted(0)  # _request raises it with the attempts counted
                     chunks.append(chunk)
                     if time.monotonic() > deadline:
                         raise httpx.ReadTimeout("deadline", request=request)
@@ -231,22 +269,23 @@ class Memory:
         idempotency_key: Optional[str] = None,
         event_id: Optional[str] = None,
         occurred_at: Optional[Time] = None,
-        source: Optional[Mapping[str, Any]] = None,
+        source: Optional[EventSourceInput] = None,
         supersedes: Optional[Sequence[str]] = None,
         recall: RecallOption = None,
         timeout: Optional[float] = None,
         max_retries: Optional[int] = None,
         request_id: Optional[str] = None,
         extra_headers: Optional[Mapping[str, str]] = None,
-    ) -> Result:
+        cancel: Optional[threading.Event] = None,
+    ) -> WriteResponse:
         """Retain one event. Safe to retry: the idempotency key (``evt_<uuid>`` when not given) and
         ``occurred_at`` (now) are fixed before the first attempt, so a write whose answer was lost
         comes back ``Replayed`` on the retry, never doubled. ``recall=True`` (or a dict of query,
         top_k, as_of) also recalls after the write, as ``related_recall``."""
         spec = write_spec(namespace, text, idempotency_key, event_id, occurred_at, source, supersedes, recall)
-        data = self._client._request(spec, timeout, max_retries, request_id, extra_headers).data
+        data = self._client._request(spec, timeout, max_retries, request_id, extra_headers, cancel).data
         if not recall:
-            return Result(data)
+            return WriteResponse(data)
         related = self.recall(
             namespace=namespace,
             **related_recall_args(text, recall),
@@ -254,8 +293,9 @@ class Memory:
             max_retries=max_retries,
             request_id=request_id,
             extra_headers=extra_headers,
+            cancel=cancel,
         )
-        return Result({**data, "related_recall": related.raw})
+        return WriteResponse({**data, "related_recall": related.raw})
 
     def recall(
         self,
@@ -268,28 +308,30 @@ class Memory:
         max_retries: Optional[int] = None,
         request_id: Optional[str] = None,
         extra_headers: Optional[Mapping[str, str]] = None,
-    ) -> Result:
+        cancel: Optional[threading.Event] = None,
+    ) -> RecallResponse:
         """Rank retained text by lexical overlap with ``query`` (top_k 1–100, server default 10)."""
         spec = recall_spec(namespace, query, top_k, as_of)
-        return Result(self._client._request(spec, timeout, max_retries, request_id, extra_headers).data)
+        return RecallResponse(self._client._request(spec, timeout, max_retries, request_id, extra_headers, cancel).data)
 
     def delete(
         self,
         *,
         namespace: str,
-        on_progress: Optional[Callable[[Result], None]] = None,
+        on_progress: Optional[Callable[[DeleteReceipt], None]] = None,
         max_wait: float = DELETE_MAX_WAIT,
         poll_interval: Optional[float] = None,
         timeout: Optional[float] = None,
         max_retries: Optional[int] = None,
         request_id: Optional[str] = None,
         extra_headers: Optional[Mapping[str, str]] = None,
-    ) -> Result:
+        cancel: Optional[threading.Event] = None,
+    ) -> DeleteReceipt:
         """Delete one namespace: its records, supersession relations and idempotency state. The server
         hides the records at once and deletes them as a job (202 and a status route); this polls the job
         (``on_progress`` gets each receipt) up to ``max_wait`` seconds, and returns the final receipt
         (``deletion.status == "completed"``), or the receipt as it stands when the wait ran out."""
-        call = (timeout, max_retries, request_id, extra_headers)
+        call = (timeout, max_retries, request_id, extra_headers, cancel)
         started = time.monotonic()
         spec = delete_spec(namespace)
         while True:
@@ -300,17 +342,17 @@ class Memory:
                 pause = delete_ask_again(error, time.monotonic() - started, max_wait)
                 if pause is None:
                     raise
-                time.sleep(pause)
+                self._client._pause(pause, cancel, 0)
         if on_progress is not None:
-            on_progress(Result(receipt))
+            on_progress(DeleteReceipt(receipt))
         while True:
             pause = delete_next_poll(receipt, time.monotonic() - started, max_wait, poll_interval)
             if pause is None:
-                return Result(receipt)
-            time.sleep(pause)
+                return DeleteReceipt(receipt)
+            self._client._pause(pause, cancel, 0)
             receipt = self._client._request(deletion_spec(deletion_id(receipt)), *call).data
             if on_progress is not None:
-                on_progress(Result(receipt))
+                on_progress(DeleteReceipt(receipt))
 
     def deletion(
         self,
@@ -320,10 +362,11 @@ class Memory:
         max_retries: Optional[int] = None,
         request_id: Optional[str] = None,
         extra_headers: Optional[Mapping[str, str]] = None,
-    ) -> Result:
+        cancel: Optional[threading.Event] = None,
+    ) -> DeleteReceipt:
         """A namespace deletion as it stands, by ``deletion.id`` from its receipt (one read, no waiting)."""
         spec = deletion_spec(deletion_id)
-        return Result(self._client._request(spec, timeout, max_retries, request_id, extra_headers).data)
+        return DeleteReceipt(self._client._request(spec, timeout, max_retries, request_id, extra_headers, cancel).data)
 
 
 class Infrastructure(InfrastructureCalls[Result]):
@@ -345,7 +388,7 @@ class Infrastructure(InfrastructureCalls[Result]):
         from_: Optional[str] = None,
         to: Optional[str] = None,
         **call: Any,
-    ) -> Iterator[Result]:
+    ) -> Iterator[RequestEvent]:
         """Every record of the request history from ``offset`` on, newest first, fetching page after
         page (``limit`` rows each) as the loop asks: ``for e in tm.infrastructure.events(outcome="failed")``.
         Pages after the first follow ``next_cursor``, so records arriving meanwhile neither repeat nor
@@ -375,33 +418,56 @@ class Infrastructure(InfrastructureCalls[Result]):
                 sink.close()
         return Result({"bytes": written, "request_id": request_id})
 
-    def _get(self, spec: Spec, timeout: Optional[float], max_retries: Optional[int], request_id: Optional[str]) -> Result:
-        return Result(self._client._request(spec, timeout, max_retries, request_id).data)
+    def _get(
+        self, spec: Spec, timeout: Optional[float], max_retries: Optional[int], request_id: Optional[str], cancel: Optional[threading.Event]
+    ) -> Answer:
+        return self._client._request(spec, timeout, max_retries, request_id, None, cancel)
 
     def health(
-        self, *, timeout: Optional[float] = None, max_retries: Optional[int] = None, request_id: Optional[str] = None
-    ) -> Result:
+        self,
+        *,
+        timeout: Optional[float] = None,
+        max_retries: Optional[int] = None,
+        request_id: Optional[str] = None,
+        cancel: Optional[threading.Event] = None,
+    ) -> Union[HealthResponse, HealthUnavailable]:
         """Readiness (public). ``available`` says whether writes can be served; when not, the server's
         503 carries the same report, returned, not raised: a health check asks for the state."""
-        return self._get(HEALTH, timeout, max_retries, request_id)
+        answer = self._get(HEALTH, timeout, max_retries, request_id, cancel)
+        return HealthResponse(answer.data) if answer.status == 200 else HealthUnavailable(answer.data)
 
     def live(
-        self, *, timeout: Optional[float] = None, max_retries: Optional[int] = None, request_id: Optional[str] = None
-    ) -> Result:
+        self,
+        *,
+        timeout: Optional[float] = None,
+        max_retries: Optional[int] = None,
+        request_id: Optional[str] = None,
+        cancel: Optional[threading.Event] = None,
+    ) -> LivenessResponse:
         """Liveness (public): the gateway process runs."""
-        return self._get(LIVE, timeout, max_retries, request_id)
+        return LivenessResponse(self._get(LIVE, timeout, max_retries, request_id, cancel).data)
 
     def capabilities(
-        self, *, timeout: Optional[float] = None, max_retries: Optional[int] = None, request_id: Optional[str] = None
-    ) -> Result:
+        self,
+        *,
+        timeout: Optional[float] = None,
+        max_retries: Optional[int] = None,
+        request_id: Optional[str] = None,
+        cancel: Optional[threading.Event] = None,
+    ) -> CapabilitiesResponse:
         """Operations, guarantees, limitations and input limits (public)."""
-        return self._get(CAPABILITIES, timeout, max_retries, request_id)
+        return CapabilitiesResponse(self._get(CAPABILITIES, timeout, max_retries, request_id, cancel).data)
 
     def status(
-        self, *, timeout: Optional[float] = None, max_retries: Optional[int] = None, request_id: Optional[str] = None
-    ) -> Result:
+        self,
+        *,
+        timeout: Optional[float] = None,
+        max_retries: Optional[int] = None,
+        request_id: Optional[str] = None,
+        cancel: Optional[threading.Event] = None,
+    ) -> StatusResponse:
         """Health, monitoring and versions for the tenant (API key or session)."""
-        return self._get(STATUS, timeout, max_retries, request_id)
+        return StatusResponse(self._get(STATUS, timeout, max_retries, request_id, cancel).data)
 
 
 
@@ -424,7 +490,7 @@ class Imports(ImportCalls[Result]):
         namespace: Optional[str] = None,
         on_progress: Optional[Callable[[UploadProgress], None]] = None,
         **call: Any,
-    ) -> Result:
+    ) -> ImportJob:
         """Upload a file (path, bytes or binary file object; the extension of ``filename`` decides the
         reader: csv, json, ndjson, jsonl, xlsx, xls) and get the job in state ``estimated``.
         ``on_progress`` gets ``UploadProgress(sent_bytes, total_bytes)`` as the connection takes each
@@ -440,7 +506,8 @@ class Imports(ImportCalls[Result]):
             if value is not None
         ]
         upload = Upload(file, filename, fields, on_progress)
-        return self._client._run(Spec("POST", "/v1/imports", "api_key", False, upload=upload), call)
+        spec = Spec("POST", "/v1/imports", "api_key", False, upload=upload)
+        return ImportJob((self._client._request(spec, **call)).data)
 
     def wait(
         self,
@@ -448,16 +515,16 @@ class Imports(ImportCalls[Result]):
         *,
         poll_interval: float = 1.0,
         max_wait: Optional[float] = None,
-        on_progress: Optional[Callable[[Result], None]] = None,
+        on_progress: Optional[Callable[[ImportJob], None]] = None,
         **call: Any,
-    ) -> Result:
+    ) -> ImportJob:
         """Poll until the job is ``completed``, ``failed`` or ``expired`` (``on_progress`` gets the job
         after each poll); the last job. With ``max_wait`` (seconds), the job as it stands when it ran out."""
         started = time.monotonic()
         while True:
             job = self._client._request(import_spec(import_id), **call).data
             if on_progress is not None:
-                on_progress(Result(job))
+                on_progress(ImportJob(job))
             if import_finished(job) or (max_wait is not None and time.monotonic() - started + poll_interval > max_wait):
-                return Result(job)
-            time.sleep(poll_interval)
+                return ImportJob(job)
+            self._client._pause(poll_interval, call.get("cancel"), 0)

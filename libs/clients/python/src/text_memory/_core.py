@@ -17,6 +17,7 @@ from urllib.parse import quote, urlencode, urlsplit
 from ._errors import TextMemoryError, error_from_response
 from ._retry import RetryPolicy, backoff_seconds, retry_after_seconds, should_retry
 from ._upload import Upload
+from .models import EventSourceInput
 
 # The service's input limits, as GET /api/v1/infrastructure/capabilities publishes them (libs/clients/sdk/src/limits.ts).
 NAMESPACE_MAX_LENGTH = 128
@@ -119,6 +120,11 @@ def header_value_problem(value: str) -> Optional[str]:
         if char in "\x00\r\n" or ord(char) > 0xFF:
             return f"holds {_describe(char)} at character {i + 1} of {len(trimmed)}"
     return None
+
+
+def aborted(attempts: int) -> TextMemoryError:
+    """The error of a call cancelled by its ``cancel`` event (the TypeScript SDK's abort): never retried."""
+    return TextMemoryError(status=0, error="The request was cancelled", code="aborted", retryable=False, attempts=attempts)
 
 
 def unsendable(path: str, message: str) -> TextMemoryError:
@@ -228,7 +234,7 @@ def write_spec(
     idempotency_key: Optional[str],
     event_id: Optional[str],
     occurred_at: Optional[Time],
-    source: Optional[Mapping[str, Any]],
+    source: Optional[EventSourceInput],
     supersedes: Optional[Sequence[str]],
     recall: RecallOption,
 ) -> Spec:

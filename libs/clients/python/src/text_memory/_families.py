@@ -16,6 +16,7 @@ from typing import Any, Callable, Dict, Generic, List, Mapping, Optional, Sequen
 from urllib.parse import quote
 
 from ._core import Credential, Spec, new_event_id, smoke_test_spec
+from .models import CustomerStorageSettings, RequestEvent, TemplateField
 from ._result import Result
 
 R = TypeVar("R")
@@ -168,9 +169,9 @@ class EventPages:
         return _infra("/infrastructure/events", {**self._each, "cursor": cursor}) if cursor else None
 
     @staticmethod
-    def rows(page: Any) -> List[Result]:
+    def rows(page: Any) -> List[RequestEvent]:
         data = page.get("data") if isinstance(page, dict) else None
-        return [Result(row) for row in data] if isinstance(data, list) else []
+        return [RequestEvent(row) for row in data] if isinstance(data, list) else []
 
 
 class Templates(_Family[R]):
@@ -187,7 +188,7 @@ class Templates(_Family[R]):
         self,
         *,
         template_name: str,
-        fields: Sequence[Mapping[str, Any]],
+        fields: Sequence[TemplateField],
         description: Optional[str] = None,
         version: Optional[str] = None,
         format: Optional[str] = None,
@@ -201,7 +202,7 @@ class Templates(_Family[R]):
         self,
         name_or_id: str,
         *,
-        fields: Sequence[Mapping[str, Any]],
+        fields: Sequence[TemplateField],
         template_name: Optional[str] = None,
         description: Optional[str] = None,
         version: Optional[str] = None,
@@ -414,8 +415,8 @@ class StorageConnections(_Family[R]):
         *,
         kind: str,
         name: str,
-        settings: Optional[Mapping[str, Any]] = None,
-        secret: Optional[Mapping[str, Any]] = None,
+        settings: Optional[CustomerStorageSettings] = None,
+        secret: Optional[str] = None,
         **call: Any,
     ) -> R:
         json = body(kind=kind, name=name, settings=settings, secret=secret)
@@ -427,8 +428,8 @@ class StorageConnections(_Family[R]):
         *,
         name: Optional[str] = None,
         status: Optional[str] = None,
-        settings: Optional[Mapping[str, Any]] = None,
-        secret: Optional[Mapping[str, Any]] = None,
+        settings: Optional[CustomerStorageSettings] = None,
+        secret: Optional[str] = None,
         **call: Any,
     ) -> R:
         json = body(name=name, status=status, settings=settings, secret=secret)

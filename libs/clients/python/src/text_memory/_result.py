@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from typing import Any, Dict, Iterator
+from typing import Any, ClassVar, Dict, Iterator, Optional, Type
 
 
 def wrap(value: Any) -> Any:
@@ -65,4 +65,75 @@ class Result:
         return [*super().__dir__(), *self._raw.keys()]
 
     def __repr__(self) -> str:
-        return f"Result({self._raw!r})"
+        return f"{type(self).__name__}({self._raw!r})"
+
+
+class Model(Result):
+    """A Result of a schema the API publishes: the generated classes in ``_models.py`` declare its
+    fields' types, and name the model of each nested object, list of objects or map of objects. A field
+    of the schema that the answer leaves out reads as None (``r.context``); any other missing name is an
+    AttributeError, as on a Result. A field the schema does not know yet (a newer server) still reads."""
+
+    __slots__ = ()
+    #: field -> the nested model: ``"Usage"``, ``"[RelatedResult]"`` (a list), ``"{ServiceHealth}"`` (a map), or None.
+    _fields: ClassVar[Dict[str, Optional[str]]] = {}
+    _registry: ClassVar[Dict[str, Type["Model"]]] = {}
+
+    def __init_subclass__(cls, **kwargs: Any) -> None:
+        super().__init_subclass__(**kwargs)
+        Model._registry[cls.__name__] = cls
+
+    def _typed(self, name: str) -> Any:
+        return typed(self._raw[name], type(self)._fields.get(name))
+
+    def __getattr__(self, name: str) -> Any:
+        raw: Dict[str, Any] = object.__getattribute__(self, "_raw")
+        if name in raw:
+            return self._typed(name)
+        if name in type(self)._fields:
+            return None
+        raise AttributeError(f"the answer has no field {name!r}")
+
+    def __getitem__(self, name: str) -> Any:
+        return self._typed(name)
+
+    def get(self, name: str, default: Any = None) -> Any:
+        return self._typed(name) if name in self._raw else default
+
+
+class Entries(Result):
+    """A map of a model (``status.services["memory"]``): its values are that model."""
+
+    __slots__ = ("_model",)
+
+    def __init__(self, raw: Dict[str, Any], model: Type[Model]) -> None:
+        super().__init__(raw)
+        object.__setattr__(self, "_model", model)
+
+    def _typed(self, name: str) -> Any:
+        value = self._raw[name]
+        return self._model(value) if isinstance(value, dict) else wrap(value)
+
+    def __getattr__(self, name: str) -> Any:
+        raw: Dict[str, Any] = object.__getattribute__(self, "_raw")
+        if name in raw:
+            return self._typed(name)
+        raise AttributeError(f"the answer has no field {name!r}")
+
+    def __getitem__(self, name: str) -> Any:
+        return self._typed(name)
+
+    def get(self, name: str, default: Any = None) -> Any:
+        return self._typed(name) if name in self._raw else default
+
+
+def typed(value: Any, nested: Optional[str]) -> Any:
+    """A field's value as its model says: one model, a list of it, or a map of it; else ``wrap``."""
+    if nested is None:
+        return wrap(value)
+    model = Model._registry[nested.strip("[]{}")]
+    if nested.startswith("[") and isinstance(value, list):
+        return [model(item) if isinstance(item, dict) else wrap(item) for item in value]
+    if nested.startswith("{") and isinstance(value, dict):
+        return Entries(value, model)
+    return model(value) if isinstance(value, dict) else wrap(value)
