@@ -162,3 +162,24 @@ def test_backoff_is_full_jitter_under_a_doubling_ceiling() -> None:
     policy = RetryPolicy()
     assert [backoff_seconds(n, policy, random=lambda: 1.0) for n in range(6)] == [0.5, 1, 2, 4, 8, 8]
     assert backoff_seconds(3, policy, random=lambda: 0.0) == 0
+
+
+@pytest.mark.parametrize("value", ["é", "a\x01b", "tab\x7f"])
+def test_when_a_header_value_cannot_be_sent_then_the_call_is_refused_before_any_request(server: Script, value: str) -> None:
+    with TextMemory(server.base_url, api_key=API_KEY) as tm:
+        with pytest.raises(TextMemoryError) as caught:
+            tm.infrastructure.status(request_id=value)
+        with pytest.raises(TextMemoryError):
+            tm.templates.list(extra_headers={"x-trace": value})
+
+    assert (caught.value.code, caught.value.retryable, caught.value.attempts) == ("validation_failed", False, 0)
+    assert value not in str(caught.value)
+    assert server.seen == []
+
+
+def test_when_a_header_value_has_surrounding_whitespace_then_it_is_sent_trimmed(server: Script) -> None:
+    server.answers = [ok({"data": []})]
+    with TextMemory(server.base_url, api_key=API_KEY, headers={"x-team": " blue\t"}) as tm:
+        tm.templates.list(request_id="req-1 \n")
+
+    assert (server.seen[0].headers["x-request-id"], server.seen[0].headers["x-team"]) == ("req-1", "blue")

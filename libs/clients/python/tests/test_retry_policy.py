@@ -11,7 +11,7 @@ from typing import Any, Callable, Dict, List
 
 import pytest
 
-from conftest import API_KEY, Script, drop_connection, envelope, never, ok
+from conftest import API_KEY, Handler, Script, drop_connection, envelope, never, ok
 from text_memory import AsyncTextMemory, RetryEvent, TextMemory, TextMemoryError
 
 KINDS = ["sync", "async"]
@@ -263,3 +263,17 @@ def test_when_an_async_call_is_cancelled_while_its_attempt_waits_then_it_stops_w
     asyncio.run(main())
 
     assert len(server.seen) == 1  # the client is closed: no attempt can follow
+
+
+def test_when_a_sync_call_is_cancelled_after_the_server_took_it_then_the_answer_that_arrives_is_returned(server: Script) -> None:
+    cancel = threading.Event()
+
+    def cancelled_while_working(handler: Handler, body: bytes) -> None:
+        cancel.set()  # the caller gives up while the server is doing the work
+        ok({"idempotency_outcome": "Accepted"})(handler, body)
+
+    server.answers = [cancelled_while_working]
+    with TextMemory(server.base_url, api_key=API_KEY) as tm:
+        written = tm.memory.write(namespace="ns", text="done before the cancel was seen", cancel=cancel)
+
+    assert written.idempotency_outcome == "Accepted" and len(server.seen) == 1

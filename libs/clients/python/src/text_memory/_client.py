@@ -146,7 +146,7 @@ class TextMemory:
         while True:
             if cancel is not None and cancel.is_set():
                 raise aborted(attempt)
-            outcome = self._attempt(prepared, cancel)
+            outcome = self._attempt(prepared)
             if isinstance(outcome, Answer):
                 return outcome
             if cancel is not None and cancel.is_set():
@@ -223,10 +223,10 @@ class TextMemory:
             self._pause(delay, cancel, attempt + 1)
             attempt += 1
 
-    def _attempt(self, prepared: Prepared, cancel: Optional[threading.Event] = None) -> Union[Answer, TextMemoryError]:
+    def _attempt(self, prepared: Prepared) -> Union[Answer, TextMemoryError]:
         """One attempt: the answer, or the error it came to. httpx bounds connecting, sending and each
-        wait for data by the timeout; the body must also be complete within it. A ``cancel`` set while
-        the body arrives ends the attempt (one still waiting for the answer ends by its timeout)."""
+        wait for data by the timeout; the body must also be complete within it. A ``cancel`` does not
+        cut an attempt short: once an answer arrives the work is done, and it is returned."""
         timeout = prepared.policy.timeout
         deadline = time.monotonic() + timeout
         try:
@@ -241,8 +241,6 @@ class TextMemory:
             try:
                 chunks = []
                 for chunk in response.iter_bytes():
-                    if cancel is not None and cancel.is_set():
-                        return aborted(0)  # _request raises it with the attempts counted
                     chunks.append(chunk)
                     if time.monotonic() > deadline:
                         raise httpx.ReadTimeout("deadline", request=request)

@@ -115,9 +115,11 @@ def credential_problem(value: str) -> Optional[str]:
 
 
 def header_value_problem(value: str) -> Optional[str]:
+    """Why a header value cannot be sent, or None. httpx sends header values as ASCII and refuses control
+    characters; surrounding whitespace is trimmed (HTTP ignores it), so only the inside is checked."""
     trimmed = value.strip(_WS)
     for i, char in enumerate(trimmed):
-        if char in "\x00\r\n" or ord(char) > 0xFF:
+        if (ord(char) < 0x20 and char != "\t") or ord(char) > 0x7E:
             return f"holds {_describe(char)} at character {i + 1} of {len(trimmed)}"
     return None
 
@@ -418,7 +420,7 @@ class Core:
                 raise unsendable(
                     f"headers.{name}", f"The {name} header cannot be sent: its value {problem} (the value is not shown)"
                 )
-            headers[name.lower()] = value
+            headers[name.lower()] = value.strip(_WS)
 
         put("accept", "application/json")
         put("user-agent", self.user_agent)
