@@ -164,6 +164,30 @@ describe('POST /mcp: Origin', () => {
     expect(foreign.body.error).toContain('MCP_ALLOWED_ORIGINS');
     expect(foreignNoKey.status).toBe(403);
     expect([same.status, localhost.status, none.status]).toEqual([200, 200, 200]);
+    expect(localhost.headers['access-control-allow-origin']).toBe('http://localhost:6274');
+    expect(none.headers['access-control-allow-origin']).toBeUndefined();
+  });
+
+  it('when an allowed page sends a CORS preflight, then 204 with what it may send; a foreign one gets 403', async () => {
+    const preflight = (origin: string) =>
+      request(t.stack.url)
+        .options('/mcp')
+        .set('Origin', origin)
+        .set('Access-Control-Request-Method', 'POST')
+        .set('Access-Control-Request-Headers', 'authorization, content-type, mcp-protocol-version');
+
+    const allowed = await preflight('http://127.0.0.1:6274');
+    const foreign = await preflight('https://evil.example');
+
+    expect(allowed.status).toBe(204);
+    expect(allowed.headers).toMatchObject({
+      'access-control-allow-origin': 'http://127.0.0.1:6274',
+      'access-control-allow-methods': 'POST, GET, DELETE',
+      'access-control-allow-headers': expect.stringContaining('Mcp-Protocol-Version'),
+      'access-control-expose-headers': expect.stringContaining('WWW-Authenticate'),
+    });
+    expect(foreign.status).toBe(403);
+    expect(foreign.headers['access-control-allow-origin']).toBeUndefined();
   });
 });
 

@@ -9,7 +9,7 @@ import { authenticateSession } from '../../../domain/identity/authenticate-sessi
 import type { OriginPattern } from '../../../domain/mcp/allowed-origins.js';
 import { toolsForKey } from '../../../domain/mcp/tools-for-key.js';
 import { type AuthDeps, presentedCredential } from '../middleware/authenticate.js';
-import { checkOrigin } from '../middleware/check-origin.js';
+import { answerPreflight, checkOrigin } from '../middleware/check-origin.js';
 import { jsonBody } from '../middleware/json-body.js';
 import { loopbackBaseUrl, ownOrigin } from '../own-address.js';
 
@@ -126,6 +126,7 @@ export function mcpRoutes(auth: AuthDeps, allowedOrigins: readonly OriginPattern
     countEnvelope(auth),
     answerMcp,
   );
+  router.options(MCP_PATH, checkOrigin(allowedOrigins), answerPreflight);
   router.get(MCP_PATH, checkOrigin(allowedOrigins), methodNotAllowed);
   router.delete(MCP_PATH, checkOrigin(allowedOrigins), methodNotAllowed);
   // RFC 9728: what this resource is and how to present a token. Keys are issued in the console or
