@@ -12,7 +12,7 @@ import { repo, runCommand } from './support/cli.js';
 import { controlSteps } from './support/control.js';
 import { eventually } from './support/eventually.js';
 import { createTenant, uniqueNamespace } from './support/factories.js';
-import { useStack } from './support/stack.js';
+import { useSecondGateway, useStack } from './support/stack.js';
 import { eventsFor } from './support/telemetry.js';
 
 // The remote MCP endpoint as an agent platform meets it: the official TypeScript SDK's Streamable HTTP
@@ -340,6 +340,41 @@ describe('tools over /mcp', () => {
       retryable: 'false',
     });
     expect(refused.text).not.toContain(tenant.api_key);
+  });
+});
+
+describe('/mcp under a rate limit', () => {
+  // An instance whose per-key limit is 4 requests a minute, beside the file's gateway (same database
+  // and bus; its tools call this instance, the one the client reached).
+  const limited = useSecondGateway(t, { RATE_LIMIT_PER_KEY: '4', RATE_LIMIT_WINDOW_SECONDS: '60' });
+
+  it('when a key runs out, then each MCP message counted once (the envelope or its tool call), and the refused call is a tool error saying rate_limited, retryable', async () => {
+    const tenant = await createTenant();
+    const namespace = uniqueNamespace('limited');
+    const transport = new StreamableHTTPClientTransport(new URL('/mcp', limited.gateway.url), {
+      requestInit: { headers: { Authorization: `Bearer ${tenant.api_key}` } },
+    });
+    const client = new Client({ name: 'limited', version: '1.0.0' });
+    clients.push(client);
+    await client.connect(transport); // initialize, notifications/initialized: 2
+    await client.listTools(); // 3
+
+    const kept = await call(client, 'remember', { namespace, text: 'Gus parks on level two' }); // its write: 4
+    const refused = await call(client, 'recall', { namespace, query: 'Gus parks' }); // its recall: 5
+
+    expect(kept).toMatchObject({ isError: false, structuredContent: { state: 'retained' } });
+    expect(refused.isError).toBe(true);
+    expect(errorFacts(refused.text)).toEqual({
+      code: 'rate_limited',
+      status: '429',
+      request_id: expect.any(String),
+      retryable: 'true',
+    });
+    const listed = await client.listTools().then(
+      () => 'listed',
+      (error: { code?: number }) => error.code,
+    );
+    expect(listed).toBe(429);
   });
 });
 

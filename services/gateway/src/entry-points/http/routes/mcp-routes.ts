@@ -47,6 +47,7 @@ function authenticateMcp(auth: AuthDeps): RequestHandler {
         );
       }
       const key = await verifyApiKey(presented.value, { cache: auth.keys });
+      auth.keyUsage.noteUsed(key.id); // "last used" counts a session that only lists the tools too
       req.mcpCaller = {
         tenantId: key.tenantId,
         keyId: key.id,
@@ -91,6 +92,10 @@ const answerMcp: RequestHandler = async (req, res) => {
     apiKey: caller.apiKey,
     // The tools' requests continue this request's trace, so one MCP call reads as one trace.
     headers: { traceparent: formatTraceparent(req.trace) },
+    // One API request per SDK call: a refusal (a 429, an open breaker's 503) comes back to the agent at
+    // once as a tool error saying `retryable: true`, rather than this request sleeping on its
+    // Retry-After (up to 30 s, twice) while holding a connection and counting more requests.
+    maxRetries: 0,
   });
   const server = createServer(tm, {
     tools: toolsForKey(caller.permissions),
