@@ -15,6 +15,11 @@ elif [ -n "$service" ] && [ -f "services/$service/package.json" ]; then
   # The service, the workspace libraries it uses, and the root (TypeScript, to compile them).
   pnpm install --offline --frozen-lockfile --filter "@tm/$service..." --filter .
   (cd "services/$service" && pnpm exec prisma generate)
+  if [ "$service" = gateway ]; then
+    # The remote MCP endpoint (/mcp) serves @text-memory/mcp's tools over @text-memory/sdk: their dist/.
+    pnpm --filter @text-memory/sdk build
+    pnpm --filter @text-memory/mcp build
+  fi
   # The compiled runtime ([P10]): the service and the @tm/* libraries it references into their dist/,
   # the generated Prisma client included; start.sh runs that with plain node.
   pnpm exec tsc -b "services/$service/tsconfig.build.json"

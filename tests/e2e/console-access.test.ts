@@ -1,3 +1,5 @@
+import { Client } from '@modelcontextprotocol/sdk/client/index.js';
+import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
 import type { Page } from 'playwright-core';
 import { describe, expect, it, vi } from 'vitest';
 import { goTo, logIn, openConsole, PHONE, screenshot, useBrowser, webStorage } from './support/browser.js';
@@ -174,6 +176,59 @@ describe('the console: API keys', () => {
     const refused = await t.api.post(API_KEYS, { key: session, body: { name: 'viewer-key' } });
     expect(refused).toMatchObject({ status: 403, body: { details: { code: 'permission_denied' } } });
     await screenshot(page, 'api-keys-viewer-phone');
+    expect(errors).toEqual([]);
+    await context.close();
+  });
+});
+
+describe('the console: the remote MCP endpoint beside the keys', () => {
+  it('when an owner creates a key, then the MCP configuration holds it while it is shown, and an MCP client given that configuration remembers and recalls', async () => {
+    const tenant = await tenantWithSession();
+    const { page, errors, context } = await openConsole(b.browser, t.stack.url);
+    await logIn(page, tenant.owner.email, tenant.owner.password);
+    await goTo(page, 'API keys');
+    const card = page.getByRole('region', { name: 'Remote MCP endpoint' });
+    await expect.poll(() => card.textContent(), EVENTUALLY).toContain(`${t.stack.url}/mcp`);
+    expect(await card.locator('pre').textContent()).toContain('"Authorization": "Bearer tmk_…"');
+
+    await page.getByRole('button', { name: 'Create API key' }).click();
+    await page.getByLabel('Name', { exact: true }).fill('agent-key');
+    await page.getByRole('button', { name: 'Create key' }).click();
+    await expect.poll(() => secretIn(page, 'New API key agent-key'), EVENTUALLY).toMatch(/^tmk_/);
+    const secret = (await secretIn(page, 'New API key agent-key')) ?? '';
+    await expect.poll(() => card.locator('pre').textContent(), EVENTUALLY).toContain(`Bearer ${secret}`);
+    await card.getByRole('button', { name: 'Copy the MCP client configuration' }).click();
+    await expect.poll(() => card.getByRole('button', { name: /^Copied/ }).count(), EVENTUALLY).toBe(1);
+    const copied = JSON.parse(String(await page.evaluate('navigator.clipboard.readText()')));
+    await screenshot(page, 'api-keys-mcp');
+
+    // The configuration as a client reads it: the URL and the header, nothing else.
+    const entry = copied.mcpServers['text-memory'];
+    expect(entry).toEqual({
+      type: 'http',
+      url: `${t.stack.url}/mcp`,
+      headers: { Authorization: `Bearer ${secret}` },
+    });
+    const client = new Client({ name: 'console-config', version: '1.0.0' });
+    await client.connect(
+      new StreamableHTTPClientTransport(new URL(entry.url), { requestInit: { headers: entry.headers } }),
+    );
+    try {
+      const namespace = uniqueNamespace('console-mcp');
+      await client.callTool({ name: 'remember', arguments: { namespace, text: 'Fay takes the 8:15 train' } });
+      const recalled = await client.callTool({
+        name: 'recall',
+        arguments: { namespace, query: 'Fay train' },
+      });
+      expect(recalled.structuredContent).toMatchObject({ related: [{ text: 'Fay takes the 8:15 train' }] });
+    } finally {
+      await client.close();
+    }
+
+    // Dismissed, the secret leaves the configuration too: the placeholder is back.
+    await page.getByRole('button', { name: 'I have stored it' }).click();
+    await expect.poll(() => page.content(), EVENTUALLY).not.toContain(secret);
+    expect(await card.locator('pre').textContent()).toContain('Bearer tmk_…');
     expect(errors).toEqual([]);
     await context.close();
   });

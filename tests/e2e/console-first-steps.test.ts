@@ -18,7 +18,7 @@ const t = useStack();
 const b = useBrowser();
 const { tenantWithSession, addUser } = controlSteps(t);
 
-const SNIPPETS = ['TypeScript SDK', 'CLI', 'MCP server for an agent', 'Python'];
+const SNIPPETS = ['TypeScript SDK', 'CLI', 'MCP server for an agent', 'Remote MCP endpoint', 'Python'];
 
 /** The text of each snippet, by its title. */
 const snippetTexts = async (page: Page) =>
@@ -88,7 +88,7 @@ async function expectRevoked(session: string, secret: string): Promise<void> {
 }
 
 describe('the console: first steps', () => {
-  it('when an owner opens Connect an app, then the base URL and four snippets are there without a secret, and a copy gives the snippet', async () => {
+  it('when an owner opens Connect an app, then the base URL and five snippets are there without a secret, and a copy gives the snippet', async () => {
     const tenant = await tenantWithSession();
     const { page, errors, context } = await openConsole(b.browser, t.stack.url);
     await logIn(page, tenant.owner.email, tenant.owner.password);
@@ -111,6 +111,15 @@ describe('the console: first steps', () => {
         'text-memory': {
           command: 'tm-mcp',
           env: { TM_BASE_URL: t.stack.url, TM_API_KEY: 'tmk_…', TM_NAMESPACE: 'my-assistant' },
+        },
+      },
+    });
+    expect(JSON.parse(texts['Remote MCP endpoint'] ?? '')).toEqual({
+      mcpServers: {
+        'text-memory': {
+          type: 'http',
+          url: `${t.stack.url}/mcp`,
+          headers: { Authorization: 'Bearer tmk_…' },
         },
       },
     });
@@ -184,6 +193,9 @@ describe('the console: first steps', () => {
     expect(JSON.parse(texts['MCP server for an agent'] ?? '').mcpServers['text-memory'].env.TM_API_KEY).toBe(
       secret,
     );
+    expect(JSON.parse(texts['Remote MCP endpoint'] ?? '').mcpServers['text-memory'].headers).toEqual({
+      Authorization: `Bearer ${secret}`,
+    });
     // The SDK snippet runs as it is, as a .mjs file: it writes, then recalls what it wrote.
     expect(await runSdkSnippet(texts['TypeScript SDK'] ?? '', secret)).toContain(
       'The ferry to Porto leaves at noon',

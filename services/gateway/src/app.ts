@@ -94,6 +94,7 @@ export async function startGateway(config: GatewayConfig, logger: Logger): Promi
     inFlight,
     consoleDir: config.CONSOLE_DIR ?? defaultConsoleDir(),
     trustProxy: config.GATEWAY_TRUST_PROXY,
+    mcp: { allowedOrigins: config.MCP_ALLOWED_ORIGINS },
     memory,
     telemetry,
     templates,

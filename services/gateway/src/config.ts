@@ -2,6 +2,11 @@ import { isIP } from 'node:net';
 import { env, jetstreamEnv, loadConfig } from '@tm/kit';
 import { z } from 'zod';
 import { DEFAULT_HASHING_SLOTS } from './domain/identity/hashing-slots.js';
+import {
+  DEFAULT_ALLOWED_ORIGINS,
+  type OriginPattern,
+  parseOriginPattern,
+} from './domain/mcp/allowed-origins.js';
 
 /** proxy-addr's names for address ranges, as Express's `trust proxy` takes them. */
 const PROXY_RANGES = ['loopback', 'linklocal', 'uniquelocal'];
@@ -33,6 +38,29 @@ const trustedProxies = z
     (entries) => entries.every(isProxyEntry),
     'must be a comma-separated list of proxy addresses, CIDR subnets (e.g. 10.0.0.0/8) or loopback, linklocal, uniquelocal',
   );
+
+/**
+ * MCP_ALLOWED_ORIGINS: the browser origins whose pages may call /mcp, as the MCP transport asks servers
+ * to check `Origin` (DNS rebinding). The gateway's own origin is always allowed; a request without
+ * `Origin` (not a browser: desktop and agent clients) is not refused. Set, it replaces the default.
+ */
+const allowedOrigins = z
+  .string()
+  .default(DEFAULT_ALLOWED_ORIGINS)
+  .transform((value, ctx) => {
+    const patterns: OriginPattern[] = [];
+    for (const entry of value.split(',').map((e) => e.trim())) {
+      if (entry === '') continue;
+      const pattern = parseOriginPattern(entry);
+      if (pattern) patterns.push(pattern);
+      else
+        ctx.addIssue({
+          code: 'custom',
+          message: `"${entry}" is not an origin: give scheme://host[:port] or scheme://host:* (any port), no path or trailing slash`,
+        });
+    }
+    return patterns;
+  });
 
 export const GatewayConfigSchema = z
   .object({
@@ -120,6 +148,11 @@ export const GatewayConfigSchema = z
     GATEWAY_HTTP_KEEP_ALIVE_TIMEOUT_MS: env.positiveInt(65_000),
     /** Connections held at once; one more is closed as it is accepted. Keep it under the open-file limit. */
     GATEWAY_MAX_CONNECTIONS: env.positiveInt(1_000),
+    /**
+     * Browser origins allowed to call the remote MCP endpoint (/mcp), besides the gateway's own
+     * (comma-separated; `http://localhost:*` allows any port). Default: the loopback names, any port.
+     */
+    MCP_ALLOWED_ORIGINS: allowedOrigins,
   })
   .refine((c) => c.GATEWAY_HTTP_HEADERS_TIMEOUT_MS <= c.GATEWAY_HTTP_REQUEST_TIMEOUT_MS, {
     path: ['GATEWAY_HTTP_HEADERS_TIMEOUT_MS'],

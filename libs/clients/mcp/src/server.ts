@@ -1,12 +1,10 @@
 import { createRequire } from 'node:module';
 import { McpServer } from '@modelcontextprotocol/sdk/server/mcp.js';
 import type { TextMemory } from '@text-memory/sdk';
-import { registerForgetNamespace } from './tools/forget-namespace.js';
-import { registerListTemplates } from './tools/list-templates.js';
-import { registerRecall } from './tools/recall.js';
-import { registerRemember } from './tools/remember.js';
-import { registerStatus } from './tools/status.js';
-import { registerUseTemplate } from './tools/use-template.js';
+import { registerTools, TOOL_NAMES, type ToolName } from './tools/registry.js';
+
+export type { ToolContext } from './tools/context.js';
+export { registerTools, TOOL_NAMES, type ToolName } from './tools/registry.js';
 
 // From src/ and from dist/ alike, the package's manifest is one folder up.
 const { version } = createRequire(import.meta.url)('../package.json') as { version: string };
@@ -14,9 +12,16 @@ const { version } = createRequire(import.meta.url)('../package.json') as { versi
 export interface ServerOptions {
   /** The namespace of calls that name none (TM_NAMESPACE). */
   defaultNamespace?: string | undefined;
+  /** The tools to offer (default: all). A remote server offers those its caller's key may use. */
+  tools?: readonly ToolName[] | undefined;
+  /** The address `status` reports (default: the SDK client's base URL). */
+  serviceUrl?: string | undefined;
 }
 
-/** The MCP server over one SDK client: every tool calls the service through it, nothing else. */
+/**
+ * The MCP server over one SDK client: every tool calls the service through it, nothing else. The
+ * transport is the caller's: tm-mcp connects it to stdio, the service to its Streamable HTTP endpoint.
+ */
 export function createServer(tm: TextMemory, options: ServerOptions = {}): McpServer {
   const server = new McpServer(
     { name: 'text-memory', version },
@@ -27,12 +32,10 @@ export function createServer(tm: TextMemory, options: ServerOptions = {}): McpSe
         '`forget_namespace` deletes a whole namespace and needs confirm: true; `status` checks health.',
     },
   );
-  const context = { tm, defaultNamespace: options.defaultNamespace };
-  registerRemember(server, context);
-  registerRecall(server, context);
-  registerForgetNamespace(server, context);
-  registerListTemplates(server, context);
-  registerUseTemplate(server, context);
-  registerStatus(server, context);
+  registerTools(
+    server,
+    { tm, defaultNamespace: options.defaultNamespace, serviceUrl: options.serviceUrl },
+    options.tools ?? TOOL_NAMES,
+  );
   return server;
 }

@@ -64,7 +64,7 @@ export function ConnectPage() {
   return (
     <Page
       title="Connect an app"
-      summary="Where your code reaches this deployment, and how to call it from the SDK, the CLI, an agent (MCP) or Python."
+      summary="Where your code reaches this deployment, and how to call it from the SDK, the CLI, an agent (MCP, local or by URL) or Python."
     >
       <section className="card" aria-labelledby="connect-base-url">
         <h2 id="connect-base-url">Base URL</h2>

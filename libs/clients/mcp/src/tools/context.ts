@@ -4,4 +4,6 @@ import type { TextMemory } from '@text-memory/sdk';
 export interface ToolContext {
   tm: TextMemory;
   defaultNamespace: string | undefined;
+  /** The address `status` reports; default the SDK client's base URL (a remote server names its own). */
+  serviceUrl?: string | undefined;
 }

@@ -55,7 +55,8 @@ const StatusOutput = mirrors<
   }),
 );
 
-export function registerStatus(server: McpServer, { tm, defaultNamespace }: ToolContext) {
+export function registerStatus(server: McpServer, { tm, defaultNamespace, serviceUrl }: ToolContext) {
+  const shownUrl = serviceUrl ?? tm.baseUrl;
   server.registerTool(
     'status',
     {
@@ -77,7 +78,7 @@ export function registerStatus(server: McpServer, { tm, defaultNamespace }: Tool
         return success(
           StatusOutput,
           [
-            `Service ${status.status}${down.length > 0 ? ` (not answering: ${down.join(', ')})` : ', every service answering'} at ${tm.baseUrl}.`,
+            `Service ${status.status}${down.length > 0 ? ` (not answering: ${down.join(', ')})` : ', every service answering'} at ${shownUrl}.`,
             `monitoring: ${status.monitoring.state}, anomalies: ${status.monitoring.anomaly_count ?? 'unknown'}`,
             `private-memory consent: ${status.consent.state}`,
             `execution_mode: ${status.execution_mode} (deterministic lexical ranking, no model runs)`,
@@ -92,7 +93,7 @@ export function registerStatus(server: McpServer, { tm, defaultNamespace }: Tool
             consent: status.consent.state,
             execution_mode: status.execution_mode,
             deployment_version: status.deployment_version,
-            base_url: tm.baseUrl,
+            base_url: shownUrl,
             default_namespace: defaultNamespace ?? null,
             request_id: status.request_id,
           },

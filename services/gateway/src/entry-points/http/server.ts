@@ -6,6 +6,7 @@ import type { MemoryClient } from '../../clients/memory-client.js';
 import type { RequestRecorder } from '../../clients/request-recorder.js';
 import type { TelemetryClient } from '../../clients/telemetry-client.js';
 import type { TemplateClient } from '../../clients/template-client.js';
+import type { OriginPattern } from '../../domain/mcp/allowed-origins.js';
 import type { HealthProbes } from '../../domain/operations/check-health.js';
 import type { SmokeTestPolicy } from '../../domain/operations/run-smoke-test.js';
 import { answerClientError } from './answer-client-error.js';
@@ -29,6 +30,7 @@ import { controlRoutes } from './routes/control/control-routes.js';
 import { importRoutes } from './routes/import-routes.js';
 import { infrastructureRoutes } from './routes/infrastructure-routes.js';
 import { liveness } from './routes/liveness-route.js';
+import { mcpRoutes } from './routes/mcp-routes.js';
 import { memoryRoutes } from './routes/memory-routes.js';
 import { openApiRoutes } from './routes/openapi-routes.js';
 import { templateMemoryRoutes } from './routes/template-memory-routes.js';
@@ -50,6 +52,8 @@ export interface HttpDeps {
   consoleDir: string;
   /** Proxies whose X-Forwarded-For names the client (GATEWAY_TRUST_PROXY); empty: none. */
   trustProxy: string[];
+  /** The remote MCP endpoint: browser origins allowed besides the gateway's own (MCP_ALLOWED_ORIGINS). */
+  mcp: { allowedOrigins: readonly OriginPattern[] };
   /** Requests taken and not yet answered, for the drain on stop. */
   inFlight: InFlightRequests;
   logger: Logger;
@@ -69,6 +73,9 @@ export function createHttpApp(deps: HttpDeps): express.Express {
   // Static files: neither in the access log nor in a tenant's request history (they name no tenant).
   app.use('/console', consoleRoutes(deps.consoleDir));
   app.use(accessLog(deps.logger), httpMetrics);
+  // Before the request records: an MCP message is not itself an API request; the API requests its
+  // tools make are, each recorded, counted and billed like any other (decisions.md, "Remote MCP").
+  app.use(mcpRoutes(deps.auth, deps.mcp.allowedOrigins));
   app.use(recordRequests(deps.requestRecorder, deps.deployment.version));
   app.use(refuseUndeclaredQuery());
   app.use('/api/v1/memory', memoryRoutes(deps.memory, deps.auth, deps.templates));

@@ -11,6 +11,7 @@ import { useLoad } from '../../hooks/use-load.js';
 import { useSession } from '../../session/session-context.js';
 import { ApiKeyCreateForm } from './api-key-create-form.js';
 import { ApiKeyEditForm } from './api-key-edit-form.js';
+import { McpEndpointCard } from './mcp-endpoint-card.js';
 
 type ApiKey = Schemas['ApiKey'];
 
@@ -192,6 +193,7 @@ export function ApiKeysPage() {
           ))}
         </DataTable>
       )}
+      <McpEndpointCard apiKey={secret?.key} />
     </Page>
   );
 }

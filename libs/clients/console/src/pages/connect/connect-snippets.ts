@@ -10,6 +10,35 @@ export interface Snippet {
 /** Where the key goes when the console may not show one. */
 export const KEY_PLACEHOLDER = 'tmk_…';
 
+/** The remote MCP endpoint of a deployment at `baseUrl`: served by the gateway, reached by URL. */
+export const mcpEndpoint = (baseUrl: string) => `${baseUrl}/mcp`;
+
+/**
+ * An MCP client's entry for the remote endpoint: Streamable HTTP (`type: "http"`), the key as bearer
+ * token. The shape Claude Code (.mcp.json) and Cursor (.cursor/mcp.json) read; other clients take the
+ * same URL and header in their own settings.
+ */
+export function remoteMcpSnippet(baseUrl: string, apiKey: string = KEY_PLACEHOLDER): Snippet {
+  return {
+    id: 'remote-mcp',
+    title: 'Remote MCP endpoint',
+    note: "Nothing to install: an MCP client reaches the deployment's /mcp endpoint by URL, with an API key as bearer token. The key's permissions decide which tools the agent sees (write: remember and use_template; recall: recall and list_templates; delete: forget_namespace; telemetry: status). Add this to the client's MCP configuration (Claude Code's .mcp.json, Cursor's .cursor/mcp.json).",
+    text: JSON.stringify(
+      {
+        mcpServers: {
+          'text-memory': {
+            type: 'http',
+            url: mcpEndpoint(baseUrl),
+            headers: { Authorization: `Bearer ${apiKey}` },
+          },
+        },
+      },
+      null,
+      2,
+    ),
+  };
+}
+
 /**
  * The snippets of "Connect an app" for a deployment at `baseUrl`. The code reads the key from
  * `TM_API_KEY`, as the CLI and the MCP server do; `apiKey` fills the line that sets it, and is given
@@ -61,6 +90,7 @@ export function connectSnippets(baseUrl: string, apiKey: string = KEY_PLACEHOLDE
         2,
       ),
     },
+    remoteMcpSnippet(baseUrl, apiKey),
     {
       id: 'python',
       title: 'Python',
