@@ -1,6 +1,6 @@
 import type { TextMemory } from '@text-memory/sdk';
-import { recallTool } from './recall-tool.js';
-import { rememberTool } from './remember-tool.js';
+import { type RecallTool, recallTool } from './recall-tool.js';
+import { type RememberTool, rememberTool } from './remember-tool.js';
 
 export interface MemoryToolsOptions {
   /** An SDK client with an API key that may write and recall in `namespace`. */
@@ -16,6 +16,6 @@ export interface MemoryToolsOptions {
 export function memoryTools({
   client,
   namespace,
-}: MemoryToolsOptions): [remember: ReturnType<typeof rememberTool>, recall: ReturnType<typeof recallTool>] {
+}: MemoryToolsOptions): [remember: RememberTool, recall: RecallTool] {
   return [rememberTool(client, namespace), recallTool(client, namespace)];
 }

@@ -1,4 +1,4 @@
-import { tool } from '@langchain/core/tools';
+import { type DynamicStructuredTool, tool } from '@langchain/core/tools';
 import { LIMITS, type RecallResponse, type TextMemory } from '@text-memory/sdk';
 import { z } from 'zod';
 import { timestampArgument } from './arguments.js';
@@ -39,7 +39,21 @@ export const RECALL_DESCRIPTION =
   'expect in the memory into the query (names, things, places).';
 
 /** `recall` bound to one namespace: its content is tm-mcp's text (the context), its artifact the facts. */
-export function recallTool(client: TextMemory, namespace: string) {
+/**
+ * The tool's type, stated: called with plain arguments it answers its content (a string), with a tool call
+ * a ToolMessage. LangChain's inferred type says the content-and-artifact pair for the former, which it
+ * never returns (responseFormat 'content_and_artifact' takes the pair apart).
+ */
+export type RecallTool = DynamicStructuredTool<
+  typeof RecallInput,
+  z.output<typeof RecallInput>,
+  z.input<typeof RecallInput>,
+  string,
+  unknown,
+  'recall'
+>;
+
+export function recallTool(client: TextMemory, namespace: string): RecallTool {
   return tool(
     (args): Promise<[string, RecallArtifact]> =>
       callService(async () => {
@@ -84,5 +98,5 @@ export function recallTool(client: TextMemory, namespace: string) {
       schema: RecallInput,
       responseFormat: 'content_and_artifact',
     },
-  );
+  ) as unknown as RecallTool;
 }

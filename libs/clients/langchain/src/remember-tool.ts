@@ -1,4 +1,4 @@
-import { tool } from '@langchain/core/tools';
+import { type DynamicStructuredTool, tool } from '@langchain/core/tools';
 import { LIMITS, type TextMemory, type WriteResponse } from '@text-memory/sdk';
 import { z } from 'zod';
 import { eventIdArgument, timestampArgument } from './arguments.js';
@@ -39,7 +39,21 @@ export const REMEMBER_DESCRIPTION =
   'call does not always mean the text was kept: read `state` ("retained" or "not_retained").';
 
 /** `remember` bound to one namespace: its content is tm-mcp's text, its artifact the receipt. */
-export function rememberTool(client: TextMemory, namespace: string) {
+/**
+ * The tool's type, stated: called with plain arguments it answers its content (a string), with a tool call
+ * a ToolMessage. LangChain's inferred type says the content-and-artifact pair for the former, which it
+ * never returns (responseFormat 'content_and_artifact' takes the pair apart).
+ */
+export type RememberTool = DynamicStructuredTool<
+  typeof RememberInput,
+  z.output<typeof RememberInput>,
+  z.input<typeof RememberInput>,
+  string,
+  unknown,
+  'remember'
+>;
+
+export function rememberTool(client: TextMemory, namespace: string): RememberTool {
   return tool(
     (args): Promise<[string, RememberArtifact]> =>
       callService(async () => {
@@ -81,5 +95,5 @@ export function rememberTool(client: TextMemory, namespace: string) {
       schema: RememberInput,
       responseFormat: 'content_and_artifact',
     },
-  );
+  ) as unknown as RememberTool;
 }
