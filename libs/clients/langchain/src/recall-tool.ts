@@ -55,14 +55,18 @@ export type RecallTool = DynamicStructuredTool<
 
 export function recallTool(client: TextMemory, namespace: string): RecallTool {
   return tool(
-    (args): Promise<[string, RecallArtifact]> =>
+    (args, config): Promise<[string, RecallArtifact]> =>
       callService(async () => {
-        const recalled = await client.memory.recall({
-          namespace,
-          query: args.query,
-          ...(args.top_k !== undefined ? { top_k: args.top_k } : {}),
-          ...(args.as_of !== undefined ? { as_of: args.as_of } : {}),
-        });
+        const recalled = await client.memory.recall(
+          {
+            namespace,
+            query: args.query,
+            ...(args.top_k !== undefined ? { top_k: args.top_k } : {}),
+            ...(args.as_of !== undefined ? { as_of: args.as_of } : {}),
+          },
+          // A cancelled run (the agent's AbortSignal) stops the request and the SDK's retries too.
+          { signal: config?.signal },
+        );
         const related = recalled.related.map((item) => ({
           event_id: item.event_id,
           memory_id: item.memory_id,

@@ -55,15 +55,21 @@ export type RememberTool = DynamicStructuredTool<
 
 export function rememberTool(client: TextMemory, namespace: string): RememberTool {
   return tool(
-    (args): Promise<[string, RememberArtifact]> =>
+    (args, config): Promise<[string, RememberArtifact]> =>
       callService(async () => {
-        const written = await client.memory.write({
-          namespace,
-          text: args.text,
-          ...(args.event_id !== undefined ? { idempotency_key: args.event_id, event_id: args.event_id } : {}),
-          ...(args.occurred_at !== undefined ? { occurred_at: args.occurred_at } : {}),
-          ...(args.supersedes !== undefined ? { supersedes: args.supersedes } : {}),
-        });
+        const written = await client.memory.write(
+          {
+            namespace,
+            text: args.text,
+            ...(args.event_id !== undefined
+              ? { idempotency_key: args.event_id, event_id: args.event_id }
+              : {}),
+            ...(args.occurred_at !== undefined ? { occurred_at: args.occurred_at } : {}),
+            ...(args.supersedes !== undefined ? { supersedes: args.supersedes } : {}),
+          },
+          // A cancelled run (the agent's AbortSignal) stops the request and the SDK's retries too.
+          { signal: config?.signal },
+        );
         const kept =
           written.state === 'retained'
             ? `Remembered in namespace "${written.namespace}" as memory ${written.memory_id}.`
