@@ -15,7 +15,7 @@ import {
   TextMemoryRetriever,
   TextMemoryToolError,
 } from '@text-memory/langchain';
-import { TextMemory } from '@text-memory/sdk';
+import { TextMemory, TextMemoryError } from '@text-memory/sdk';
 import { describe, expect, it } from 'vitest';
 import { createServer } from '../../libs/clients/mcp/src/server.js';
 import { createTenant, uniqueNamespace } from './support/factories.js';
@@ -181,6 +181,21 @@ describe('TextMemoryRetriever', () => {
     expect(theirs).toEqual([]);
     expect(theirRecall).toMatch(/^No stored memory in ".*" shares words with the query\.\nrequest_id: \S+$/);
     expect(theirRecall).not.toContain('vault');
+  });
+  it('when the key is refused, then invoke rejects with the SDK’s error, its status and request id, never the key', async () => {
+    const badKey = `tmk_${randomUUID().replaceAll('-', '')}`;
+    const client = new TextMemory({ baseUrl: t.stack.url, apiKey: badKey, fetch: checkedFetch });
+
+    const error = await new TextMemoryRetriever({ client, namespace: uniqueNamespace('lc') })
+      .invoke('anything at all')
+      .then(
+        () => undefined,
+        (e: unknown) => e,
+      );
+
+    expect(error).toBeInstanceOf(TextMemoryError);
+    expect(error).toMatchObject({ status: 401, retryable: false, request_id: expect.any(String) });
+    expect(String((error as Error).message)).not.toContain(badKey);
   });
 });
 
