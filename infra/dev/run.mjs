@@ -129,8 +129,9 @@ function generatePrismaClients(force) {
   }
 }
 
-// The client packages a user installs (the SDK first: the CLI and MCP server import its dist/). The
-// tests run their built dist/ as a user would; rebuild a package only when one of its sources is newer.
+// The client packages a user installs (the SDK first: the CLI, the MCP server and the LangChain package
+// import its dist/). The tests run their built dist/ as a user would; rebuild a package only when one of
+// its sources is newer.
 function buildClientPackagesIfStale() {
   // name → [the file a build leaves, the command, what else it is built from]. The console bundles the
   // SDK's source with Vite, so an SDK change rebuilds it too.
@@ -139,6 +140,11 @@ function buildClientPackagesIfStale() {
     sdk: ['dist/index.js', [binary(root, 'tsc'), '-p', 'libs/clients/sdk/tsconfig.build.json'], []],
     cli: ['dist/bin.js', [binary(root, 'tsc'), '-p', 'libs/clients/cli/tsconfig.build.json'], []],
     mcp: ['dist/bin.js', [binary(root, 'tsc'), '-p', 'libs/clients/mcp/tsconfig.build.json'], []],
+    langchain: [
+      'dist/index.js',
+      [binary(root, 'tsc'), '-p', 'libs/clients/langchain/tsconfig.build.json'],
+      [],
+    ],
     console: [
       'dist/index.html',
       [vite, 'build', '--logLevel', 'warn', 'libs/clients/console'],
@@ -178,7 +184,7 @@ function packClientPackages() {
   const destination = join(root, 'dist', 'packages');
   rmSync(destination, { recursive: true, force: true });
   const [pnpm, ...pnpmArgs] = findPnpm();
-  for (const name of ['sdk', 'cli', 'mcp', 'console']) {
+  for (const name of ['sdk', 'cli', 'mcp', 'langchain', 'console']) {
     runQuietly(
       pnpm,
       [...pnpmArgs, 'pack', '--pack-destination', destination],
