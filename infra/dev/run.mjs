@@ -139,6 +139,7 @@ function buildClientPackagesIfStale() {
     sdk: ['dist/index.js', [binary(root, 'tsc'), '-p', 'libs/clients/sdk/tsconfig.build.json'], []],
     cli: ['dist/bin.js', [binary(root, 'tsc'), '-p', 'libs/clients/cli/tsconfig.build.json'], []],
     mcp: ['dist/bin.js', [binary(root, 'tsc'), '-p', 'libs/clients/mcp/tsconfig.build.json'], []],
+    'ai-sdk': ['dist/index.js', [binary(root, 'tsc'), '-p', 'libs/clients/ai-sdk/tsconfig.build.json'], []],
     console: [
       'dist/index.html',
       [vite, 'build', '--logLevel', 'warn', 'libs/clients/console'],
@@ -178,7 +179,7 @@ function packClientPackages() {
   const destination = join(root, 'dist', 'packages');
   rmSync(destination, { recursive: true, force: true });
   const [pnpm, ...pnpmArgs] = findPnpm();
-  for (const name of ['sdk', 'cli', 'mcp', 'console']) {
+  for (const name of ['sdk', 'cli', 'mcp', 'ai-sdk', 'console']) {
     runQuietly(
       pnpm,
       [...pnpmArgs, 'pack', '--pack-destination', destination],
