@@ -94,11 +94,22 @@ describe('@text-memory/ai-sdk as a user installs it', () => {
     const app = join(work, 'app');
     mkdirSync(app);
     writeFileSync(join(app, 'package.json'), JSON.stringify({ name: 'app', private: true, type: 'module' }));
-    const aiVersion = JSON.parse(readFileSync(join(clients, 'ai-sdk', 'package.json'), 'utf8'))
-      .devDependencies.ai as string;
+    // The versions the workspace tests with (the lockfile's), so a new `ai` release cannot change this run.
+    const installed = (name: string) =>
+      JSON.parse(readFileSync(join(clients, 'ai-sdk', 'node_modules', name, 'package.json'), 'utf8'))
+        .version as string;
     await run(
       'npm',
-      ['install', '--no-audit', '--no-fund', '--silent', sdk, aiSdk, `ai@${aiVersion}`, 'zod@^4'],
+      [
+        'install',
+        '--no-audit',
+        '--no-fund',
+        '--silent',
+        sdk,
+        aiSdk,
+        `ai@${installed('ai')}`,
+        `zod@${installed('zod')}`,
+      ],
       app,
     );
     writeFileSync(join(app, 'agent.mjs'), `${scriptedModel}\n${readmeBlock()}`);

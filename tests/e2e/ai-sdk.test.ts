@@ -5,6 +5,8 @@ import { TextMemory } from '@text-memory/sdk';
 import { generateText, isStepCount, streamText } from 'ai';
 import { MockLanguageModelV4, simulateReadableStream } from 'ai/test';
 import { beforeAll, describe, expect, it } from 'vitest';
+import { contractCheckedFetch } from './support/checked-fetch.js';
+import { eventually } from './support/eventually.js';
 import { createTenant, uniqueKey, uniqueNamespace } from './support/factories.js';
 import { recordSecrets } from './support/log-capture.js';
 import { useStack } from './support/stack.js';
@@ -60,9 +62,13 @@ function seenText(model: MockLanguageModelV4, call: number, index: number): stri
   return output.value;
 }
 
+/** An SDK client as the app makes it, its answers checked against the served OpenAPI document. */
+const sdk = (apiKey?: string) =>
+  new TextMemory({ baseUrl: t.stack.url, fetch: contractCheckedFetch(t), ...(apiKey ? { apiKey } : {}) });
+
 async function tenantClient() {
   const tenant = await createTenant();
-  return { tenant, client: new TextMemory({ baseUrl: t.stack.url, apiKey: tenant.api_key }) };
+  return { tenant, client: sdk(tenant.api_key) };
 }
 
 describe('@text-memory/ai-sdk: memoryTools in generateText', () => {
@@ -169,8 +175,8 @@ describe('@text-memory/ai-sdk: memoryTools in generateText', () => {
     ]);
   });
 
-  it('when the model retries remember with the same idempotency key, then the retry is Replayed and the memory stored once', async () => {
-    const { client } = await tenantClient();
+  it('when the model retries remember with the same idempotency key, then the retry is Replayed, the memory stored once and charged once', async () => {
+    const { tenant, client } = await tenantClient();
     const namespace = uniqueNamespace('ai-sdk');
     const idempotency_key = uniqueKey('bob-coffee');
     // No occurred_at: a retried call repeats the first one's arguments, which name no time either.
@@ -198,6 +204,19 @@ describe('@text-memory/ai-sdk: memoryTools in generateText', () => {
     expect(seenText(model, 2, 1)).toContain('idempotency_outcome: Replayed');
     const stored = await client.memory.recall({ namespace, query: 'Bob coffee black' });
     expect(stored.related.map((r) => r.event_id)).toEqual([idempotency_key]);
+    // One charge for the write: read once the recall just made (sent after both writes) is charged.
+    const owner = sdk();
+    await owner.control.sessions.login({ email: tenant.owner.email, password: tenant.owner.password });
+    recordSecrets([owner.sessionToken]);
+    await t.stack.memory.flushOutbox();
+    const charges = await eventually(async () => {
+      const page = await owner.control.billing.charges({ limit: 200 });
+      expect(page.data.map((c) => c.request_id)).toContain(stored.request_id);
+      return page.data;
+    });
+    expect(
+      charges.filter((c) => c.operation === 'memory.write').map((c) => [c.idempotency_key, c.request_id]),
+    ).toEqual([[idempotency_key, (first as { request_id: string }).request_id]]);
   });
 
   it('when recall is called without top_k, then the topK option bounds it; and another tenant with the same namespace name recalls nothing of it', async () => {
@@ -238,7 +257,7 @@ describe('@text-memory/ai-sdk: memoryTools in generateText', () => {
   it('when the key may not write, then remember is a tool error with the code and request id, the model reads it, and the key is nowhere', async () => {
     // Arrange: a key of the tenant that may only recall
     const { tenant } = await tenantClient();
-    const owner = new TextMemory({ baseUrl: t.stack.url });
+    const owner = sdk();
     await owner.control.sessions.login({ email: tenant.owner.email, password: tenant.owner.password });
     recordSecrets([owner.sessionToken]);
     const readOnly = await owner.control.apiKeys.create({
@@ -246,7 +265,7 @@ describe('@text-memory/ai-sdk: memoryTools in generateText', () => {
       permissions: ['memory:recall'],
     });
     recordSecrets([readOnly.key]);
-    const client = new TextMemory({ baseUrl: t.stack.url, apiKey: readOnly.key });
+    const client = sdk(readOnly.key);
     const namespace = uniqueNamespace('ai-sdk');
     const model = scriptedModel(
       callTool('call-1', 'remember', { text: 'Dan is allergic to peanuts' }),
@@ -297,7 +316,7 @@ describe('@text-memory/ai-sdk: memoryTools in generateText', () => {
     ])
       expect(text).not.toContain(readOnly.key);
     // Nothing was stored.
-    const owned = new TextMemory({ baseUrl: t.stack.url, apiKey: tenant.api_key });
+    const owned = sdk(tenant.api_key);
     expect((await owned.memory.recall({ namespace, query: 'Dan peanuts' })).state).toBe('no_data');
   });
 
