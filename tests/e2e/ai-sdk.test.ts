@@ -2,7 +2,7 @@ import { existsSync } from 'node:fs';
 import { inspect } from 'node:util';
 import { memoryTools, TextMemoryToolError } from '@text-memory/ai-sdk';
 import { TextMemory } from '@text-memory/sdk';
-import { generateText, isStepCount, streamText } from 'ai';
+import { generateText, isStepCount, streamText, ToolLoopAgent } from 'ai';
 import { MockLanguageModelV4, simulateReadableStream } from 'ai/test';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { contractCheckedFetch } from './support/checked-fetch.js';
@@ -405,5 +405,25 @@ describe('@text-memory/ai-sdk: memoryTools in streamText', () => {
     });
     const prompt = model.doStreamCalls[1]?.prompt ?? [];
     expect(JSON.stringify(prompt)).toContain('Frank parks on level 3');
+  });
+});
+
+describe('@text-memory/ai-sdk: memoryTools in a ToolLoopAgent', () => {
+  it('when an agent made with the tools is asked, then it remembers and recalls through them', async () => {
+    const { client } = await tenantClient();
+    const namespace = uniqueNamespace('ai-sdk');
+    const model = scriptedModel(
+      callTool('call-1', 'remember', { text: 'Gina works night shifts at the harbour' }),
+      callTool('call-2', 'recall', { query: 'Gina shifts harbour' }),
+      answer('Night shifts.'),
+    );
+    const agent = new ToolLoopAgent({ model, tools: memoryTools({ client, namespace }) });
+
+    const result = await agent.generate({
+      prompt: 'Gina works night shifts at the harbour. When does she work?',
+    });
+
+    expect(result.text).toBe('Night shifts.');
+    expect(seenText(model, 2, 1)).toContain('Gina works night shifts at the harbour');
   });
 });
