@@ -3,9 +3,10 @@ import { TextMemoryError } from '@text-memory/sdk';
 /**
  * What a remember or recall call throws when the service (or the SDK's own check) refused it. The AI
  * SDK turns a thrown error into a `tool-error` part and sends it to the model as the tool's result
- * (as `TextMemoryToolError: <message>`), so the message carries what a model or a person needs to act on it: the service's message,
- * the fields at fault, then `code: …`, `status: …`, `request_id: …` and `retryable: …`, one per line.
- * It is built from the SDK's error, whose messages never hold a credential.
+ * (`TextMemoryToolError: <message>`), so the message carries what a model or a person needs to act
+ * on: the service's message, the fields at fault, then `code: …`, `status: …`, `request_id: …` and
+ * `retryable: …`, one per line. It is built from the SDK's error, whose messages never hold a
+ * credential.
  */
 export class TextMemoryToolError extends Error {
   override readonly name = 'TextMemoryToolError';
