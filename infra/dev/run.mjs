@@ -145,6 +145,7 @@ function buildClientPackagesIfStale() {
       [binary(root, 'tsc'), '-p', 'libs/clients/langchain/tsconfig.build.json'],
       [],
     ],
+    'ai-sdk': ['dist/index.js', [binary(root, 'tsc'), '-p', 'libs/clients/ai-sdk/tsconfig.build.json'], []],
     console: [
       'dist/index.html',
       [vite, 'build', '--logLevel', 'warn', 'libs/clients/console'],
@@ -184,7 +185,7 @@ function packClientPackages() {
   const destination = join(root, 'dist', 'packages');
   rmSync(destination, { recursive: true, force: true });
   const [pnpm, ...pnpmArgs] = findPnpm();
-  for (const name of ['sdk', 'cli', 'mcp', 'langchain', 'console']) {
+  for (const name of ['sdk', 'cli', 'mcp', 'ai-sdk', 'langchain', 'console']) {
     runQuietly(
       pnpm,
       [...pnpmArgs, 'pack', '--pack-destination', destination],

@@ -12,6 +12,7 @@ import {
   type TextMemoryOptions,
 } from '../../libs/clients/sdk/src/index.js';
 import { exportToFile, uploadFile } from '../../libs/clients/sdk/src/node.js';
+import { contractCheckedFetch } from './support/checked-fetch.js';
 import { EVENTUALLY, eventually } from './support/eventually.js';
 import { createTenant, uniqueNamespace } from './support/factories.js';
 import { recordSecrets } from './support/log-capture.js';
@@ -23,17 +24,7 @@ const t = useStack();
  * The SDK against the real stack. Its fetch checks every JSON answer against the served document,
  * as every e2e call is checked (support/api.ts).
  */
-const checkedFetch: typeof fetch = async (input, init) => {
-  const response = await fetch(input, init);
-  const url = new URL(input instanceof Request ? input.url : String(input));
-  if (response.headers.get('content-type')?.includes('application/json')) {
-    const body = await response.clone().json();
-    if (t.api.contract.documentedPath(url.pathname))
-      t.api.contract.expectResponse(init?.method ?? 'GET', url.pathname, response.status, body);
-    else t.api.contract.expectErrorEnvelope(body);
-  }
-  return response;
-};
+const checkedFetch = contractCheckedFetch(t);
 
 const sdk = (options: Partial<TextMemoryOptions> = {}) =>
   new TextMemory({ baseUrl: t.stack.url, fetch: checkedFetch, backoffBaseMs: 10, ...options });
