@@ -19,7 +19,9 @@ const RememberInput = z.object({
     .max(LIMITS.textMaxChars)
     .describe('The text to remember, self-contained (who, what, when): it is returned as written.'),
   event_id: eventIdArgument(
-    'Your identifier for this memory; also its idempotency key. Generated when absent.',
+    'Your identifier for this memory, and its idempotency key: when the call may be retried (a ' +
+      'timeout, a lost answer), make one up (e.g. a UUID) with occurred_at and send both again ' +
+      'unchanged on the retry. Generated when absent.',
   ).optional(),
   occurred_at: timestampArgument(
     'When the fact happened or was stated. Default: now (so give it too when you may repeat the call).',
