@@ -1,10 +1,13 @@
 import { existsSync } from 'node:fs';
 import { inspect } from 'node:util';
+import { Client } from '@modelcontextprotocol/sdk/client/index.js';
+import { InMemoryTransport } from '@modelcontextprotocol/sdk/inMemory.js';
 import { memoryTools, TextMemoryToolError } from '@text-memory/ai-sdk';
 import { TextMemory } from '@text-memory/sdk';
 import { generateText, isStepCount, streamText, ToolLoopAgent } from 'ai';
 import { MockLanguageModelV4, simulateReadableStream } from 'ai/test';
 import { beforeAll, describe, expect, it } from 'vitest';
+import { createServer } from '../../libs/clients/mcp/src/server.js';
 import { contractCheckedFetch } from './support/checked-fetch.js';
 import { eventually } from './support/eventually.js';
 import { createTenant, uniqueKey, uniqueNamespace } from './support/factories.js';
@@ -156,7 +159,7 @@ describe('@text-memory/ai-sdk: memoryTools in generateText', () => {
       expect.objectContaining({
         type: 'function',
         name: 'remember',
-        description: expect.stringContaining('idempotency_key'),
+        description: expect.stringContaining('event_id'),
         inputSchema: expect.objectContaining({ required: ['text'] }),
       }),
       expect.objectContaining({
@@ -175,12 +178,12 @@ describe('@text-memory/ai-sdk: memoryTools in generateText', () => {
     ]);
   });
 
-  it('when the model retries remember with the same idempotency key, then the retry is Replayed, the memory stored once and charged once', async () => {
+  it('when the model retries remember with the same event_id, then the retry is Replayed, the memory stored once and charged once', async () => {
     const { tenant, client } = await tenantClient();
     const namespace = uniqueNamespace('ai-sdk');
-    const idempotency_key = uniqueKey('bob-coffee');
+    const event_id = uniqueKey('bob-coffee');
     // No occurred_at: a retried call repeats the first one's arguments, which name no time either.
-    const call = { text: 'Bob takes his coffee black', idempotency_key };
+    const call = { text: 'Bob takes his coffee black', event_id };
     const model = scriptedModel(
       callTool('call-1', 'remember', call),
       callTool('call-2', 'remember', call),
@@ -195,15 +198,15 @@ describe('@text-memory/ai-sdk: memoryTools in generateText', () => {
     });
 
     const [first, second] = result.steps.slice(0, 2).map((step) => step.toolResults[0]?.output);
-    expect(first).toMatchObject({ idempotency_outcome: 'Accepted', event_id: idempotency_key });
+    expect(first).toMatchObject({ idempotency_outcome: 'Accepted', event_id });
     expect(second).toMatchObject({
       idempotency_outcome: 'Replayed',
-      event_id: idempotency_key,
+      event_id,
       memory_id: (first as { memory_id: string }).memory_id,
     });
     expect(seenText(model, 2, 1)).toContain('idempotency_outcome: Replayed');
     const stored = await client.memory.recall({ namespace, query: 'Bob coffee black' });
-    expect(stored.related.map((r) => r.event_id)).toEqual([idempotency_key]);
+    expect(stored.related.map((r) => r.event_id)).toEqual([event_id]);
     // One charge for the write: read once the recall just made (sent after both writes) is charged.
     const owner = sdk();
     await owner.control.sessions.login({ email: tenant.owner.email, password: tenant.owner.password });
@@ -216,7 +219,7 @@ describe('@text-memory/ai-sdk: memoryTools in generateText', () => {
     });
     expect(
       charges.filter((c) => c.operation === 'memory.write').map((c) => [c.idempotency_key, c.request_id]),
-    ).toEqual([[idempotency_key, (first as { request_id: string }).request_id]]);
+    ).toEqual([[event_id, (first as { request_id: string }).request_id]]);
   });
 
   it('when recall is called without top_k, then the topK option bounds it; and another tenant with the same namespace name recalls nothing of it', async () => {
@@ -343,6 +346,41 @@ describe('@text-memory/ai-sdk: memoryTools in generateText', () => {
     expect(String((errors[0]?.error as Error | undefined)?.message)).toMatch(
       /^Invalid request: namespace: .+\n- namespace: .+\ncode: validation_failed\nstatus: no answer from the service\nretryable: false$/,
     );
+  });
+
+  it('when compared with tm-mcp’s tools, then remember and recall take the same arguments, less namespace', async () => {
+    const { client } = await tenantClient();
+    const mcp = new Client({ name: 'ai-sdk-parity', version: '1.0.0' });
+    const [clientSide, serverSide] = InMemoryTransport.createLinkedPair();
+    await createServer(client).connect(serverSide);
+    await mcp.connect(clientSide);
+    const { tools: mcpTools } = await mcp.listTools();
+    await mcp.close();
+    // The JSON Schemas the AI SDK sends a model for the tools (the model answers at once: nothing is called).
+    const model = scriptedModel(answer('Nothing to do.'));
+    await generateText({ model, tools: memoryTools({ client, namespace: 'any' }), prompt: 'Hi.' });
+
+    type Schema = { properties?: object; required?: string[] };
+    const argumentsOf = (schema: Schema | undefined) => ({
+      names: Object.keys(schema?.properties ?? {}).sort(),
+      required: schema?.required ?? [],
+    });
+    const ours = (model.doGenerateCalls[0]?.tools ?? []).map((tool) => ({
+      name: tool.name,
+      ...argumentsOf(tool.type === 'function' ? (tool.inputSchema as Schema) : undefined),
+    }));
+    const theirs = ['remember', 'recall'].map((name) => {
+      const schema = mcpTools.find((tool) => tool.name === name)?.inputSchema;
+      const { namespace: _bound, ...properties } = schema?.properties ?? {};
+      const required = schema?.required?.filter((argument) => argument !== 'namespace');
+      return { name, ...argumentsOf({ properties, ...(required ? { required } : {}) }) };
+    });
+
+    expect(ours).toEqual(theirs);
+    expect(ours).toEqual([
+      { name: 'remember', names: ['event_id', 'occurred_at', 'supersedes', 'text'], required: ['text'] },
+      { name: 'recall', names: ['as_of', 'query', 'top_k'], required: ['query'] },
+    ]);
   });
 
   it('when topK is out of range, then memoryTools refuses it at once', async () => {

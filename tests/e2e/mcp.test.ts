@@ -230,7 +230,9 @@ describe('tm-mcp remember and recall', () => {
       structuredContent: undefined,
       error: { code: 'namespace_required' },
     });
-    expect(refused.text).toContain('TM_NAMESPACE');
+    expect(refused.text).toBe(
+      'No namespace: pass `namespace`, or start the server with TM_NAMESPACE set to a default namespace.\ncode: namespace_required',
+    );
     expect(recalled.structuredContent).toMatchObject({ retrieval_outcome: 'matched' });
   });
 

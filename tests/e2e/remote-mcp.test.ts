@@ -326,6 +326,22 @@ describe('tools over /mcp', () => {
     expect(ownerView.structuredContent.related).toHaveLength(1);
   });
 
+  it('when a call names no namespace, then it is refused as namespace_required, saying to pass one and nothing of TM_NAMESPACE, which a remote caller cannot set', async () => {
+    const tenant = await createTenant();
+    const client = await connectAs(tenant.api_key);
+    const text = `Hana's locker code is ${randomUUID()}`;
+
+    const remember = await call(client, 'remember', { text });
+    const recall = await call(client, 'recall', { query: text });
+
+    for (const refused of [remember, recall])
+      expect(refused).toEqual({
+        isError: true,
+        structuredContent: {},
+        text: 'No namespace: pass `namespace`.\ncode: namespace_required',
+      });
+  });
+
   it('when the service refuses a call, then the tool answers a tool error with its code, status and request id, never a 500 nor the key', async () => {
     const tenant = await createTenant({ storage: false });
     const client = await connectAs(tenant.api_key);

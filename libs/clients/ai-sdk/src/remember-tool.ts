@@ -4,12 +4,15 @@ import { z } from 'zod';
 import type { EventTimes } from './event-times.js';
 import { callService } from './tool-error.js';
 
+// tm-mcp's `remember` description and arguments (tests/e2e/ai-sdk.test.ts compares the argument names),
+// less `namespace`, which the app binds: so the texts never mention a namespace, and the last sentence
+// names what this tool's answer text says.
 export const REMEMBER_DESCRIPTION =
   'Store one piece of text (a fact, preference or event) in long-term memory so a later `recall` can ' +
-  'find it. Write it self-contained (who, what, when). To make a repeat safe, give `idempotency_key` ' +
-  '(and `occurred_at`): calling again with the same key and text stores it once and answers ' +
-  '"Replayed"; the same key with other text is refused with code idempotency_conflict. Read the ' +
-  'answer: "Not retained" means the service decided not to keep it.';
+  'find it. To make a repeat safe, give `event_id` and `occurred_at`: the same call again (same ' +
+  'text, event_id and occurred_at) is stored once (idempotency_outcome "Replayed"), never twice; ' +
+  'the same event_id with anything else is refused with code idempotency_conflict. A successful ' +
+  'call does not always mean the text was kept: "Not retained" in the answer means it was not.';
 
 const rememberInput = z.object({
   text: z
@@ -17,18 +20,23 @@ const rememberInput = z.object({
     .min(1)
     .max(LIMITS.textMaxChars)
     .describe('The text to remember, self-contained (who, what, when): it is returned as written.'),
-  idempotency_key: z
+  // Also the write's idempotency key, so it has the key's rule: visible ASCII, no spaces.
+  event_id: z
     .string()
     .min(1)
     .max(LIMITS.idempotencyKeyMaxLength)
-    .regex(/^[\x21-\x7E]+$/, 'idempotency_key must be visible ASCII without spaces')
+    .regex(/^[\x21-\x7E]+$/, 'event_id must be visible ASCII without spaces')
     .describe(
-      'Your identifier for this memory, e.g. "alice-drink-preference-1"; also its event_id. Give it to make a retry safe.',
+      'Your identifier for this memory, and its idempotency key: when the call may be retried (a ' +
+        'timeout, a lost answer), make one up (e.g. a UUID) with occurred_at and send both again ' +
+        'unchanged on the retry. Generated when absent.',
     )
     .optional(),
   occurred_at: z.iso
     .datetime({ offset: true, message: 'must be an ISO 8601 timestamp with a zone (Z or ±hh:mm)' })
-    .describe('When the fact happened or was stated (ISO 8601). Default: now.')
+    .describe(
+      'When the fact happened or was stated. Default: now (so give it too when you may repeat the call).',
+    )
     .optional(),
   supersedes: z
     .array(z.string().min(1))
@@ -62,13 +70,17 @@ export function rememberTool(
     inputSchema: rememberInput,
     execute: (input, { abortSignal }) =>
       callService('remember', async () => {
-        const key = input.idempotency_key;
+        const eventId = input.event_id;
         const written = await client.memory.write(
           {
             namespace,
             text: input.text,
-            ...(key !== undefined
-              ? { idempotency_key: key, occurred_at: eventTimes.timeFor(key, input.occurred_at) }
+            ...(eventId !== undefined
+              ? {
+                  idempotency_key: eventId,
+                  event_id: eventId,
+                  occurred_at: eventTimes.timeFor(eventId, input.occurred_at),
+                }
               : input.occurred_at !== undefined
                 ? { occurred_at: input.occurred_at }
                 : {}),

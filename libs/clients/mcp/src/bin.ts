@@ -18,7 +18,10 @@ try {
   process.exit(2);
 }
 
-const server = createServer(tm, { defaultNamespace: config.defaultNamespace });
+const server = createServer(tm, {
+  defaultNamespace: config.defaultNamespace,
+  namespaceHint: 'start the server with TM_NAMESPACE set to a default namespace',
+});
 await server.connect(new StdioServerTransport());
 
 const stop = () => {

@@ -12,6 +12,8 @@ const { version } = createRequire(import.meta.url)('../package.json') as { versi
 export interface ServerOptions {
   /** The namespace of calls that name none (TM_NAMESPACE). */
   defaultNamespace?: string | undefined;
+  /** Added to the refusal of a call without namespace when there is no default (see ToolContext). */
+  namespaceHint?: string | undefined;
   /** The tools to offer (default: all). A remote server offers those its caller's key may use. */
   tools?: readonly ToolName[] | undefined;
   /** The address `status` reports (default: the SDK client's base URL). */
@@ -34,7 +36,12 @@ export function createServer(tm: TextMemory, options: ServerOptions = {}): McpSe
   );
   registerTools(
     server,
-    { tm, defaultNamespace: options.defaultNamespace, serviceUrl: options.serviceUrl },
+    {
+      tm,
+      defaultNamespace: options.defaultNamespace,
+      namespaceHint: options.namespaceHint,
+      serviceUrl: options.serviceUrl,
+    },
     options.tools ?? TOOL_NAMES,
   );
   return server;

@@ -33,7 +33,7 @@ const RecallOutput = mirrors<
   }),
 );
 
-export function registerRecall(server: McpServer, { tm, defaultNamespace }: ToolContext) {
+export function registerRecall(server: McpServer, { tm, defaultNamespace, namespaceHint }: ToolContext) {
   server.registerTool(
     'recall',
     {
@@ -63,7 +63,7 @@ export function registerRecall(server: McpServer, { tm, defaultNamespace }: Tool
     },
     async (args) => {
       const namespace = args.namespace ?? defaultNamespace;
-      if (namespace === undefined) return noNamespace();
+      if (namespace === undefined) return noNamespace(namespaceHint);
       return callService(async () => {
         const recalled = await tm.memory.recall({
           namespace,

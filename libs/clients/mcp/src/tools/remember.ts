@@ -27,7 +27,7 @@ const RememberOutput = mirrors<
   }),
 );
 
-export function registerRemember(server: McpServer, { tm, defaultNamespace }: ToolContext) {
+export function registerRemember(server: McpServer, { tm, defaultNamespace, namespaceHint }: ToolContext) {
   server.registerTool(
     'remember',
     {
@@ -71,7 +71,7 @@ export function registerRemember(server: McpServer, { tm, defaultNamespace }: To
     },
     async (args) => {
       const namespace = args.namespace ?? defaultNamespace;
-      if (namespace === undefined) return noNamespace();
+      if (namespace === undefined) return noNamespace(namespaceHint);
       return callService(async () => {
         const written = await tm.memory.write({
           namespace,

@@ -65,8 +65,9 @@ export async function callService(run: () => Promise<CallToolResult>): Promise<C
   }
 }
 
-export const noNamespace = () =>
-  refusal(
-    'No namespace: pass `namespace`, or start the server with TM_NAMESPACE set to a default namespace.',
-    'namespace_required',
-  );
+/**
+ * A call that names no namespace where the server has no default. The remedy every transport has is
+ * the argument; `hint` is another that only this server's user has (tm-mcp: TM_NAMESPACE).
+ */
+export const noNamespace = (hint: string | undefined) =>
+  refusal(`No namespace: pass \`namespace\`${hint ? `, or ${hint}` : ''}.`, 'namespace_required');
