@@ -48,7 +48,9 @@ export function registerRecall(server: McpServer, { tm, defaultNamespace, namesp
           .min(1)
           .max(LIMITS.cueMaxChars)
           .describe('Words to look for, e.g. "Alice drink tea allergy".'),
-        namespace: namespaceArgument('Partition to search. Default: the server’s TM_NAMESPACE.').optional(),
+        namespace: namespaceArgument(
+          'Partition to search. Default: the server’s default namespace if it has one (tm-mcp: TM_NAMESPACE).',
+        ).optional(),
         top_k: z
           .number()
           .int()

@@ -45,7 +45,8 @@ export function registerRemember(server: McpServer, { tm, defaultNamespace, name
           .max(LIMITS.textMaxChars)
           .describe('The text to remember, self-contained (who, what, when): it is returned as written.'),
         namespace: namespaceArgument(
-          'Partition to store it in, e.g. a user or project id. Default: the server’s TM_NAMESPACE.',
+          'Partition to store it in, e.g. a user or project id. Default: the server’s default namespace if it ' +
+            'has one (tm-mcp: TM_NAMESPACE).',
         ).optional(),
         event_id: eventIdArgument(
           'Your identifier for this memory, and its idempotency key: when the call may be retried (a ' +

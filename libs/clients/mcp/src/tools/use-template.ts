@@ -50,7 +50,8 @@ export function registerUseTemplate(server: McpServer, { tm, defaultNamespace }:
           .record(z.string(), z.unknown())
           .describe('Values by field name, e.g. {"title": "File taxes", "owner": "Ana"}.'),
         namespace: namespaceArgument(
-          'Partition to store it in. Default: the server’s TM_NAMESPACE, else the service’s "templates".',
+          'Partition to store it in. Default: the server’s default namespace if it has one (tm-mcp: ' +
+            'TM_NAMESPACE), else the service’s "templates".',
         ).optional(),
         event_id: eventIdArgument(
           'Idempotency key: repeat a call with the same one and the memory is stored once. Generated when absent.',
