@@ -4,15 +4,16 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
-import { LIMITS, type RequestEvent } from '@tm/contracts';
+import { LIMITS, type RequestEvent, RequestRecordBatch, Streams } from '@tm/contracts';
 import request from 'supertest';
 import { afterAll, afterEach, describe, expect, it } from 'vitest';
 import { CHARGES, type Charge, PRICING_VERSION, usd, WRITE_MICRO_USD } from './support/billing.js';
 import { repo, runCommand } from './support/cli.js';
 import { controlSteps } from './support/control.js';
 import { eventually } from './support/eventually.js';
-import { createTenant, uniqueNamespace } from './support/factories.js';
+import { createTenant, recallBody, uniqueNamespace } from './support/factories.js';
 import { useSecondGateway, useStack } from './support/stack.js';
+import { streamMessages } from './support/stream-reader.js';
 import { eventsFor } from './support/telemetry.js';
 
 // The remote MCP endpoint as an agent platform meets it: the official TypeScript SDK's Streamable HTTP
@@ -168,7 +169,7 @@ describe('POST /mcp: Origin', () => {
     expect(none.headers['access-control-allow-origin']).toBeUndefined();
   });
 
-  it('when an allowed page sends a CORS preflight, then 204 with what it may send; a foreign one gets 403', async () => {
+  it('when an allowed page sends a CORS preflight, then 204 with what it may send (POST only: GET and DELETE are 405); a foreign one gets 403', async () => {
     const preflight = (origin: string) =>
       request(t.stack.url)
         .options('/mcp')
@@ -182,12 +183,82 @@ describe('POST /mcp: Origin', () => {
     expect(allowed.status).toBe(204);
     expect(allowed.headers).toMatchObject({
       'access-control-allow-origin': 'http://127.0.0.1:6274',
-      'access-control-allow-methods': 'POST, GET, DELETE',
+      'access-control-allow-methods': 'POST',
       'access-control-allow-headers': expect.stringContaining('Mcp-Protocol-Version'),
       'access-control-expose-headers': expect.stringContaining('WWW-Authenticate'),
     });
     expect(foreign.status).toBe(403);
     expect(foreign.headers['access-control-allow-origin']).toBeUndefined();
+  });
+});
+
+describe('POST /mcp: Host (DNS rebinding)', () => {
+  const own = () => new URL(t.stack.url);
+
+  it('when a page rebinds its own name to the gateway (Host and Origin both name it), then 403 before the key is looked at, with no CORS headers', async () => {
+    const tenant = await createTenant();
+    const rebound = { Host: 'evil.example:8080', Origin: 'http://evil.example:8080' };
+
+    const res = await post({ ...rebound, Authorization: `Bearer ${tenant.api_key}` });
+    const preflight = await request(t.stack.url)
+      .options('/mcp')
+      .set(rebound)
+      .set('Access-Control-Request-Method', 'POST');
+
+    expect(res).toMatchObject({ status: 403, body: { details: { code: 'permission_denied' } } });
+    expect(res.body.error).toContain('GATEWAY_PUBLIC_URL');
+    expect(preflight.status).toBe(403);
+    for (const answer of [res, preflight])
+      expect(answer.headers['access-control-allow-origin']).toBeUndefined();
+  });
+
+  it('when the metadata is read with a foreign Host, then it names the gateway on localhost, never that host', async () => {
+    const res = await request(t.stack.url)
+      .get('/.well-known/oauth-protected-resource/mcp')
+      .set('Host', 'evil.example:8080');
+
+    expect(res.status).toBe(200);
+    expect(res.body).toMatchObject({
+      resource: `http://localhost:${own().port}/mcp`,
+      resource_documentation: `http://localhost:${own().port}/console`,
+    });
+    expect(JSON.stringify(res.body)).not.toContain('evil');
+  });
+
+  describe('with GATEWAY_PUBLIC_URL set', () => {
+    const publicUrl = 'https://memory.example.com';
+    const instance = useSecondGateway(t, { GATEWAY_PUBLIC_URL: `${publicUrl}/` });
+    const postTo = (headers: Record<string, string>) =>
+      request(instance.gateway.url)
+        .post('/mcp')
+        .set('Accept', 'application/json, text/event-stream')
+        .set(headers)
+        .send(initialize);
+
+    it('when clients call it by that name or by loopback, then they are served and every address named is the public one; another name is refused', async () => {
+      const tenant = await createTenant();
+      const auth = { Authorization: `Bearer ${tenant.api_key}` };
+
+      const byName = await postTo({ ...auth, Host: 'memory.example.com', Origin: publicUrl });
+      const byLoopback = await postTo(auth);
+      const anonymous = await postTo({ Host: 'memory.example.com' });
+      const otherName = await postTo({ ...auth, Host: 'other.example' });
+      const metadata = await request(instance.gateway.url)
+        .get('/.well-known/oauth-protected-resource')
+        .set('Host', 'other.example');
+
+      expect([byName.status, byLoopback.status]).toEqual([200, 200]);
+      expect(byName.headers['access-control-allow-origin']).toBe(publicUrl);
+      expect(anonymous.status).toBe(401);
+      expect(anonymous.headers['www-authenticate']).toBe(
+        `Bearer realm="text-memory", resource_metadata="${publicUrl}/.well-known/oauth-protected-resource/mcp"`,
+      );
+      expect(otherName).toMatchObject({ status: 403, body: { details: { code: 'permission_denied' } } });
+      expect(metadata.body).toMatchObject({
+        resource: `${publicUrl}/mcp`,
+        resource_documentation: `${publicUrl}/console`,
+      });
+    });
   });
 });
 
@@ -208,6 +279,32 @@ describe('POST /mcp: bounded input', () => {
     expect(large).toMatchObject({ status: 413, body: { details: { code: 'payload_too_large' } } });
     expect(nested).toMatchObject({ status: 400, body: { details: { code: 'validation_failed' } } });
     expect(text).toMatchObject({ status: 415, body: { details: { code: 'unsupported_media_type' } } });
+  });
+
+  it('when a JSON-RPC batch (an array) is sent, then 400 in the JSON-RPC error shape and none of its messages runs', async () => {
+    const tenant = await createTenant();
+    const namespace = uniqueNamespace('batch');
+    const remember = (id: number) => ({
+      jsonrpc: '2.0',
+      id,
+      method: 'tools/call',
+      params: { name: 'remember', arguments: { namespace, text: `batched note ${id}` } },
+    });
+
+    const res = await post({ Authorization: `Bearer ${tenant.api_key}` }, [remember(1), remember(2)]);
+    const single = await post({ Authorization: `Bearer ${tenant.api_key}` }, remember(3));
+
+    expect(res).toMatchObject({
+      status: 400,
+      body: {
+        jsonrpc: '2.0',
+        id: null,
+        error: { code: -32600, message: expect.stringContaining('one JSON-RPC message per request') },
+      },
+    });
+    expect(single.status).toBe(200);
+    const recalled = await t.api.recall(tenant.api_key, recallBody(namespace, 'batched note'));
+    expect(recalled.body.related.map((r: { text: string }) => r.text)).toEqual(['batched note 3']);
   });
 
   it('when GET or DELETE is sent, then 405 Allow: POST (stateless: no stream to open, no session to end)', async () => {
@@ -364,48 +461,140 @@ describe('/mcp under a rate limit', () => {
   // and bus; its tools call this instance, the one the client reached).
   const limited = useSecondGateway(t, { RATE_LIMIT_PER_KEY: '4', RATE_LIMIT_WINDOW_SECONDS: '60' });
 
-  it('when a key runs out, then each MCP message counted once (the envelope or its tool call), and the refused call is a tool error saying rate_limited, retryable', async () => {
-    const tenant = await createTenant();
-    const namespace = uniqueNamespace('limited');
+  /** A raw client on the limited instance, connected (initialize, notifications/initialized: 2 requests). */
+  async function limitedClient(apiKey: string) {
     const transport = new StreamableHTTPClientTransport(new URL('/mcp', limited.gateway.url), {
-      requestInit: { headers: { Authorization: `Bearer ${tenant.api_key}` } },
+      requestInit: { headers: { Authorization: `Bearer ${apiKey}` } },
     });
     const client = new Client({ name: 'limited', version: '1.0.0' });
     clients.push(client);
-    await client.connect(transport); // initialize, notifications/initialized: 2
-    await client.listTools(); // 3
-
-    const kept = await call(client, 'remember', { namespace, text: 'Gus parks on level two' }); // its write: 4
-    const refused = await call(client, 'recall', { namespace, query: 'Gus parks' }); // its recall: 5
-
-    expect(kept).toMatchObject({ isError: false, structuredContent: { state: 'retained' } });
-    expect(refused.isError).toBe(true);
-    expect(errorFacts(refused.text)).toEqual({
-      code: 'rate_limited',
-      status: '429',
-      request_id: expect.any(String),
-      retryable: 'true',
-    });
-    const listed = await client.listTools().then(
-      () => 'listed',
+    await client.connect(transport);
+    return client;
+  }
+  /** What a call that throws (a refusal of the /mcp request itself) says: its HTTP status. */
+  const statusOf = (attempt: Promise<unknown>) =>
+    attempt.then(
+      () => 'answered',
       (error: { code?: number }) => error.code,
     );
-    expect(listed).toBe(429);
+
+  it('when a key runs out, then each MCP message counted once, a tool call with its first API request, and the next message is refused 429', async () => {
+    const tenant = await createTenant();
+    const namespace = uniqueNamespace('limited');
+    const client = await limitedClient(tenant.api_key); // 2
+    await client.listTools(); // 3
+
+    const kept = await call(client, 'remember', { namespace, text: 'Gus parks on level two' }); // 4, its write free
+    const refused = await statusOf(call(client, 'recall', { namespace, query: 'Gus parks' })); // 5
+
+    expect(kept).toMatchObject({ isError: false, structuredContent: { state: 'retained' } });
+    expect(refused).toBe(429);
+    expect(await statusOf(client.listTools())).toBe(429);
+  });
+
+  it('when tool calls make no API request (not permitted, bad arguments), then each still counts and the key is refused 429 after its limit', async () => {
+    const tenant = await tenantWithSession();
+    const reader = await keyWith(tenant, ['memory:recall']);
+    const client = await limitedClient(reader); // 2
+
+    const notPermitted = await client
+      .callTool({ name: 'remember', arguments: { text: 'x', namespace: uniqueNamespace() } })
+      .then(
+        (result) => JSON.stringify(result.content),
+        (error: Error) => error.message,
+      ); // 3: the tool is not offered to this key
+    const badArguments = await client
+      .callTool({ name: 'recall', arguments: { namespace: uniqueNamespace(), top_k: 'many' } })
+      .then(
+        (result) => ({ isError: result.isError, text: JSON.stringify(result.content) }),
+        (error: Error) => ({ isError: true, text: error.message }),
+      ); // 4: refused by the tool's schema
+    const refused = await statusOf(call(client, 'recall', { query: 'anything' })); // 5: no namespace
+
+    expect(notPermitted).toMatch(/remember not found/);
+    expect(badArguments).toMatchObject({ isError: true, text: expect.stringMatching(/top_k|query/) });
+    expect(refused).toBe(429);
+    const raw = await request(limited.gateway.url)
+      .post('/mcp')
+      .set('Accept', 'application/json, text/event-stream')
+      .set('Authorization', `Bearer ${reader}`)
+      .send(initialize);
+    expect(raw).toMatchObject({
+      status: 429,
+      body: { retryable: true, details: { code: 'rate_limited' } },
+    });
+    expect(Number(raw.headers['retry-after'])).toBeGreaterThan(0);
+  });
+  it('when /mcp refuses a message, then the refusal is a request record (blocked, redacted); a message it answers is none', async () => {
+    const tenant = await createTenant();
+    const ids = {
+      answered: `rq-${randomUUID()}`,
+      limited: `rq-${randomUUID()}`,
+      origin: `rq-${randomUUID()}`,
+    };
+    const send = (headers: Record<string, string>, requestId: string) =>
+      request(limited.gateway.url)
+        .post('/mcp')
+        .set('Accept', 'application/json, text/event-stream')
+        .set({ ...headers, 'X-Request-Id': requestId })
+        .send(initialize);
+    const auth = { Authorization: `Bearer ${tenant.api_key}` };
+
+    const statuses = [(await send(auth, ids.answered)).status];
+    for (let i = 0; i < 3; i += 1) statuses.push((await send(auth, `rq-${randomUUID()}`)).status);
+    statuses.push((await send(auth, ids.limited)).status);
+    statuses.push((await send({ ...auth, Origin: 'https://evil.example' }, ids.origin)).status);
+
+    expect(statuses).toEqual([200, 200, 200, 200, 429, 403]);
+    const { records, raw } = await eventually(async () => {
+      const texts = await streamMessages(Streams.gatewayRequests.name).catch(() => []);
+      const all = texts.flatMap((text) => RequestRecordBatch.parse(JSON.parse(text)).records);
+      const found = all.filter((r) => Object.values(ids).includes(r.request_id));
+      expect(found.map((r) => r.request_id)).toEqual(expect.arrayContaining([ids.limited, ids.origin]));
+      return { records: found, raw: texts.join('\n') };
+    });
+    const common = {
+      version: 'v1',
+      method: 'POST',
+      route: '/mcp',
+      operation: 'mcp.message',
+      outcome: 'blocked',
+    };
+    expect(records.find((r) => r.request_id === ids.limited)).toMatchObject({
+      ...common,
+      status: 429,
+      error_code: 'rate_limited',
+      tenant_id: tenant.tenant_id,
+      key_id: expect.any(String),
+      units: 0,
+    });
+    expect(records.find((r) => r.request_id === ids.origin)).toMatchObject({
+      ...common,
+      status: 403,
+      error_code: 'permission_denied',
+      tenant_id: null,
+    });
+    expect(records.filter((r) => r.request_id === ids.answered)).toEqual([]);
+    expect(raw).not.toContain(tenant.api_key);
   });
 });
 
 describe('a remember over /mcp is an ordinary write', () => {
-  /** The tenant's charges once billing holds `count` of them. */
-  async function chargesOnceRecorded(session: string, count: number): Promise<Charge[]> {
+  /**
+   * The tenant's charges once billing holds the charge of `laterRequestId`, a call made after the ones
+   * asserted on: charges arrive in order, so a late duplicate of an earlier one would be there too.
+   */
+  async function chargesUpTo(session: string, laterRequestId: string): Promise<Charge[]> {
     await t.stack.memory.flushOutbox();
     const res = await eventually(async () => {
       const r = await t.api.get(CHARGES, { key: session, query: { limit: '200' } });
       expect(r.status, JSON.stringify(r.body)).toBe(200);
-      expect(r.body.paging.total).toBeGreaterThanOrEqual(count);
+      expect((r.body.data as Charge[]).map((c) => c.request_id)).toContain(laterRequestId);
       return r;
     });
     return res.body.data as Charge[];
   }
+  const writesOf = (charges: Charge[]) => charges.filter((c) => c.operation === 'memory.write');
 
   it('when an agent remembers once, then one memory, one request record (the write, none for the MCP message) and one write charge', async () => {
     const tenant = await tenantWithSession();
@@ -429,8 +618,10 @@ describe('a remember over /mcp is an ordinary write', () => {
       }),
     ]);
     expect(events.filter((e) => e.route.includes('mcp'))).toEqual([]);
-    const charges = await chargesOnceRecorded(tenant.session, 1);
-    expect(charges).toEqual([
+    const recalled = await call(client, 'recall', { namespace, query: 'Carol aisle seats' });
+    expect(recalled.structuredContent.related).toHaveLength(1);
+    const charges = await chargesUpTo(tenant.session, recalled.structuredContent.request_id as string);
+    expect(writesOf(charges)).toEqual([
       expect.objectContaining({
         state: 'recorded',
         operation: 'memory.write',
@@ -440,8 +631,6 @@ describe('a remember over /mcp is an ordinary write', () => {
         request_id: requestId,
       }),
     ]);
-    const recalled = await call(client, 'recall', { namespace, query: 'Carol aisle seats' });
-    expect(recalled.structuredContent.related).toHaveLength(1);
   });
 
   it('when the agent retries a remember with the same event_id and occurred_at, then the retry is Replayed and charged once', async () => {
@@ -468,13 +657,12 @@ describe('a remember over /mcp is an ordinary write', () => {
       memory_id: first.structuredContent.memory_id,
     });
     expect(retry.text).toContain('idempotency_outcome: Replayed');
-    await eventsFor(t.api, tenant.api_key, [String(retry.structuredContent.request_id)]);
-    const charges = await chargesOnceRecorded(tenant.session, 1);
-    expect(charges).toEqual([
-      expect.objectContaining({ operation: 'memory.write', idempotency_key: args.event_id, units: 1 }),
-    ]);
     const recalled = await call(client, 'recall', { namespace, query: 'Dan Lisbon' });
     expect(recalled.structuredContent.related).toHaveLength(1);
+    const charges = await chargesUpTo(tenant.session, recalled.structuredContent.request_id as string);
+    expect(writesOf(charges)).toEqual([
+      expect.objectContaining({ operation: 'memory.write', idempotency_key: args.event_id, units: 1 }),
+    ]);
   });
 });
 

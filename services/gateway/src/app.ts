@@ -15,6 +15,7 @@ import { DEFAULT_HASHING_SLOTS } from './domain/identity/hashing-slots.js';
 import { createKeyUsage } from './domain/identity/key-usage.js';
 import { limitPasswordHashing } from './domain/identity/password-hash.js';
 import { createVerifiedKeyCache } from './domain/identity/verified-key-cache.js';
+import { createPrepaidRequests } from './domain/mcp/prepaid-requests.js';
 import { createRateLimits } from './domain/operations/rate-limits.js';
 import { smokeTestPolicyOf } from './domain/operations/run-smoke-test.js';
 import { trackInFlightRequests } from './entry-points/http/in-flight-requests.js';
@@ -94,7 +95,7 @@ export async function startGateway(config: GatewayConfig, logger: Logger): Promi
     inFlight,
     consoleDir: config.CONSOLE_DIR ?? defaultConsoleDir(),
     trustProxy: config.GATEWAY_TRUST_PROXY,
-    mcp: { allowedOrigins: config.MCP_ALLOWED_ORIGINS },
+    mcp: { allowedOrigins: config.MCP_ALLOWED_ORIGINS, publicUrl: config.GATEWAY_PUBLIC_URL },
     memory,
     telemetry,
     templates,
@@ -106,6 +107,7 @@ export async function startGateway(config: GatewayConfig, logger: Logger): Promi
       keyUsage: createKeyUsage(logger),
       sessionSigningKey: secrets.sessionSigningKey,
       rateLimits,
+      prepaid: createPrepaidRequests(),
     },
     control: {
       nc,

@@ -62,6 +62,21 @@ const allowedOrigins = z
     return patterns;
   });
 
+/**
+ * GATEWAY_PUBLIC_URL: the origin clients reach the gateway at (`https://memory.example.com`). /mcp
+ * takes requests for this host or a loopback name only (DNS rebinding), and names it in its 401
+ * challenge, its metadata and the `status` tool. A trailing slash is dropped; a path is refused.
+ */
+const publicUrl = z
+  .string()
+  .transform((value) => value.trim().replace(/\/$/, ''))
+  .refine(
+    (value) =>
+      URL.canParse(value) && /^https?:$/.test(new URL(value).protocol) && new URL(value).origin === value,
+    'GATEWAY_PUBLIC_URL must be an origin: http(s)://host[:port], no path, query or credentials',
+  )
+  .optional();
+
 export const GatewayConfigSchema = z
   .object({
     GATEWAY_PORT: env.port(8080),
@@ -153,6 +168,11 @@ export const GatewayConfigSchema = z
      * (comma-separated; `http://localhost:*` allows any port). Default: the loopback names, any port.
      */
     MCP_ALLOWED_ORIGINS: allowedOrigins,
+    /**
+     * The address clients use (an origin). Unset: /mcp answers requests for localhost, 127.0.0.1 and
+     * [::1] only, and names the address the request came to.
+     */
+    GATEWAY_PUBLIC_URL: publicUrl,
   })
   .refine((c) => c.GATEWAY_HTTP_HEADERS_TIMEOUT_MS <= c.GATEWAY_HTTP_REQUEST_TIMEOUT_MS, {
     path: ['GATEWAY_HTTP_HEADERS_TIMEOUT_MS'],

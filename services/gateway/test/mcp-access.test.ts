@@ -62,6 +62,31 @@ describe('MCP_ALLOWED_ORIGINS', () => {
   });
 });
 
+describe('GATEWAY_PUBLIC_URL', () => {
+  const base = { GATEWAY_DATABASE_URL: 'postgresql://postgres@127.0.0.1:5432/tm_gateway' };
+
+  it('when an origin is given, then it is kept without a trailing slash; unset, there is none', () => {
+    const parse = (value?: string) =>
+      GatewayConfigSchema.parse({ ...base, GATEWAY_PUBLIC_URL: value }).GATEWAY_PUBLIC_URL;
+
+    expect(parse('https://memory.example.com/')).toBe('https://memory.example.com');
+    expect(parse('http://10.0.0.5:8080')).toBe('http://10.0.0.5:8080');
+    expect(parse(undefined)).toBeUndefined();
+  });
+
+  it.each([
+    'https://memory.example.com/api',
+    'ftp://memory.example.com',
+    'https://user:pw@memory.example.com',
+    'memory.example.com',
+  ])('when it is %s, then the configuration is refused', (value) => {
+    const parsed = GatewayConfigSchema.safeParse({ ...base, GATEWAY_PUBLIC_URL: value });
+
+    expect(parsed.success).toBe(false);
+    expect(parsed.error?.issues[0]?.message).toContain('GATEWAY_PUBLIC_URL must be an origin');
+  });
+});
+
 describe('toolsForKey', () => {
   it('when a key holds some permissions, then it is offered the tools whose API calls those permissions allow', () => {
     expect(toolsForKey(['memory:write', 'memory:recall', 'memory:delete', 'telemetry:read'])).toEqual([

@@ -6,7 +6,7 @@ import { ROUTE_KEYS, routeOperationOf } from '../src/entry-points/http/route-ope
 const METHODS = new Set(['get', 'post', 'put', 'patch', 'delete']);
 
 describe('the route table of request records', () => {
-  it('when held to the OpenAPI document, then it names every documented route and nothing else but the reference pages', () => {
+  it('when held to the OpenAPI document, then it names every documented route and nothing else but the reference pages and /mcp', () => {
     const documented = Object.entries(buildOpenApiDocument().paths ?? {}).flatMap(([path, item]) =>
       Object.keys(item as object)
         .filter((method) => METHODS.has(method))
@@ -16,7 +16,7 @@ describe('the route table of request records', () => {
     const recorded = documented.filter((route) => route !== 'GET /api/v1/infrastructure/health/live');
 
     expect([...ROUTE_KEYS].sort()).toEqual(
-      [...recorded, 'GET /api/v1/docs', 'GET /api/v1/docs/{asset}'].sort(),
+      [...recorded, 'GET /api/v1/docs', 'GET /api/v1/docs/{asset}', 'POST /mcp'].sort(),
     );
   });
 

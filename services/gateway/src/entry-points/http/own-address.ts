@@ -1,12 +1,30 @@
 import { isIPv6 } from 'node:net';
 import type { Request } from 'express';
 
+/** Names a DNS rebinding attack can never put in `Host`: a page's own name is what its browser sends. */
+const LOOPBACK_NAMES = new Set(['localhost', '127.0.0.1', '[::1]']);
+
 /**
- * The origin the client reached the gateway at (`https://memory.example.com`): the scheme and host of
- * the request, or of the forwarded headers of a proxy the configuration trusts (GATEWAY_TRUST_PROXY).
+ * Whether the request is addressed to this deployment: `Host` (or a trusted proxy's X-Forwarded-Host)
+ * names the configured public URL's host (GATEWAY_PUBLIC_URL) or a loopback name, on any port. A page
+ * that rebinds its own name to the gateway's address sends its own name, and is refused.
  */
-export function ownOrigin(req: Request): string {
-  return `${req.protocol}://${req.host}`;
+export function addressedHere(req: Request, publicUrl: string | undefined): boolean {
+  const { hostname } = req;
+  if (LOOPBACK_NAMES.has(hostname)) return true;
+  return publicUrl !== undefined && hostname === new URL(publicUrl).hostname;
+}
+
+/**
+ * The origin clients reach the gateway at (`https://memory.example.com`): the configured public URL,
+ * else the request's own origin when it is a loopback name, else `http://localhost:<port>`. Never a
+ * foreign `Host`: it goes into the 401 challenge, the metadata document and `status`'s answer.
+ */
+export function ownOrigin(req: Request, publicUrl: string | undefined): string {
+  if (publicUrl !== undefined) return publicUrl;
+  const requested = `${req.protocol}://${req.host}`;
+  if (LOOPBACK_NAMES.has(req.hostname) && URL.canParse(requested)) return new URL(requested).origin;
+  return `http://localhost:${req.socket.localPort}`;
 }
 
 /**

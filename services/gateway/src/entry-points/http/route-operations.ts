@@ -75,6 +75,8 @@ const ROUTES: ReadonlyArray<readonly [method: string, template: string, operatio
   ['POST', '/v1/imports/{import_id}/start', 'import.start'],
   ['GET', '/v1/imports/{import_id}/failures', 'import.failures'],
   ['POST', '/v1/chat/completions', 'chat.completion'],
+  // The remote MCP endpoint, outside the document (a JSON-RPC protocol): only its refusals are recorded.
+  ['POST', '/mcp', 'mcp.message'],
   ['GET', '/v1/models', 'chat.models.list'],
   ['GET', '/v1/models/{model}', 'chat.models.get'],
 ];

@@ -6,7 +6,6 @@ import type { MemoryClient } from '../../clients/memory-client.js';
 import type { RequestRecorder } from '../../clients/request-recorder.js';
 import type { TelemetryClient } from '../../clients/telemetry-client.js';
 import type { TemplateClient } from '../../clients/template-client.js';
-import type { OriginPattern } from '../../domain/mcp/allowed-origins.js';
 import type { HealthProbes } from '../../domain/operations/check-health.js';
 import type { SmokeTestPolicy } from '../../domain/operations/run-smoke-test.js';
 import { answerClientError } from './answer-client-error.js';
@@ -16,6 +15,7 @@ import type { InFlightRequests } from './in-flight-requests.js';
 import { accessLog } from './middleware/access-log.js';
 import { answerShape } from './middleware/answer-shape.js';
 import type { AuthDeps } from './middleware/authenticate.js';
+import type { McpAddress } from './middleware/check-origin.js';
 import { refuseUndeclaredQuery } from './middleware/declared-query.js';
 import { answerWithError, errorHandler, notFound } from './middleware/error-handler.js';
 import { httpMetrics } from './middleware/http-metrics.js';
@@ -52,8 +52,8 @@ export interface HttpDeps {
   consoleDir: string;
   /** Proxies whose X-Forwarded-For names the client (GATEWAY_TRUST_PROXY); empty: none. */
   trustProxy: string[];
-  /** The remote MCP endpoint: browser origins allowed besides the gateway's own (MCP_ALLOWED_ORIGINS). */
-  mcp: { allowedOrigins: readonly OriginPattern[] };
+  /** The remote MCP endpoint: its public address and the browser origins allowed besides it. */
+  mcp: McpAddress;
   /** Requests taken and not yet answered, for the drain on stop. */
   inFlight: InFlightRequests;
   logger: Logger;
@@ -73,10 +73,10 @@ export function createHttpApp(deps: HttpDeps): express.Express {
   // Static files: neither in the access log nor in a tenant's request history (they name no tenant).
   app.use('/console', consoleRoutes(deps.consoleDir));
   app.use(accessLog(deps.logger), httpMetrics);
-  // Before the request records: an MCP message is not itself an API request; the API requests its
-  // tools make are, each recorded, counted and billed like any other (decisions.md, "Remote MCP").
-  app.use(mcpRoutes(deps.auth, deps.mcp.allowedOrigins));
   app.use(recordRequests(deps.requestRecorder, deps.deployment.version));
+  // An MCP message is not itself an API request: only its refusals are recorded; the API requests
+  // its tools make are, each recorded and billed like any other (decisions.md, "Remote MCP").
+  app.use(mcpRoutes(deps.auth, deps.mcp));
   app.use(refuseUndeclaredQuery());
   app.use('/api/v1/memory', memoryRoutes(deps.memory, deps.auth, deps.templates));
   app.use('/api/v1/control', controlRoutes(deps.auth, deps.control));

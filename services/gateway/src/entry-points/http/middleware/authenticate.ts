@@ -11,6 +11,7 @@ import { authenticateSession } from '../../../domain/identity/authenticate-sessi
 import type { KeyUsage } from '../../../domain/identity/key-usage.js';
 import { type Action, requireRole } from '../../../domain/identity/role-permissions.js';
 import type { VerifiedKeyCache } from '../../../domain/identity/verified-key-cache.js';
+import type { PrepaidRequests } from '../../../domain/mcp/prepaid-requests.js';
 import type { RateLimits } from '../../../domain/operations/rate-limits.js';
 
 export interface AuthDeps {
@@ -18,6 +19,29 @@ export interface AuthDeps {
   keyUsage: KeyUsage;
   sessionSigningKey: Uint8Array;
   rateLimits: RateLimits;
+  /** The API requests of MCP tool calls, counted when their /mcp message was (prepaid-requests.ts). */
+  prepaid: PrepaidRequests;
+}
+
+/**
+ * The header that carries a /mcp message's prepaid token on its tools' loopback API requests. Never
+ * logged (no header is); a token from elsewhere is unknown, and the request is counted.
+ */
+export const PREPAID_HEADER = 'X-TM-Prepaid';
+
+/** Count a key's request against its rate limits, unless its /mcp message already paid for it. */
+async function countKeyRequest(deps: AuthDeps, req: Request, keyId: string, tenantId: string) {
+  if (deps.prepaid.take(req.get(PREPAID_HEADER))) return;
+  await deps.rateLimits.consume(`k:${keyId}`, tenantId);
+}
+
+/**
+ * A valid browser session where an API key is needed: 403 (the spec's rule 1), its account kept on
+ * the request so the refusal is attributed; anything unverifiable is 401.
+ */
+async function refuseSession(deps: AuthDeps, req: Request, token: string, message: string): Promise<never> {
+  req.account = await authenticateSession(token, { signingKey: deps.sessionSigningKey });
+  throw new AppError(ErrorCode.CredentialNotAccepted, message);
 }
 
 type Presented = { kind: 'api_key' | 'session'; value: string };
@@ -48,21 +72,67 @@ export function requireApiKey(
   return async (req, _res, next) => {
     const presented = presentedCredential(req);
     if (!presented) throw authenticationRequired();
-    if (presented.kind === 'session') {
-      req.account = await authenticateSession(presented.value, { signingKey: deps.sessionSigningKey });
-      throw new AppError(
-        ErrorCode.CredentialNotAccepted,
+    if (presented.kind === 'session')
+      await refuseSession(
+        deps,
+        req,
+        presented.value,
         'Memory operations need an API key; a browser session cannot be used here',
       );
-    }
     const scope = await authenticateApiKey(presented.value, permission, {
       cache: deps.keys,
       usage: deps.keyUsage,
     });
     req.scope = scope; // set before the rate limit, so a refused request is still attributed
-    await deps.rateLimits.consume(`k:${scope.key_id}`, scope.tenant_id);
+    await countKeyRequest(deps, req, scope.key_id, scope.tenant_id);
     next();
   };
+}
+
+/**
+ * The remote MCP endpoint: a valid API key, whatever its permissions (they decide which tools are
+ * offered), within its rate limits: every message counts once here, its tool's first API request
+ * then goes free (prepaid-requests.ts). A 401 carries `WWW-Authenticate` naming the
+ * protected-resource metadata (the MCP authorization section); `invalid_token` when a credential came
+ * and failed (RFC 6750). A valid session token is refused with 403, as on the data plane.
+ */
+export function requireMcpKey(deps: AuthDeps, resourceMetadataUrl: (req: Request) => string): RequestHandler {
+  return async (req, res, next) => {
+    const presented = presentedCredential(req);
+    try {
+      if (!presented) throw authenticationRequired();
+      if (presented.kind === 'session')
+        await refuseSession(
+          deps,
+          req,
+          presented.value,
+          'The MCP endpoint needs an API key; a browser session cannot be used here',
+        );
+      const key = await verifyApiKey(presented.value, { cache: deps.keys });
+      deps.keyUsage.noteUsed(key.id); // "last used" counts a session that only lists the tools too
+      req.mcpCaller = {
+        tenantId: key.tenantId,
+        userId: key.userId,
+        keyId: key.id,
+        permissions: key.permissions,
+        apiKey: presented.value,
+      };
+      await deps.rateLimits.consume(`k:${key.id}`, key.tenantId);
+    } catch (error) {
+      if (error instanceof AppError && error.status === 401) {
+        const challenge = `Bearer realm="text-memory", resource_metadata="${resourceMetadataUrl(req)}"`;
+        res.setHeader('WWW-Authenticate', presented ? `${challenge}, error="invalid_token"` : challenge);
+      }
+      throw error;
+    }
+    next();
+  };
+}
+
+/** The verified caller of /mcp; a route mounted without `requireMcpKey` fails closed. */
+export function mcpCallerOf(req: Request): NonNullable<Request['mcpCaller']> {
+  if (!req.mcpCaller) throw authenticationRequired();
+  return req.mcpCaller;
 }
 
 /**
@@ -101,7 +171,7 @@ export function requireReader(deps: AuthDeps, permission: KeyPermission, action:
         usage: deps.keyUsage,
       });
       req.reader = { tenantId: key.tenantId, userId: key.userId, keyId: key.id };
-      await deps.rateLimits.consume(`k:${key.id}`, key.tenantId);
+      await countKeyRequest(deps, req, key.id, key.tenantId);
     } else {
       const account = await authenticateSession(presented.value, { signingKey: deps.sessionSigningKey });
       req.account = account;

@@ -57,6 +57,18 @@ export function meteredNote(result: {
 }
 
 /**
+ * A route that is not itself an API request (the /mcp messages: their tools' API requests are the
+ * records) marks its answers so: only its refusals (4xx, 5xx) are recorded, a 401, 403 or 429 as
+ * `blocked` like any other.
+ */
+export function recordRefusalsOnly(): RequestHandler {
+  return (_req, res, next) => {
+    res.locals.recordRefusalsOnly = true;
+    next();
+  };
+}
+
+/**
  * Every request, accepted, failed or blocked, is recorded for telemetry (a redacted RequestRecord on
  * JetStream) once the answer is out, so recording adds nothing to the caller's wait. The record
  * carries the route's template and its operation, never the path a caller typed: a path no route
@@ -72,11 +84,14 @@ export function recordRequests(recorder: RequestRecorder, deploymentVersion: str
     // (recorded as 499, nginx's "client closed request").
     res.once('close', () => {
       const note = req.recordNote ?? {};
-      const tenantId = req.scope?.tenant_id ?? req.account?.tenantId ?? req.reader?.tenantId ?? null;
+      const mcp = req.mcpCaller;
+      const tenantId =
+        req.scope?.tenant_id ?? req.account?.tenantId ?? req.reader?.tenantId ?? mcp?.tenantId ?? null;
       // A stream the gateway broke off (error-handler.ts) is recorded with its error's status.
       const status = res.writableFinished
         ? res.statusCode
         : ((res.locals.cutShortStatus as number | undefined) ?? CLIENT_CLOSED_REQUEST);
+      if (res.locals.recordRefusalsOnly === true && status < 400) return;
       const accepted = status < 400;
       const reached = res.locals.unmatchedRoute ? undefined : routeOperationOf(method, path);
       recorder.record({
@@ -84,8 +99,8 @@ export function recordRequests(recorder: RequestRecorder, deploymentVersion: str
         record_id: timeOrderedId(),
         request_id: req.requestId,
         tenant_id: tenantId,
-        key_id: req.scope?.key_id ?? req.reader?.keyId ?? null,
-        user_id: req.scope?.user_id ?? req.account?.userId ?? req.reader?.userId ?? null,
+        key_id: req.scope?.key_id ?? req.reader?.keyId ?? mcp?.keyId ?? null,
+        user_id: req.scope?.user_id ?? req.account?.userId ?? req.reader?.userId ?? mcp?.userId ?? null,
         method,
         route: reached?.route ?? UNMATCHED,
         operation: reached?.operation ?? null,

@@ -17,6 +17,14 @@ declare global {
       account?: Account;
       /** Set on read-only infrastructure routes, from an API key or a session. */
       reader?: { tenantId: string; userId: string; keyId?: string };
+      /** Set at /mcp: the verified key's tenant, user, id and permissions, and the key for the tools' calls. */
+      mcpCaller?: {
+        tenantId: string;
+        userId: string;
+        keyId: string;
+        permissions: string[];
+        apiKey: string;
+      };
     }
   }
 }
