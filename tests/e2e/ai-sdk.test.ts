@@ -139,7 +139,7 @@ describe('@text-memory/ai-sdk: memoryTools in generateText', () => {
         output: {
           type: 'text',
           value: [
-            `Remembered as memory ${rememberedOutput.memory_id}.`,
+            `Remembered in namespace "${namespace}" as memory ${rememberedOutput.memory_id}.`,
             `event_id: ${rememberedOutput.event_id}`,
             'idempotency_outcome: Accepted',
             `request_id: ${rememberedOutput.request_id}`,
@@ -153,7 +153,12 @@ describe('@text-memory/ai-sdk: memoryTools in generateText', () => {
       type: 'text',
       value: expect.stringContaining('Alice prefers green tea with honey'),
     });
-    expect(seenText(model, 2, 1)).toMatch(/^1 related memory:\n/);
+    // tm-mcp's text: the context, then each memory's ids.
+    expect(seenText(model, 2, 1)).toMatch(
+      new RegExp(
+        `^1 related memory in "${namespace}":\n\n[^]*Alice prefers green tea with honey\n\n- event_id ${rememberedOutput.event_id}, memory_id ${rememberedOutput.memory_id}, score `,
+      ),
+    );
     // The model was offered both tools with their descriptions and schemas; the namespace is not an input.
     expect(model.doGenerateCalls[0]?.tools).toEqual([
       expect.objectContaining({
@@ -169,7 +174,8 @@ describe('@text-memory/ai-sdk: memoryTools in generateText', () => {
         inputSchema: expect.objectContaining({ required: ['query'] }),
       }),
     ]);
-    expect(JSON.stringify(model.doGenerateCalls[0]?.tools)).not.toContain('namespace');
+    for (const offered of model.doGenerateCalls[0]?.tools ?? [])
+      expect(offered.type === 'function' && offered.inputSchema.properties).not.toHaveProperty('namespace');
 
     // New state, through the SDK: the memory is stored once, under the event id the tool answered.
     const stored = await client.memory.recall({ namespace, query: 'Alice green tea honey' });
@@ -252,8 +258,10 @@ describe('@text-memory/ai-sdk: memoryTools in generateText', () => {
       context: null,
       related: [],
     });
-    expect(seenText(theirs, 1, 0)).toMatch(
-      /^No stored memory shares words with the query\.\nrequest_id: \S+$/,
+    const request_id = (foreign.steps[0]?.toolResults[0]?.output as { request_id?: string } | undefined)
+      ?.request_id;
+    expect(seenText(theirs, 1, 0)).toBe(
+      `No stored memory in "${namespace}" shares words with the query.\nrequest_id: ${request_id}`,
     );
   });
 
@@ -348,7 +356,7 @@ describe('@text-memory/ai-sdk: memoryTools in generateText', () => {
     );
   });
 
-  it('when compared with tm-mcp’s tools, then remember and recall take the same arguments, less namespace', async () => {
+  it('when compared with tm-mcp’s tools, then remember and recall have the same descriptions and arguments, less namespace', async () => {
     const { client } = await tenantClient();
     const mcp = new Client({ name: 'ai-sdk-parity', version: '1.0.0' });
     const [clientSide, serverSide] = InMemoryTransport.createLinkedPair();
@@ -360,26 +368,35 @@ describe('@text-memory/ai-sdk: memoryTools in generateText', () => {
     const model = scriptedModel(answer('Nothing to do.'));
     await generateText({ model, tools: memoryTools({ client, namespace: 'any' }), prompt: 'Hi.' });
 
-    type Schema = { properties?: object; required?: string[] };
-    const argumentsOf = (schema: Schema | undefined) => ({
-      names: Object.keys(schema?.properties ?? {}).sort(),
-      required: schema?.required ?? [],
+    type Schema = { properties?: Record<string, object>; required?: string[] };
+    const ours = (model.doGenerateCalls[0]?.tools ?? []).map((tool) => {
+      const schema = (tool.type === 'function' ? tool.inputSchema : {}) as Schema;
+      return {
+        name: tool.name,
+        description: tool.type === 'function' ? tool.description : undefined,
+        arguments: schema.properties,
+        required: schema.required,
+      };
     });
-    const ours = (model.doGenerateCalls[0]?.tools ?? []).map((tool) => ({
-      name: tool.name,
-      ...argumentsOf(tool.type === 'function' ? (tool.inputSchema as Schema) : undefined),
-    }));
     const theirs = ['remember', 'recall'].map((name) => {
-      const schema = mcpTools.find((tool) => tool.name === name)?.inputSchema;
-      const { namespace: _bound, ...properties } = schema?.properties ?? {};
-      const required = schema?.required?.filter((argument) => argument !== 'namespace');
-      return { name, ...argumentsOf({ properties, ...(required ? { required } : {}) }) };
+      const tool = mcpTools.find((candidate) => candidate.name === name);
+      const { namespace: _bound, ...properties } = (tool?.inputSchema.properties ?? {}) as Record<
+        string,
+        object
+      >;
+      return {
+        name,
+        description: tool?.description,
+        arguments: properties,
+        required: tool?.inputSchema.required?.filter((argument) => argument !== 'namespace'),
+      };
     });
 
+    // Each argument's type, limits, pattern and description, and each tool's description.
     expect(ours).toEqual(theirs);
-    expect(ours).toEqual([
-      { name: 'remember', names: ['event_id', 'occurred_at', 'supersedes', 'text'], required: ['text'] },
-      { name: 'recall', names: ['as_of', 'query', 'top_k'], required: ['query'] },
+    expect(ours.map((tool) => [tool.name, Object.keys(tool.arguments ?? {}).sort(), tool.required])).toEqual([
+      ['remember', ['event_id', 'occurred_at', 'supersedes', 'text'], ['text']],
+      ['recall', ['as_of', 'query', 'top_k'], ['query']],
     ]);
   });
 

@@ -98,6 +98,7 @@ describe('@text-memory/langchain as a user installs it', () => {
         sdkTarball,
         tarball,
         `@langchain/core@${core}`,
+        `zod@${manifest('langchain').peerDependencies.zod}`,
         '@types/node@20',
       ],
       app,
@@ -115,17 +116,7 @@ describe('@text-memory/langchain as a user installs it', () => {
     // The repository's TypeScript, reading only the app's node_modules: the published .d.ts files.
     await run(
       join(root, 'node_modules', '.bin', 'tsc'),
-      [
-        '--strict',
-        '--module',
-        'nodenext',
-        '--target',
-        'es2022',
-        '--skipLibCheck',
-        '--outDir',
-        'out',
-        'chain.mts',
-      ],
+      ['--strict', '--module', 'nodenext', '--target', 'es2022', '--outDir', 'out', 'chain.mts'],
       app,
     );
     const chain = JSON.parse(await run(process.execPath, [join('out', 'chain.mjs')], app, env));
@@ -146,9 +137,15 @@ describe('@text-memory/langchain as a user installs it', () => {
     );
     expect(files.filter((f) => f.startsWith('package/src/'))).toEqual([]);
     const packed = JSON.parse(await run('tar', ['-xzOf', tarball, 'package/package.json'], work));
+    // The SDK and zod are peers, as in @text-memory/ai-sdk: one copy of each in the app (its TextMemory
+    // is ours, its errors are recognised), and the zod @langchain/core itself depends on.
     expect(packed).toMatchObject({
-      dependencies: { '@text-memory/sdk': `^${manifest('sdk').version}` },
-      peerDependencies: { '@langchain/core': core },
+      peerDependencies: {
+        '@langchain/core': core,
+        '@text-memory/sdk': `^${manifest('sdk').version}`,
+        zod: manifest('langchain').peerDependencies.zod,
+      },
     });
+    expect(packed.dependencies).toBeUndefined();
   }, 240_000);
 });

@@ -18,6 +18,7 @@ import {
 import { TextMemory, TextMemoryError } from '@text-memory/sdk';
 import { describe, expect, it } from 'vitest';
 import { createServer } from '../../libs/clients/mcp/src/server.js';
+import { contractCheckedFetch } from './support/checked-fetch.js';
 import { createTenant, uniqueNamespace } from './support/factories.js';
 import { useStack } from './support/stack.js';
 
@@ -27,21 +28,13 @@ import { useStack } from './support/stack.js';
 
 const t = useStack();
 
-const checkedFetch: typeof fetch = async (input, init) => {
-  const response = await fetch(input, init);
-  const url = new URL(input instanceof Request ? input.url : String(input));
-  if (response.headers.get('content-type')?.includes('application/json')) {
-    const body = await response.clone().json();
-    if (t.api.contract.documentedPath(url.pathname))
-      t.api.contract.expectResponse(init?.method ?? 'GET', url.pathname, response.status, body);
-    else t.api.contract.expectErrorEnvelope(body);
-  }
-  return response;
-};
-
 async function tenantClient() {
   const tenant = await createTenant();
-  const client = new TextMemory({ baseUrl: t.stack.url, apiKey: tenant.api_key, fetch: checkedFetch });
+  const client = new TextMemory({
+    baseUrl: t.stack.url,
+    apiKey: tenant.api_key,
+    fetch: contractCheckedFetch(t),
+  });
   return { tenant, client };
 }
 
@@ -184,7 +177,7 @@ describe('TextMemoryRetriever', () => {
   });
   it('when the key is refused, then invoke rejects with the SDK’s error, its status and request id, never the key', async () => {
     const badKey = `tmk_${randomUUID().replaceAll('-', '')}`;
-    const client = new TextMemory({ baseUrl: t.stack.url, apiKey: badKey, fetch: checkedFetch });
+    const client = new TextMemory({ baseUrl: t.stack.url, apiKey: badKey, fetch: contractCheckedFetch(t) });
 
     const error = await new TextMemoryRetriever({ client, namespace: uniqueNamespace('lc') })
       .invoke('anything at all')
@@ -271,6 +264,22 @@ describe('memoryTools: remember and recall as LangChain tools', () => {
     expect(retry).toContain('idempotency_outcome: Replayed');
     expect(retry).toContain(`event_id: ${call.event_id}`);
     expect(recalled.related.map((r) => r.event_id)).toEqual([call.event_id]);
+  });
+
+  it('when remember is retried with the same event_id and no occurred_at, then the retry is Replayed too (the tool set reuses the first time)', async () => {
+    const { client } = await tenantClient();
+    const namespace = uniqueNamespace('lc');
+    const [remember] = memoryTools({ client, namespace });
+    const call = { text: 'Dana keeps a cat named Miso', event_id: `cat-${randomUUID()}` };
+
+    const first = (await remember.invoke(toolCall('remember', call))) as ToolMessage;
+    const retry = (await remember.invoke(toolCall('remember', call))) as ToolMessage;
+
+    expect(first.artifact).toMatchObject({ idempotency_outcome: 'Accepted', event_id: call.event_id });
+    expect(retry.artifact).toMatchObject({
+      idempotency_outcome: 'Replayed',
+      memory_id: first.artifact.memory_id,
+    });
   });
 
   it('when the service refuses a call, then the tool fails with its code, status and request id, never the key', async () => {

@@ -214,6 +214,26 @@ describe('tm-mcp remember and recall', () => {
     expect(recalled.text).toContain(fact);
   });
 
+  it('when remember is retried with the same event_id and no occurred_at, then the retry is Replayed, as in LangChain and the AI SDK', async () => {
+    const tenant = await createTenant();
+    const client = await connectAs(tenant.api_key);
+    const namespace = uniqueNamespace('mcp');
+    const write = { text: 'Bo parks in bay 7', namespace, event_id: uniqueKey('bay') };
+
+    const first = await call(client, 'remember', write);
+    const retry = await call(client, 'remember', write);
+
+    expect(first.structuredContent).toMatchObject({
+      idempotency_outcome: 'Accepted',
+      event_id: write.event_id,
+    });
+    expect(retry.structuredContent).toMatchObject({
+      idempotency_outcome: 'Replayed',
+      memory_id: first.structuredContent?.memory_id,
+    });
+    expect(retry.text).toContain('idempotency_outcome: Replayed');
+  });
+
   it('when TM_NAMESPACE is set, then calls without a namespace use it; without it they are refused', async () => {
     const tenant = await createTenant();
     const namespace = uniqueNamespace('default');

@@ -54,9 +54,10 @@ describe('@text-memory/sdk as a user installs it', () => {
     writeFileSync(
       join(app, 'health.mjs'),
       `import { TextMemory, TextMemoryError } from '@text-memory/sdk';
+import { REMEMBER_TOOL } from '@text-memory/sdk/tools';
 const tm = new TextMemory({ baseUrl: process.argv[2] });
 const health = await tm.infrastructure.health();
-console.log(JSON.stringify({ available: health.available, error: typeof TextMemoryError }));`,
+console.log(JSON.stringify({ available: health.available, error: typeof TextMemoryError, tool: REMEMBER_TOOL.name }));`,
     );
     const tenant = await createTenant();
     const env = { TM_BASE_URL: t.stack.url, TM_API_KEY: tenant.api_key };
@@ -66,7 +67,7 @@ console.log(JSON.stringify({ available: health.available, error: typeof TextMemo
     const cjs = await run(process.execPath, ['quickstart.js'], app, env);
 
     expect(JSON.parse(readFileSync(join(app, 'package.json'), 'utf8')).type ?? 'commonjs').toBe('commonjs');
-    expect(JSON.parse(health)).toEqual({ available: true, error: 'function' });
+    expect(JSON.parse(health)).toEqual({ available: true, error: 'function', tool: 'remember' });
     expect(esm).toMatch(/Alice prefers green tea.* \d/s);
     expect(cjs).toContain('Bo drinks black coffee');
     // The package holds the build and the README, not the sources or the snapshot.
@@ -74,6 +75,7 @@ console.log(JSON.stringify({ available: health.available, error: typeof TextMemo
     expect(files).toContain('package/dist/index.js');
     expect(files).toContain('package/dist/index.d.ts');
     expect(files).toContain('package/dist/node.js');
+    expect(files).toContain('package/dist/tools/index.d.ts');
     expect(files).toContain('package/README.md');
     expect(files.filter((f) => f.startsWith('package/src/'))).toEqual([]);
   }, 120_000);

@@ -1,6 +1,6 @@
 import { LIMITS, type TextMemory } from '@text-memory/sdk';
+import { EventTimes } from '@text-memory/sdk/tools';
 import type { Tool } from 'ai';
-import { EventTimes } from './event-times.js';
 import { RECALL_DESCRIPTION, type RecallInput, type RecallResult, recallTool } from './recall-tool.js';
 import {
   REMEMBER_DESCRIPTION,

@@ -1,12 +1,13 @@
-import { TextMemoryError } from '@text-memory/sdk';
+import type { TextMemoryError } from '@text-memory/sdk';
+import { errorLines, isTextMemoryError } from '@text-memory/sdk/tools';
 
 /**
  * What a remember or recall call throws when the service (or the SDK's own check) refused it. The AI
  * SDK turns a thrown error into a `tool-error` part and sends it to the model as the tool's result
  * (`TextMemoryToolError: <message>`), so the message carries what a model or a person needs to act
- * on: the service's message, the fields at fault, then `code: …`, `status: …`, `request_id: …` and
- * `retryable: …`, one per line. It is built from the SDK's error, whose messages never hold a
- * credential.
+ * on: the lines every adapter gives (tm-mcp's tool errors too), the service's message, the fields at
+ * fault, then `code: …`, `status: …`, `request_id: …` and `retryable: …`. It is built from the SDK's
+ * error, whose messages never hold a credential.
  */
 export class TextMemoryToolError extends Error {
   override readonly name = 'TextMemoryToolError';
@@ -20,17 +21,7 @@ export class TextMemoryToolError extends Error {
   readonly retryable: boolean;
 
   constructor(tool: string, error: TextMemoryError) {
-    super(
-      [
-        error.message,
-        ...(error.details?.fields ?? []).map((field) => `- ${field.path}: ${field.message}`),
-        `code: ${error.code}`,
-        `status: ${error.status === 0 ? 'no answer from the service' : error.status}`,
-        ...(error.request_id ? [`request_id: ${error.request_id}`] : []),
-        `retryable: ${error.retryable}`,
-      ].join('\n'),
-      { cause: error },
-    );
+    super(errorLines(error).join('\n'), { cause: error });
     this.tool = tool;
     this.code = error.code;
     this.status = error.status;
@@ -39,7 +30,10 @@ export class TextMemoryToolError extends Error {
   }
 }
 
-/** Run one call to the service; its TextMemoryError becomes a TextMemoryToolError, anything else is a bug and goes up as is. */
+/**
+ * Run one call to the service; its TextMemoryError (by class, or by name when the app's SDK is another
+ * copy) becomes a TextMemoryToolError, anything else is a bug and goes up as is.
+ */
 export async function callService<T>(tool: string, run: () => Promise<T>): Promise<T> {
   try {
     return await run();
@@ -48,10 +42,3 @@ export async function callService<T>(tool: string, run: () => Promise<T>): Promi
     throw error;
   }
 }
-
-/**
- * By class, or by name when the app's SDK is another copy than ours (a bundler or a nested install can
- * make two): the fields read above are the same in every 0.x SDK.
- */
-const isTextMemoryError = (error: unknown): error is TextMemoryError =>
-  error instanceof TextMemoryError || (error instanceof Error && error.name === 'TextMemoryError');

@@ -1,11 +1,12 @@
-import { TextMemoryError } from '@text-memory/sdk';
+import type { TextMemoryError } from '@text-memory/sdk';
+import { errorLines, isTextMemoryError } from '@text-memory/sdk/tools';
 
 /**
  * A tool call the service (or the SDK's check before sending) refused. Thrown, as LangChain tools fail:
  * an agent's tool node turns it into an error ToolMessage the model reads, and a direct `tool.invoke`
- * rejects with it. The message ends with `code: …`, `status: …`, `request_id: …` and `retryable: …`
- * lines, the same facts as tm-mcp's tool errors; it is built from the SDK's message, which never holds
- * the API key.
+ * rejects with it. The message is the lines every adapter gives (tm-mcp's tool errors too): the SDK's
+ * message, which never holds the API key, the fields at fault, then `code: …`, `status: …`,
+ * `request_id: …` and `retryable: …`.
  */
 export class TextMemoryToolError extends Error {
   override readonly name = 'TextMemoryToolError';
@@ -16,17 +17,7 @@ export class TextMemoryToolError extends Error {
   readonly retryable: boolean;
 
   constructor(error: TextMemoryError) {
-    super(
-      [
-        error.message,
-        ...(error.details?.fields ?? []).map((field) => `- ${field.path}: ${field.message}`),
-        `code: ${error.code}`,
-        `status: ${error.status === 0 ? 'no answer from the service' : error.status}`,
-        ...(error.request_id ? [`request_id: ${error.request_id}`] : []),
-        `retryable: ${error.retryable}`,
-      ].join('\n'),
-      { cause: error },
-    );
+    super(errorLines(error).join('\n'), { cause: error });
     this.code = error.code;
     this.status = error.status;
     this.request_id = error.request_id;
@@ -34,11 +25,14 @@ export class TextMemoryToolError extends Error {
   }
 }
 
-/** Run a tool's call to the service, its TextMemoryError thrown as a TextMemoryToolError. */
+/**
+ * Run a tool's call to the service, its TextMemoryError thrown as a TextMemoryToolError; recognised by
+ * name too, when the app's SDK is another copy than ours. Anything else is a bug and goes up as is.
+ */
 export async function callService<T>(run: () => Promise<T>): Promise<T> {
   try {
     return await run();
   } catch (error) {
-    throw error instanceof TextMemoryError ? new TextMemoryToolError(error) : error;
+    throw isTextMemoryError(error) ? new TextMemoryToolError(error) : error;
   }
 }

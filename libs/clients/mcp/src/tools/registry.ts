@@ -1,5 +1,6 @@
 import type { McpServer } from '@modelcontextprotocol/sdk/server/mcp.js';
-import type { ToolContext } from './context.js';
+import { EventTimes } from '@text-memory/sdk/tools';
+import type { ToolContext, ToolSetup } from './context.js';
 import { registerForgetNamespace } from './forget-namespace.js';
 import { registerListTemplates } from './list-templates.js';
 import { registerRecall } from './recall.js';
@@ -18,7 +19,7 @@ const REGISTRARS = {
   list_templates: registerListTemplates,
   use_template: registerUseTemplate,
   status: registerStatus,
-} satisfies Record<string, (server: McpServer, context: ToolContext) => void>;
+} satisfies Record<string, (server: McpServer, setup: ToolSetup) => void>;
 
 export type ToolName = keyof typeof REGISTRARS;
 
@@ -31,5 +32,6 @@ export function registerTools(
   context: ToolContext,
   names: readonly ToolName[] = TOOL_NAMES,
 ): void {
-  for (const name of TOOL_NAMES) if (names.includes(name)) REGISTRARS[name](server, context);
+  const setup = { ...context, eventTimes: context.eventTimes ?? new EventTimes() };
+  for (const name of TOOL_NAMES) if (names.includes(name)) REGISTRARS[name](server, setup);
 }

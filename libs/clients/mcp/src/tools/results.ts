@@ -1,5 +1,5 @@
 import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
-import { TextMemoryError } from '@text-memory/sdk';
+import { errorLines, isTextMemoryError } from '@text-memory/sdk/tools';
 import type { z } from 'zod';
 
 /**
@@ -41,19 +41,12 @@ export function refusal(text: string, code: string): CallToolResult {
 }
 
 /**
- * The service's (or the SDK's) error as a tool error: message, code, status and request id, so an
- * agent can correct its input or quote the id. The SDK's messages never hold a credential.
+ * The service's (or the SDK's) error as a tool error: the lines every adapter gives (message, fields,
+ * code, status, request id, retryable), so an agent can correct its input or quote the id.
  */
 export function failure(error: unknown): CallToolResult {
-  if (!(error instanceof TextMemoryError)) throw error;
-  return toolError([
-    error.message,
-    ...(error.details?.fields ?? []).map((field) => `- ${field.path}: ${field.message}`),
-    `code: ${error.code}`,
-    `status: ${error.status === 0 ? 'no answer from the service' : error.status}`,
-    ...(error.request_id ? [`request_id: ${error.request_id}`] : []),
-    `retryable: ${error.retryable}`,
-  ]);
+  if (!isTextMemoryError(error)) throw error;
+  return toolError(errorLines(error));
 }
 
 /** Run a tool's call to the service, turning its failure into a tool error. */

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { EventTimes } from '../src/event-times.js';
+import { EventTimes } from '../src/tools/event-times.js';
 
 describe('EventTimes', () => {
   it('when an event_id comes again without a time, then it gets the time it was first sent with', () => {

@@ -1,0 +1,19 @@
+// `@text-memory/sdk/tools`: what the memory tools of every framework adapter share (texts, bounds,
+// answer texts, error lines, event times). No dependencies: the adapters bring their own schema library.
+export {
+  type RecallReport,
+  type RememberReceipt,
+  recallAnswer,
+  recallReport,
+  rememberAnswer,
+  rememberReceipt,
+} from './answers.js';
+export { errorLines, isTextMemoryError } from './error-lines.js';
+export { EventTimes, type RememberArguments, rememberWrite } from './event-times.js';
+export {
+  EVENT_ID_ARGUMENT,
+  NAMESPACE_ARGUMENT,
+  RECALL_TOOL,
+  REMEMBER_TOOL,
+  TIMESTAMP_MESSAGE,
+} from './texts.js';
