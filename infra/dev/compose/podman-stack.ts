@@ -15,8 +15,9 @@ const READY_WITHIN_MS = 180_000;
 
 /**
  * The compose stack under podman-compose (1.0.x, Debian's), which takes depends_on's order but not its
- * conditions and leaves healthchecks to systemd timers: `up` starts one service at a time and waits for
- * each condition itself, asking a healthcheck with `podman exec`.
+ * conditions and leaves healthchecks to systemd timers (none here: no systemd): `up` creates the
+ * containers, starts them one at a time and waits for each condition itself, asking a healthcheck with
+ * `podman exec`.
  */
 export class PodmanStack {
   constructor(
@@ -54,18 +55,23 @@ export class PodmanStack {
     }
   }
 
-  async up(say: (line: string) => void): Promise<void> {
+  async up(say: (line: string) => void = () => {}): Promise<void> {
     const satisfied = new Map<string, Promise<void>>();
     const wait = (name: string, condition: DependencyCondition) => {
       const key = `${name}:${condition}`;
       if (!satisfied.has(key)) satisfied.set(key, this.waitFor(name, condition, say));
       return satisfied.get(key) as Promise<void>;
     };
-    for (const name of startOrder(this.compose)) {
+    const order = startOrder(this.compose);
+    // Every container (and the network) created at once, none started: podman-compose 1.0's `up` of one
+    // service also starts its dependencies again, which would rerun a migrate job that has finished.
+    // (No -d: podman-compose 1.0 would pass it on to `podman create`, which refuses it.)
+    await this.composeCommand(['up', '--no-start', '--no-build', ...order]);
+    for (const name of order) {
       const service = this.compose.services[name];
       if (!service) continue;
       await Promise.all(dependencies(service).map(([dep, condition]) => wait(dep, condition)));
-      await this.composeCommand(['up', '-d', '--no-deps', '--no-build', name]);
+      await podman(['start', await this.container(name)]);
     }
     // Up means every service with a healthcheck is healthy, not only those something depends on.
     await Promise.all(
@@ -75,8 +81,14 @@ export class PodmanStack {
     );
   }
 
-  down() {
-    return this.composeCommand(['down', '-v']);
+  /** Containers and volumes, then the network, which podman-compose 1.0's `down` leaves behind. */
+  async down(): Promise<void> {
+    // -t: the compose file's stop_grace_period, so services drain as they would under docker compose.
+    await this.composeCommand(['down', '-v', '-t', '15']);
+    const network = `${this.project}_default`;
+    if ((await podman(['network', 'exists', network], { allowFailure: true })).code === 0) {
+      await podman(['network', 'rm', network]);
+    }
   }
 
   async container(service: string): Promise<string> {
@@ -107,6 +119,7 @@ export class PodmanStack {
     const container = await this.container(name);
     const started = Date.now();
     if (condition === 'service_completed_successfully') {
+      // A job that finished before this asked has exited already; wait answers its code all the same.
       const { stdout } = await podman(['wait', container]);
       if (stdout.trim() !== '0') {
         await this.showLogs(container);
