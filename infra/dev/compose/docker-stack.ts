@@ -36,8 +36,8 @@ export class DockerStack {
     await this.compose(['up', '-d', '--wait']);
   }
 
-  async down(): Promise<void> {
-    await this.compose(['down', '-v']);
+  async down(volumes = true): Promise<void> {
+    await this.compose(['down', ...(volumes ? ['-v'] : [])]);
   }
 
   async exec(service: string, command: string[], workdir?: string): Promise<string> {

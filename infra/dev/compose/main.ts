@@ -1,4 +1,4 @@
-// `npm run compose -- up | down | check` (infra/dev/run.mjs): docker-compose.yml built and run for real.
+// `npm run compose -- up | down [-v] | bootstrap | check` (infra/dev/run.mjs): docker-compose.yml built and run for real.
 // Where Docker can pull images, `docker compose` runs the file as it is (docker-stack.ts). Where it
 // cannot (no daemon, no registry: these machines), the base images are built locally (local-bases.ts)
 // and Podman runs the same file with a generated override that points it at them (override-file.ts),
@@ -72,20 +72,19 @@ async function buildAndUp(stack: Stack, local: boolean) {
   await step('up, each service after what it depends on, until healthy', () => stack.up(say));
 }
 
+const BOOTSTRAP = ['node', '--conditions=@tm/compiled', 'dist/admin/cli.js', 'bootstrap', '--json'];
+const bootstrap = (stack: Stack) => stack.exec('gateway', BOOTSTRAP, '/app/services/gateway');
+
 async function check(): Promise<boolean> {
   const started = Date.now();
   const { stack, ports, local } = await openStack();
   let passed = true;
   try {
     await buildAndUp(stack, local);
-    const bootstrap = await step('admin bootstrap in the gateway container (a tenant and API key)', () =>
-      stack.exec(
-        'gateway',
-        ['node', '--conditions=@tm/compiled', 'dist/admin/cli.js', 'bootstrap', '--json'],
-        '/app/services/gateway',
-      ),
+    const created = await step('admin bootstrap in the gateway container (a tenant and API key)', () =>
+      bootstrap(stack),
     );
-    const apiKey = (JSON.parse(bootstrap.trim().split('\n').at(-1) ?? '{}') as { api_key?: string }).api_key;
+    const apiKey = (JSON.parse(created.trim().split('\n').at(-1) ?? '{}') as { api_key?: string }).api_key;
     if (!apiKey) throw new Error('admin bootstrap printed no api_key');
     for (const request of walkthrough(`http://127.0.0.1:${ports.GATEWAY_PORT}`, apiKey)) {
       await step(request.name, request.run);
@@ -112,12 +111,18 @@ try {
     const { stack, ports, local } = await openStack();
     await buildAndUp(stack, local);
     say(`gateway on http://127.0.0.1:${ports.GATEWAY_PORT}; published ports ${JSON.stringify(ports)}`);
-    say('a tenant and API key: see docs/operations.md, "The compose stack"');
-  } else if (command === 'down') {
+    say('a tenant and API key: npm run compose -- bootstrap');
+  } else if (command === 'bootstrap') {
+    // The gateway's `admin bootstrap --json` in its running container: the new API key, on stdout only.
     const { stack } = await openStack();
-    await step('down -v', () => stack.down());
+    process.stdout.write(await bootstrap(stack));
+  } else if (command === 'down') {
+    // Like `docker compose down`: the data volumes stay unless -v is given.
+    const volumes = process.argv.slice(3).includes('-v');
+    const { stack } = await openStack();
+    await step(volumes ? 'down -v' : 'down', () => stack.down(volumes));
   } else {
-    console.error('usage: npm run compose -- up | down | check');
+    console.error('usage: npm run compose -- up | down [-v] | bootstrap | check');
     process.exit(2);
   }
 } catch {

@@ -81,10 +81,10 @@ export class PodmanStack {
     );
   }
 
-  /** Containers and volumes, then the network, which podman-compose 1.0's `down` leaves behind. */
-  async down(): Promise<void> {
+  /** The containers (and volumes when asked), then the network, which podman-compose 1.0's `down` leaves. */
+  async down(volumes = true): Promise<void> {
     // -t: the compose file's stop_grace_period, so services drain as they would under docker compose.
-    await this.composeCommand(['down', '-v', '-t', '15']);
+    await this.composeCommand(['down', ...(volumes ? ['-v'] : []), '-t', '15']);
     const network = `${this.project}_default`;
     if ((await podman(['network', 'exists', network], { allowFailure: true })).code === 0) {
       await podman(['network', 'rm', network]);
