@@ -1,0 +1,53 @@
+import { COMPOSE_FILE } from './compose-file.js';
+import { run } from './podman.js';
+
+/**
+ * The compose stack where Docker with its compose plugin runs and can pull images: the file as it is,
+ * with compose's own depends_on conditions and healthchecks (`up --wait`).
+ */
+export class DockerStack {
+  constructor(
+    private readonly project: string,
+    private readonly env: Record<string, string>,
+  ) {}
+
+  /** True when `docker compose` and a daemon answer; TM_COMPOSE_ENGINE=podman forces the Podman path. */
+  static async available(): Promise<boolean> {
+    if (process.env.TM_COMPOSE_ENGINE === 'podman') return false;
+    const probe = (args: string[]) =>
+      run('docker', args, { allowFailure: true, env: process.env }).then(
+        (ran) => ran.code === 0,
+        () => false,
+      );
+    return (await probe(['compose', 'version'])) && (await probe(['info']));
+  }
+
+  private compose(args: string[]) {
+    return run('docker', ['compose', '-p', this.project, '-f', COMPOSE_FILE, ...args], {
+      env: { ...process.env, ...this.env },
+    });
+  }
+
+  async build(service: string): Promise<void> {
+    await this.compose(['build', service]);
+  }
+
+  async up(): Promise<void> {
+    await this.compose(['up', '-d', '--wait']);
+  }
+
+  async down(volumes = true): Promise<void> {
+    await this.compose(['down', ...(volumes ? ['-v'] : [])]);
+  }
+
+  async exec(service: string, command: string[], workdir?: string): Promise<string> {
+    const { stdout } = await this.compose([
+      'exec',
+      '-T',
+      ...(workdir ? ['-w', workdir] : []),
+      service,
+      ...command,
+    ]);
+    return stdout;
+  }
+}

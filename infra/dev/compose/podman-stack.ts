@@ -1,0 +1,156 @@
+import { setTimeout as sleep } from 'node:timers/promises';
+import {
+  COMPOSE_FILE,
+  type ComposeFile,
+  type DependencyCondition,
+  dependencies,
+  healthcheckCommand,
+  startOrder,
+} from './compose-file.js';
+import { builtImage } from './override-file.js';
+import { podman, podmanEnv, run } from './podman.js';
+
+/** How long a service may take to become healthy, or a one-shot job to finish. */
+const READY_WITHIN_MS = 180_000;
+
+/**
+ * The compose stack under podman-compose (1.0.x, Debian's), which takes depends_on's order but not its
+ * conditions and leaves healthchecks to systemd timers (none here: no systemd): `up` creates the
+ * containers, starts them one at a time and waits for each condition itself, asking a healthcheck with
+ * `podman exec`.
+ */
+export class PodmanStack {
+  constructor(
+    private readonly compose: ComposeFile,
+    private readonly project: string,
+    private readonly overrideFile: string,
+    private readonly env: Record<string, string>,
+  ) {}
+
+  private composeCommand(args: string[], echo = false) {
+    return run(
+      'podman-compose',
+      [
+        '-p',
+        this.project,
+        '-f',
+        COMPOSE_FILE,
+        '-f',
+        this.overrideFile,
+        // npm and pnpm inside the build need the host's network (the bridge has no way out here).
+        '--podman-build-args=--network=host',
+        ...args,
+      ],
+      { echo, env: { ...podmanEnv, ...this.env } },
+    );
+  }
+
+  /** One service's image; podman-compose 1.0 exits 0 when a build fails, so the image is looked for. */
+  async build(service: string): Promise<void> {
+    const { output } = await this.composeCommand(['build', service]);
+    const image = builtImage(this.project, service);
+    if ((await podman(['image', 'exists', image], { allowFailure: true })).code !== 0) {
+      process.stderr.write(output.split('\n').slice(-40).join('\n'));
+      throw new Error(`no image ${image} after the build`);
+    }
+  }
+
+  async up(say: (line: string) => void = () => {}): Promise<void> {
+    const satisfied = new Map<string, Promise<void>>();
+    const wait = (name: string, condition: DependencyCondition) => {
+      const key = `${name}:${condition}`;
+      if (!satisfied.has(key)) satisfied.set(key, this.waitFor(name, condition, say));
+      return satisfied.get(key) as Promise<void>;
+    };
+    const order = startOrder(this.compose);
+    // Every container (and the network) created at once, none started: podman-compose 1.0's `up` of one
+    // service also starts its dependencies again, which would rerun a migrate job that has finished.
+    // (No -d: podman-compose 1.0 would pass it on to `podman create`, which refuses it.)
+    await this.composeCommand(['up', '--no-start', '--no-build', ...order]);
+    for (const name of order) {
+      const service = this.compose.services[name];
+      if (!service) continue;
+      await Promise.all(dependencies(service).map(([dep, condition]) => wait(dep, condition)));
+      await podman(['start', await this.container(name)]);
+    }
+    // Up means every service with a healthcheck is healthy, not only those something depends on.
+    await Promise.all(
+      startOrder(this.compose)
+        .filter((name) => this.compose.services[name]?.healthcheck)
+        .map((name) => wait(name, 'service_healthy')),
+    );
+  }
+
+  /** The containers (and volumes when asked), then the network, which podman-compose 1.0's `down` leaves. */
+  async down(volumes = true): Promise<void> {
+    // -t: the compose file's stop_grace_period, so services drain as they would under docker compose.
+    await this.composeCommand(['down', ...(volumes ? ['-v'] : []), '-t', '15']);
+    const network = `${this.project}_default`;
+    if ((await podman(['network', 'exists', network], { allowFailure: true })).code === 0) {
+      await podman(['network', 'rm', network]);
+    }
+  }
+
+  async container(service: string): Promise<string> {
+    const { stdout } = await podman([
+      'ps',
+      '-a',
+      '--filter',
+      `label=io.podman.compose.project=${this.project}`,
+      '--filter',
+      `label=com.docker.compose.service=${service}`,
+      '--format',
+      '{{.Names}}',
+    ]);
+    const name = stdout.trim().split('\n')[0];
+    if (!name) throw new Error(`no container for ${service}`);
+    return name;
+  }
+
+  /** Run a command in a service's running container; resolves with its stdout. */
+  async exec(service: string, command: string[], workdir?: string): Promise<string> {
+    const container = await this.container(service);
+    const { stdout } = await podman(['exec', ...(workdir ? ['-w', workdir] : []), container, ...command]);
+    return stdout;
+  }
+
+  private async waitFor(name: string, condition: DependencyCondition, say: (line: string) => void) {
+    if (condition === 'service_started') return;
+    const container = await this.container(name);
+    const started = Date.now();
+    if (condition === 'service_completed_successfully') {
+      // A job that finished before this asked has exited already; wait answers its code all the same.
+      const { stdout } = await podman(['wait', container]);
+      if (stdout.trim() !== '0') {
+        await this.showLogs(container);
+        throw new Error(`${name} exited with code ${stdout.trim()}`);
+      }
+      say(`${name} completed (${seconds(started)})`);
+      return;
+    }
+    const check = healthcheckCommand(this.compose.services[name] ?? {});
+    if (!check) throw new Error(`${name} has no healthcheck to wait for`);
+    while (Date.now() - started < READY_WITHIN_MS) {
+      const state = (await podman(['inspect', '--format', '{{.State.Status}}', container])).stdout.trim();
+      if (state === 'exited') {
+        await this.showLogs(container);
+        throw new Error(`${name} exited while waiting for it to be healthy`);
+      }
+      if ((await podman(['exec', container, ...check], { allowFailure: true })).code === 0) {
+        say(`${name} healthy (${seconds(started)})`);
+        return;
+      }
+      await sleep(1000);
+    }
+    await this.showLogs(container);
+    throw new Error(`${name} not healthy within ${READY_WITHIN_MS / 1000} s`);
+  }
+
+  private async showLogs(container: string) {
+    await podman(['logs', '--tail', '40', container], { allowFailure: true, echo: true });
+  }
+}
+
+export function seconds(since: number): string {
+  return `${((Date.now() - since) / 1000).toFixed(1)} s`;
+}

