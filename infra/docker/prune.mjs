@@ -35,7 +35,8 @@ function resolve(fromDir, name) {
 }
 
 const kept = new Set();
-const pending = projects.map((project) => join(root, project));
+// Each argument is a folder whose package is kept with what it needs: a workspace package, or an installed one.
+const pending = projects.map((project) => realpathSync(join(root, project)));
 const seen = new Set();
 while (pending.length > 0) {
   const dir = pending.pop();
@@ -65,4 +66,4 @@ for (const runtime of prismaRuntimes.filter((dir) => existsSync(dir))) {
       rmSync(join(runtime, file), { force: true });
   }
 }
-console.log(`pruned ${removed} packages the service does not load`);
+console.log(`pruned ${removed} packages nothing here loads`);

@@ -31,6 +31,9 @@ if [ "$service" = migrate ]; then
   # shellcheck disable=SC2086 # one word per filter
   (cd "$out" && pnpm install --offline --frozen-lockfile --config.package-import-method=copy $filters)
   for lib in libs/*/src; do cp -R "$lib" "$out/$lib"; done
+  # Of that install, only the prisma CLI and what @tm/kit's prismaCliConfig loads (the pg adapter) stay:
+  # the services' own dependencies and the rest of their dev dependencies are not for migrating.
+  (cd "$out" && node "$OLDPWD/infra/docker/prune.mjs" libs/kit services/*/node_modules/prisma)
 else
   # --filter-prod: the workspace packages the service depends on in production, not its test-only ones
   # (the template service's tests use @tm/memory).
