@@ -5,7 +5,9 @@
 #   docker build --build-arg SERVICE=memory -t tm-memory .)
 # The base is an argument too, so moving Node versions is one line here or one flag on the build.
 ARG NODE_IMAGE=node:24-slim
-FROM ${NODE_IMAGE}
+
+# Build stage: the whole toolchain (pnpm, every dependency, TypeScript); none of it is shipped.
+FROM ${NODE_IMAGE} AS build
 RUN npm install --global pnpm@10.34.9
 WORKDIR /app
 
@@ -17,12 +19,27 @@ RUN pnpm fetch
 COPY . .
 ARG SERVICE
 RUN sh infra/docker/install.sh "$SERVICE"
+# What the runtime stage copies: the compiled service and its production dependencies, nothing else.
+RUN sh infra/docker/runtime.sh "$SERVICE" /runtime
 
-# Read by infra/docker/start.sh when the container starts.
-ENV SERVICE=${SERVICE}
+# Runtime stage: the same base, plus /runtime (docs/decisions.md, "Runtime images (P18)").
+FROM ${NODE_IMAGE}
+ARG SERVICE
+WORKDIR /app
+# Owned by root: the service's user reads its code and cannot change it.
+COPY --from=build /runtime /app
+# Read by infra/docker/start.sh when the container starts. No secret is baked in: the compose file
+# (or the orchestrator) passes GATEWAY_SECRET_KEY, IMPORT_SECRET_KEY and the database URLs at run time.
+ENV SERVICE=${SERVICE} NODE_ENV=production
 USER node
 # start.sh ends in `exec node … dist/start.js`: the service as install.sh compiled it, no tsx, and node
 # itself as the container's main process rather than pnpm, since pnpm exits on SIGTERM without waiting
-# for its child, which would cut the service's graceful shutdown short. The gateway listens on 8080
+# for its child, which would cut the service's graceful shutdown short. SIGTERM starts the drain
+# (DRAIN_TIMEOUT_MS); compose's stop_grace_period gives it the time. The gateway listens on 8080
 # (GATEWAY_PORT; docker-compose.yml publishes it).
+STOPSIGNAL SIGTERM
+# The gateway's readiness route, a bus service's metrics listener (infra/docker/healthcheck.mjs); the
+# gateway's matches docker-compose.yml's. The migrate job exits when done, so a check never fails it.
+HEALTHCHECK --interval=5s --timeout=3s --start-period=10s --retries=12 \
+  CMD ["node", "infra/docker/healthcheck.mjs"]
 CMD ["sh", "infra/docker/start.sh"]

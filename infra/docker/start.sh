@@ -6,7 +6,8 @@ if [ "$SERVICE" = migrate ]; then
   for schema in services/*/prisma/schema.prisma; do
     dir="${schema%/prisma/schema.prisma}"
     echo "migrating ${dir#services/}"
-    (cd "$dir" && pnpm exec prisma migrate deploy)
+    # The CLI from the service's own node_modules: the runtime image has no pnpm.
+    (cd "$dir" && node_modules/.bin/prisma migrate deploy)
   done
   exit 0
 fi

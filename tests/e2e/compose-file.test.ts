@@ -15,6 +15,7 @@ interface ComposeService {
   image?: string;
   stop_grace_period?: string;
   environment?: Record<string, unknown>;
+  healthcheck?: { test?: unknown };
   build?: { context?: string; dockerfile?: string; args?: Record<string, string> };
 }
 const compose = parse(read('docker-compose.yml'), { merge: true }) as {
@@ -57,6 +58,38 @@ describe('docker-compose.yml', () => {
       [],
     );
     expect(existsSync(join(root, 'infra', 'migrate', 'Dockerfile'))).toBe(false);
+  });
+
+  it("when an image is built, then its runtime stage copies only the build stage's output and runs as a non-root user with a healthcheck and SIGTERM", () => {
+    const instructions = read('Dockerfile')
+      .replace(/\\\n\s*/g, ' ')
+      .split('\n')
+      .filter((line) => line.trim() !== '' && !line.trim().startsWith('#'));
+    const stages = instructions.filter((line) => line.startsWith('FROM '));
+    const runtime = instructions.slice(instructions.lastIndexOf(stages.at(-1) ?? ''));
+
+    // Both stages from the one NODE_IMAGE argument; the last (the image that ships) takes nothing but /runtime.
+    // biome-ignore lint/suspicious/noTemplateCurlyInString: the Dockerfile's own ${NODE_IMAGE}, verbatim
+    expect(stages).toEqual(['FROM ${NODE_IMAGE} AS build', 'FROM ${NODE_IMAGE}']);
+    expect(runtime.filter((line) => /^(COPY|ADD|RUN) /.test(line))).toEqual([
+      'COPY --from=build /runtime /app',
+    ]);
+    expect(read('infra/docker/runtime.sh')).toMatch(/pnpm install --offline --frozen-lockfile --prod /);
+    expect(runtime.filter((line) => line.startsWith('USER '))).toEqual(['USER node']);
+    expect(runtime).toContain('STOPSIGNAL SIGTERM');
+    expect(runtime.filter((line) => line.startsWith('HEALTHCHECK '))).toHaveLength(1);
+    expect(runtime.find((line) => line.startsWith('HEALTHCHECK '))).toContain('infra/docker/healthcheck.mjs');
+    // No secret is baked into an image: those are the compose file's (or the orchestrator's) to pass.
+    expect(instructions.filter((line) => /^(ENV|ARG) .*(SECRET|PASSWORD|TOKEN|_KEY)/i.test(line))).toEqual(
+      [],
+    );
+  });
+
+  it("when the gateway image checks its health, then it asks the readiness route the compose file's healthcheck asks", () => {
+    const composeTest = JSON.stringify(compose.services.gateway?.healthcheck?.test);
+
+    expect(composeTest).toContain("127.0.0.1:8080/api/v1/infrastructure/health'");
+    expect(read('infra/docker/healthcheck.mjs')).toContain(`/api/v1/infrastructure/health\``);
   });
 
   it('when a service image is built and started, then it compiles the service and runs its dist/ with plain node', () => {

@@ -47,8 +47,10 @@ export class PodmanStack {
 
   /** One service's image; podman-compose 1.0 exits 0 when a build fails, so the image is looked for. */
   async build(service: string): Promise<void> {
-    const { output } = await this.composeCommand(['build', service]);
     const image = builtImage(this.project, service);
+    // Untagged first, or the last run's image would pass for this build's (its layers stay cached).
+    await podman(['untag', image], { allowFailure: true });
+    const { output } = await this.composeCommand(['build', service]);
     if ((await podman(['image', 'exists', image], { allowFailure: true })).code !== 0) {
       process.stderr.write(output.split('\n').slice(-40).join('\n'));
       throw new Error(`no image ${image} after the build`);

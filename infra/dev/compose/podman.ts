@@ -10,6 +10,8 @@ export const workDir = join(root, '.data', 'compose');
 export const podmanEnv: NodeJS.ProcessEnv = {
   ...process.env,
   CONTAINERS_CONF: join(root, 'infra', 'compose', 'containers.conf'),
+  // The Docker image format: OCI images cannot carry the Dockerfile's HEALTHCHECK (Podman drops it).
+  BUILDAH_FORMAT: 'docker',
 };
 
 export interface Run {
