@@ -62,6 +62,16 @@ export function startNatsServer(
   return startSupervised('nats', binary, natsServerArgs({ port, storeDir }), { cwd, env: process.env });
 }
 
+/** The server stopped before it listened; `reason` is its last line on stderr. */
+export class NatsServerExited extends Error {
+  constructor(
+    readonly code: number | string | null,
+    readonly reason: string,
+  ) {
+    super(`nats-server exited (${code}) before it listened${reason ? `: ${reason}` : ''}`);
+  }
+}
+
 export interface SpawnedNatsServer {
   url: string;
   child: ChildProcess;
@@ -80,10 +90,15 @@ export async function spawnNatsServer(
 ): Promise<SpawnedNatsServer> {
   const binary = requireNatsServer();
   const log = options.logFile === undefined ? undefined : createWriteStream(options.logFile, { flags: 'a' });
-  const output = log ? 'pipe' : 'ignore';
   const child = spawn(binary, natsServerArgs(options), {
-    stdio: ['ignore', output, output],
+    stdio: ['ignore', log ? 'pipe' : 'ignore', 'pipe'],
     env: { ...process.env, ...options.env },
+  });
+  // The end of stderr, kept for the error when the server exits before it listens (a port taken, a
+  // bad configuration); without it that error could only say "exited (1)".
+  let lastError = '';
+  child.stderr?.on('data', (chunk: Buffer) => {
+    lastError = (lastError + chunk.toString('utf8')).slice(-500);
   });
   if (log) {
     child.stdout?.pipe(log, { end: false });
@@ -110,7 +125,10 @@ export async function spawnNatsServer(
       async () => {
         if (failed) throw new Error(`cannot run ${binary}: ${failed.message}`);
         if (child.exitCode !== null || child.signalCode !== null)
-          throw new Error(`nats-server exited (${child.exitCode ?? child.signalCode}) before it listened`);
+          throw new NatsServerExited(
+            child.exitCode ?? child.signalCode,
+            lastError.trim().split('\n').pop() ?? '',
+          );
         return canConnect('127.0.0.1', options.port);
       },
       { timeoutMs: 15_000, intervalMs: 25 },
