@@ -1,28 +1,12 @@
-import { useId, useState } from 'react';
+import { useState } from 'react';
 import { Link } from 'react-router';
 import { CopyButton } from '../components/copy-button.js';
 import { ErrorNotice } from '../components/error-notice.js';
 import { Page } from '../components/page.js';
 import { useDataKey } from '../session/data-key-context.js';
 import { useSession } from '../session/session-context.js';
-import { connectSnippets, type Snippet } from './connect/connect-snippets.js';
-
-/** One snippet: what it is, the text to copy, and its Copy button. */
-function SnippetCard({ snippet }: { snippet: Snippet }) {
-  const id = useId();
-  return (
-    <section className="card snippet" aria-labelledby={id}>
-      <div className="row snippet-head">
-        <h2 id={id}>{snippet.title}</h2>
-        <CopyButton value={snippet.text} label={`Copy the ${snippet.title} snippet`} />
-      </div>
-      <p className="hint">{snippet.note}</p>
-      <pre className="snippet-text">
-        <code>{snippet.text}</code>
-      </pre>
-    </section>
-  );
-}
+import { connectSnippets } from './connect/connect-snippets.js';
+import { SnippetCard } from './connect/snippet-card.js';
 
 /** The console's own key for this tab, in one click: the data pages use it, the snippets show it. */
 function CreateOwnKey() {

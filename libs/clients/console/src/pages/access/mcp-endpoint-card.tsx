@@ -1,6 +1,6 @@
-import { useId } from 'react';
 import { CopyButton } from '../../components/copy-button.js';
 import { mcpEndpoint, remoteMcpSnippet } from '../connect/connect-snippets.js';
+import { SnippetCard } from '../connect/snippet-card.js';
 
 /**
  * Where an agent's MCP client reaches this deployment, beside the keys it authenticates with: the
@@ -8,24 +8,15 @@ import { mcpEndpoint, remoteMcpSnippet } from '../connect/connect-snippets.js';
  * secret (a key just created or rotated); otherwise the placeholder where a key goes.
  */
 export function McpEndpointCard({ apiKey }: { apiKey?: string | undefined }) {
-  const id = useId();
   const baseUrl = window.location.origin;
   const endpoint = mcpEndpoint(baseUrl);
   const snippet = remoteMcpSnippet(baseUrl, apiKey);
   return (
-    <section className="card snippet" aria-labelledby={id}>
-      <div className="row snippet-head">
-        <h2 id={id}>Remote MCP endpoint</h2>
-        <CopyButton value={snippet.text} label="Copy the MCP client configuration" />
-      </div>
+    <SnippetCard snippet={snippet} title="Remote MCP endpoint" copyLabel="Copy the MCP client configuration">
       <div className="row">
         <code>{endpoint}</code>
         <CopyButton value={endpoint} label="Copy the MCP endpoint URL" />
       </div>
-      <p className="hint">{snippet.note}</p>
-      <pre className="snippet-text">
-        <code>{snippet.text}</code>
-      </pre>
-    </section>
+    </SnippetCard>
   );
 }

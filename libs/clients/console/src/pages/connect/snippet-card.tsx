@@ -1,0 +1,34 @@
+import { type ReactNode, useId } from 'react';
+import { CopyButton } from '../../components/copy-button.js';
+import type { Snippet } from './connect-snippets.js';
+
+/**
+ * One snippet: what it is, the text to copy, and its Copy button. `children` go between the heading
+ * and the note (the MCP card's endpoint row); `title` and `copyLabel` override the snippet's own.
+ */
+export function SnippetCard({
+  snippet,
+  title = snippet.title,
+  copyLabel = `Copy the ${snippet.title} snippet`,
+  children,
+}: {
+  snippet: Snippet;
+  title?: string;
+  copyLabel?: string;
+  children?: ReactNode;
+}) {
+  const id = useId();
+  return (
+    <section className="card snippet" aria-labelledby={id}>
+      <div className="row snippet-head">
+        <h2 id={id}>{title}</h2>
+        <CopyButton value={snippet.text} label={copyLabel} />
+      </div>
+      {children}
+      <p className="hint">{snippet.note}</p>
+      <pre className="snippet-text">
+        <code>{snippet.text}</code>
+      </pre>
+    </section>
+  );
+}
