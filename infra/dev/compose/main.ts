@@ -15,7 +15,8 @@ import { PodmanStack, seconds } from './podman-stack.js';
 import { stackPorts, stackSecrets } from './stack-env.js';
 import { walkthrough } from './walkthrough.js';
 
-const PROJECT = 'textmemory';
+// As docker compose reads it: two stacks (two checkouts) run side by side under different names.
+const PROJECT = process.env.COMPOSE_PROJECT_NAME || 'textmemory';
 const say = (line: string) => console.error(`› ${line}`);
 
 type Stack = Pick<PodmanStack, 'build' | 'up' | 'down' | 'exec'>;
