@@ -36,6 +36,32 @@ export class DockerStack {
     await this.compose(['up', '-d', '--wait']);
   }
 
+  async scale(service: string, replicas: number): Promise<void> {
+    await this.compose([
+      'up',
+      '-d',
+      '--wait',
+      '--no-deps',
+      '--no-recreate',
+      '--scale',
+      `${service}=${replicas}`,
+      service,
+    ]);
+  }
+
+  async replicas(service: string): Promise<string[]> {
+    const { stdout } = await this.compose(['ps', '--status', 'running', '--format', '{{.Name}}', service]);
+    return stdout.split('\n').filter(Boolean).sort();
+  }
+
+  async port(service: string, containerPort: number): Promise<string> {
+    return (await this.compose(['port', service, String(containerPort)])).stdout.trim();
+  }
+
+  async kill(container: string): Promise<void> {
+    await run('docker', ['kill', '--signal', 'KILL', container], { env: process.env });
+  }
+
   async down(volumes = true): Promise<void> {
     await this.compose(['down', ...(volumes ? ['-v'] : [])]);
   }

@@ -83,8 +83,43 @@ export class PodmanStack {
     );
   }
 
+  /**
+   * More containers of a service: podman-compose 1.0 takes `--scale` but ignores it, so each new replica
+   * is a `podman container clone` of the first (its image, settings, labels and network), started.
+   */
+  async scale(service: string, replicas: number): Promise<void> {
+    const first = await this.container(service);
+    const existing = (await this.containers(service, true)).length;
+    for (let n = existing + 1; n <= replicas; n++) {
+      const name = `${this.project}_${service}_${n}`;
+      await podman(['container', 'clone', first, name]);
+      await podman(['start', name]);
+    }
+  }
+
+  replicas(service: string): Promise<string[]> {
+    return this.containers(service, false);
+  }
+
+  /** The host address a running service's container port is published on (`127.0.0.1:8080`). */
+  async port(service: string, containerPort: number): Promise<string> {
+    const { stdout } = await podman(['port', await this.container(service), String(containerPort)]);
+    return stdout.trim().split('\n')[0] ?? '';
+  }
+
+  async kill(container: string): Promise<void> {
+    await podman(['kill', '--signal', 'KILL', container]);
+  }
+
   /** The containers (and volumes when asked), then the network, which podman-compose 1.0's `down` leaves. */
   async down(volumes = true): Promise<void> {
+    // Replicas added by scale() first: podman-compose knows only the containers it made.
+    const made = new Set(startOrder(this.compose).map((name) => `${this.project}_${name}_1`));
+    const added = (await this.containers(undefined, true)).filter((name) => !made.has(name));
+    if (added.length > 0) {
+      await podman(['stop', '-t', '15', ...added], { allowFailure: true });
+      await podman(['rm', '-f', ...added]);
+    }
     // -t: the compose file's stop_grace_period, so services drain as they would under docker compose.
     await this.composeCommand(['down', ...(volumes ? ['-v'] : []), '-t', '15']);
     const network = `${this.project}_default`;
@@ -93,20 +128,25 @@ export class PodmanStack {
     }
   }
 
+  /** The service's first container, running or not. */
   async container(service: string): Promise<string> {
+    const [name] = await this.containers(service, true);
+    if (!name) throw new Error(`no container for ${service}`);
+    return name;
+  }
+
+  /** The project's containers (one service's, when given), by name; stopped ones too if `all`. */
+  private async containers(service: string | undefined, all: boolean): Promise<string[]> {
     const { stdout } = await podman([
       'ps',
-      '-a',
+      ...(all ? ['-a'] : []),
       '--filter',
       `label=io.podman.compose.project=${this.project}`,
-      '--filter',
-      `label=com.docker.compose.service=${service}`,
+      ...(service ? ['--filter', `label=com.docker.compose.service=${service}`] : []),
       '--format',
       '{{.Names}}',
     ]);
-    const name = stdout.trim().split('\n')[0];
-    if (!name) throw new Error(`no container for ${service}`);
-    return name;
+    return stdout.split('\n').filter(Boolean).sort();
   }
 
   /** Run a command in a service's running container; resolves with its stdout. */
