@@ -61,7 +61,8 @@ if (command === 'test') {
   buildServices();
 }
 // The gateway serves the console's build at /console.
-if (command === 'start' || command === 'build') buildClientPackagesIfStale();
+// `compose check` drives the containers with the SDK, which it imports from its build.
+if (command === 'start' || command === 'build' || command === 'compose') buildClientPackagesIfStale();
 if (command === 'build' || (command === 'start' && extraArgs.includes('--compiled'))) {
   buildServices();
   if (command === 'build') process.exit(0);

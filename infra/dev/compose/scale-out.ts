@@ -1,0 +1,130 @@
+import { setTimeout as sleep } from 'node:timers/promises';
+import { TextMemory } from '@text-memory/sdk';
+import { writesByConnection } from './bus-deliveries.js';
+
+/** What the check needs of a stack beyond up and down: more replicas of one service, and a crash. */
+export interface ScalableStack {
+  scale(service: string, replicas: number): Promise<void>;
+  /** The service's running containers. */
+  replicas(service: string): Promise<string[]>;
+  /** SIGKILL, as a machine that dies would. */
+  kill(container: string): Promise<void>;
+}
+
+export interface ScaleOutTarget {
+  stack: ScalableStack;
+  baseUrl: string;
+  natsMonitorUrl: string;
+}
+
+const REPLICAS = 3;
+
+/** A client that rides out a replica's crash: the SDK's own retries, with room for a failover. */
+const client = (baseUrl: string, apiKey: string) =>
+  new TextMemory({ baseUrl, apiKey, maxRetries: 20, backoffBaseMs: 200, backoffMaxMs: 2_000 });
+
+/** `count` writes, `concurrency` in flight; `afterEach` sees how many were acknowledged so far. */
+async function writeMany(
+  tm: TextMemory,
+  namespace: string,
+  count: number,
+  concurrency: number,
+  afterEach: (acknowledged: number) => void = () => {},
+) {
+  let next = 0;
+  let acknowledged = 0;
+  const outcomes: Array<{ state?: string; error?: string }> = [];
+  const worker = async () => {
+    for (let i = next++; i < count; i = next++) {
+      const key = `compose-${namespace}-${i}`;
+      try {
+        const res = await tm.memory.write({
+          namespace,
+          text: `replica note ${i} about the compose check`,
+          idempotency_key: key,
+          event_id: key,
+        });
+        outcomes[i] = { state: res.state };
+        afterEach(++acknowledged);
+      } catch (err) {
+        outcomes[i] = { error: err instanceof Error ? err.message : String(err) };
+      }
+    }
+  };
+  await Promise.all(Array.from({ length: concurrency }, worker));
+  const failed = outcomes.filter((o) => o.state !== 'retained');
+  if (failed.length > 0)
+    throw new Error(`${failed.length} of ${count} writes not retained, e.g. ${JSON.stringify(failed[0])}`);
+}
+
+/** Polls `probe` until it gives a value; `what` names the wait in the error, asked only then. */
+async function until<T>(
+  what: () => string,
+  withinMs: number,
+  probe: () => Promise<T | undefined>,
+): Promise<T> {
+  const started = Date.now();
+  for (;;) {
+    const value = await probe();
+    if (value !== undefined) return value;
+    if (Date.now() - started > withinMs) throw new Error(`${what()} not within ${withinMs / 1000} s`);
+    await sleep(500);
+  }
+}
+
+/**
+ * memory scaled to three replicas: each connects to NATS as "memory", and a burst of writes is shared
+ * among the three (a queue group). Resolves with the writes each replica took.
+ */
+export async function spreadOverReplicas(target: ScaleOutTarget, apiKey: string): Promise<string> {
+  await target.stack.scale('memory', REPLICAS);
+  const before = await until(
+    () => `${REPLICAS} memory replicas on the bus`,
+    120_000,
+    async () => {
+      const counts = await writesByConnection(target.natsMonitorUrl, 'memory');
+      return counts.size === REPLICAS ? counts : undefined;
+    },
+  );
+  await writeMany(client(target.baseUrl, apiKey), 'compose-spread', 90, 9);
+  const after = await writesByConnection(target.natsMonitorUrl, 'memory');
+  const taken = [...before.keys()].map((cid) => (after.get(cid) ?? 0) - (before.get(cid) ?? 0));
+  if (taken.some((n) => n === 0)) throw new Error(`a replica took no writes: ${taken.join(', ')}`);
+  return `writes per replica: ${taken.join(', ')}`;
+}
+
+/**
+ * One replica SIGKILLed while writes are in flight: every write is acknowledged in the end (the SDK
+ * retries with the same idempotency key), and the namespace then holds each write exactly once, billed
+ * once. `apiKey` is a tenant of its own, so its usage counts these writes only.
+ */
+export async function killReplicaUnderLoad(target: ScaleOutTarget, apiKey: string): Promise<string> {
+  const WRITES = 600;
+  const namespace = 'compose-failover';
+  const tm = client(target.baseUrl, apiKey);
+  const victims = await target.stack.replicas('memory');
+  if (victims.length < 2) throw new Error(`${victims.length} memory replica running; a crash needs two`);
+  const victim = victims[victims.length - 1] as string;
+  let killed: Promise<void> | undefined;
+  await writeMany(tm, namespace, WRITES, 16, (acknowledged) => {
+    if (acknowledged === WRITES / 4) killed = target.stack.kill(victim);
+  });
+  if (!killed) throw new Error('the writes ended before a replica was killed');
+  await killed;
+
+  const exported = await tm.infrastructure.export({ namespace });
+  const eventIds = new Set(exported.records.map((r) => r.event_id));
+  if (exported.records.length !== WRITES || eventIds.size !== WRITES)
+    throw new Error(`stored ${exported.records.length} records, ${eventIds.size} distinct; wrote ${WRITES}`);
+  let billedWrites: number | undefined;
+  const billed = await until(
+    () => `${WRITES} writes billed (last seen: ${billedWrites})`,
+    60_000,
+    async () => {
+      const usage = await tm.infrastructure.usage({ window_minutes: 60 });
+      billedWrites = usage.operations?.find((o) => o.operation === 'memory.write')?.requests;
+      return billedWrites === WRITES ? billedWrites : undefined;
+    },
+  );
+  return `${victim} killed after ${WRITES / 4} of ${WRITES} writes; all acknowledged, stored once (${eventIds.size} distinct event ids), billed ${billed}`;
+}
