@@ -19,9 +19,24 @@ export interface ScaleOutTarget {
 
 const REPLICAS = 3;
 
-/** A client that rides out a replica's crash: the SDK's own retries, with room for a failover. */
-const client = (baseUrl: string, apiKey: string) =>
-  new TextMemory({ baseUrl, apiKey, maxRetries: 20, backoffBaseMs: 200, backoffMaxMs: 2_000 });
+/**
+ * A client that rides out a replica's crash: the SDK's own retries, with room for a failover. `retries`
+ * counts the attempts resent, so a crash that no request noticed is not taken for one survived.
+ */
+function client(baseUrl: string, apiKey: string) {
+  const counted = { retries: 0 };
+  const tm = new TextMemory({
+    baseUrl,
+    apiKey,
+    maxRetries: 20,
+    backoffBaseMs: 200,
+    backoffMaxMs: 2_000,
+    onRetry: () => {
+      counted.retries++;
+    },
+  });
+  return Object.assign(tm, { counted });
+}
 
 /** `count` writes, `concurrency` in flight; `afterEach` sees how many were acknowledged so far. */
 async function writeMany(
@@ -126,5 +141,5 @@ export async function killReplicaUnderLoad(target: ScaleOutTarget, apiKey: strin
       return billedWrites === WRITES ? billedWrites : undefined;
     },
   );
-  return `${victim} killed after ${WRITES / 4} of ${WRITES} writes; all acknowledged, stored once (${eventIds.size} distinct event ids), billed ${billed}`;
+  return `${victim} killed after ${WRITES / 4} of ${WRITES} writes; all acknowledged (${tm.counted.retries} attempts resent), stored once (${eventIds.size} distinct event ids), billed ${billed}`;
 }
