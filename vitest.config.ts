@@ -8,6 +8,7 @@ export default defineConfig({
       'services/*/test/**/*.test.ts',
       'infra/dev/test/**/*.test.ts',
       'tests/e2e/**/*.test.ts',
+      'tests/load/*.test.ts',
     ],
     globalSetup: ['tests/e2e/support/global-setup.ts'],
     // Each e2e file has its own databases and nats-server (tests/e2e/support/file-env.ts), so files

@@ -46,6 +46,8 @@ if (command === 'test') {
   await Promise.all([
     checkQuietly(binary(root, 'tsc'), ['-p', 'tsconfig.json']),
     checkQuietly(binary(root, 'tsc'), ['-p', 'libs/clients/console/tsconfig.json']),
+    // The k6 scripts, against @types/k6: k6 cannot be installed here (docs/benchmarks.md, "k6").
+    checkQuietly(binary(root, 'tsc'), ['-p', 'tests/load/k6/tsconfig.json']),
     checkQuietly(process.platform === 'win32' ? 'npm.cmd' : 'npm', ['run', '--silent', 'lint']),
     checkQuietly(process.execPath, tsx('infra/dev/dependency-audit.ts').slice(1), { echo: true }),
     // The console's browser tests drive a real Chromium, and the Python SDK's tests need Python with

@@ -1,71 +1,39 @@
 import { STOPWORDS } from '../../services/memory/src/domain/cue-terms.js';
-import { type Random, randomInt, seededRandom } from './random.js';
-import { buildVocabulary } from './vocabulary.js';
+import { type Random, randomInt, seededRandom } from './k6/random.js';
+import { type CorpusOptions, DEFAULT_CORPUS, zipfCorpus } from './k6/zipf-corpus.js';
 
-export interface CorpusOptions {
-  /** Distinct words; a few thousand, like a person's notes. */
-  vocabularySize: number;
-  /** Zipf exponent: the word of rank r is drawn with weight 1 / r^s (natural language: about 1). */
-  zipfExponent: number;
-  seed: number;
-}
-
-export const DEFAULT_CORPUS: CorpusOptions = { vocabularySize: 4_000, zipfExponent: 1.0, seed: 20261122 };
+export { type CorpusOptions, DEFAULT_CORPUS };
 
 /**
- * Generates memory texts and recall cues from one vocabulary with a Zipf-like word distribution, so
- * a cue shares terms with a realistic share of the stored records: its frequent words match many,
- * its rare words few.
+ * The bench's corpus: k6/zipf-corpus.js's texts and cues (shared with the k6 scripts) from a seeded
+ * PRNG, so every run draws the same sequence, and the bench's own rare- and common-word cues.
  */
 export class TextCorpus {
   readonly words: string[];
-  private readonly cumulative: Float64Array;
+  private readonly zipf: ReturnType<typeof zipfCorpus>;
   private readonly random: Random;
 
   constructor(options: Partial<CorpusOptions> = {}) {
-    const { vocabularySize, zipfExponent, seed } = { ...DEFAULT_CORPUS, ...options };
-    this.words = buildVocabulary(vocabularySize);
-    this.cumulative = new Float64Array(this.words.length);
-    let total = 0;
-    for (let rank = 1; rank <= this.words.length; rank++) {
-      total += 1 / rank ** zipfExponent;
-      this.cumulative[rank - 1] = total;
-    }
-    for (let i = 0; i < this.cumulative.length; i++) this.cumulative[i] = (this.cumulative[i] ?? 0) / total;
+    const { seed, ...shape } = { ...DEFAULT_CORPUS, ...options };
     this.random = seededRandom(seed);
+    this.zipf = zipfCorpus(shape, this.random);
+    this.words = this.zipf.words;
   }
 
-  /** One word, by inverse transform sampling over the cumulative Zipf weights. */
   word(): string {
-    const u = this.random();
-    let lo = 0;
-    let hi = this.cumulative.length - 1;
-    while (lo < hi) {
-      const mid = (lo + hi) >>> 1;
-      if ((this.cumulative[mid] ?? 1) < u) lo = mid + 1;
-      else hi = mid;
-    }
-    return this.words[lo] ?? 'the';
+    return this.zipf.word();
   }
 
-  /** A note of 8 to 32 words, split into one or two sentences. */
   text(): string {
-    const length = randomInt(this.random, 8, 32);
-    const words = Array.from({ length }, () => this.word());
-    const cut = length > 16 ? randomInt(this.random, 6, length - 6) : -1;
-    const sentence = (part: string[]) => {
-      const s = part.join(' ');
-      return `${s.charAt(0).toUpperCase()}${s.slice(1)}.`;
-    };
-    return cut < 0 ? sentence(words) : `${sentence(words.slice(0, cut))} ${sentence(words.slice(cut))}`;
+    return this.zipf.text();
   }
 
-  /** A cue of 3 to 6 distinct words from the same distribution. */
   cue(): string {
-    const length = randomInt(this.random, 3, 6);
-    const words = new Set<string>();
-    while (words.size < length) words.add(this.word());
-    return [...words].join(' ');
+    return this.zipf.cue();
+  }
+
+  occurredAt(): string {
+    return this.zipf.occurredAt();
   }
 
   /**
@@ -90,12 +58,6 @@ export class TextCorpus {
     const words = new Set<string>();
     while (words.size < count) words.add(draw());
     return [...words].join(' ');
-  }
-
-  /** A timestamp within the year before 2026-11-22, so ranking ties break on varied times. */
-  occurredAt(): string {
-    const end = Date.UTC(2026, 10, 22, 9);
-    return new Date(end - Math.floor(this.random() * 365 * 24 * 3600) * 1000).toISOString();
   }
 }
 

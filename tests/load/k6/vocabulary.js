@@ -1,3 +1,6 @@
+// Plain JavaScript in tests/load/k6/ because docker-compose's k6 service mounts only this folder; the
+// bench (text-corpus.ts) imports it from here, so k6 and the bench draw from one vocabulary.
+
 /**
  * The bench's vocabulary, most frequent first: real English words for the head of the distribution
  * (function words, then everyday words of the kind people ask an assistant to remember), then a
@@ -53,11 +56,17 @@ const SYLLABLES =
     ' ',
   );
 
-/** Distinct words, `size` of them, most frequent first. */
-export function buildVocabulary(size: number): string[] {
-  const words: string[] = [];
-  const seen = new Set<string>();
-  const add = (word: string) => {
+/**
+ * Distinct words, `size` of them, most frequent first.
+ * @param {number} size
+ * @returns {string[]}
+ */
+export function buildVocabulary(size) {
+  /** @type {string[]} */
+  const words = [];
+  const seen = new Set();
+  /** @param {string} word */
+  const add = (word) => {
     if (!seen.has(word) && words.length < size) {
       seen.add(word);
       words.push(word);
@@ -67,7 +76,8 @@ export function buildVocabulary(size: number): string[] {
   // The tail: invented two-syllable words, then three-syllable ones, each set visited in a fixed
   // scrambled order (multiplying by a number coprime with the set's size is a permutation).
   const n = SYLLABLES.length;
-  const syllable = (index: number) => SYLLABLES[index % n] ?? '';
+  /** @param {number} index */
+  const syllable = (index) => SYLLABLES[index % n] ?? '';
   for (let i = 0; words.length < size && i < n ** 2; i++) {
     const j = (i * 7) % n ** 2;
     add(syllable(j) + syllable(Math.floor(j / n)));
