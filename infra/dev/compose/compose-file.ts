@@ -44,19 +44,3 @@ export function startOrder(compose: ComposeFile): string[] {
   }
   return order;
 }
-
-/**
- * The healthcheck's test as a command to run inside the container (`podman exec`): Podman runs
- * healthchecks from systemd timers, and a machine without systemd never runs them, so the command asks
- * the same question itself.
- */
-export function healthcheckCommand(service: ComposeService): string[] | undefined {
-  const test = service.healthcheck?.test;
-  if (test === undefined) return undefined;
-  if (typeof test === 'string') return ['sh', '-c', test];
-  const [kind, ...rest] = test;
-  if (kind === 'NONE') return undefined;
-  if (kind === 'CMD') return rest;
-  if (kind === 'CMD-SHELL') return ['sh', '-c', rest.join(' ')];
-  throw new Error(`unknown healthcheck test type ${kind}`);
-}

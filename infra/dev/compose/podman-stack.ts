@@ -4,7 +4,6 @@ import {
   type ComposeFile,
   type DependencyCondition,
   dependencies,
-  healthcheckCommand,
   startOrder,
 } from './compose-file.js';
 import { builtImage } from './override-file.js';
@@ -16,8 +15,8 @@ const READY_WITHIN_MS = 180_000;
 /**
  * The compose stack under podman-compose (1.0.x, Debian's), which takes depends_on's order but not its
  * conditions and leaves healthchecks to systemd timers (none here: no systemd): `up` creates the
- * containers, starts them one at a time and waits for each condition itself, asking a healthcheck with
- * `podman exec`.
+ * containers, starts them one at a time and waits for each condition itself, running a healthcheck with
+ * `podman healthcheck run`.
  */
 export class PodmanStack {
   constructor(
@@ -75,12 +74,16 @@ export class PodmanStack {
       await Promise.all(dependencies(service).map(([dep, condition]) => wait(dep, condition)));
       await podman(['start', await this.container(name)]);
     }
-    // Up means every service with a healthcheck is healthy, not only those something depends on.
-    await Promise.all(
-      startOrder(this.compose)
-        .filter((name) => this.compose.services[name]?.healthcheck)
-        .map((name) => wait(name, 'service_healthy')),
+    // Up means every service that keeps running is healthy, not only those something depends on: the
+    // compose file's healthchecks, and the image's own (HEALTHCHECK) for the bus services.
+    const jobs = new Set(
+      order.flatMap((name) =>
+        dependencies(this.compose.services[name] ?? {})
+          .filter(([, condition]) => condition === 'service_completed_successfully')
+          .map(([dep]) => dep),
+      ),
     );
+    await Promise.all(order.filter((name) => !jobs.has(name)).map((name) => wait(name, 'service_healthy')));
   }
 
   /**
@@ -170,15 +173,15 @@ export class PodmanStack {
       say(`${name} completed (${seconds(started)})`);
       return;
     }
-    const check = healthcheckCommand(this.compose.services[name] ?? {});
-    if (!check) throw new Error(`${name} has no healthcheck to wait for`);
     while (Date.now() - started < READY_WITHIN_MS) {
       const state = (await podman(['inspect', '--format', '{{.State.Status}}', container])).stdout.trim();
       if (state === 'exited') {
         await this.showLogs(container);
         throw new Error(`${name} exited while waiting for it to be healthy`);
       }
-      if ((await podman(['exec', container, ...check], { allowFailure: true })).code === 0) {
+      // The compose file's healthcheck, else the image's, run now: Podman runs them from systemd
+      // timers, and a machine without systemd never would.
+      if ((await podman(['healthcheck', 'run', container], { allowFailure: true })).code === 0) {
         say(`${name} healthy (${seconds(started)})`);
         return;
       }

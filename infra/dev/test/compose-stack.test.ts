@@ -4,13 +4,7 @@ import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { parse } from 'yaml';
 import { baseImages, baseImageTag, importArgs, mmdebstrapArgs } from '../compose/base-images.js';
-import {
-  type ComposeFile,
-  dependencies,
-  healthcheckCommand,
-  readComposeFile,
-  startOrder,
-} from '../compose/compose-file.js';
+import { type ComposeFile, dependencies, readComposeFile, startOrder } from '../compose/compose-file.js';
 import { renderOverride } from '../compose/override-file.js';
 import { root } from '../compose/podman.js';
 import { stackSecrets } from '../compose/stack-env.js';
@@ -85,20 +79,6 @@ describe('startOrder and dependencies', () => {
 
     expect(dependencies({ depends_on: ['x'] })).toEqual([['x', 'service_started']]);
     expect(() => startOrder(file)).toThrow(/cycle/);
-  });
-});
-
-describe('healthcheckCommand', () => {
-  it('when a healthcheck is CMD or CMD-SHELL, then it becomes the argv run in the container', () => {
-    expect(healthcheckCommand(compose.services.postgres ?? {})).toEqual([
-      'sh',
-      '-c',
-      'pg_isready -h 127.0.0.1 -U postgres',
-    ]);
-    expect(healthcheckCommand(compose.services.nats ?? {})?.[0]).toBe('wget');
-    expect(healthcheckCommand(compose.services.gateway ?? {})?.slice(0, 2)).toEqual(['node', '-e']);
-    expect(healthcheckCommand({ healthcheck: { test: ['NONE'] } })).toBeUndefined();
-    expect(healthcheckCommand({})).toBeUndefined();
   });
 });
 
