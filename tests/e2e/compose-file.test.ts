@@ -85,11 +85,24 @@ describe('docker-compose.yml', () => {
     );
   });
 
-  it("when the gateway image checks its health, then it asks the readiness route the compose file's healthcheck asks", () => {
-    const composeTest = JSON.stringify(compose.services.gateway?.healthcheck?.test);
-
-    expect(composeTest).toContain("127.0.0.1:8080/api/v1/infrastructure/health'");
+  it("when the gateway's health is checked, then the compose file runs the image's own check, which asks the readiness route", () => {
+    expect(compose.services.gateway?.healthcheck?.test).toEqual([
+      'CMD',
+      'node',
+      'infra/docker/healthcheck.mjs',
+    ]);
     expect(read('infra/docker/healthcheck.mjs')).toContain(`/api/v1/infrastructure/health\``);
+  });
+
+  it('when a healthcheck is an argument list, then every argument is a plain word, which survives podman-compose 1.0 joining them into a shell line unquoted', () => {
+    const lists = Object.entries(compose.services)
+      .map(([name, service]) => [name, service.healthcheck?.test] as const)
+      .filter(([, test]) => Array.isArray(test) && test[0] === 'CMD');
+
+    expect(lists.length).toBeGreaterThan(0);
+    for (const [name, test] of lists) {
+      for (const arg of (test as string[]).slice(1)) expect(arg, name).toMatch(/^[\w@%+=:,./-]+$/);
+    }
   });
 
   it('when a service image is built and started, then it compiles the service and runs its dist/ with plain node', () => {

@@ -188,7 +188,23 @@ export class PodmanStack {
       await sleep(1000);
     }
     await this.showLogs(container);
-    throw new Error(`${name} not healthy within ${READY_WITHIN_MS / 1000} s`);
+    throw new Error(
+      `${name} not healthy within ${READY_WITHIN_MS / 1000} s; its check's last words: ${await this.lastHealthOutput(container)}`,
+    );
+  }
+
+  /** What the healthcheck printed the last time it ran (a shell's syntax error, say), which logs do not show. */
+  private async lastHealthOutput(container: string): Promise<string> {
+    const { stdout } = await podman(['inspect', '--format', '{{json .State.Health.Log}}', container], {
+      allowFailure: true,
+    });
+    try {
+      const log = JSON.parse(stdout) as { ExitCode?: number; Output?: string }[] | null;
+      const last = log?.at(-1);
+      return last ? `exit ${last.ExitCode}, ${JSON.stringify(last.Output?.trim() ?? '')}` : 'none recorded';
+    } catch {
+      return 'none recorded';
+    }
   }
 
   private async showLogs(container: string) {
