@@ -1,5 +1,5 @@
 import { COMPOSE_FILE } from './compose-file.js';
-import { run } from './podman.js';
+import { ADDRESS, run } from './podman.js';
 
 /**
  * The compose stack where Docker with its compose plugin runs and can pull images: the file as it is,
@@ -60,6 +60,15 @@ export class DockerStack {
 
   async kill(container: string): Promise<void> {
     await run('docker', ['kill', '--signal', 'KILL', container], { env: process.env });
+  }
+
+  async pause(container: string): Promise<void> {
+    await run('docker', ['pause', container], { env: process.env });
+  }
+
+  async address(container: string): Promise<string> {
+    const { stdout } = await run('docker', ['inspect', '--format', ADDRESS, container], { env: process.env });
+    return stdout.trim();
   }
 
   async down(volumes = true): Promise<void> {

@@ -26,7 +26,10 @@ const PROJECT = process.env.COMPOSE_PROJECT_NAME || 'textmemory';
 const CHECK_PROJECT = `${PROJECT}-check`;
 const say = (line: string) => console.error(`› ${line}`);
 
-type Stack = Pick<PodmanStack, 'build' | 'up' | 'down' | 'exec' | 'scale' | 'replicas' | 'kill' | 'port'>;
+type Stack = Pick<
+  PodmanStack,
+  'build' | 'up' | 'down' | 'exec' | 'scale' | 'replicas' | 'kill' | 'pause' | 'address' | 'port'
+>;
 
 /** One step: its name and duration on success; on failure the error, and the caller stops. */
 async function step<T>(name: string, action: () => Promise<T>): Promise<T> {
@@ -127,7 +130,7 @@ async function check(): Promise<boolean> {
     const second = await step('a second tenant for the crash', () =>
       newTenant(stack, 'failover@compose-check.example'),
     );
-    await step('kill -9 one memory replica under a write load; nothing lost or doubled', async () =>
+    await step('kill -9 one memory replica holding writes, under a write load; nothing lost or doubled', async () =>
       say(await killReplicaUnderLoad(target, second.api_key)),
     );
   } catch {

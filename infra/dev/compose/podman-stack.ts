@@ -7,7 +7,7 @@ import {
   startOrder,
 } from './compose-file.js';
 import { builtImage } from './override-file.js';
-import { podman, podmanEnv, run } from './podman.js';
+import { ADDRESS, podman, podmanEnv, run } from './podman.js';
 
 /** How long a service may take to become healthy, or a one-shot job to finish. */
 const READY_WITHIN_MS = 180_000;
@@ -112,6 +112,14 @@ export class PodmanStack {
 
   async kill(container: string): Promise<void> {
     await podman(['kill', '--signal', 'KILL', container]);
+  }
+
+  async pause(container: string): Promise<void> {
+    await podman(['pause', container]);
+  }
+
+  async address(container: string): Promise<string> {
+    return (await podman(['inspect', '--format', ADDRESS, container])).stdout.trim();
   }
 
   /** The containers (and volumes when asked), then the network, which podman-compose 1.0's `down` leaves. */

@@ -53,3 +53,6 @@ export function run(command: string, args: string[], options: Run = {}): Promise
 }
 
 export const podman = (args: string[], options?: Run) => run('podman', args, options);
+
+/** `inspect --format` of a container's address on its one network; the same for podman and docker. */
+export const ADDRESS = '{{range .NetworkSettings.Networks}}{{.IPAddress}}{{end}}';

@@ -9,6 +9,10 @@ export interface ScalableStack {
   replicas(service: string): Promise<string[]>;
   /** SIGKILL, as a machine that dies would. */
   kill(container: string): Promise<void>;
+  /** Freeze every process of the container (the cgroup freezer): it holds its connections, answers nothing. */
+  pause(container: string): Promise<void>;
+  /** The container's address on the stack's network. */
+  address(container: string): Promise<string>;
 }
 
 export interface ScaleOutTarget {
@@ -103,15 +107,44 @@ export async function spreadOverReplicas(target: ScaleOutTarget, apiKey: string)
   );
   await writeMany(client(target.baseUrl, apiKey), 'compose-spread', 90, 9);
   const after = await writesByConnection(target.natsMonitorUrl, 'memory');
-  const taken = [...before.keys()].map((cid) => (after.get(cid) ?? 0) - (before.get(cid) ?? 0));
+  const taken = [...before.keys()].map(
+    (cid) => (after.get(cid)?.writes ?? 0) - (before.get(cid)?.writes ?? 0),
+  );
   if (taken.some((n) => n === 0)) throw new Error(`a replica took no writes: ${taken.join(', ')}`);
   return `writes per replica: ${taken.join(', ')}`;
 }
 
 /**
- * One replica SIGKILLed while writes are in flight: every write is acknowledged in the end (the SDK
- * retries with the same idempotency key), and the namespace then holds each write exactly once, billed
- * once. `apiKey` is a tenant of its own, so its usage counts these writes only.
+ * Kill `victim` with work in flight: frozen first, so the writes the queue group keeps handing it wait
+ * unanswered, then SIGKILLed once nats-server has delivered it one. (Killed at a random moment, a replica
+ * that answers in milliseconds is seldom holding a request, and the crash would test nothing.)
+ * Resolves with the writes it was holding.
+ */
+async function killWithWritesInFlight(target: ScaleOutTarget, victim: string): Promise<number> {
+  const ip = await target.stack.address(victim);
+  const delivered = async () => {
+    const connections = await writesByConnection(target.natsMonitorUrl, 'memory');
+    return [...connections.values()].find((c) => c.ip === ip)?.writes;
+  };
+  await target.stack.pause(victim);
+  const atPause = await delivered();
+  if (atPause === undefined) throw new Error(`no bus connection from ${victim} (${ip})`);
+  const held = await until(
+    () => `a write delivered to the frozen ${victim}`,
+    30_000,
+    async () => {
+      const now = await delivered();
+      return now !== undefined && now > atPause ? now - atPause : undefined;
+    },
+  );
+  await target.stack.kill(victim);
+  return held;
+}
+
+/**
+ * One replica SIGKILLed while writes are in flight on it: every write is acknowledged in the end (the
+ * SDK retries with the same idempotency key), and the namespace then holds each write exactly once,
+ * billed once. `apiKey` is a tenant of its own, so its usage counts these writes only.
  */
 export async function killReplicaUnderLoad(target: ScaleOutTarget, apiKey: string): Promise<string> {
   const WRITES = 600;
@@ -120,12 +153,14 @@ export async function killReplicaUnderLoad(target: ScaleOutTarget, apiKey: strin
   const victims = await target.stack.replicas('memory');
   if (victims.length < 2) throw new Error(`${victims.length} memory replica running; a crash needs two`);
   const victim = victims[victims.length - 1] as string;
-  let killed: Promise<void> | undefined;
+  let killed: Promise<number> | undefined;
   await writeMany(tm, namespace, WRITES, 16, (acknowledged) => {
-    if (acknowledged === WRITES / 4) killed = target.stack.kill(victim);
+    if (acknowledged === WRITES / 4) killed = killWithWritesInFlight(target, victim);
   });
   if (!killed) throw new Error('the writes ended before a replica was killed');
-  await killed;
+  const held = await killed;
+  // A write the dead replica held comes back to the client as a 503/504, which it resends.
+  if (tm.counted.retries === 0) throw new Error(`${victim} held ${held} writes, yet none was resent`);
 
   const exported = await tm.infrastructure.export({ namespace });
   const eventIds = new Set(exported.records.map((r) => r.event_id));
@@ -141,5 +176,5 @@ export async function killReplicaUnderLoad(target: ScaleOutTarget, apiKey: strin
       return billedWrites === WRITES ? billedWrites : undefined;
     },
   );
-  return `${victim} killed after ${WRITES / 4} of ${WRITES} writes; all acknowledged (${tm.counted.retries} attempts resent), stored once (${eventIds.size} distinct event ids), billed ${billed}`;
+  return `${victim} frozen after ${WRITES / 4} of ${WRITES} writes and SIGKILLed holding ${held}; all acknowledged (${tm.counted.retries} attempts resent), stored once (${eventIds.size} distinct event ids), billed ${billed}`;
 }
