@@ -131,6 +131,19 @@ describe('docker-compose.yml', () => {
     }
   });
 
+  it("when the migrate image starts, then every service's migrations run at once through node, with no .bin shim and no checkpoint", () => {
+    const start = read('infra/docker/start.sh')
+      .split('\n')
+      .filter((line) => !line.trim().startsWith('#'))
+      .join('\n');
+
+    // The slim runtime base has sh and node only: pnpm's .bin shims call sed, dirname and uname.
+    expect(start).toContain('(cd "$dir" && node node_modules/prisma/build/index.js migrate deploy) &');
+    expect(start).not.toContain('.bin/');
+    expect(start).toContain('export CHECKPOINT_DISABLE=1');
+    expect(start).toContain('for pid in $pids; do wait "$pid" || failed=1; done');
+  });
+
   it('when the gateway image is built, then it builds the console it serves at /console', () => {
     const install = read('infra/docker/install.sh');
 
