@@ -3,8 +3,12 @@
 # telemetry, template, gateway), or `migrate` for the one-shot image that applies every service's
 # migrations. Build context: the repository root (docker compose does this; by hand:
 #   docker build --build-arg SERVICE=memory -t tm-memory .)
-# The base is an argument too, so moving Node versions is one line here or one flag on the build.
+# The bases are arguments too, so moving Node versions is one line here or one flag on the build.
+# NODE_IMAGE builds (it needs npm and a shell); RUNTIME_IMAGE is what ships, and needs node and /bin/sh
+# only. Where images are pulled both are node:24-slim; `npm run compose` passes a slimmer local one for
+# RUNTIME_IMAGE (infra/dev/compose/base-images.ts), which is how the images stay under 250 MB there.
 ARG NODE_IMAGE=node:24-slim
+ARG RUNTIME_IMAGE=node:24-slim
 
 # Build stage: the whole toolchain (pnpm, every dependency, TypeScript); none of it is shipped.
 FROM ${NODE_IMAGE} AS build
@@ -22,8 +26,9 @@ RUN sh infra/docker/install.sh "$SERVICE"
 # What the runtime stage copies: the compiled service and its production dependencies, nothing else.
 RUN sh infra/docker/runtime.sh "$SERVICE" /runtime
 
-# Runtime stage: the same base, plus /runtime (docs/decisions.md, "Runtime images (P18)").
-FROM ${NODE_IMAGE}
+# Runtime stage: the runtime base plus /runtime (docs/decisions.md, "Runtime images (P18)" and
+# "Smaller runtime images (P18)"). Nothing here may need more than node and sh's builtins.
+FROM ${RUNTIME_IMAGE}
 ARG SERVICE
 WORKDIR /app
 # Owned by root: the service's user reads its code and cannot change it.

@@ -1,5 +1,6 @@
 #!/bin/sh
 # Container command of the one Dockerfile: run SERVICE, or apply every service's migrations.
+# sh builtins and node only: the slim runtime base (RUNTIME_IMAGE) has no coreutils, sed or pnpm.
 set -eu
 if [ "$SERVICE" = migrate ]; then
   # Applies pending migrations only; safe to run on every `docker compose up`. The services' databases
@@ -11,8 +12,9 @@ if [ "$SERVICE" = migrate ]; then
   for schema in services/*/prisma/schema.prisma; do
     dir="${schema%/prisma/schema.prisma}"
     echo "migrating ${dir#services/}"
-    # The CLI from the service's own node_modules: the runtime image has no pnpm.
-    (cd "$dir" && node_modules/.bin/prisma migrate deploy) &
+    # The CLI from the service's own node_modules, by its entry file: the runtime image has no pnpm,
+    # and pnpm's .bin shim needs sed, dirname and uname, which the slim runtime base leaves out.
+    (cd "$dir" && node node_modules/prisma/build/index.js migrate deploy) &
     pids="$pids $!"
   done
   failed=0

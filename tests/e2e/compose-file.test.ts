@@ -68,9 +68,18 @@ describe('docker-compose.yml', () => {
     const stages = instructions.filter((line) => line.startsWith('FROM '));
     const runtime = instructions.slice(instructions.lastIndexOf(stages.at(-1) ?? ''));
 
-    // Both stages from the one NODE_IMAGE argument; the last (the image that ships) takes nothing but /runtime.
-    // biome-ignore lint/suspicious/noTemplateCurlyInString: the Dockerfile's own ${NODE_IMAGE}, verbatim
-    expect(stages).toEqual(['FROM ${NODE_IMAGE} AS build', 'FROM ${NODE_IMAGE}']);
+    // The build stage from NODE_IMAGE, the image that ships from RUNTIME_IMAGE, both node:24-slim unless a
+    // build passes others (npm run compose passes slimmer local ones); the last takes nothing but /runtime.
+    expect(stages).toEqual([
+      // biome-ignore lint/suspicious/noTemplateCurlyInString: the Dockerfile's own ${NODE_IMAGE}, verbatim
+      'FROM ${NODE_IMAGE} AS build',
+      // biome-ignore lint/suspicious/noTemplateCurlyInString: the Dockerfile's own ${RUNTIME_IMAGE}, verbatim
+      'FROM ${RUNTIME_IMAGE}',
+    ]);
+    expect(instructions.filter((line) => line.startsWith('ARG ') && line.includes('IMAGE'))).toEqual([
+      'ARG NODE_IMAGE=node:24-slim',
+      'ARG RUNTIME_IMAGE=node:24-slim',
+    ]);
     expect(runtime.filter((line) => /^(COPY|ADD|RUN) /.test(line))).toEqual([
       'COPY --from=build /runtime /app',
     ]);
@@ -120,6 +129,19 @@ describe('docker-compose.yml', () => {
     for (const name of serviceFolders) {
       expect(existsSync(join(root, 'services', name, 'tsconfig.build.json')), name).toBe(true);
     }
+  });
+
+  it("when the migrate image starts, then every service's migrations run at once through node, with no .bin shim and no checkpoint", () => {
+    const start = read('infra/docker/start.sh')
+      .split('\n')
+      .filter((line) => !line.trim().startsWith('#'))
+      .join('\n');
+
+    // The slim runtime base has sh and node only: pnpm's .bin shims call sed, dirname and uname.
+    expect(start).toContain('(cd "$dir" && node node_modules/prisma/build/index.js migrate deploy) &');
+    expect(start).not.toContain('.bin/');
+    expect(start).toContain('export CHECKPOINT_DISABLE=1');
+    expect(start).toContain('for pid in $pids; do wait "$pid" || failed=1; done');
   });
 
   it('when the gateway image is built, then it builds the console it serves at /console', () => {

@@ -2,15 +2,18 @@ import { existsSync } from 'node:fs';
 import { installPlan, onPath, runInstallPlan, type SystemPackage, thisHost } from '../system-package.js';
 import { root } from './podman.js';
 
-/** What the Podman path needs, as Debian names it; runc because crun refuses these machines' cgroups. */
+/**
+ * What the Podman path needs, as Debian names it; runc because crun refuses these machines' cgroups;
+ * binutils for `strip`, which takes the symbol table out of the runtime base's node (base-images.ts).
+ */
 export const CONTAINER_TOOLS: SystemPackage = {
-  apt: ['podman', 'runc', 'podman-compose', 'mmdebstrap'],
+  apt: ['podman', 'runc', 'podman-compose', 'mmdebstrap', 'binutils'],
   brew: ['podman', 'podman-compose'],
 };
 export const RUNC = '/usr/sbin/runc';
 
 const missing = () => [
-  ...['podman', 'podman-compose', 'mmdebstrap'].filter((tool) => !onPath(tool)),
+  ...['podman', 'podman-compose', 'mmdebstrap', 'strip'].filter((tool) => !onPath(tool)),
   ...(existsSync(RUNC) ? [] : ['runc']),
 ];
 

@@ -57,11 +57,17 @@ async function openStack(
     return { stack: new DockerStack(project, env), ports, local: false, project };
   await step('podman, runc, podman-compose and mmdebstrap (found, or installed)', ensureTools);
   const bases = await step('base images (built once, then cached)', () => ensureLocalBases(say));
-  const node = bases.find((base) => base.image.name === 'node');
-  if (!node) throw new Error('no node base image');
-  const replacements = Object.fromEntries(bases.map((base) => [base.image.standsInFor, base.tag]));
+  const entries = (args: boolean) =>
+    Object.fromEntries(
+      bases
+        .filter((base) => Boolean(base.image.buildArg) === args)
+        .map((base) => [base.image.buildArg ?? base.image.standsInFor, base.tag]),
+    );
   const overrideFile = join(workDir, `${project}.override.yml`);
-  writeFileSync(overrideFile, renderOverride(compose, { node: node.tag, replacements }, project));
+  writeFileSync(
+    overrideFile,
+    renderOverride(compose, { buildArgs: entries(true), replacements: entries(false) }, project),
+  );
   return { stack: new PodmanStack(compose, project, overrideFile, env), ports, local: true, project };
 }
 

