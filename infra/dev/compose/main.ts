@@ -136,8 +136,9 @@ async function check(): Promise<boolean> {
     const second = await step('a second tenant for the crash', () =>
       newTenant(stack, 'failover@compose-check.example'),
     );
-    await step('kill -9 one memory replica holding writes, under a write load; nothing lost or doubled', async () =>
-      say(await killReplicaUnderLoad(target, second.api_key)),
+    await step(
+      'kill -9 one memory replica holding writes, under a write load; nothing lost or doubled',
+      async () => say(await killReplicaUnderLoad(target, second.api_key)),
     );
   } catch {
     passed = false;
