@@ -154,10 +154,13 @@ export function importArgs(image: BaseImage, tarball: string, tag: string): stri
 
 /**
  * The tag names what the image was made from (the recipe, the downloaded files' names, which carry their
- * versions, and the entry point's text), so a cached image is reused until one of them changes.
+ * versions, and the entry point's text), so a cached image is reused until one of them changes. The
+ * recipe names files inside the checkout; its folder is left out, so every clone on a machine (CI's
+ * included) shares the images.
  */
-export function baseImageTag(image: BaseImage, extra = ''): string {
-  const recipe = JSON.stringify({ suite: DEBIAN_SUITE, slim: SLIM, ...image, extra });
+export function baseImageTag(image: BaseImage, extra = '', checkout?: string): string {
+  const named = JSON.stringify({ suite: DEBIAN_SUITE, slim: SLIM, ...image, extra });
+  const recipe = checkout ? named.replaceAll(checkout, '<checkout>') : named;
   const digest = createHash('sha256').update(recipe).digest('hex').slice(0, 12);
   return `localhost/tm-base/${image.name}:${digest}`;
 }

