@@ -17,7 +17,7 @@ import { resolveApiKey } from './api-key.js';
 import { startBaseline } from './baseline.js';
 import { dropBaselineDatabase } from './baseline-database.js';
 import { type BenchOptions, readBenchOptions } from './bench-options.js';
-import { benchTargets } from './bench-targets.js';
+import { benchTargets, type Measured } from './bench-targets.js';
 import { checkStack, deleteNamespace, recallRequests, writeRequests } from './memory-api.js';
 import { vacuumMemoryTables } from './memory-statistics.js';
 import { recallChartSvg } from './recall-chart.js';
@@ -66,7 +66,7 @@ async function main() {
   const corpus = new TextCorpus();
   const rows: ScenarioRow[] = [];
   const notes: string[] = [];
-  const recallAt = new Map<number, Record<'single' | 'rare' | 'common' | 'loaded', LoadResult>>();
+  const recallAt: Measured['recallAt'] = new Map();
   const telemetry = new Map<string, LoadResult>();
   let baselineRps = Number.NaN;
   let writeRps = Number.NaN;
@@ -161,8 +161,22 @@ async function main() {
         options,
       );
       describe(`recall @${next}, 1 connection, common-word cues`, common);
+      const question = await measure(
+        recall(namespaces.large, () => corpus.questionCue()),
+        baseUrl,
+        1,
+        options,
+      );
+      describe(`recall @${next}, 1 connection, natural questions`, question);
       const loaded = await measure(recall(namespaces.large), baseUrl, options.connections, options);
       describe(`recall @${next}, ${options.connections} connections`, loaded);
+      const loadedQuestions = await measure(
+        recall(namespaces.large, () => corpus.questionCue()),
+        baseUrl,
+        options.connections,
+        options,
+      );
+      describe(`recall @${next}, ${options.connections} connections, natural questions`, loadedQuestions);
       rows.push({ scenario: 'Recall, one client', records: count(next), connections: 1, result: single });
       rows.push({
         scenario: 'Recall, one client, rare-word cues',
@@ -177,12 +191,24 @@ async function main() {
         result: common,
       });
       rows.push({
+        scenario: 'Recall, one client, natural questions',
+        records: count(next),
+        connections: 1,
+        result: question,
+      });
+      rows.push({
         scenario: 'Recall, under load',
         records: count(next),
         connections: options.connections,
         result: loaded,
       });
-      recallAt.set(next, { single, rare, common, loaded });
+      rows.push({
+        scenario: 'Recall, under load, natural questions',
+        records: count(next),
+        connections: options.connections,
+        result: loadedQuestions,
+      });
+      recallAt.set(next, { single, rare, common, question, loaded, loadedQuestions });
     }
 
     // 5. Telemetry reads, one client, over every request this run made (each is a record by now),
@@ -248,7 +274,9 @@ async function main() {
           ['one client, Zipf cues', byScenario.single],
           ['one client, rare-word cues', byScenario.rare],
           ['one client, common-word cues', byScenario.common],
+          ['one client, natural questions', byScenario.question],
           [`${options.connections} connections, Zipf cues`, byScenario.loaded],
+          [`${options.connections} connections, natural questions`, byScenario.loadedQuestions],
         ] as const
       ).map(([scenario, r]) => ({ records, scenario, p50: r.p50, p95: r.p95 })),
     );

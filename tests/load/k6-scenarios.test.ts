@@ -358,7 +358,20 @@ function measured(records: number, p95: number, failed = 0) {
     baselineRps: 1,
     writeRps: 1e9,
     connections: readBenchOptions([], {}).connections,
-    recallAt: new Map([[records, { single: fine, rare: fine, common: fine, loaded: result(p95, failed) }]]),
+    // The questions' targets are met: recall.js runs the Zipf cues, which `loaded` judges.
+    recallAt: new Map([
+      [
+        records,
+        {
+          single: fine,
+          rare: fine,
+          common: fine,
+          question: fine,
+          loaded: result(p95, failed),
+          loadedQuestions: fine,
+        },
+      ],
+    ]),
     telemetry: new Map(),
   };
 }

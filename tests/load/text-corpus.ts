@@ -10,6 +10,8 @@ export { type CorpusOptions, DEFAULT_CORPUS };
  */
 export class TextCorpus {
   readonly words: string[];
+  /** The vocabulary without function words, most frequent first: what recall scores on. */
+  private readonly contentWords: string[];
   private readonly zipf: ReturnType<typeof zipfCorpus>;
   private readonly random: Random;
 
@@ -18,6 +20,7 @@ export class TextCorpus {
     this.random = seededRandom(seed);
     this.zipf = zipfCorpus(shape, this.random);
     this.words = this.zipf.words;
+    this.contentWords = this.words.filter((w) => !STOPWORDS.has(w));
   }
 
   word(): string {
@@ -50,8 +53,24 @@ export class TextCorpus {
    * in about 2-5 % of the records, tens of thousands of postings at 1M.
    */
   commonCue(): string {
-    const common = this.words.filter((w) => !STOPWORDS.has(w)).slice(0, 30);
-    return this.pick(3, () => common[randomInt(this.random, 0, common.length - 1)] ?? 'time');
+    return this.pick(3, () => this.contentWords[randomInt(this.random, 0, 29)] ?? 'time');
+  }
+
+  /**
+   * A question as people ask an assistant ("when is the family dinner tomorrow evening"):
+   * an opening of 1-3 function words, then 3-5 distinct content words whose ranks are log-uniform over
+   * the content vocabulary, so each decade of frequency is as likely as the next: about two in five
+   * are among the 30 most frequent, one in six from the rarer three quarters. Several common terms
+   * and seldom a record that holds them all: the shape that makes recall count long posting lists.
+   */
+  questionCue(): string {
+    const opening = QUESTION_OPENINGS[randomInt(this.random, 0, QUESTION_OPENINGS.length - 1)] ?? 'what';
+    const n = this.contentWords.length;
+    const content = this.pick(randomInt(this.random, 3, 5), () => {
+      const rank = Math.floor(Math.exp(this.random() * Math.log(n)));
+      return this.contentWords[Math.min(rank, n) - 1] ?? 'time';
+    });
+    return `${opening} ${content}`;
   }
 
   private pick(count: number, draw: () => string): string {
@@ -60,6 +79,18 @@ export class TextCorpus {
     return [...words].join(' ');
   }
 }
+
+/** How questions open: function words only, which recall leaves out of the terms it scores. */
+const QUESTION_OPENINGS = [
+  'what',
+  'what is the',
+  'when is the',
+  'where is my',
+  'how did the',
+  'who was at',
+  'which of our',
+  'why did we',
+];
 
 /** Lower-cased word runs, the same split the memory service's tokenizer makes for this ASCII corpus. */
 const termsOf = (text: string) =>
