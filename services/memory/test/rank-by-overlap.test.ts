@@ -3,15 +3,17 @@ import { poolRunner, type SqlRunner } from '@tm/kit';
 import fc from 'fast-check';
 import pg from 'pg';
 import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
-import { MAX_LEVEL_TERMS } from '../src/data-access/rank-by-levels.js';
+import { MAX_LEVEL_TERMS, walkWidth } from '../src/data-access/rank-by-levels.js';
 import { type RankedRow, rankByOverlap } from '../src/data-access/rank-by-overlap.js';
 
 /**
  * rankByOverlap against plain counting done here in JavaScript, on a namespace large enough for its
- * shortcuts to run, once for each way it ranks: by levels (short cues: merged newest-first walks of
- * each subset of the cue's terms, a level falling short of k) and by the counting statement (its
- * full-match walk over 5,000+ postings, the walk's 2,000-posting window with event-time ties at its
- * edge, the fall-back to counting), with as_of and superseded records.
+ * shortcuts to run, once for each way it ranks: by levels (cues of up to 8 terms: each level walks the
+ * rarest lists newest first and probes the rest, a level falling short of k walked whole) and by the
+ * counting statement (its full-match walk over 5,000+ postings, the walk's 2,000-posting window with
+ * event-time ties at its edge, the fall-back to counting), with as_of and superseded records. The d*
+ * terms split the records in three, so no record holds two of them: cues of several common terms
+ * that no record holds in full, whose best records hold only some.
  */
 const tenantId = `rank-${randomUUID()}`;
 const namespace = 'ranked';
@@ -26,6 +28,8 @@ const TERMS: Array<[string, number]> = [
   ['r0', 0.01],
   ['r1', 0.01],
 ];
+/** Held by every third record, from the first, second and third: never two in one record. */
+const DISJOINT = ['d0', 'd1', 'd2'];
 
 interface Stored {
   id: string;
@@ -54,6 +58,12 @@ beforeAll(async () => {
        FROM memory_record r CROSS JOIN unnest($3::text[], $4::float8[]) AS v(term, share)
       WHERE r.tenant_id = $1 AND r.namespace = $2 AND random() < v.share`,
     [tenantId, namespace, TERMS.map((t) => t[0]), TERMS.map((t) => t[1])],
+  );
+  await pool.query(
+    `INSERT INTO memory_term (scope_key, term, occurred_at, memory_id)
+     SELECT memory_scope_key(tenant_id, namespace), 'd' || (substr(event_id, 2)::int % 3), occurred_at, id
+       FROM memory_record WHERE tenant_id = $1 AND namespace = $2`,
+    [tenantId, namespace],
   );
   // Every tenth record was superseded half an hour after it happened.
   await pool.query(
@@ -113,7 +123,12 @@ describe('rankByOverlap on a namespace with thousands of postings per term', () 
     ['c0'], // one long list: its newest k
     ['c0', 'c1', 'c2', 'm0', 'r0'],
     ['c0', 'c1', 'c2', 'm0', 'm1', 'r0'],
-    ['c0', 'c1', 'c2', 'm0', 'm1', 'r0', 'r1'], // longer than rank-by-levels takes
+    ['c0', 'c1', 'c2', 'm0', 'm1', 'r0', 'r1'],
+    ['d0', 'd1', 'c0', 'c1', 'c2'], // common terms, no full match: the best hold 4 of 5
+    ['d0', 'd1', 'd2', 'c0'], // no record holds more than 2
+    ['d0', 'd1', 'd2', 'c2', 'm0', 'm1', 'r0'],
+    ['d0', 'd1', 'd2', 'c0', 'c1', 'c2', 'm0', 'r0'], // as long as rank-by-levels takes
+    ['d0', 'd1', 'd2', 'c0', 'c1', 'c2', 'm0', 'm1', 'r0'], // longer: the counting statement
   ];
   const asOfs = [null, new Date('2026-01-01T05:00:00Z'), new Date('2026-01-01T11:30:00Z')];
 
@@ -143,7 +158,7 @@ describe('rankByOverlap on a namespace with thousands of postings per term', () 
   );
 
   it('when any short cue of these terms is recalled by levels, then the ranking is that of plain counting', async () => {
-    const terms = TERMS.map(([term]) => term);
+    const terms = [...TERMS.map(([term]) => term), ...DISJOINT];
     await fc.assert(
       fc.asyncProperty(
         fc.uniqueArray(fc.constantFrom(...terms), { minLength: 1, maxLength: MAX_LEVEL_TERMS }),
@@ -160,14 +175,25 @@ describe('rankByOverlap on a namespace with thousands of postings per term', () 
           expect(ranked(rows)).toEqual(reference(cue, asOf, limit));
         },
       ),
-      { numRuns: 60, seed: 20261124 },
+      { numRuns: 100, seed: 20261127 },
     );
+  });
+
+  it('when the next list is much longer than the probes it would save, then a level walks one list fewer', () => {
+    // Full match (m = 3): walking the rarest list costs about one probe (4 postings' worth) a record.
+    expect(walkWidth([100, 50_000, 60_000], 3)).toBe(1);
+    expect(walkWidth([20_000, 25_000, 30_000], 3)).toBe(2);
+    // m = 2 of 3: two lists at least; walking the third too leaves nothing to probe.
+    expect(walkWidth([100, 200, 60_000], 2)).toBe(2);
+    expect(walkWidth([10_000, 20_000, 30_000], 2)).toBe(3);
+    // One matched term: every list.
+    expect(walkWidth([1, 2, 3, 4], 1)).toBe(4);
   });
 
   it.each([
     ['short lists, counted in one statement', ['m1', 'r0']],
     ['long lists, ranked by levels', ['c0', 'c1']],
-    ['long lists, ranked by the counting statement', ['c0', 'c1', 'c2', 'm0', 'r0']],
+    ['long lists, ranked by the counting statement', ['d0', 'd1', 'd2', 'c0', 'c1', 'c2', 'm0', 'm1', 'r0']],
   ])('when a recall of %s ranks, then its usage message is in the outbox once', async (_, cue) => {
     // In a transaction nobody else sees, so the running stack's outbox relay cannot take the row first.
     const client = await pool.connect();

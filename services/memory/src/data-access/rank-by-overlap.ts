@@ -132,7 +132,7 @@ export async function rankByOverlap(
   if ('ranked' in counted) return counted.ranked;
   const rows =
     q.cueTerms.length <= levelsUpTo
-      ? await rankByLevels(run, q, counted.hidden)
+      ? await rankByLevels(run, q, counted)
       : await run<RankedRow>(RANK_BY_OVERLAP, [q.tenantId, q.namespace, q.cueTerms, q.asOf, q.limit]);
   if (recordWith) await enqueue(run, recordWith.subject, recordWith.payload, recordWith.id);
   return rows;
