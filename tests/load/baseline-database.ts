@@ -1,6 +1,10 @@
+import { readdir, readFile } from 'node:fs/promises';
 import pg from 'pg';
 
 export const BASELINE_DATABASE = 'tm_bench_baseline';
+/** The same-work baseline's writes go here: the memory schema, empty, and nobody relays its outbox. */
+export const SAME_WORK_DATABASE = 'tm_bench_same_work';
+const MEMORY_MIGRATIONS = new URL('../../services/memory/prisma/migrations/', import.meta.url);
 
 /**
  * The PostgreSQL server the stack writes to, as a URL for `database`: BENCH_PG_URL if set, else the
@@ -37,13 +41,40 @@ async function onMaintenanceDb<T>(work: (client: pg.Client) => Promise<T>): Prom
   }
 }
 
-/** A fresh, empty throwaway database for the baseline server (left over from a crashed run: replaced). */
-export async function createBaselineDatabase(): Promise<string> {
-  await dropBaselineDatabase();
-  await onMaintenanceDb((c) => c.query(`CREATE DATABASE ${BASELINE_DATABASE}`));
-  return serverUrl(BASELINE_DATABASE);
+/** A fresh, empty throwaway database (left over from a crashed run: replaced). */
+async function createDatabase(database: string): Promise<string> {
+  await dropDatabase(database);
+  await onMaintenanceDb((c) => c.query(`CREATE DATABASE ${database}`));
+  return serverUrl(database);
 }
 
-export async function dropBaselineDatabase(): Promise<void> {
-  await onMaintenanceDb((c) => c.query(`DROP DATABASE IF EXISTS ${BASELINE_DATABASE} WITH (FORCE)`));
+async function dropDatabase(database: string): Promise<void> {
+  await onMaintenanceDb((c) => c.query(`DROP DATABASE IF EXISTS ${database} WITH (FORCE)`));
+}
+
+/** The baseline server's database: empty; it creates its one table. */
+export const createBaselineDatabase = () => createDatabase(BASELINE_DATABASE);
+
+/** The same-work server's database, with the memory service's migrations applied in order. */
+export async function createSameWorkDatabase(): Promise<string> {
+  const url = await createDatabase(SAME_WORK_DATABASE);
+  const client = new pg.Client({ connectionString: url });
+  await client.connect();
+  try {
+    const folders = (await readdir(MEMORY_MIGRATIONS, { withFileTypes: true }))
+      .filter((entry) => entry.isDirectory())
+      .map((entry) => entry.name)
+      .sort();
+    for (const folder of folders)
+      await client.query(await readFile(new URL(`${folder}/migration.sql`, MEMORY_MIGRATIONS), 'utf8'));
+  } finally {
+    await client.end();
+  }
+  return url;
+}
+
+/** Both throwaway databases, dropped at the end of a run. */
+export async function dropBenchDatabases(): Promise<void> {
+  await dropDatabase(BASELINE_DATABASE);
+  await dropDatabase(SAME_WORK_DATABASE);
 }

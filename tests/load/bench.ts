@@ -1,11 +1,13 @@
 /**
  * `pnpm bench`: load-test a running stack (`pnpm start`) with autocannon and print a markdown report.
  *
- *   1. baseline  bare Express 5 + pg, one INSERT per request (child process, throwaway database)
+ *   1. baseline  bare Express 5 + pg, one INSERT per request (child process, throwaway database);
+ *                same-work: bare Express 5 + pg running the memory service's own write statement
  *   2. write     POST /api/v1/memory/write, unique idempotency key and fresh text per request
  *   3. recall    POST /api/v1/memory/recall on a small namespace
  *   4. recall    latency as one namespace grows through the sizes (10k, 100k, 1M), seeded straight into the
- *                memory database (--seed direct, checked against the tokenizer and plain counting) or via the API
+ *                memory database (--seed direct, checked against the tokenizer and plain counting) or via the API;
+ *                at each size the same-work server runs the memory service's own ranking on the same namespace
  *   5. telemetry events, metrics, anomalies and status over the history the run left (one record per request)
  *
  * The bench's namespaces are deleted at the end. See tests/load/bench-options.ts for flags.
@@ -14,10 +16,10 @@ import { randomBytes } from 'node:crypto';
 import { writeFile } from 'node:fs/promises';
 import { availableParallelism, loadavg } from 'node:os';
 import { resolveApiKey } from './api-key.js';
-import { startBaseline } from './baseline.js';
-import { dropBaselineDatabase } from './baseline-database.js';
+import { type BaselineServer, startBaseline, startSameWork } from './baseline.js';
+import { dropBenchDatabases } from './baseline-database.js';
 import { type BenchOptions, readBenchOptions } from './bench-options.js';
-import { benchTargets, type Measured } from './bench-targets.js';
+import { benchTargets, type Measured, ratioTable } from './bench-targets.js';
 import { checkStack, deleteNamespace, recallRequests, writeRequests } from './memory-api.js';
 import { vacuumMemoryTables } from './memory-statistics.js';
 import { recallChartSvg } from './recall-chart.js';
@@ -69,7 +71,9 @@ async function main() {
   const recallAt: Measured['recallAt'] = new Map();
   const telemetry = new Map<string, LoadResult>();
   let baselineRps = Number.NaN;
+  let sameWorkWriteRps = Number.NaN;
   let writeRps = Number.NaN;
+  let sameWork: BaselineServer | undefined;
   const recall = (namespace: string, cue?: () => string) => recallRequests(apiKey, namespace, corpus, cue);
   const target = (namespace: string, keyPrefix: string) => ({ baseUrl, apiKey, namespace, keyPrefix });
   const seed = (namespace: string, keyPrefix: string, records: number) =>
@@ -99,6 +103,24 @@ async function main() {
     } finally {
       await baseline.stop();
     }
+
+    // 1b. The same-work baseline's writes: the memory service's own statement, nothing around it.
+    log("same-work: starting Express 5 + pg with the memory service's statements");
+    sameWork = await startSameWork(await tenantOfRequest(await lastRequestId(baseUrl, apiKey)));
+    const sameWorkWrite = await measure(
+      writeRequests(apiKey, 'same-work', corpus, `${runId}-same-work`),
+      sameWork.url,
+      options.connections,
+      options,
+    );
+    describe('same-work write', sameWorkWrite);
+    rows.push({
+      scenario: 'Same-work baseline: the write statement',
+      records: '-',
+      connections: options.connections,
+      result: sameWorkWrite,
+    });
+    sameWorkWriteRps = sameWorkWrite.rps;
 
     // 2. Write throughput.
     const write = await measure(
@@ -145,6 +167,8 @@ async function main() {
         const checked = await checkSeededNamespace({ baseUrl, apiKey, namespace: namespaces.large }, corpus);
         log(`seed check at ${count(next)}: ${checked}`);
       }
+      const sameWorkSingle = await measure(recall(namespaces.large), sameWork.url, 1, options);
+      describe(`same-work recall @${next}, 1 connection`, sameWorkSingle);
       const single = await measure(recall(namespaces.large), baseUrl, 1, options);
       describe(`recall @${next}, 1 connection`, single);
       const rare = await measure(
@@ -168,6 +192,13 @@ async function main() {
         options,
       );
       describe(`recall @${next}, 1 connection, natural questions`, question);
+      const sameWorkLoaded = await measure(
+        recall(namespaces.large),
+        sameWork.url,
+        options.connections,
+        options,
+      );
+      describe(`same-work recall @${next}, ${options.connections} connections`, sameWorkLoaded);
       const loaded = await measure(recall(namespaces.large), baseUrl, options.connections, options);
       describe(`recall @${next}, ${options.connections} connections`, loaded);
       const loadedQuestions = await measure(
@@ -177,6 +208,12 @@ async function main() {
         options,
       );
       describe(`recall @${next}, ${options.connections} connections, natural questions`, loadedQuestions);
+      rows.push({
+        scenario: 'Same-work baseline: the ranking, one client',
+        records: count(next),
+        connections: 1,
+        result: sameWorkSingle,
+      });
       rows.push({ scenario: 'Recall, one client', records: count(next), connections: 1, result: single });
       rows.push({
         scenario: 'Recall, one client, rare-word cues',
@@ -197,6 +234,12 @@ async function main() {
         result: question,
       });
       rows.push({
+        scenario: 'Same-work baseline: the ranking, under load',
+        records: count(next),
+        connections: options.connections,
+        result: sameWorkLoaded,
+      });
+      rows.push({
         scenario: 'Recall, under load',
         records: count(next),
         connections: options.connections,
@@ -208,7 +251,16 @@ async function main() {
         connections: options.connections,
         result: loadedQuestions,
       });
-      recallAt.set(next, { single, rare, common, question, loaded, loadedQuestions });
+      recallAt.set(next, {
+        single,
+        rare,
+        common,
+        question,
+        loaded,
+        loadedQuestions,
+        sameWorkSingle,
+        sameWorkLoaded,
+      });
     }
 
     // 5. Telemetry reads, one client, over every request this run made (each is a record by now),
@@ -231,7 +283,8 @@ async function main() {
   } finally {
     // Dropped only now: DROP DATABASE forces a checkpoint, and one between the baseline and the write
     // scenario made every write after it pay full-page images in the WAL that the baseline never paid.
-    await dropBaselineDatabase();
+    await sameWork?.stop();
+    await dropBenchDatabases();
     if (options.keep) {
       const line = `Kept namespaces ${Object.values(namespaces).join(', ')} (--keep); delete them with DELETE /api/v1/memory?namespace=….`;
       log(`${line} They belong to the key ${source === 'BENCH_API_KEY' ? 'in BENCH_API_KEY' : apiKey}.`);
@@ -256,13 +309,15 @@ async function main() {
       `(p90 ${(share.p90 * 100).toFixed(0)}%) of the records, all of which recall scores.`,
   );
 
-  const targets = benchTargets({
+  const measured: Measured = {
     baselineRps,
+    sameWorkWriteRps,
     writeRps,
     connections: options.connections,
     recallAt,
     telemetry,
-  });
+  };
+  const targets = benchTargets(measured);
   notes.push(
     'Telemetry targets are for 1M request records in the last hour (10M in history); the history above is what this run left.',
   );
@@ -299,6 +354,8 @@ async function main() {
         `latencies are of successful requests; run took ${minutes} min.`,
       '',
       scenarioTable(rows),
+      '',
+      ratioTable(measured),
       '',
       targetTable(targets),
       '',

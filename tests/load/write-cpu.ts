@@ -1,9 +1,10 @@
 /**
  * Where a write's CPU goes: run the write scenario against a running stack (`pnpm start`) and divide
  * each process's CPU time (user + system, from /proc, Linux only) by the writes it served. Given a
- * namespace, the same for recalls against it (the bench's cues) instead.
+ * namespace, the same for recalls against it instead, with the bench's Zipf cues or another of its
+ * cue sets (question: natural questions; rare; common).
  *
- *   node --import tsx tests/load/write-cpu.ts [seconds=10] [connections=32] [recall-namespace]
+ *   node --import tsx tests/load/write-cpu.ts [seconds=10] [connections=32] [recall-namespace] [zipf|question|rare|common]
  *
  * Throughput on these shared VMs swings by a fifth between runs; CPU per request moves much less, so
  * it is the number to compare when changing the write path. Uses BENCH_API_KEY or a fresh tenant.
@@ -73,11 +74,19 @@ const baseUrl = (process.env.BENCH_URL || 'http://127.0.0.1:8080').replace(/\/+$
 const recallNamespace = process.argv[4];
 const { apiKey } = await resolveApiKey();
 const corpus = new TextCorpus();
+const cues = {
+  zipf: () => corpus.cue(),
+  question: () => corpus.questionCue(),
+  rare: () => corpus.rareCue(),
+  common: () => corpus.commonCue(),
+};
+const cueSet = (process.argv[5] ?? 'zipf') as keyof typeof cues;
+if (!(cueSet in cues)) throw new Error(`cue set must be one of ${Object.keys(cues).join(', ')}`);
 const run = `cpu-${randomBytes(3).toString('hex')}`;
 const what = recallNamespace ? 'recall' : 'write';
 const requests = (suffix: string) =>
   recallNamespace
-    ? recallRequests(apiKey, recallNamespace, corpus)
+    ? recallRequests(apiKey, recallNamespace, corpus, cues[cueSet])
     : writeRequests(apiKey, run, corpus, `${run}-${suffix}`);
 
 await runLoad(requests('warm'), { baseUrl, connections, duration: 3 });

@@ -1,0 +1,103 @@
+/**
+ * The same-work baseline ([P19]): a bare Express 5 app that does the database work the memory service
+ * does for a write and a recall, with the memory service's own code, and nothing else: no gateway, no
+ * auth, no NATS, no accounting, no rendering. What the stack adds to it is our overhead; what it costs
+ * is the database's work that any implementation of the contract would do. Started by the bench as a
+ * child process; prints {"port":N} once listening.
+ *
+ * - write: the write path's claim-and-retain statement (idempotency entry, record, postings and usage
+ *   row in one statement), through the memory service's per-turn write batcher, into a throwaway
+ *   database with the memory schema (its usage rows are never relayed, so nobody is billed).
+ * - recall: the memory service's ranking (rankByOverlap) on the bench's seeded namespace, read from
+ *   the memory database itself, without the usage row a recall records.
+ *
+ *   SAME_WORK_DATABASE_URL  throwaway database with the memory schema, for writes (the bench creates it)
+ *   MEMORY_DATABASE_URL     the memory database, read by recalls
+ *   SAME_WORK_TENANT_ID     the tenant whose namespaces recalls read (the bench's key's)
+ *   SAME_WORK_PORT          0 (default) picks a free port
+ *   SAME_WORK_POOL_SIZE     10, like the memory service's default pool
+ */
+import { createHash, randomUUID } from 'node:crypto';
+import type { AddressInfo } from 'node:net';
+import express from 'express';
+import pg from 'pg';
+import { poolRunner } from '../../libs/kit/src/sql-runner.js';
+import { rankByOverlap } from '../../services/memory/src/data-access/rank-by-overlap.js';
+import { createWriteBatcher } from '../../services/memory/src/data-access/write-batcher.js';
+import { cueTerms } from '../../services/memory/src/domain/cue-terms.js';
+import { tokenize } from '../../services/memory/src/domain/tokenize.js';
+
+const required = (name: string) => {
+  const value = process.env[name];
+  if (!value) throw new Error(`${name} is required`);
+  return value;
+};
+const tenantId = required('SAME_WORK_TENANT_ID');
+const max = Number(process.env.SAME_WORK_POOL_SIZE || 10);
+const writes = new pg.Pool({ connectionString: required('SAME_WORK_DATABASE_URL'), max });
+const reads = new pg.Pool({ connectionString: required('MEMORY_DATABASE_URL'), max });
+const retain = createWriteBatcher(poolRunner(writes));
+
+interface Body {
+  namespace?: string;
+  event?: { event_id?: string; occurred_at?: string; content?: { text?: string } };
+  cue?: { text?: string };
+  top_k?: number;
+}
+
+const app = express();
+app.use(express.json({ limit: '256kb' }));
+
+app.post('/api/v1/memory/write', async (req, res) => {
+  const body = req.body as Body;
+  const key = req.get('idempotency-key') ?? '';
+  const text = body.event?.content?.text ?? '';
+  const id = randomUUID();
+  const requestId = randomUUID();
+  const response = { state: 'retained', idempotency_outcome: 'Accepted', memory_id: id };
+  const { claimed } = await retain({
+    record: {
+      id,
+      tenantId,
+      userId: 'same-work',
+      namespace: body.namespace ?? '',
+      eventId: body.event?.event_id ?? key,
+      occurredAt: new Date(body.event?.occurred_at ?? Date.now()),
+      text,
+      terms: tokenize(text),
+      source: null,
+      requestId,
+    },
+    // The stack fingerprints the canonical request the same way: a digest of its content.
+    idempotency: { key, fingerprint: createHash('sha256').update(text).digest('hex'), response },
+    usage: { id: randomUUID(), subject: 'same-work.usage', payload: { request_id: requestId } },
+  });
+  res.status(claimed ? 200 : 409).json(response);
+});
+
+app.post('/api/v1/memory/recall', async (req, res) => {
+  const body = req.body as Body;
+  const rows = await rankByOverlap(poolRunner(reads), {
+    tenantId,
+    namespace: body.namespace ?? '',
+    cueTerms: cueTerms(body.cue?.text ?? ''),
+    asOf: null,
+    limit: body.top_k ?? 10,
+  });
+  res.json({
+    operation: 'memory.recall',
+    related: rows.map((r) => ({ event_id: r.event_id, matched: r.matched, text: r.text })),
+  });
+});
+
+const server = app.listen(Number(process.env.SAME_WORK_PORT || 0), '127.0.0.1', () => {
+  process.stdout.write(`${JSON.stringify({ port: (server.address() as AddressInfo).port })}\n`);
+});
+
+const stop = () => {
+  server.close();
+  server.closeAllConnections();
+  void Promise.all([writes.end(), reads.end()]).finally(() => process.exit(0));
+};
+process.on('SIGTERM', stop);
+process.on('SIGINT', stop);
