@@ -191,6 +191,41 @@ describe('rankByOverlap on a namespace with thousands of postings per term', () 
   });
 
   it.each([
+    ['short lists', ['m1', 'r0']],
+    ['long lists', ['c0', 'c1', 'm0']],
+  ])(
+    'when the namespace is being deleted, then a recall of %s ranks nothing and its usage is still recorded',
+    async (_, cue) => {
+      const client = await pool.connect();
+      const inTransaction: SqlRunner = async <T>(sql: string | { text: string }, params: unknown[]) =>
+        (await client.query(typeof sql === 'string' ? sql : sql.text, params)).rows as T[];
+      const id = randomUUID();
+      try {
+        await client.query('BEGIN');
+        expect(reference(cue, null, 5)).toHaveLength(5);
+        await client.query(
+          `INSERT INTO namespace_deletion (id, tenant_id, namespace, request_id) VALUES ($1, $2, $3, 'r')`,
+          [randomUUID(), tenantId, namespace],
+        );
+        const rows = await rankByOverlap(
+          inTransaction,
+          { tenantId, namespace, cueTerms: cue, asOf: null, limit: 5 },
+          { recordWith: { id, subject: 'test.usage', payload: { usage_id: id } } },
+        );
+        expect(rows).toEqual([]);
+        const { rows: outbox } = await client.query(
+          'SELECT subject FROM outbox_message WHERE id = $1::uuid',
+          [id],
+        );
+        expect(outbox).toEqual([{ subject: 'test.usage' }]);
+      } finally {
+        await client.query('ROLLBACK');
+        client.release();
+      }
+    },
+  );
+
+  it.each([
     ['short lists, counted in one statement', ['m1', 'r0']],
     ['long lists, ranked by levels', ['c0', 'c1']],
     ['long lists, ranked by the counting statement', ['d0', 'd1', 'd2', 'c0', 'c1', 'c2', 'm0', 'm1', 'r0']],

@@ -17,9 +17,11 @@ const LENGTH_PEEK = 500;
  * cover (two index descents and a short walk; counting a common word read 60k postings at 1M).
  * The shortcuts only order terms by it, so a poor estimate costs time, never correctness. One
  * round trip instead of a survey and a count: under load the round trips cost more than the counting.
- * The survey is one row, so a cue with no match still answers one (with no record). `recordWith`, an
- * outbox message (the recall's usage), is written by the same statement when it ranks, so a recall is
- * one statement and its usage is recorded exactly when its ranking succeeded.
+ * The survey is one row, so a cue with no match still answers one (with no record). A namespace being
+ * deleted ranks nothing, whatever its lists, from the moment its deletion starts (its records go in
+ * batches): asked here, not in a statement of its own. `recordWith`, an outbox message (the recall's
+ * usage), is written by the same statement when it ranks, so a recall is one statement and its usage
+ * is recorded exactly when its ranking succeeded.
  */
 const COUNT_IF_SHORT = prepared(
   'rank_count_if_short',
@@ -30,7 +32,9 @@ const COUNT_IF_SHORT = prepared(
             (SELECT count(*) FROM (
                SELECT 1 FROM memory_term t
                 WHERE t.scope_key = memory_scope_key($1, $2) AND t.term = ANY($3::text[])
-                LIMIT ${COUNT_BELOW}) AS p)::int AS postings
+                LIMIT ${COUNT_BELOW}) AS p)::int AS postings,
+            EXISTS (SELECT 1 FROM namespace_deletion
+                     WHERE tenant_id = $1 AND namespace = $2 AND status = 'in_progress') AS deleting
    ), lengths AS MATERIALIZED (
      SELECT array_agg(e.postings ORDER BY q.i) AS postings
        FROM unnest($3::text[]) WITH ORDINALITY AS q(term, i)
@@ -47,14 +51,15 @@ const COUNT_IF_SHORT = prepared(
            SELECT t.occurred_at AS oldest FROM memory_term t
             WHERE t.scope_key = memory_scope_key($1, $2) AND t.term = q.term
             ORDER BY t.occurred_at LIMIT 1 OFFSET 0) AS o) AS e
-      WHERE (SELECT postings FROM survey) >= ${COUNT_BELOW}
+      WHERE (SELECT postings >= ${COUNT_BELOW} AND NOT deleting FROM survey)
    ), recorded AS (
      INSERT INTO outbox_message (id, subject, payload)
-     SELECT $6::uuid, $7, $8::jsonb WHERE $6::uuid IS NOT NULL AND (SELECT postings FROM survey) < ${COUNT_BELOW}
+     SELECT $6::uuid, $7, $8::jsonb
+      WHERE $6::uuid IS NOT NULL AND (SELECT postings < ${COUNT_BELOW} OR deleting FROM survey)
    ), top AS (
      SELECT r.id::text AS id, r.event_id, r.occurred_at, r.text, r.source, h.matched
        FROM (SELECT t.memory_id, count(*)::int AS matched, t.occurred_at FROM memory_term t
-              WHERE (SELECT postings FROM survey) < ${COUNT_BELOW}
+              WHERE (SELECT postings < ${COUNT_BELOW} AND NOT deleting FROM survey)
                 AND t.scope_key = memory_scope_key($1, $2) AND t.term = ANY($3::text[])
                 AND ($4::timestamptz IS NULL OR t.occurred_at <= $4::timestamptz)
                 AND t.memory_id <> ALL ((SELECT hidden FROM survey)::uuid[])
@@ -66,7 +71,7 @@ const COUNT_IF_SHORT = prepared(
       ORDER BY h.matched DESC, r.occurred_at DESC, r.event_id ASC
       LIMIT $5
    )
-   SELECT CASE WHEN s.postings >= ${COUNT_BELOW} THEN s.hidden END AS hidden,
+   SELECT CASE WHEN s.postings >= ${COUNT_BELOW} AND NOT s.deleting THEN s.hidden END AS hidden,
           (SELECT postings FROM lengths)::float8[] AS lengths, t.*
      FROM survey s LEFT JOIN top t ON true
     ORDER BY t.matched DESC, t.occurred_at DESC, t.event_id ASC`,

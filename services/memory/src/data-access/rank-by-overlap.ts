@@ -116,8 +116,8 @@ const RANK_BY_OVERLAP = prepared(
 );
 
 /**
- * `cueTerms` must be distinct (tokenize's are): each shared term counts once. A cue whose lists are
- * short is counted outright (count-short-lists.ts); past that, cues of up to `levelsUpTo` terms rank by
+ * `cueTerms` must be distinct (tokenize's are): each shared term counts once. A namespace being
+ * deleted ranks nothing. A cue whose lists are short is counted outright (count-short-lists.ts); past that, cues of up to `levelsUpTo` terms rank by
  * levels (rank-by-levels.ts), longer ones by the statement above. All give the same order, and tests
  * set `levelsUpTo` to run each on the same cues. `recordWith` (the recall's usage) is in the outbox
  * once this returns, and only if it does: written by the counting statement, or after the ranking.

@@ -6,7 +6,6 @@ import {
   SCORE_KIND,
 } from '@tm/contracts';
 import type { SqlRunner } from '@tm/kit';
-import { isBeingDeleted } from '../data-access/namespace-deletion.js';
 import { enqueue } from '../data-access/outbox-repository.js';
 import { getSql } from '../data-access/prisma-client.js';
 import { rankByOverlap } from '../data-access/rank-by-overlap.js';
@@ -35,20 +34,15 @@ export async function recallMemory(msg: MemoryRecallMessage, deps: RecallDeps): 
     deps.pricingVersion,
   );
   // The usage is recorded with the ranking (in its statement where it can be), so only a recall that ranked is billed.
-  // A namespace being deleted recalls nothing from the moment its deletion starts (its records go in
-  // batches); asked alongside the ranking, so a recall waits for neither in turn. Billed like a recall
+  // A namespace being deleted ranks nothing (the ranking's first statement asks), billed like a recall
   // of an empty namespace.
-  const [ranked, deleting] = await Promise.all([
-    terms.length
-      ? rankByOverlap(
-          run,
-          { tenantId: scope.tenant_id, namespace: body.namespace, cueTerms: terms, asOf, limit: body.top_k },
-          { recordWith },
-        )
-      : enqueue(run, recordWith.subject, recordWith.payload, recordWith.id).then(() => []),
-    isBeingDeleted(run, scope.tenant_id, body.namespace),
-  ]);
-  const rows = deleting ? [] : ranked;
+  const rows = terms.length
+    ? await rankByOverlap(
+        run,
+        { tenantId: scope.tenant_id, namespace: body.namespace, cueTerms: terms, asOf, limit: body.top_k },
+        { recordWith },
+      )
+    : await enqueue(run, recordWith.subject, recordWith.payload, recordWith.id).then(() => []);
 
   const related: RelatedResult[] = rows.map((row) => ({
     event_id: row.event_id,
