@@ -1,5 +1,5 @@
 import { AsyncLocalStorage } from 'node:async_hooks';
-import { randomBytes } from 'node:crypto';
+import { randomBytesPooled } from './random-pool.js';
 
 /**
  * W3C Trace Context (https://www.w3.org/TR/trace-context/): one trace id for a request across every
@@ -49,7 +49,7 @@ export function parseTraceparent(
 export const formatTraceparent = (ctx: Pick<TraceContext, 'traceId' | 'spanId' | 'flags'>) =>
   `00-${ctx.traceId}-${ctx.spanId}-${ctx.flags}`;
 
-const newSpanId = () => randomBytes(8).toString('hex');
+const newSpanId = () => randomBytesPooled(8).toString('hex');
 
 /** A new hop: the parent's trace, a fresh span id; no parent starts a new (sampled) trace. */
 export function childSpan(
@@ -58,7 +58,7 @@ export function childSpan(
 ): TraceContext {
   const base = parent
     ? { traceId: parent.traceId, parentSpanId: parent.spanId, flags: parent.flags }
-    : { traceId: randomBytes(16).toString('hex'), flags: '01' };
+    : { traceId: randomBytesPooled(16).toString('hex'), flags: '01' };
   return { ...base, spanId: newSpanId(), ...(requestId ? { requestId } : {}) };
 }
 
