@@ -196,19 +196,15 @@ describe('rankByOverlap on a namespace with thousands of postings per term', () 
   ])(
     'when the namespace is being deleted, then a recall of %s ranks nothing and its usage is still recorded',
     async (_, cue) => {
-      const client = await pool.connect();
-      const inTransaction: SqlRunner = async <T>(sql: string | { text: string }, params: unknown[]) =>
-        (await client.query(typeof sql === 'string' ? sql : sql.text, params)).rows as T[];
-      const id = randomUUID();
-      try {
-        await client.query('BEGIN');
-        expect(reference(cue, null, 5)).toHaveLength(5);
+      expect(reference(cue, null, 5)).toHaveLength(5);
+      await inRolledBackTransaction(async (client, run) => {
         await client.query(
           `INSERT INTO namespace_deletion (id, tenant_id, namespace, request_id) VALUES ($1, $2, $3, 'r')`,
           [randomUUID(), tenantId, namespace],
         );
+        const id = randomUUID();
         const rows = await rankByOverlap(
-          inTransaction,
+          run,
           { tenantId, namespace, cueTerms: cue, asOf: null, limit: 5 },
           { recordWith: { id, subject: 'test.usage', payload: { usage_id: id } } },
         );
@@ -218,10 +214,7 @@ describe('rankByOverlap on a namespace with thousands of postings per term', () 
           [id],
         );
         expect(outbox).toEqual([{ subject: 'test.usage' }]);
-      } finally {
-        await client.query('ROLLBACK');
-        client.release();
-      }
+      });
     },
   );
 
@@ -230,15 +223,10 @@ describe('rankByOverlap on a namespace with thousands of postings per term', () 
     ['long lists, ranked by levels', ['c0', 'c1']],
     ['long lists, ranked by the counting statement', ['d0', 'd1', 'd2', 'c0', 'c1', 'c2', 'm0', 'm1', 'r0']],
   ])('when a recall of %s ranks, then its usage message is in the outbox once', async (_, cue) => {
-    // In a transaction nobody else sees, so the running stack's outbox relay cannot take the row first.
-    const client = await pool.connect();
-    const inTransaction: SqlRunner = async <T>(sql: string | { text: string }, params: unknown[]) =>
-      (await client.query(typeof sql === 'string' ? sql : sql.text, params)).rows as T[];
-    const id = randomUUID();
-    try {
-      await client.query('BEGIN');
+    await inRolledBackTransaction(async (client, run) => {
+      const id = randomUUID();
       const rows = await rankByOverlap(
-        inTransaction,
+        run,
         { tenantId, namespace, cueTerms: cue, asOf: null, limit: 5 },
         { recordWith: { id, subject: 'test.usage', payload: { usage_id: id } } },
       );
@@ -248,9 +236,23 @@ describe('rankByOverlap on a namespace with thousands of postings per term', () 
         [id],
       );
       expect(outbox).toEqual([{ subject: 'test.usage', payload: { usage_id: id } }]);
-    } finally {
-      await client.query('ROLLBACK');
-      client.release();
-    }
+    });
   });
 });
+
+/**
+ * Work in a transaction nobody else sees and that is rolled back, so the running stack's outbox
+ * relay cannot take a usage row first and nothing is left behind.
+ */
+async function inRolledBackTransaction(work: (client: pg.PoolClient, run: SqlRunner) => Promise<void>) {
+  const client = await pool.connect();
+  const run: SqlRunner = async <T>(sql: string | { text: string }, params: unknown[]) =>
+    (await client.query(typeof sql === 'string' ? sql : sql.text, params)).rows as T[];
+  try {
+    await client.query('BEGIN');
+    await work(client, run);
+  } finally {
+    await client.query('ROLLBACK');
+    client.release();
+  }
+}
