@@ -94,7 +94,7 @@ export function benchTargets(m: Measured): TargetRow[] {
   add(
     `Recall, ${m.connections} conn., ${count(10_000)} records: ≥ 60% of the same-work baseline's req/s`,
     small?.loaded,
-    (r) => share(r.rps, small?.sameWorkLoaded.rps),
+    (r) => share(r.rps, small?.sameWorkLoaded.rps ?? Number.NaN),
     (r) => r.rps / (small?.sameWorkLoaded.rps ?? Number.NaN) >= 0.6,
   );
   add(

@@ -58,6 +58,9 @@ async function main() {
   const { apiKey, source } = await resolveApiKey();
   log(`stack ${baseUrl}, key from ${source}`);
   await checkStack(baseUrl, apiKey);
+  // The key's tenant, read from telemetry's record of a request: for the same-work server's recalls
+  // and the telemetry seeding.
+  const tenantId = await tenantOfRequest(await lastRequestId(baseUrl, apiKey));
 
   const runId = `${Date.now().toString(36)}-${randomBytes(3).toString('hex')}`;
   const namespaces = {
@@ -106,7 +109,7 @@ async function main() {
 
     // 1b. The same-work baseline's writes: the memory service's own statement, nothing around it.
     log("same-work: starting Express 5 + pg with the memory service's statements");
-    sameWork = await startSameWork(await tenantOfRequest(await lastRequestId(baseUrl, apiKey)));
+    sameWork = await startSameWork(tenantId);
     const sameWorkWrite = await measure(
       writeRequests(apiKey, 'same-work', corpus, `${runId}-same-work`),
       sameWork.url,
@@ -267,7 +270,6 @@ async function main() {
     // and the history --telemetry-records seeded.
     const { recent, older } = options.telemetryRecords;
     if (recent + older > 0) {
-      const tenantId = await tenantOfRequest(await lastRequestId(baseUrl, apiKey));
       const seconds = await seedTelemetry(tenantId, { recent, older }, log);
       notes.push(
         `Seeded ${count(recent)} request records in the last hour and ${count(older)} older ones in ${seconds.toFixed(0)} s.`,

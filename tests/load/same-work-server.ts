@@ -17,14 +17,16 @@
  *   SAME_WORK_PORT          0 (default) picks a free port
  *   SAME_WORK_POOL_SIZE     10, like the memory service's default pool
  */
-import { createHash, randomUUID } from 'node:crypto';
+import { randomUUID } from 'node:crypto';
 import type { AddressInfo } from 'node:net';
 import express from 'express';
 import pg from 'pg';
+import { timeOrderedId } from '../../libs/kit/src/ids.js';
 import { poolRunner } from '../../libs/kit/src/sql-runner.js';
 import { rankByOverlap } from '../../services/memory/src/data-access/rank-by-overlap.js';
 import { createWriteBatcher } from '../../services/memory/src/data-access/write-batcher.js';
 import { cueTerms } from '../../services/memory/src/domain/cue-terms.js';
+import { fingerprintWrite } from '../../services/memory/src/domain/fingerprint.js';
 import { tokenize } from '../../services/memory/src/domain/tokenize.js';
 
 const required = (name: string) => {
@@ -52,7 +54,9 @@ app.post('/api/v1/memory/write', async (req, res) => {
   const body = req.body as Body;
   const key = req.get('idempotency-key') ?? '';
   const text = body.event?.content?.text ?? '';
-  const id = randomUUID();
+  const eventId = body.event?.event_id ?? key;
+  // Time-ordered keys, as the write path makes them (random ones would cost the index more WAL).
+  const id = timeOrderedId();
   const requestId = randomUUID();
   const response = { state: 'retained', idempotency_outcome: 'Accepted', memory_id: id };
   const { claimed } = await retain({
@@ -61,16 +65,19 @@ app.post('/api/v1/memory/write', async (req, res) => {
       tenantId,
       userId: 'same-work',
       namespace: body.namespace ?? '',
-      eventId: body.event?.event_id ?? key,
+      eventId,
       occurredAt: new Date(body.event?.occurred_at ?? Date.now()),
       text,
       terms: tokenize(text),
       source: null,
       requestId,
     },
-    // The stack fingerprints the canonical request the same way: a digest of its content.
-    idempotency: { key, fingerprint: createHash('sha256').update(text).digest('hex'), response },
-    usage: { id: randomUUID(), subject: 'same-work.usage', payload: { request_id: requestId } },
+    idempotency: {
+      key,
+      fingerprint: fingerprintWrite(body as Parameters<typeof fingerprintWrite>[0], eventId),
+      response,
+    },
+    usage: { id: timeOrderedId(), subject: 'same-work.usage', payload: { request_id: requestId } },
   });
   res.status(claimed ? 200 : 409).json(response);
 });

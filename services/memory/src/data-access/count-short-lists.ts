@@ -51,7 +51,7 @@ const COUNT_IF_SHORT = prepared(
            SELECT t.occurred_at AS oldest FROM memory_term t
             WHERE t.scope_key = memory_scope_key($1, $2) AND t.term = q.term
             ORDER BY t.occurred_at LIMIT 1 OFFSET 0) AS o) AS e
-      WHERE (SELECT postings >= ${COUNT_BELOW} AND NOT deleting FROM survey)
+      WHERE $9::boolean AND (SELECT postings >= ${COUNT_BELOW} AND NOT deleting FROM survey)
    ), recorded AS (
      INSERT INTO outbox_message (id, subject, payload)
      SELECT $6::uuid, $7, $8::jsonb
@@ -87,16 +87,21 @@ interface Row extends Omit<RankedRow, 'id'> {
 /** What the shortcuts need when the lists are long: records to hide, each cue term's list length. */
 export interface LongLists {
   hidden: string[];
-  /** Postings per term of `cueTerms`, in its order; estimated past LENGTH_PEEK. */
+  /** Postings per term of `cueTerms`, in its order, estimated past LENGTH_PEEK; empty unless asked for. */
   lengths: number[];
 }
 
-/** The ranking (and `recordWith` written) when the cue's lists are short; else what the shortcuts need. */
+/**
+ * The ranking (and `recordWith` written) when the cue's lists are short; else what the shortcuts need,
+ * the list lengths only with `lengths` (ranking by levels orders terms by them; the counting statement
+ * does not need them).
+ */
 export async function countIfShort(
   run: SqlRunner,
   q: { tenantId: string; namespace: string; cueTerms: string[]; asOf: Date | null; limit: number },
-  recordWith?: OutboxEntry,
+  options: { recordWith?: OutboxEntry | undefined; lengths: boolean },
 ): Promise<{ ranked: RankedRow[] } | LongLists> {
+  const { recordWith } = options;
   const rows = await run<Row>(COUNT_IF_SHORT, [
     q.tenantId,
     q.namespace,
@@ -106,9 +111,10 @@ export async function countIfShort(
     recordWith?.id ?? null,
     recordWith?.subject ?? null,
     recordWith ? JSON.stringify(recordWith.payload) : null,
+    options.lengths,
   ]);
   const first = rows[0];
-  if (first?.hidden && first.lengths) return { hidden: first.hidden, lengths: first.lengths };
+  if (first?.hidden) return { hidden: first.hidden, lengths: first.lengths ?? [] };
   return {
     ranked: rows
       .filter((row): row is Row & RankedRow => row.id !== null)

@@ -117,10 +117,11 @@ const RANK_BY_OVERLAP = prepared(
 
 /**
  * `cueTerms` must be distinct (tokenize's are): each shared term counts once. A namespace being
- * deleted ranks nothing. A cue whose lists are short is counted outright (count-short-lists.ts); past that, cues of up to `levelsUpTo` terms rank by
- * levels (rank-by-levels.ts), longer ones by the statement above. All give the same order, and tests
- * set `levelsUpTo` to run each on the same cues. `recordWith` (the recall's usage) is in the outbox
- * once this returns, and only if it does: written by the counting statement, or after the ranking.
+ * deleted ranks nothing. A cue whose lists are short is counted outright (count-short-lists.ts); past
+ * that, cues of up to `levelsUpTo` terms rank by levels (rank-by-levels.ts), longer ones by the
+ * statement above. All give the same order, and tests set `levelsUpTo` to run each on the same cues.
+ * `recordWith` (the recall's usage) is in the outbox once this returns, and only if it does: written
+ * by the counting statement, or after the ranking.
  */
 export async function rankByOverlap(
   run: SqlRunner,
@@ -128,12 +129,12 @@ export async function rankByOverlap(
   options: { recordWith?: OutboxEntry; levelsUpTo?: number } = {},
 ): Promise<RankedRow[]> {
   const { recordWith, levelsUpTo = MAX_LEVEL_TERMS } = options;
-  const counted = await countIfShort(run, q, recordWith);
+  const byLevels = q.cueTerms.length <= levelsUpTo;
+  const counted = await countIfShort(run, q, { recordWith, lengths: byLevels });
   if ('ranked' in counted) return counted.ranked;
-  const rows =
-    q.cueTerms.length <= levelsUpTo
-      ? await rankByLevels(run, q, counted)
-      : await run<RankedRow>(RANK_BY_OVERLAP, [q.tenantId, q.namespace, q.cueTerms, q.asOf, q.limit]);
+  const rows = byLevels
+    ? await rankByLevels(run, q, counted)
+    : await run<RankedRow>(RANK_BY_OVERLAP, [q.tenantId, q.namespace, q.cueTerms, q.asOf, q.limit]);
   if (recordWith) await enqueue(run, recordWith.subject, recordWith.payload, recordWith.id);
   return rows;
 }
