@@ -20,10 +20,11 @@
 import { randomUUID } from 'node:crypto';
 import type { AddressInfo } from 'node:net';
 import express from 'express';
-import pg from 'pg';
+import { createPgPool } from '../../libs/kit/src/database.js';
 import { timeOrderedId } from '../../libs/kit/src/ids.js';
 import { poolRunner } from '../../libs/kit/src/sql-runner.js';
 import { rankByOverlap } from '../../services/memory/src/data-access/rank-by-overlap.js';
+import { MEMORY_SESSION_SETTINGS } from '../../services/memory/src/data-access/session-settings.js';
 import { createWriteBatcher } from '../../services/memory/src/data-access/write-batcher.js';
 import { cueTerms } from '../../services/memory/src/domain/cue-terms.js';
 import { fingerprintWrite } from '../../services/memory/src/domain/fingerprint.js';
@@ -36,8 +37,10 @@ const required = (name: string) => {
 };
 const tenantId = required('SAME_WORK_TENANT_ID');
 const max = Number(process.env.SAME_WORK_POOL_SIZE || 10);
-const writes = new pg.Pool({ connectionString: required('SAME_WORK_DATABASE_URL'), max });
-const reads = new pg.Pool({ connectionString: required('MEMORY_DATABASE_URL'), max });
+// The memory service's pool settings (session settings, timeouts), so its statements plan alike.
+const poolOptions = { poolSize: max, settings: MEMORY_SESSION_SETTINGS };
+const writes = createPgPool(required('SAME_WORK_DATABASE_URL'), poolOptions);
+const reads = createPgPool(required('MEMORY_DATABASE_URL'), poolOptions);
 const retain = createWriteBatcher(poolRunner(writes));
 
 interface Body {

@@ -1,10 +1,11 @@
 import { randomUUID } from 'node:crypto';
-import { poolRunner, type SqlRunner } from '@tm/kit';
+import { createPgPool, poolRunner, type SqlRunner } from '@tm/kit';
 import fc from 'fast-check';
-import pg from 'pg';
+import type pg from 'pg';
 import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
 import { MAX_LEVEL_TERMS, walkWidth } from '../src/data-access/rank-by-levels.js';
 import { type RankedRow, rankByOverlap } from '../src/data-access/rank-by-overlap.js';
+import { MEMORY_SESSION_SETTINGS } from '../src/data-access/session-settings.js';
 
 /**
  * rankByOverlap against plain counting done here in JavaScript, on a namespace large enough for its
@@ -43,7 +44,8 @@ let pool: pg.Pool;
 let stored: Stored[];
 
 beforeAll(async () => {
-  pool = new pg.Pool({ connectionString: inject('stack').memoryDbUrl, max: 2 });
+  // The service's own session settings, so the plans ranked here are the ones it runs.
+  pool = createPgPool(inject('stack').memoryDbUrl, { poolSize: 2, settings: MEMORY_SESSION_SETTINGS });
   // Event times repeat every 700 records, so ranks tie on time and break on event id.
   await pool.query(
     `INSERT INTO memory_record (id, tenant_id, user_id, namespace, event_id, occurred_at, text, request_id)

@@ -1,5 +1,6 @@
 import { createPgAdapter, poolRunner, prismaHolder } from '@tm/kit';
 import { type Prisma, PrismaClient } from './generated/client.js';
+import { MEMORY_SESSION_SETTINGS } from './session-settings.js';
 
 export type Db = PrismaClient | Prisma.TransactionClient;
 
@@ -8,7 +9,8 @@ const holder = prismaHolder(
   (pool) => new PrismaClient({ adapter: createPgAdapter(pool), errorFormat: 'minimal' }),
 );
 
-export const initPrisma = holder.init;
+export const initPrisma = (url: string, poolSize: number) =>
+  holder.init(url, poolSize, MEMORY_SESSION_SETTINGS);
 export const getPrisma = holder.get;
 export const closePrisma = holder.close;
 /** Health: `SELECT 1` on a connection of its own, within half a second. */
