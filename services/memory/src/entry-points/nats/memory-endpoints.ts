@@ -1,4 +1,4 @@
-import type { Service } from '@tm/bus';
+import { type Service, toBusErrorBody } from '@tm/bus';
 import {
   MemoryDeleteMessage,
   MemoryDeletionGetMessage,
@@ -6,6 +6,8 @@ import {
   MemoryGetMessage,
   MemoryNamespacesMessage,
   MemoryRecallMessage,
+  MemoryWriteBatchMessage,
+  type MemoryWriteBatchReply,
   MemoryWriteMessage,
   Subjects,
 } from '@tm/contracts';
@@ -17,6 +19,7 @@ import { getMemory } from '../../domain/get-memory.js';
 import { listNamespaces } from '../../domain/list-namespaces.js';
 import { recallMemory } from '../../domain/recall-memory.js';
 import { writeMemory } from '../../domain/write-memory.js';
+import { writeMemoryBatch } from '../../domain/write-memory-batch.js';
 
 /** The memory service's request/reply endpoints (its ping and discovery are the service's own). */
 export function serveMemoryEndpoints(
@@ -42,6 +45,17 @@ export function serveMemoryEndpoints(
   service.endpoint({ ...write, subject: Subjects.memory.write });
   // The gateway's concurrent writes, one message for many; each is answered as above.
   service.batchedEndpoint({ ...write, subject: Subjects.memory.writeBatch });
+  // A caller's batch to one namespace ([P20]): each item as above, its error its own answer.
+  service.endpoint({
+    subject: Subjects.memory.writeItems,
+    input: MemoryWriteBatchMessage,
+    handler: async (m: MemoryWriteBatchMessage): Promise<MemoryWriteBatchReply> => ({
+      version: 'v1',
+      results: (await writeMemoryBatch(m, deps)).map((answer) =>
+        'error' in answer ? { error: toBusErrorBody(answer.error) } : answer,
+      ),
+    }),
+  });
   service.endpoint({
     subject: Subjects.memory.recall,
     input: MemoryRecallMessage,
