@@ -1,4 +1,11 @@
-import { AppError, CONTRACT_VERSION, type MemoryWriteBatchMessage, type WriteResponse } from '@tm/contracts';
+import {
+  AppError,
+  CONTRACT_VERSION,
+  ErrorCode,
+  type MemoryWriteBatchMessage,
+  type WriteResponse,
+} from '@tm/contracts';
+import { isStorageUnavailable } from '@tm/kit';
 import { namespaceBeingDeleted, type WriteDeps, writeMemory } from './write-memory.js';
 
 export type BatchItemAnswer = { ok: WriteResponse } | { error: AppError };
@@ -10,9 +17,9 @@ export type BatchItemAnswer = { ok: WriteResponse } | { error: AppError };
  * plain ones in shared statements (up to 64 a statement); an item's refusal (400, 409) is its own.
  *
  * Refused as a whole, nothing written: a namespace being deleted (as a single write to it would be,
- * checked once for the batch; consent first, as there). Failed as a whole: an error that is not an
- * item's own answer (the database away: the service maps it to a retryable 503). Items committed
- * before it stay committed; a resend of the batch replays them (billed once) and writes the rest.
+ * checked once for the batch; consent first, as there). Failed as a whole: the database away (the
+ * service maps it to a retryable 503). Items committed before it stay committed; a resend of the batch
+ * replays them (billed once) and writes the rest.
  */
 export async function writeMemoryBatch(
   msg: MemoryWriteBatchMessage,
@@ -36,7 +43,11 @@ export async function writeMemoryBatch(
         (ok): BatchItemAnswer => ({ ok }),
         (err: unknown): BatchItemAnswer => {
           if (err instanceof AppError) return { error: err };
-          throw err;
+          // The database away fails the batch whole (the service maps it to a retryable 503). Anything
+          // else is this item's own failure, its 500 as its single write's would be: one poison item
+          // must not hide what happened to the rest, nor keep a resend from ever completing.
+          if (isStorageUnavailable(err)) throw err;
+          return { error: new AppError(ErrorCode.Internal, 'Internal error', { cause: err }) };
         },
       ),
     ),

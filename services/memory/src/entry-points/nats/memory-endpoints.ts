@@ -1,5 +1,6 @@
 import { type Service, toBusErrorBody } from '@tm/bus';
 import {
+  ErrorCode,
   MemoryDeleteMessage,
   MemoryDeletionGetMessage,
   MemoryExportPageMessage,
@@ -11,6 +12,7 @@ import {
   MemoryWriteMessage,
   Subjects,
 } from '@tm/contracts';
+import type { Logger } from '@tm/kit';
 import { deleteNamespace } from '../../domain/delete-namespace.js';
 import type { DeletionWorker } from '../../domain/deletion-worker.js';
 import { exportPage } from '../../domain/export-page.js';
@@ -31,6 +33,8 @@ export function serveMemoryEndpoints(
     deletions: DeletionWorker;
     /** How long memory.v1.delete waits for its job before answering with the receipt so far. */
     deleteWaitMs: number;
+    /** For a batch item's own unexpected failure, answered as that item's 500. */
+    logger: Logger;
   },
 ): void {
   const deps = {
@@ -51,9 +55,16 @@ export function serveMemoryEndpoints(
     input: MemoryWriteBatchMessage,
     handler: async (m: MemoryWriteBatchMessage): Promise<MemoryWriteBatchReply> => ({
       version: 'v1',
-      results: (await writeMemoryBatch(m, deps)).map((answer) =>
-        'error' in answer ? { error: toBusErrorBody(answer.error) } : answer,
-      ),
+      results: (await writeMemoryBatch(m, deps)).map((answer) => {
+        if (!('error' in answer)) return answer;
+        if (answer.error.code === ErrorCode.Internal) {
+          options.logger.error(
+            { err: answer.error.cause, subject: Subjects.memory.writeItems },
+            'batch item failed',
+          );
+        }
+        return { error: toBusErrorBody(answer.error) };
+      }),
     }),
   });
   service.endpoint({
