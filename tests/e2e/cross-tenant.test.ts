@@ -180,6 +180,30 @@ const NAMESPACE_CASES: Array<{
     expected: () => ({ status: 200, body: { state: 'retained', idempotency_outcome: 'Accepted' } }),
   },
   {
+    route: 'POST /api/v1/memory/write/batch',
+    what: "writes a batch into A's namespace",
+    send: (a, b) =>
+      t.api.post('/api/v1/memory/write/batch', {
+        key: b.api_key,
+        body: {
+          contract_version: 'v1',
+          operation: 'memory.write_batch',
+          namespace: a.namespace,
+          items: [
+            { idempotency_key: uniqueKey(), event: writeBody(a.namespace, 'batch written by B').event },
+          ],
+        },
+      }),
+    expected: () => ({
+      status: 200,
+      body: {
+        state: 'retained',
+        item_counts: { total: 1, accepted: 1 },
+        results: [{ index: 0, status: 200, body: { idempotency_outcome: 'Accepted' } }],
+      },
+    }),
+  },
+  {
     route: 'POST /v1/memories',
     what: "creates a template memory in A's namespace",
     send: (a, b) =>

@@ -48,6 +48,7 @@ describe('GET /api/v1/infrastructure/capabilities', () => {
     });
     expect(res.body.operations.map((o: { operation: string }) => o.operation)).toEqual([
       'memory.write',
+      'memory.write_batch',
       'memory.recall',
       'memory.delete',
     ]);

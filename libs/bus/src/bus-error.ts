@@ -1,5 +1,4 @@
-import { AppError, type FieldIssue, isErrorCode } from '@tm/contracts';
-import { z } from 'zod';
+import { AppError, BusErrorBody, type FieldIssue, isErrorCode } from '@tm/contracts';
 
 /**
  * Headers of an error reply, the NATS micro protocol's: its HTTP-like status (what callers test for) and
@@ -8,15 +7,10 @@ import { z } from 'zod';
 export const ERROR_HEADER = 'Nats-Service-Error-Code';
 export const ERROR_DESCRIPTION_HEADER = 'Nats-Service-Error';
 
-export const BusErrorBody = z.object({
-  code: z.string(),
-  message: z.string(),
-  retryable: z.boolean(),
-  retry_after: z.number().optional(),
-  fields: z.array(z.object({ path: z.string(), message: z.string() })).optional(),
-});
+/** Its shape is a contract (libs/contracts envelope.ts): batch replies carry it per item. */
+export { BusErrorBody };
 
-export function toBusErrorBody(err: AppError): z.infer<typeof BusErrorBody> {
+export function toBusErrorBody(err: AppError): BusErrorBody {
   return {
     code: err.code,
     message: err.message,

@@ -18,6 +18,12 @@ export const CAPABILITIES: CapabilitiesResponse = {
   },
   operations: [
     { operation: 'memory.write', method: 'POST', path: '/api/v1/memory/write', status: 'available_mock' },
+    {
+      operation: 'memory.write_batch',
+      method: 'POST',
+      path: '/api/v1/memory/write/batch',
+      status: 'available_mock',
+    },
     { operation: 'memory.recall', method: 'POST', path: '/api/v1/memory/recall', status: 'available_mock' },
     { operation: 'memory.delete', method: 'DELETE', path: '/api/v1/memory', status: 'available_mock' },
   ],
@@ -102,6 +108,8 @@ export const CAPABILITIES: CapabilitiesResponse = {
     idempotency_key_max_length: LIMITS.idempotencyKeyMaxLength,
     supersedes_max: LIMITS.supersedesMax,
     body_max_bytes: LIMITS.bodyMaxBytes,
+    write_batch_max_items: LIMITS.writeBatchMaxItems,
+    write_batch_body_max_bytes: LIMITS.writeBatchBodyMaxBytes,
     body_max_depth: LIMITS.bodyMaxDepth,
     events_page: EVENTS_PAGE,
     namespaces_page: NAMESPACES_PAGE,

@@ -37,3 +37,16 @@ export const ErrorEnvelope = z
   })
   .meta({ id: 'ErrorEnvelope' });
 export type ErrorEnvelope = z.infer<typeof ErrorEnvelope>;
+
+/**
+ * A typed error as a service answers it on the bus (libs/bus bus-error.ts: the body of an error reply,
+ * and of a failed item in a batch reply). `code` is checked against ErrorCode where it is read.
+ */
+export const BusErrorBody = z.object({
+  code: z.string(),
+  message: z.string(),
+  retryable: z.boolean(),
+  retry_after: z.number().optional(),
+  fields: z.array(z.object({ path: z.string(), message: z.string() })).optional(),
+});
+export type BusErrorBody = z.infer<typeof BusErrorBody>;

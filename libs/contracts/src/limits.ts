@@ -8,6 +8,15 @@ export const LIMITS = {
   supersedesMax: 100,
   topK: { min: 1, max: 100, default: 10 },
   bodyMaxBytes: 256 * 1024,
+  /** Events in one `POST /api/v1/memory/write/batch` ([P20]). */
+  writeBatchMaxItems: 100,
+  /**
+   * The batch route's body bound, its own ([P20]): 100 events of the longest text (32,768 characters,
+   * 3.3 MB as ASCII) fit with room for their envelopes; a body of longer bytes (multi-byte or escaped
+   * text) sends fewer events per batch. Parsing 4 MiB holds the event loop about as long as sixteen
+   * 256 KiB writes would, and it is bounded like them.
+   */
+  writeBatchBodyMaxBytes: 4 * 1024 * 1024,
   /**
    * Levels of objects and lists in one JSON body, checked on the raw bytes before parsing ([P14]). The
    * deepest body a route takes is template data (JSON_BOUNDS.maxDepth, 32) inside its request: twice

@@ -1,4 +1,5 @@
 import { z } from 'zod';
+import { BusErrorBody, ErrorEnvelope } from './envelope.js';
 import { LIMITS } from './limits.js';
 import { CONTRACT_VERSION, DECISION_VERSION, Provenance, SCORE_KIND, Usage } from './runtime.js';
 import { Scope } from './scope.js';
@@ -69,6 +70,20 @@ export const EventSource = z
   })
   .meta({ id: 'EventSource', description: 'Caller-attested metadata; not verified identity or consent' });
 
+/** One event as a write carries it: `/write`'s `event`, and each item's of a batch ([P20]). */
+export const WriteEvent = z.strictObject({
+  event_id: EventId.optional().meta({ description: 'Defaults to the idempotency key' }),
+  occurred_at: Timestamp,
+  content: z.strictObject({ text: NonBlankText(LIMITS.textMaxChars, 'event.content.text') }),
+  source: EventSource.optional(),
+  supersedes: z
+    .array(EventId)
+    .max(LIMITS.supersedesMax)
+    .refine((ids) => new Set(ids).size === ids.length, 'supersedes must not repeat an event id')
+    .optional(),
+});
+export type WriteEvent = z.infer<typeof WriteEvent>;
+
 export const WriteRequest = z
   .strictObject({
     contract_version: ContractVersion,
@@ -77,17 +92,7 @@ export const WriteRequest = z
     idempotency_key: IdempotencyKey.optional().meta({
       description: 'Required here or as the Idempotency-Key header; when both are sent they must match',
     }),
-    event: z.strictObject({
-      event_id: EventId.optional().meta({ description: 'Defaults to the idempotency key' }),
-      occurred_at: Timestamp,
-      content: z.strictObject({ text: NonBlankText(LIMITS.textMaxChars, 'event.content.text') }),
-      source: EventSource.optional(),
-      supersedes: z
-        .array(EventId)
-        .max(LIMITS.supersedesMax)
-        .refine((ids) => new Set(ids).size === ids.length, 'supersedes must not repeat an event id')
-        .optional(),
-    }),
+    event: WriteEvent,
     ...scopeFieldsRefused,
   })
   .meta({ id: 'WriteRequest' });
@@ -132,6 +137,102 @@ export const WriteResponse = z
   })
   .meta({ id: 'WriteResponse' });
 export type WriteResponse = z.infer<typeof WriteResponse>;
+
+// ---- write batch ([P20]) -----------------------------------------------------------------------
+
+export const WRITE_BATCH_OPERATION = 'memory.write_batch';
+
+/** One item of a batch: its own idempotency key and its own event, each exactly as a single write's. */
+export const WriteBatchItem = z
+  .strictObject({
+    idempotency_key: IdempotencyKey.meta({
+      description: 'This item’s own key (required): one key names one write, as on /write',
+    }),
+    event: WriteEvent,
+  })
+  .meta({ id: 'WriteBatchItem' });
+export type WriteBatchItem = z.infer<typeof WriteBatchItem>;
+
+const batchEnvelope = {
+  contract_version: ContractVersion,
+  operation: z
+    .literal(WRITE_BATCH_OPERATION, { error: `operation must be "${WRITE_BATCH_OPERATION}"` })
+    .optional(),
+  namespace: Namespace.meta({ description: 'One namespace for every item of the batch' }),
+  ...scopeFieldsRefused,
+};
+
+const batchItems = <T extends z.ZodType>(item: T) =>
+  z
+    .array(item, { error: 'items must be a list of items' })
+    .min(1, 'items must hold at least one item')
+    .max(LIMITS.writeBatchMaxItems, `items must hold at most ${LIMITS.writeBatchMaxItems} items`);
+
+/** `POST /api/v1/memory/write/batch`, as documented. */
+export const WriteBatchRequest = z
+  .strictObject({ ...batchEnvelope, items: batchItems(WriteBatchItem) })
+  .meta({ id: 'WriteBatchRequest' });
+export type WriteBatchRequest = z.infer<typeof WriteBatchRequest>;
+
+/**
+ * What the gateway checks of a batch first, as a whole (a fault here is one 400, nothing written): the
+ * envelope, and the items only counted. Each item is then checked on its own with WriteBatchItem, so
+ * one bad item is that item's 400 and its neighbours are written.
+ */
+export const WriteBatchEnvelope = z.strictObject({ ...batchEnvelope, items: batchItems(z.unknown()) });
+
+/** How a batch's items were answered: its request record carries the same counts. */
+export const WriteBatchItemCounts = z
+  .object({
+    total: z.number().int().nonnegative(),
+    accepted: z.number().int().nonnegative().meta({ description: '200, idempotency_outcome Accepted' }),
+    replayed: z.number().int().nonnegative().meta({ description: '200, idempotency_outcome Replayed' }),
+    conflict: z
+      .number()
+      .int()
+      .nonnegative()
+      .meta({ description: '409 idempotency_conflict or duplicate_event' }),
+    invalid: z.number().int().nonnegative().meta({ description: '400 validation_failed' }),
+    failed: z
+      .number()
+      .int()
+      .nonnegative()
+      .meta({ description: 'Any other error (e.g. 409 idempotency_in_flight, retryable)' }),
+  })
+  .meta({ id: 'WriteBatchItemCounts' });
+export type WriteBatchItemCounts = z.infer<typeof WriteBatchItemCounts>;
+
+export const WriteBatchItemResult = z
+  .object({
+    index: z.number().int().nonnegative().meta({ description: 'The item’s place in the request' }),
+    status: z
+      .number()
+      .int()
+      .meta({ description: 'The HTTP status a single write of this item would have been answered with' }),
+    body: z.union([WriteResponse, ErrorEnvelope]).meta({
+      description: 'What that single write would have answered: its write response, or its error envelope',
+    }),
+  })
+  .meta({ id: 'WriteBatchItemResult' });
+export type WriteBatchItemResult = z.infer<typeof WriteBatchItemResult>;
+
+export const WriteBatchResponse = z
+  .object({
+    contract_version: z.literal(CONTRACT_VERSION),
+    operation: z.literal(WRITE_BATCH_OPERATION),
+    state: z.enum(['retained', 'not_retained', 'no_data']).meta({
+      description:
+        'retained: at least one item is retained (now or before: a replay); not_retained: items were answered ' +
+        '200 but none retained (consent missing); no_data: no item was answered 200',
+    }),
+    request_id: z.string(),
+    retryable: z.boolean(),
+    namespace: z.string(),
+    item_counts: WriteBatchItemCounts,
+    results: z.array(WriteBatchItemResult).meta({ description: 'One per item, in request order' }),
+  })
+  .meta({ id: 'WriteBatchResponse' });
+export type WriteBatchResponse = z.infer<typeof WriteBatchResponse>;
 
 // ---- recall ------------------------------------------------------------------------------------
 
@@ -261,6 +362,26 @@ export const MemoryWriteMessage = z.object({
   body: WriteRequest,
 });
 export type MemoryWriteMessage = z.infer<typeof MemoryWriteMessage>;
+
+/**
+ * One caller's batch of writes to one namespace ([P20], memory.v1.write.items): each item is written
+ * as its own single write would be, and answered on its own, in order.
+ */
+export const MemoryWriteBatchMessage = z.object({
+  version: z.literal('v1'),
+  scope: Scope,
+  request_id: z.string(),
+  namespace: Namespace,
+  items: z.array(WriteBatchItem).min(1).max(LIMITS.writeBatchMaxItems),
+});
+export type MemoryWriteBatchMessage = z.infer<typeof MemoryWriteBatchMessage>;
+
+/** Per item: its write response, or the typed error a single write of it would have been answered with. */
+export const MemoryWriteBatchReply = z.object({
+  version: z.literal('v1'),
+  results: z.array(z.union([z.object({ ok: WriteResponse }), z.object({ error: BusErrorBody })])),
+});
+export type MemoryWriteBatchReply = z.infer<typeof MemoryWriteBatchReply>;
 
 export const MemoryRecallMessage = z.object({ scope: Scope, request_id: z.string(), body: RecallRequest });
 export type MemoryRecallMessage = z.infer<typeof MemoryRecallMessage>;

@@ -7,12 +7,15 @@ import {
   HealthUnavailable,
   LivenessResponse,
 } from './infrastructure.js';
+import { LIMITS } from './limits.js';
 import {
   DeleteReceipt,
   IdempotencyKey,
   Namespace,
   RecallRequest,
   RecallResponse,
+  WriteBatchRequest,
+  WriteBatchResponse,
   WriteRequest,
   WriteResponse,
 } from './memory.js';
@@ -41,6 +44,31 @@ const writeOp: ZodOpenApiOperationObject = {
   requestBody: { required: true, ...json(WriteRequest) },
   responses: {
     '200': { description: 'Outcome: read state and decision', ...json(WriteResponse) },
+    ...dataPlaneErrors,
+    ...errors(409),
+  },
+};
+
+const writeBatchOp: ZodOpenApiOperationObject = {
+  operationId: 'memoryWriteBatch',
+  summary: `Retain up to ${LIMITS.writeBatchMaxItems} events in one namespace, each idempotent on its own key`,
+  description:
+    `One namespace, 1 to ${LIMITS.writeBatchMaxItems} items, each with its own \`idempotency_key\` and \`event\` ` +
+    '(the event as `/write` takes it). 200 answers one result per item, in request order, each with the ' +
+    'status and body a single `/write` of that item would have answered: the write response (Accepted or ' +
+    'Replayed), or its error envelope (409 for an idempotency conflict or a duplicate event, 400 ' +
+    '`validation_failed` naming `items[i].…`). Good items are written even when others are refused. A ' +
+    'fault of the batch itself (not JSON, contract_version, operation, namespace, items not a list of ' +
+    `1 to ${LIMITS.writeBatchMaxItems}) is one 400 and nothing is written. Billed per item retained, as the ` +
+    'single writes would be; a batch counts as one request per item against the rate limits. On a retryable ' +
+    'failure of the whole batch (503, 504, 429, 409 `namespace_being_deleted`) resend the same batch: ' +
+    `written items replay, the rest are written. Body at most ${LIMITS.writeBatchBodyMaxBytes} bytes (413). ` +
+    'The `Idempotency-Key` header is refused (400): keys are per item.',
+  security: authed,
+  requestParams: { header: z.object({ 'X-Request-Id': requestIdHeader }) },
+  requestBody: { required: true, ...json(WriteBatchRequest) },
+  responses: {
+    '200': { description: 'One result per item, in request order', ...json(WriteBatchResponse) },
     ...dataPlaneErrors,
     ...errors(409),
   },
@@ -144,6 +172,7 @@ export function buildOpenApiDocument(): ReturnType<typeof createDocument> {
         ...importPaths,
         ...chatPaths,
         '/api/v1/memory/write': { post: writeOp },
+        '/api/v1/memory/write/batch': { post: writeBatchOp },
         '/api/v1/memory/recall': { post: recallOp },
         '/api/v1/memory': { delete: deleteOp },
         '/api/v1/memory/deletions/{deletion_id}': { get: deletionOp },

@@ -1,5 +1,6 @@
 import { z } from 'zod';
 import { ErrorCodeSchema } from './envelope.js';
+import { WriteBatchItemCounts } from './memory.js';
 import { REQUEST_ID_MAX } from './request-id.js';
 import { BillingState } from './runtime.js';
 
@@ -65,6 +66,8 @@ export const RequestRecord = z.object({
    * (export) and outlives its deletion without naming it.
    */
   namespace_ref: z.string().max(64).nullable(),
+  /** A batch write's items by how each was answered ([P20]); absent on every other request. */
+  item_counts: WriteBatchItemCounts.optional(),
   deployment_version: z.string().max(64),
   occurred_at: z.iso.datetime({ offset: true }),
 });

@@ -4,6 +4,12 @@ export const Subjects = {
     write: 'memory.v1.write',
     /** Many writes in one message (the gateway's concurrent writes); same answers, item by item. */
     writeBatch: 'memory.v1.write.batch',
+    /**
+     * One caller's batch of writes to one namespace (POST /api/v1/memory/write/batch, [P20]): a versioned
+     * message of its own, answered item by item in order. Not the subject above, which carries whatever
+     * single writes of one event-loop turn happen to travel together.
+     */
+    writeItems: 'memory.v1.write.items',
     recall: 'memory.v1.recall',
     delete: 'memory.v1.delete',
     /** The state of one namespace deletion job of the caller's tenant. */

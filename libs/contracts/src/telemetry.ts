@@ -1,5 +1,6 @@
 import { z } from 'zod';
 import { USAGE_WINDOW_MINUTES, WindowMinutes } from './billing.js';
+import { WriteBatchItemCounts } from './memory.js';
 import { optionalQueryInteger, queryInteger } from './query-integer.js';
 import { RecordBillingState, RequestOutcome } from './request-record.js';
 import { CONTRACT_VERSION } from './runtime.js';
@@ -135,6 +136,9 @@ export const RequestEvent = z
     units: z.number().int(),
     billing_state: RecordBillingState,
     deployment_version: z.string(),
+    item_counts: WriteBatchItemCounts.optional().meta({
+      description: 'A batch write’s items by how each was answered; only on batch writes',
+    }),
   })
   .meta({ id: 'RequestEvent' });
 export type RequestEvent = z.infer<typeof RequestEvent>;

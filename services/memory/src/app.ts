@@ -85,6 +85,7 @@ export async function startMemoryService(
     onCommitted: relay.nudge,
     deletions,
     deleteWaitMs: config.MEMORY_DELETE_WAIT_MS,
+    logger,
   });
   const pruning = startPeriodicTask(
     'idempotency entry pruning',

@@ -22,8 +22,9 @@ from text_memory._answers import answer_model
 PACKAGE = Path(__file__).resolve().parent.parent
 SNAPSHOT = json.loads((PACKAGE.parent / "sdk" / "openapi.json").read_text(encoding="utf-8"))
 SCHEMAS: Dict[str, Any] = SNAPSHOT["components"]["schemas"]
-# Chat is the official `openai` client's job (README): the SDK has no chat call of its own.
-NOT_SENT_BY_THE_SDK = {("POST", "/v1/chat/completions")}
+# Chat is the official `openai` client's job (README): the SDK has no chat call of its own. The batch
+# write ([P20]) is served before the SDKs send it: their batch call is the next part.
+NOT_SENT_BY_THE_SDK = {("POST", "/v1/chat/completions"), ("POST", "/api/v1/memory/write/batch")}
 
 
 def load_generator() -> Any:

@@ -54,13 +54,7 @@ export async function writeMemory(msg: MemoryWriteMessage, deps: WriteDeps): Pro
     });
   }
   if (scope.consent !== 'granted') return notRetained(msg, eventId, deps.pricingVersion);
-  if (await deps.refusesWrites?.(scope.tenant_id, body.namespace)) {
-    throw new AppError(
-      ErrorCode.NamespaceBeingDeleted,
-      'This namespace is being deleted; write to it again once the deletion has finished',
-      { retryAfter: 1 },
-    );
-  }
+  if (await deps.refusesWrites?.(scope.tenant_id, body.namespace)) throw namespaceBeingDeleted();
 
   const fingerprint = fingerprintWrite(body, eventId);
   const prisma = deps.prisma ?? getPrisma();
@@ -78,6 +72,14 @@ export async function writeMemory(msg: MemoryWriteMessage, deps: WriteDeps): Pro
   if (result.idempotency_outcome === 'Accepted') deps.onCommitted?.();
   return result;
 }
+
+/** A write to a namespace whose deletion is still running: refused, to be retried once it has ended. */
+export const namespaceBeingDeleted = () =>
+  new AppError(
+    ErrorCode.NamespaceBeingDeleted,
+    'This namespace is being deleted; write to it again once the deletion has finished',
+    { retryAfter: 1 },
+  );
 
 async function retainOnce(
   db: Db,

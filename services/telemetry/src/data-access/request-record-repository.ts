@@ -13,10 +13,10 @@ const INSERT_RECORDS = prepared(
   `WITH stored AS (
      INSERT INTO request_record (record_id, request_id, tenant_id, method, route, operation, status, outcome, state,
                                  error_code, latency_ms, units, billing_state, namespace_ref, deployment_version,
-                                 gateway_instance, occurred_at, key_id, user_id)
+                                 gateway_instance, occurred_at, key_id, user_id, item_counts)
      SELECT * FROM unnest($1::uuid[], $2::text[], $3::text[], $4::text[], $5::text[], $6::text[], $7::int[],
                           $8::text[], $9::text[], $10::text[], $11::float8[], $12::int[], $13::text[], $14::text[],
-                          $15::text[], $16::text[], $17::timestamptz[], $18::text[], $19::text[])
+                          $15::text[], $16::text[], $17::timestamptz[], $18::text[], $19::text[], $20::jsonb[])
      ON CONFLICT (record_id) DO NOTHING
      RETURNING ${STORED_COLUMNS}),
    ${COUNT_STORED_RECORDS}`,
@@ -50,6 +50,7 @@ export async function insertRecords(
     column((r) => r.occurred_at),
     column((r) => r.key_id),
     column((r) => r.user_id),
+    column((r) => (r.item_counts ? JSON.stringify(r.item_counts) : null)),
   ]);
 }
 
@@ -79,7 +80,8 @@ export async function insertDeadLetter(
 }
 
 const EVENT_COLUMNS = `request_id, to_char(occurred_at AT TIME ZONE 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.MS"Z"') AS occurred_at,
-  key_id, user_id, method, route, operation, status, outcome, state, error_code, latency_ms, units, billing_state, deployment_version`;
+  key_id, user_id, method, route, operation, status, outcome, state, error_code, latency_ms, units, billing_state, deployment_version,
+  item_counts`;
 
 /**
  * Reads of the history itself are left out of the listing (they stay in metrics and the export): a

@@ -4,9 +4,23 @@ import {
   encodeEventsCursor,
   type HistoryPage,
   type HistoryPageMessage,
+  type RequestEvent,
 } from '@tm/contracts';
 import { getSql } from '../data-access/prisma-client.js';
 import { historyPage, listEvents } from '../data-access/request-record-repository.js';
+
+/** A stored row as an event: no record id, and item counts only where there are some (batch writes). */
+function eventOf(row: RequestEvent & { record_id: string }): RequestEvent {
+  const {
+    record_id: _,
+    item_counts,
+    ...event
+  } = row as RequestEvent & {
+    record_id: string;
+    item_counts: RequestEvent['item_counts'] | null;
+  };
+  return item_counts ? { ...event, item_counts } : event;
+}
 
 /**
  * One page of a tenant's history, newest first, with what a client needs to know there is more: by
@@ -29,7 +43,7 @@ export async function listTenantEvents(m: EventsListMessage): Promise<EventsList
   const filtered = Object.values(m.filter).some((value) => value !== null);
   const hasMore = byCursor || filtered ? more : m.offset + data.length < total;
   return {
-    data: data.map(({ record_id: _, ...event }) => event),
+    data: data.map(eventOf),
     paging: {
       limit: m.limit,
       offset: m.offset,
@@ -55,7 +69,7 @@ export async function pageHistory(m: HistoryPageMessage): Promise<HistoryPage> {
   });
   const last = rows.at(-1);
   return {
-    data: rows.map(({ record_id: _, ...event }) => event),
+    data: rows.map(eventOf),
     next:
       rows.length === m.limit && last ? { occurred_at: last.occurred_at, record_id: last.record_id } : null,
   };

@@ -284,6 +284,46 @@ class VoidChargeRequest(TypedDict):
     reason: str
 
 
+class WriteBatchItemEventContent(TypedDict):
+    """The API's ``WriteBatchItemEventContent``."""
+
+    text: str
+
+
+class _WriteBatchItemEventRequired(TypedDict):
+    occurred_at: str
+    content: WriteBatchItemEventContent
+
+
+class WriteBatchItemEvent(_WriteBatchItemEventRequired, total=False):
+    """The API's ``WriteBatchItemEvent``."""
+
+    event_id: str
+    source: EventSourceInput
+    supersedes: List[str]
+
+
+class WriteBatchItem(TypedDict):
+    """The API's ``WriteBatchItem``."""
+
+    idempotency_key: str
+    event: WriteBatchItemEvent
+
+
+class _WriteBatchRequestRequired(TypedDict):
+    contract_version: Literal["v1"]
+    namespace: str
+    items: List[WriteBatchItem]
+
+
+class WriteBatchRequest(_WriteBatchRequestRequired, total=False):
+    """The API's ``WriteBatchRequest``."""
+
+    operation: Literal["memory.write_batch"]
+    tenant_id: Any
+    user_id: Any
+
+
 class WriteRequestEventContent(TypedDict):
     """The API's ``WriteRequestEventContent``."""
 
@@ -964,6 +1004,38 @@ class DependencyHealth(Model):
     ack_pending: Optional[int]
 
 
+class ErrorEnvelopeDetailsFields(Model):
+    """The API's ``ErrorEnvelopeDetailsFields``."""
+
+    __slots__ = ()
+    _fields = {"path": None, "message": None}
+    path: str
+    message: str
+
+
+class ErrorEnvelopeDetails(Model):
+    """The API's ``ErrorEnvelopeDetails``."""
+
+    __slots__ = ()
+    _fields = {"code": None, "request_id": None, "fields": "[ErrorEnvelopeDetailsFields]"}
+    code: Literal["validation_failed", "malformed_json", "malformed_request", "headers_too_large", "unsupported_media_type", "payload_too_large", "malformed_file", "unsupported_file_type", "upload_timeout", "request_timeout", "authentication_required", "permission_denied", "credential_not_accepted", "operator_capability_required", "consent_required", "policy_denied", "storage_not_attached", "not_found", "already_exists", "version_conflict", "precondition_failed", "idempotency_conflict", "idempotency_in_flight", "duplicate_event", "namespace_being_deleted", "rate_limited", "too_many_imports", "remote_code_required", "dataset_split_unavailable", "dataset_gated", "dataset_revision_changed", "hub_unavailable", "hub_timeout", "service_unavailable", "upstream_timeout", "storage_unavailable", "internal_error"]
+    request_id: str
+    fields: Optional[List[ErrorEnvelopeDetailsFields]]
+
+
+class ErrorEnvelope(Model):
+    """The API's ``ErrorEnvelope``."""
+
+    __slots__ = ()
+    _fields = {"contract_version": None, "error": None, "retryable": None, "request_id": None, "idempotency_outcome": None, "details": "ErrorEnvelopeDetails"}
+    contract_version: Literal["v1"]
+    error: str
+    retryable: bool
+    request_id: str
+    idempotency_outcome: Optional[Literal["Conflict", "Retryable"]]
+    details: ErrorEnvelopeDetails
+
+
 class EventSource(Model):
     """Caller-attested metadata; not verified identity or consent"""
 
@@ -973,11 +1045,24 @@ class EventSource(Model):
     id: Optional[str]
 
 
+class WriteBatchItemCounts(Model):
+    """The API's ``WriteBatchItemCounts``."""
+
+    __slots__ = ()
+    _fields = {"total": None, "accepted": None, "replayed": None, "conflict": None, "invalid": None, "failed": None}
+    total: int
+    accepted: int
+    replayed: int
+    conflict: int
+    invalid: int
+    failed: int
+
+
 class RequestEvent(Model):
     """The API's ``RequestEvent``."""
 
     __slots__ = ()
-    _fields = {"request_id": None, "occurred_at": None, "key_id": None, "user_id": None, "method": None, "route": None, "operation": None, "status": None, "outcome": None, "state": None, "error_code": None, "latency_ms": None, "units": None, "billing_state": None, "deployment_version": None}
+    _fields = {"request_id": None, "occurred_at": None, "key_id": None, "user_id": None, "method": None, "route": None, "operation": None, "status": None, "outcome": None, "state": None, "error_code": None, "latency_ms": None, "units": None, "billing_state": None, "deployment_version": None, "item_counts": "WriteBatchItemCounts"}
     request_id: str
     occurred_at: str
     key_id: Optional[str]
@@ -993,6 +1078,7 @@ class RequestEvent(Model):
     units: int
     billing_state: Literal["billable", "no_data"]
     deployment_version: str
+    item_counts: Optional[WriteBatchItemCounts]
 
 
 class EventsPagePaging(Model):
@@ -2094,6 +2180,31 @@ class WriteResponse(Model):
     usage: Usage
 
 
+class WriteBatchItemResult(Model):
+    """The API's ``WriteBatchItemResult``."""
+
+    __slots__ = ()
+    _fields = {"index": None, "status": None, "body": None}
+    index: int
+    status: int
+    body: Union[WriteResponse, ErrorEnvelope]
+
+
+class WriteBatchResponse(Model):
+    """The API's ``WriteBatchResponse``."""
+
+    __slots__ = ()
+    _fields = {"contract_version": None, "operation": None, "state": None, "request_id": None, "retryable": None, "namespace": None, "item_counts": "WriteBatchItemCounts", "results": "[WriteBatchItemResult]"}
+    contract_version: Literal["v1"]
+    operation: Literal["memory.write_batch"]
+    state: Literal["retained", "not_retained", "no_data"]
+    request_id: str
+    retryable: bool
+    namespace: str
+    item_counts: WriteBatchItemCounts
+    results: List[WriteBatchItemResult]
+
+
 #: Each route's answer models by status (error envelopes are TextMemoryError, not models).
 ROUTES: Tuple[Tuple[str, str, Dict[int, Type[Model]]], ...] = (
     ("POST", "/api/v1/control/sessions", {201: SessionCreated}),
@@ -2149,6 +2260,7 @@ ROUTES: Tuple[Tuple[str, str, Dict[int, Type[Model]]], ...] = (
     ("GET", "/v1/models", {200: ModelList}),
     ("GET", "/v1/models/{model}", {200: ModelEntry}),
     ("POST", "/api/v1/memory/write", {200: WriteResponse}),
+    ("POST", "/api/v1/memory/write/batch", {200: WriteBatchResponse}),
     ("POST", "/api/v1/memory/recall", {200: RecallResponse}),
     ("DELETE", "/api/v1/memory", {200: DeleteReceipt, 202: DeleteReceipt}),
     ("GET", "/api/v1/memory/deletions/{deletion_id}", {200: DeleteReceipt}),

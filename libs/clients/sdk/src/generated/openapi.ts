@@ -790,6 +790,26 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/api/v1/memory/write/batch": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Retain up to 100 events in one namespace, each idempotent on its own key
+         * @description One namespace, 1 to 100 items, each with its own `idempotency_key` and `event` (the event as `/write` takes it). 200 answers one result per item, in request order, each with the status and body a single `/write` of that item would have answered: the write response (Accepted or Replayed), or its error envelope (409 for an idempotency conflict or a duplicate event, 400 `validation_failed` naming `items[i].…`). Good items are written even when others are refused. A fault of the batch itself (not JSON, contract_version, operation, namespace, items not a list of 1 to 100) is one 400 and nothing is written. Billed per item retained, as the single writes would be; a batch counts as one request per item against the rate limits. On a retryable failure of the whole batch (503, 504, 429, 409 `namespace_being_deleted`) resend the same batch: written items replay, the rest are written. Body at most 4194304 bytes (413). The `Idempotency-Key` header is refused (400): keys are per item.
+         */
+        post: operations["memoryWriteBatch"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/api/v1/memory/recall": {
         parameters: {
             query?: never;
@@ -1189,6 +1209,38 @@ export interface components {
             /** @example direct_user_input */
             type: string;
             id?: string;
+        };
+        WriteBatchRequest: {
+            /** @constant */
+            contract_version: "v1";
+            /** @constant */
+            operation?: "memory.write_batch";
+            /**
+             * @description One namespace for every item of the batch
+             * @example support-bot
+             */
+            namespace: string;
+            tenant_id?: unknown;
+            user_id?: unknown;
+            items: components["schemas"]["WriteBatchItem"][];
+        };
+        WriteBatchItem: {
+            /** @description This item’s own key (required): one key names one write, as on /write */
+            idempotency_key: string;
+            event: {
+                /** @description Defaults to the idempotency key */
+                event_id?: string;
+                /**
+                 * Format: date-time
+                 * @example 2026-11-22T09:30:00Z
+                 */
+                occurred_at: string;
+                content: {
+                    text: string;
+                };
+                source?: components["schemas"]["EventSource"];
+                supersedes?: string[];
+            };
         };
         RecallRequest: {
             /** @constant */
@@ -1595,6 +1647,21 @@ export interface components {
             /** @enum {string} */
             billing_state: "billable" | "no_data";
             deployment_version: string;
+            /** @description A batch write’s items by how each was answered; only on batch writes */
+            item_counts?: components["schemas"]["WriteBatchItemCounts"];
+        };
+        WriteBatchItemCounts: {
+            total: number;
+            /** @description 200, idempotency_outcome Accepted */
+            accepted: number;
+            /** @description 200, idempotency_outcome Replayed */
+            replayed: number;
+            /** @description 409 idempotency_conflict or duplicate_event */
+            conflict: number;
+            /** @description 400 validation_failed */
+            invalid: number;
+            /** @description Any other error (e.g. 409 idempotency_in_flight, retryable) */
+            failed: number;
         };
         NamespacesPage: {
             /** @constant */
@@ -2414,6 +2481,31 @@ export interface components {
             capability_status: "contract_fixture";
             /** @constant */
             model_variant: "Unspecified";
+        };
+        WriteBatchResponse: {
+            /** @constant */
+            contract_version: "v1";
+            /** @constant */
+            operation: "memory.write_batch";
+            /**
+             * @description retained: at least one item is retained (now or before: a replay); not_retained: items were answered 200 but none retained (consent missing); no_data: no item was answered 200
+             * @enum {string}
+             */
+            state: "retained" | "not_retained" | "no_data";
+            request_id: string;
+            retryable: boolean;
+            namespace: string;
+            item_counts: components["schemas"]["WriteBatchItemCounts"];
+            /** @description One per item, in request order */
+            results: components["schemas"]["WriteBatchItemResult"][];
+        };
+        WriteBatchItemResult: {
+            /** @description The item’s place in the request */
+            index: number;
+            /** @description The HTTP status a single write of this item would have been answered with */
+            status: number;
+            /** @description What that single write would have answered: its write response, or its error envelope */
+            body: components["schemas"]["WriteResponse"] | components["schemas"]["ErrorEnvelope"];
         };
         RecallResponse: {
             /** @constant */
@@ -7940,6 +8032,123 @@ export interface operations {
                 };
                 content: {
                     "application/json": components["schemas"]["WriteResponse"];
+                };
+            };
+            /** @description Malformed or invalid request; correct it, do not retry unchanged */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description Authentication required: send an API key or session token */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description Valid credential denied by policy, role, consent, storage or capability */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description Conflict: idempotency mismatch, duplicate event or resource, the same key still in flight, or a namespace still being deleted (both retryable) */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description Body larger than the limit */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description Body is not application/json, or an unsupported file type */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description Rate, usage or concurrency limit (rate_limited, too_many_imports); honour Retry-After */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description Internal failure */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description A service or its storage is unavailable; retryable, honour Retry-After */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description A service did not answer within the deadline; retryable, honour Retry-After (a write with the same idempotency key) */
+            504: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+        };
+    };
+    memoryWriteBatch: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description Client-chosen correlation id: 1–200 printable ASCII characters, kept and echoed; anything else is refused (400). Generated when absent */
+                "X-Request-Id"?: string;
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["WriteBatchRequest"];
+            };
+        };
+        responses: {
+            /** @description One result per item, in request order */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["WriteBatchResponse"];
                 };
             };
             /** @description Malformed or invalid request; correct it, do not retry unchanged */

@@ -37,11 +37,16 @@ interface Limit {
 interface Pending {
   key: string;
   windowMs: number;
-  /** One entry per request in this turn, in arrival order; each learns its position in the window. */
-  waiters: Array<(position: number, expiresAtMs: number) => void>;
+  /**
+   * One entry per request in this turn, in arrival order, with the points it counts for (1, or a batch
+   * write's items); each learns its position in the window: where its last point fell.
+   */
+  waiters: Array<{ points: number; resolve: (position: number, expiresAtMs: number) => void }>;
 }
 
 const LOGIN_WINDOW_SECONDS = 15 * 60;
+
+const pointsOf = (p: Pending) => p.waiters.reduce((sum, w) => sum + w.points, 0);
 const CLEANUP_INTERVAL_MS = 5 * 60_000;
 
 /**
@@ -86,7 +91,7 @@ export function createRateLimits(
   async function flush(batch: Map<string, Pending>): Promise<void> {
     const counters = [...batch.values()].map((p) => ({
       key: p.key,
-      points: p.waiters.length,
+      points: pointsOf(p),
       windowMs: p.windowMs,
     }));
     let totals: Map<string, CounterTotal>;
@@ -100,9 +105,13 @@ export function createRateLimits(
       totals = countLocally(counters);
     }
     for (const p of batch.values()) {
-      const total = totals.get(p.key) ?? { points: p.waiters.length, expiresAtMs: now() + p.windowMs };
-      const first = total.points - p.waiters.length + 1;
-      for (const [i, resolve] of p.waiters.entries()) resolve(first + i, total.expiresAtMs);
+      const added = pointsOf(p);
+      const total = totals.get(p.key) ?? { points: added, expiresAtMs: now() + p.windowMs };
+      let position = total.points - added;
+      for (const waiter of p.waiters) {
+        position += waiter.points;
+        waiter.resolve(position, total.expiresAtMs);
+      }
     }
   }
 
@@ -119,8 +128,11 @@ export function createRateLimits(
     );
   }
 
-  /** This request's position in the limit's current window (1 = first), counted with its turn's peers. */
-  function take(limit: Limit): Promise<{ position: number; retryAfterMs: number }> {
+  /**
+   * This request's position in the limit's current window (1 = first; its last point, when it counts
+   * for more than one), counted with its turn's peers.
+   */
+  function take(limit: Limit, points = 1): Promise<{ position: number; retryAfterMs: number }> {
     const key = limit.bucket;
     if (pending.size === 0) {
       setImmediate(() => {
@@ -136,12 +148,15 @@ export function createRateLimits(
     }
     const { waiters } = entry;
     return new Promise((resolve) => {
-      waiters.push((position, expiresAtMs) => resolve({ position, retryAfterMs: expiresAtMs - now() }));
+      waiters.push({
+        points,
+        resolve: (position, expiresAtMs) => resolve({ position, retryAfterMs: expiresAtMs - now() }),
+      });
     });
   }
 
-  async function enforce(limits: Limit[]): Promise<void> {
-    const taken = await Promise.all(limits.map(take));
+  async function enforce(limits: Limit[], points = 1): Promise<void> {
+    const taken = await Promise.all(limits.map((limit) => take(limit, points)));
     const over = limits.flatMap((limit, i) => {
       const t = taken[i] as { position: number; retryAfterMs: number };
       return t.position > limit.limit ? [{ limit, retryAfterMs: t.retryAfterMs }] : [];
@@ -192,12 +207,19 @@ export function createRateLimits(
   });
 
   return {
-    /** Count one request against its credential and its tenant; 429 when either is over its limit. */
-    consume(credentialId: string, tenantId: string): Promise<void> {
-      return enforce([
-        rateLimit(`cred:${credentialId}`, settings.perKey),
-        rateLimit(`tenant:${tenantId}`, settings.perTenant),
-      ]);
+    /**
+     * Count one request against its credential and its tenant; 429 when either is over its limit. A
+     * request that does the work of several (a batch write's items, [P20]) counts `points`; it is
+     * refused whole when its last point is past a limit.
+     */
+    consume(credentialId: string, tenantId: string, points = 1): Promise<void> {
+      return enforce(
+        [
+          rateLimit(`cred:${credentialId}`, settings.perKey),
+          rateLimit(`tenant:${tenantId}`, settings.perTenant),
+        ],
+        points,
+      );
     },
     /**
      * Before checking a password (a login, or the current password at a change): count the attempt

@@ -9,6 +9,7 @@
  */
 const ROUTES: ReadonlyArray<readonly [method: string, template: string, operation: string]> = [
   ['POST', '/api/v1/memory/write', 'memory.write'],
+  ['POST', '/api/v1/memory/write/batch', 'memory.write_batch'],
   ['POST', '/api/v1/memory/recall', 'memory.recall'],
   ['DELETE', '/api/v1/memory', 'memory.delete'],
   ['GET', '/api/v1/memory/deletions/{deletion_id}', 'memory.delete.status'],

@@ -1,14 +1,18 @@
-import type { Service } from '@tm/bus';
+import { type Service, toBusErrorBody } from '@tm/bus';
 import {
+  ErrorCode,
   MemoryDeleteMessage,
   MemoryDeletionGetMessage,
   MemoryExportPageMessage,
   MemoryGetMessage,
   MemoryNamespacesMessage,
   MemoryRecallMessage,
+  MemoryWriteBatchMessage,
+  type MemoryWriteBatchReply,
   MemoryWriteMessage,
   Subjects,
 } from '@tm/contracts';
+import type { Logger } from '@tm/kit';
 import { deleteNamespace } from '../../domain/delete-namespace.js';
 import type { DeletionWorker } from '../../domain/deletion-worker.js';
 import { exportPage } from '../../domain/export-page.js';
@@ -17,6 +21,7 @@ import { getMemory } from '../../domain/get-memory.js';
 import { listNamespaces } from '../../domain/list-namespaces.js';
 import { recallMemory } from '../../domain/recall-memory.js';
 import { writeMemory } from '../../domain/write-memory.js';
+import { writeMemoryBatch } from '../../domain/write-memory-batch.js';
 
 /** The memory service's request/reply endpoints (its ping and discovery are the service's own). */
 export function serveMemoryEndpoints(
@@ -28,6 +33,8 @@ export function serveMemoryEndpoints(
     deletions: DeletionWorker;
     /** How long memory.v1.delete waits for its job before answering with the receipt so far. */
     deleteWaitMs: number;
+    /** For a batch item's own unexpected failure, answered as that item's 500. */
+    logger: Logger;
   },
 ): void {
   const deps = {
@@ -42,6 +49,24 @@ export function serveMemoryEndpoints(
   service.endpoint({ ...write, subject: Subjects.memory.write });
   // The gateway's concurrent writes, one message for many; each is answered as above.
   service.batchedEndpoint({ ...write, subject: Subjects.memory.writeBatch });
+  // A caller's batch to one namespace ([P20]): each item as above, its error its own answer.
+  service.endpoint({
+    subject: Subjects.memory.writeItems,
+    input: MemoryWriteBatchMessage,
+    handler: async (m: MemoryWriteBatchMessage): Promise<MemoryWriteBatchReply> => ({
+      version: 'v1',
+      results: (await writeMemoryBatch(m, deps)).map((answer) => {
+        if (!('error' in answer)) return answer;
+        if (answer.error.code === ErrorCode.Internal) {
+          options.logger.error(
+            { err: answer.error.cause, subject: Subjects.memory.writeItems },
+            'batch item failed',
+          );
+        }
+        return { error: toBusErrorBody(answer.error) };
+      }),
+    }),
+  });
   service.endpoint({
     subject: Subjects.memory.recall,
     input: MemoryRecallMessage,

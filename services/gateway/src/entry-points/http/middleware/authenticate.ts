@@ -36,6 +36,16 @@ async function countKeyRequest(deps: AuthDeps, req: Request, keyId: string, tena
 }
 
 /**
+ * A request that does the work of `count` requests (a batch write of `count` items, [P20]) counts for
+ * all of them: the one `requireApiKey` counted, and `count - 1` more here, so a batch is limited as
+ * the single writes it replaces would be. Over a limit, the whole request is refused (429).
+ */
+export async function countAsRequests(deps: AuthDeps, req: Request, count: number): Promise<void> {
+  const scope = scopeOf(req);
+  if (count > 1) await deps.rateLimits.consume(`k:${scope.key_id}`, scope.tenant_id, count - 1);
+}
+
+/**
  * A valid browser session where an API key is needed: 403 (the spec's rule 1), its account kept on
  * the request so the refusal is attributed; anything unverifiable is 401.
  */

@@ -111,11 +111,6 @@ export function answerWithError(req: Request, res: Response, appError: AppError,
     return;
   }
   if (appError.retryAfter !== undefined) res.setHeader('Retry-After', String(appError.retryAfter));
-  const details: ErrorEnvelope['details'] = {
-    code: appError.code,
-    request_id: req.requestId,
-    ...(appError.fields ? { fields: appError.fields } : {}),
-  };
   // OpenAI clients read `error` as { message, type, code, param }; everything else is the same envelope.
   const body: ErrorEnvelope | OpenAiErrorEnvelope = res.locals.openAiErrors
     ? {
@@ -127,15 +122,33 @@ export function answerWithError(req: Request, res: Response, appError: AppError,
         },
         retryable: appError.retryable,
         request_id: req.requestId,
-        details,
+        details: detailsOf(appError, req.requestId),
       }
-    : {
-        contract_version: CONTRACT_VERSION,
-        error: appError.message,
-        retryable: appError.retryable,
-        request_id: req.requestId,
-        ...(res.locals.idempotentWrite ? { idempotency_outcome: idempotencyOutcomeOf(appError) } : {}),
-        details,
-      };
+    : errorEnvelope(appError, req.requestId, { idempotentWrite: res.locals.idempotentWrite === true });
   res.status(appError.status).json(body);
+}
+
+const detailsOf = (appError: AppError, requestId: string): ErrorEnvelope['details'] => ({
+  code: appError.code,
+  request_id: requestId,
+  ...(appError.fields ? { fields: appError.fields } : {}),
+});
+
+/**
+ * The spec's envelope for `appError`: what a failed request answers, and what a batch write answers
+ * for each of its failed items ([P20]), exactly as the item's own write would have been answered.
+ */
+export function errorEnvelope(
+  appError: AppError,
+  requestId: string,
+  options: { idempotentWrite: boolean },
+): ErrorEnvelope {
+  return {
+    contract_version: CONTRACT_VERSION,
+    error: appError.message,
+    retryable: appError.retryable,
+    request_id: requestId,
+    ...(options.idempotentWrite ? { idempotency_outcome: idempotencyOutcomeOf(appError) } : {}),
+    details: detailsOf(appError, requestId),
+  };
 }

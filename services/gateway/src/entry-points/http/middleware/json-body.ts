@@ -20,8 +20,11 @@ function refuseDeepNesting(_req: IncomingMessage, _res: unknown, raw: Buffer, en
   }
 }
 
-/** Bodies are JSON only, and bounded in size and depth; anything else is refused before a route sees it. */
-export const jsonBody: RequestHandler[] = [
+/**
+ * Bodies are JSON only, and bounded in size and depth; anything else is refused before a route sees it.
+ * `limit` is LIMITS.bodyMaxBytes but for a route with a bound of its own (the batch write's).
+ */
+export const jsonBodyUpTo = (limit: number): RequestHandler[] => [
   (req, _res, next) => {
     if (hasBody(req) && !req.is('application/json')) {
       throw new AppError(
@@ -31,5 +34,7 @@ export const jsonBody: RequestHandler[] = [
     }
     next();
   },
-  express.json({ limit: LIMITS.bodyMaxBytes, strict: true, verify: refuseDeepNesting }),
+  express.json({ limit, strict: true, verify: refuseDeepNesting }),
 ];
+
+export const jsonBody: RequestHandler[] = jsonBodyUpTo(LIMITS.bodyMaxBytes);

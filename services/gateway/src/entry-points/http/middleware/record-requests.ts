@@ -1,4 +1,4 @@
-import type { ErrorCode, RequestOutcome, RequestRecord } from '@tm/contracts';
+import type { ErrorCode, RequestOutcome, RequestRecord, WriteBatchItemCounts } from '@tm/contracts';
 import { timeOrderedId } from '@tm/kit';
 import type { Request, RequestHandler } from 'express';
 import type { RequestRecorder } from '../../../clients/request-recorder.js';
@@ -11,6 +11,8 @@ export interface RecordNote {
   state?: string;
   units?: number;
   billingState?: RequestRecord['billing_state'];
+  /** A batch write's items by how each was answered ([P20]). */
+  itemCounts?: WriteBatchItemCounts;
 }
 
 declare global {
@@ -112,6 +114,7 @@ export function recordRequests(recorder: RequestRecorder, deploymentVersion: str
         units: accepted ? (note.units ?? 0) : 0,
         billing_state: accepted ? (note.billingState ?? 'no_data') : 'no_data',
         namespace_ref: tenantId && note.namespace ? namespaceRef(tenantId, note.namespace) : null,
+        ...(accepted && note.itemCounts ? { item_counts: note.itemCounts } : {}),
         deployment_version: deploymentVersion,
         occurred_at: new Date().toISOString(),
       });

@@ -1,22 +1,33 @@
 import {
   AppError,
+  CONTRACT_VERSION,
   type DeleteReceipt,
   DeleteRequest,
   ErrorCode,
   isReservedNamespace,
+  LIMITS,
   parseOrThrow,
   RESERVED_NAMESPACE_PREFIX,
   RecallRequest,
+  WRITE_BATCH_OPERATION,
+  type WriteBatchResponse,
   WriteRequest,
 } from '@tm/contracts';
 import { type Response, Router } from 'express';
 import type { MemoryClient } from '../../../clients/memory-client.js';
 import type { TemplateClient } from '../../../clients/template-client.js';
 import { resolveIdempotencyKey } from '../../../domain/data-plane/idempotency-key.js';
-import { type AuthDeps, requireApiKey, scopeOf } from '../middleware/authenticate.js';
-import { idempotentWrite } from '../middleware/error-handler.js';
-import { jsonBody } from '../middleware/json-body.js';
-import { meteredNote, noteForRecord } from '../middleware/record-requests.js';
+import {
+  type BatchItemAnswer,
+  batchState,
+  countItems,
+  readWriteBatch,
+  writeMemoryBatch,
+} from '../../../domain/data-plane/write-memory-batch.js';
+import { type AuthDeps, countAsRequests, requireApiKey, scopeOf } from '../middleware/authenticate.js';
+import { errorEnvelope, idempotentWrite } from '../middleware/error-handler.js';
+import { jsonBody, jsonBodyUpTo } from '../middleware/json-body.js';
+import { meteredNote, noteForRecord, type RecordNote } from '../middleware/record-requests.js';
 import { uuidRef } from '../path-params.js';
 
 /** The smoke test's namespaces are not the public API's to use. */
@@ -49,6 +60,29 @@ export function memoryRoutes(memory: MemoryClient, auth: AuthDeps, templates: Te
         body,
       });
       noteForRecord(req, meteredNote(result));
+      res.json(result);
+    },
+  );
+
+  // A batch of writes to one namespace ([P20]): each item answered as its own /write would be.
+  router.post(
+    '/write/batch',
+    idempotentWrite,
+    requireApiKey(auth, 'memory:write'),
+    ...jsonBodyUpTo(LIMITS.writeBatchBodyMaxBytes),
+    async (req, res) => {
+      refuseBatchKeyHeader(req.get('idempotency-key'));
+      const batch = readWriteBatch(req.body);
+      noteForRecord(req, { namespace: refuseReserved(batch.namespace) });
+      // A batch of N does the work of N writes, and is limited as they would be.
+      await countAsRequests(auth, req, batch.items.length);
+      const answers = await writeMemoryBatch(
+        memory,
+        { scope: scopeOf(req), requestId: req.requestId },
+        batch,
+      );
+      const result = batchAnswer(req.requestId, batch.namespace, answers);
+      noteForRecord(req, batchNote(result, answers));
       res.json(result);
     },
   );
@@ -89,6 +123,49 @@ export function memoryRoutes(memory: MemoryClient, auth: AuthDeps, templates: Te
   });
 
   return router;
+}
+
+/** Each item carries its own key; one key for the batch would name no write. */
+function refuseBatchKeyHeader(header: string | undefined): void {
+  if (header === undefined) return;
+  throw new AppError(ErrorCode.ValidationFailed, 'A batch takes no Idempotency-Key header', {
+    fields: [{ path: 'Idempotency-Key', message: 'each item carries its own idempotency_key' }],
+  });
+}
+
+/** The batch's answer: per item, in order, the status and body its own /write would have answered. */
+function batchAnswer(requestId: string, namespace: string, answers: BatchItemAnswer[]): WriteBatchResponse {
+  return {
+    contract_version: CONTRACT_VERSION,
+    operation: WRITE_BATCH_OPERATION,
+    state: batchState(answers),
+    request_id: requestId,
+    // Resending is worth it when an item's own answer says so (409 idempotency_in_flight): every item
+    // written already replays.
+    retryable: answers.some((answer) => 'error' in answer && answer.error.retryable),
+    namespace,
+    item_counts: countItems(answers),
+    results: answers.map((answer, index) =>
+      'ok' in answer
+        ? { index, status: 200, body: answer.ok }
+        : {
+            index,
+            status: answer.error.status,
+            body: errorEnvelope(answer.error, requestId, { idempotentWrite: true }),
+          },
+    ),
+  };
+}
+
+/** The batch's record: its items' counts, and the units its items' own records would have summed. */
+function batchNote(result: WriteBatchResponse, answers: BatchItemAnswer[]): RecordNote {
+  const units = answers.reduce((sum, a) => sum + ('ok' in a ? (meteredNote(a.ok).units ?? 0) : 0), 0);
+  return {
+    state: result.state,
+    units,
+    billingState: units > 0 ? 'billable' : 'no_data',
+    itemCounts: result.item_counts,
+  };
 }
 
 /**

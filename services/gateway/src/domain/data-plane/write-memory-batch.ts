@@ -1,0 +1,163 @@
+import { fromBusErrorBody } from '@tm/bus';
+import {
+  AppError,
+  ErrorCode,
+  type FieldIssue,
+  parseOrThrow,
+  type Scope,
+  validateInput,
+  WriteBatchEnvelope,
+  WriteBatchItem,
+  type WriteBatchItemCounts,
+  type WriteResponse,
+} from '@tm/contracts';
+import type { MemoryClient } from '../../clients/memory-client.js';
+
+/** How one item of a batch was answered: its write response, or the error its own write would have had. */
+export type BatchItemAnswer = { ok: WriteResponse } | { error: AppError };
+
+/** A batch whose envelope is sound: its namespace, and per item (in order) its checked form or its 400. */
+export interface WriteBatch {
+  namespace: string;
+  items: Array<{ item: WriteBatchItem } | { error: AppError }>;
+}
+
+/**
+ * Payload bytes of items in one message to memory: NATS refuses messages over its max_payload (1 MiB
+ * here), and the largest item (32,768 characters of text, all escaped, and 100 supersedes) is about
+ * 360 kB, so every item fits in one. A batch of short events (the usual) is one message.
+ */
+const MESSAGE_MAX_BYTES = 512 * 1024;
+
+const isRecord = (value: unknown): value is Record<string, unknown> =>
+  value !== null && typeof value === 'object' && !Array.isArray(value);
+
+/** `items[3].event.content.text`: an item's field, as the batch's 400s name it. */
+const itemPath = (index: number, path: string) =>
+  path === '(body)' ? `items[${index}]` : `items[${index}].${path}`;
+
+const invalidItem = (index: number, fields: FieldIssue[]) => {
+  const prefixed = fields.map((f) => ({ path: itemPath(index, f.path), message: f.message }));
+  return new AppError(
+    ErrorCode.ValidationFailed,
+    `Invalid item: ${[...new Set(prefixed.map((f) => f.path))].join(', ')}`,
+    { fields: prefixed },
+  );
+};
+
+/**
+ * Check a batch ([P20]): the envelope as a whole (contract_version, operation, namespace, items a list
+ * of 1 to 100), where any fault is one 400 for the batch; then each item on its own with the single
+ * write's event schema, where a fault is that item's 400 (`items[i].…`) and its neighbours go on.
+ * The items' contents are not looked at by the envelope's check (a NUL in an item is the item's fault).
+ */
+export function readWriteBatch(body: unknown): WriteBatch {
+  const items = isRecord(body) ? body.items : undefined;
+  const envelope = isRecord(body)
+    ? { ...body, items: Array.isArray(items) ? items.map(() => null) : items }
+    : body;
+  const { namespace } = parseOrThrow(WriteBatchEnvelope, envelope, 'write batch');
+  return {
+    namespace,
+    items: (items as unknown[]).map((raw, index) => {
+      const checked = validateInput(WriteBatchItem, raw);
+      return checked.fields ? { error: invalidItem(index, checked.fields) } : { item: checked.data };
+    }),
+  };
+}
+
+/** The checked items, cut into messages of at most MESSAGE_MAX_BYTES of items (never an empty one). */
+function messagesOf(items: Array<{ index: number; item: WriteBatchItem }>) {
+  const messages: Array<typeof items> = [];
+  let current: typeof items = [];
+  let bytes = 0;
+  for (const entry of items) {
+    const size = Buffer.byteLength(JSON.stringify(entry.item));
+    if (current.length > 0 && bytes + size > MESSAGE_MAX_BYTES) {
+      messages.push(current);
+      current = [];
+      bytes = 0;
+    }
+    current.push(entry);
+    bytes += size;
+  }
+  if (current.length > 0) messages.push(current);
+  return messages;
+}
+
+/** An item's error as memory answered it, its fields named where they are in the batch. */
+function itemError(index: number, raw: unknown): AppError {
+  const error = fromBusErrorBody(raw);
+  if (!error.fields) return error;
+  return new AppError(error.code, error.message, {
+    retryable: error.retryable,
+    retryAfter: error.retryAfter,
+    fields: error.fields.map((f) => ({ path: itemPath(index, f.path), message: f.message })),
+  });
+}
+
+/**
+ * Write a checked batch: its valid items to the memory service in one message (one per 512 kB of
+ * items), each written there exactly as its single write would be; answers merged with the items'
+ * own 400s, in request order. A message that fails as a whole (memory, NATS or its database away, no
+ * answer in time, the namespace being deleted) fails the batch with its error: every item is
+ * idempotent, so resending the batch replays what was written (Replayed, billed once) and writes
+ * the rest.
+ */
+export async function writeMemoryBatch(
+  memory: MemoryClient,
+  caller: { scope: Scope; requestId: string },
+  batch: WriteBatch,
+): Promise<BatchItemAnswer[]> {
+  const answers: Array<BatchItemAnswer | undefined> = batch.items.map((entry) =>
+    'error' in entry ? entry : undefined,
+  );
+  const valid = batch.items.flatMap((entry, index) => ('item' in entry ? [{ index, item: entry.item }] : []));
+  await Promise.all(
+    messagesOf(valid).map(async (message) => {
+      const reply = await memory.writeItems({
+        version: 'v1',
+        scope: caller.scope,
+        request_id: caller.requestId,
+        namespace: batch.namespace,
+        items: message.map((m) => m.item),
+      });
+      if (reply.results.length !== message.length) {
+        throw new AppError(ErrorCode.Internal, 'The memory service answered outside its contract');
+      }
+      for (const [i, { index }] of message.entries()) {
+        const result = reply.results[i] as { ok: WriteResponse } | { error: unknown };
+        answers[index] = 'ok' in result ? result : { error: itemError(index, result.error) };
+      }
+    }),
+  );
+  return answers as BatchItemAnswer[];
+}
+
+/** The batch's items by how each was answered (its answer and its request record carry them). */
+export function countItems(answers: BatchItemAnswer[]): WriteBatchItemCounts {
+  const counts = { total: answers.length, accepted: 0, replayed: 0, conflict: 0, invalid: 0, failed: 0 };
+  for (const answer of answers) {
+    if ('ok' in answer) {
+      if (answer.ok.idempotency_outcome === 'Replayed') counts.replayed++;
+      else counts.accepted++;
+    } else if (
+      answer.error.code === ErrorCode.IdempotencyConflict ||
+      answer.error.code === ErrorCode.DuplicateEvent
+    ) {
+      counts.conflict++;
+    } else if (answer.error.code === ErrorCode.ValidationFailed) {
+      counts.invalid++;
+    } else {
+      counts.failed++;
+    }
+  }
+  return counts;
+}
+
+/** retained if any item is (now or before); not_retained if items were answered but none kept; else no_data. */
+export function batchState(answers: BatchItemAnswer[]): 'retained' | 'not_retained' | 'no_data' {
+  const ok = answers.flatMap((a) => ('ok' in a ? [a.ok] : []));
+  if (ok.some((r) => r.state === 'retained')) return 'retained';
+  return ok.length > 0 ? 'not_retained' : 'no_data';
+}
