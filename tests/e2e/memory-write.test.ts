@@ -295,6 +295,11 @@ describe('POST /api/v1/memory/write', () => {
       ],
       ['not a time', (ns) => writeBody(ns, 'text', { occurred_at: 'yesterday' }), 'event.occurred_at'],
       [
+        'a time in the year 0000, superseding',
+        (ns) => writeBody(ns, 'text', { occurred_at: '0000-01-01T00:00:00Z', supersedes: ['older'] }),
+        'event.occurred_at',
+      ],
+      [
         'tenant_id in the body',
         (ns) => ({ ...writeBody(ns, 'text'), tenant_id: 'someone-else' }),
         'tenant_id',

@@ -38,6 +38,8 @@ export const IdempotencyKey = z
 
 export const Timestamp = z.iso
   .datetime({ offset: true, message: 'must be an ISO 8601 timestamp with a time zone (Z or ±hh:mm)' })
+  // Year 0000 is ISO 8601's 1 BC, which PostgreSQL reads only as "0001 BC": refused, not half-stored.
+  .refine((s) => !s.startsWith('0000'), 'must be in the year 0001 or later')
   .meta({ example: '2026-11-22T09:30:00Z' });
 
 const EventId = z.string().min(1).max(LIMITS.eventIdMaxLength);
