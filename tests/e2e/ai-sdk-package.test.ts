@@ -16,6 +16,8 @@ import { useStack } from './support/stack.js';
 
 const t = useStack();
 const root = fileURLToPath(new URL('../..', import.meta.url));
+/** The SDK's version: a packed client's peer range is `^` it (workspace:^), whatever the SDK's last bump. */
+const sdkVersion = JSON.parse(readFileSync(join(root, 'libs/clients/sdk/package.json'), 'utf8')).version as string;
 const clients = join(root, 'libs', 'clients');
 const work = mkdtempSync(join(tmpdir(), 'tm-ai-sdk-package-'));
 afterAll(() => rmSync(work, { recursive: true, force: true }));
@@ -146,7 +148,7 @@ describe('@text-memory/ai-sdk as a user installs it', () => {
     expect(manifest).toMatchObject({
       name: '@text-memory/ai-sdk',
       version: '0.1.0',
-      peerDependencies: { '@text-memory/sdk': '^0.4.0', ai: '^7.0.0', zod: '^4.1.8' },
+      peerDependencies: { '@text-memory/sdk': `^${sdkVersion}`, ai: '^7.0.0', zod: '^4.1.8' },
     });
     expect(manifest.dependencies).toBeUndefined();
   }, 300_000);

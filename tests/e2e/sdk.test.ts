@@ -46,6 +46,78 @@ const failure = async (promise: Promise<unknown>) => {
   return error as TextMemoryError;
 };
 
+describe('SDK: memory.writeBatch ([P20])', () => {
+  const event = (text: string, at = '2026-11-22T09:30:00Z') => ({ occurred_at: at, content: { text } });
+
+  it('when a batch mixes a new item, an invalid one and a replay, then each is answered in order; resending replays all but the invalid one', async () => {
+    const { tm } = await tenantWithSdk();
+    const namespace = uniqueNamespace('sdk-batch');
+    const prefix = randomUUID();
+    await tm.memory.write({
+      namespace,
+      text: 'Bob is vegan',
+      idempotency_key: `${prefix}-old`,
+      occurred_at: '2026-11-22T09:00:00Z',
+    });
+    const items = [
+      { idempotency_key: `${prefix}-new`, event: event('Alice prefers green tea') },
+      { idempotency_key: `${prefix}-bad`, event: event('   ') },
+      { idempotency_key: `${prefix}-old`, event: event('Bob is vegan', '2026-11-22T09:00:00Z') },
+      { idempotency_key: `${prefix}-old`, event: event('Bob eats fish now', '2026-11-22T09:00:00Z') },
+    ];
+
+    const first = await tm.memory.writeBatch({ namespace, items });
+    const again = await tm.memory.writeBatch({ namespace, items });
+
+    expect(first).toMatchObject({
+      operation: 'memory.write_batch',
+      state: 'retained',
+      namespace,
+      item_counts: { total: 4, accepted: 1, replayed: 1, conflict: 1, invalid: 1, failed: 0 },
+      results: [
+        { index: 0, status: 200, body: { idempotency_outcome: 'Accepted', event_id: `${prefix}-new` } },
+        {
+          index: 1,
+          status: 400,
+          body: { details: { code: 'validation_failed', fields: [{ path: 'items[1].event.content.text' }] } },
+        },
+        { index: 2, status: 200, body: { idempotency_outcome: 'Replayed' } },
+        { index: 3, status: 409, body: { idempotency_outcome: 'Conflict' } },
+      ],
+    });
+    expect(again.item_counts).toMatchObject({ total: 4, accepted: 0, replayed: 2, conflict: 1, invalid: 1 });
+    expect(again.results.map((r) => r.status)).toEqual([200, 400, 200, 409]);
+  });
+
+  it('when a batch has more than 100 items or none, then the SDK refuses it before sending, worded as the server words it', async () => {
+    const { tenant } = await tenantWithSdk();
+    let calls = 0;
+    const counting = sdk({
+      apiKey: tenant.api_key,
+      fetch: (input, init) => {
+        calls++;
+        return checkedFetch(input, init);
+      },
+    });
+    const items = Array.from({ length: LIMITS.writeBatchMaxItems + 1 }, (_, i) => ({
+      idempotency_key: `k-${i}`,
+      event: event(`text ${i}`),
+    }));
+
+    const tooMany = await failure(counting.memory.writeBatch({ namespace: 'ns', items }));
+    const none = await failure(counting.memory.writeBatch({ namespace: 'ns', items: [] }));
+    const server = await t.api.post('/api/v1/memory/write/batch', {
+      key: tenant.api_key,
+      body: { contract_version: 'v1', namespace: 'ns', items },
+    });
+
+    expect(calls).toBe(0);
+    expect(tooMany).toMatchObject({ status: 0, code: 'validation_failed', retryable: false });
+    expect(tooMany.details?.fields).toEqual(server.body.details.fields);
+    expect(none.details?.fields).toEqual([{ path: 'items', message: 'items must hold at least one item' }]);
+  });
+});
+
 describe('SDK: memory (data plane)', () => {
   it('when a write asks for the related recall, then both come back and delete removes the namespace', async () => {
     const { tm } = await tenantWithSdk();
@@ -150,6 +222,7 @@ describe('SDK: memory (data plane)', () => {
       cue_max_chars: LIMITS.cueMaxChars,
       top_k: LIMITS.topK,
       idempotency_key_max_length: LIMITS.idempotencyKeyMaxLength,
+      write_batch_max_items: LIMITS.writeBatchMaxItems,
     });
   });
 

@@ -30,6 +30,7 @@ export {
   type MemoryFamily,
   newEventId,
   type RecallInput,
+  type WriteBatchInput,
   type WriteInput,
   type WriteOptions,
   type WriteResult,

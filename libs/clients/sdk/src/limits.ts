@@ -11,4 +11,6 @@ export const LIMITS = {
   cueMaxChars: 4_096,
   topK: { min: 1, max: 100, default: 10 },
   idempotencyKeyMaxLength: 255,
+  /** Items in one `memory.writeBatch` (`write_batch_max_items`). */
+  writeBatchMaxItems: 100,
 } as const;

@@ -32,6 +32,13 @@ export type QueryOf<K extends OperationId> = operations[K]['parameters'] extends
 // Names for the types users meet most.
 export type WriteRequest = Schemas['WriteRequest'];
 export type WriteResponse = ResponseOf<'memoryWrite'>;
+export type WriteBatchRequest = Schemas['WriteBatchRequest'];
+/** One item of a batch: its own idempotency key and its own event (a single write's). */
+export type WriteBatchItem = Schemas['WriteBatchItem'];
+export type WriteBatchResponse = ResponseOf<'memoryWriteBatch'>;
+/** One item's answer: the status and body a single write of it would have been answered with. */
+export type WriteBatchItemResult = Schemas['WriteBatchItemResult'];
+export type WriteBatchItemCounts = Schemas['WriteBatchItemCounts'];
 export type RecallRequest = Schemas['RecallRequest'];
 export type RecallResponse = ResponseOf<'memoryRecall'>;
 export type DeleteReceipt = ResponseOf<'memoryDelete'>;

@@ -36,6 +36,16 @@ export function checkTopK(topK: unknown): FieldError[] {
   return [];
 }
 
+/** A batch's item count, as the server's `items` rule words it; the items themselves it checks alone. */
+export function checkBatchItems(items: unknown): FieldError[] {
+  const path = 'items';
+  if (!Array.isArray(items)) return [{ path, message: 'items must be a list of items' }];
+  if (items.length === 0) return [{ path, message: 'items must hold at least one item' }];
+  if (items.length > LIMITS.writeBatchMaxItems)
+    return [{ path, message: `items must hold at most ${LIMITS.writeBatchMaxItems} items` }];
+  return [];
+}
+
 /** Throws the SDK's validation error when any check found a field at fault; sends nothing. */
 export function assertValid(...results: FieldError[][]): void {
   const fields = results.flat();

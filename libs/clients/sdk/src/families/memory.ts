@@ -2,8 +2,17 @@ import { TextMemoryError } from '../errors.js';
 import type { CallOptions, Transport } from '../http.js';
 import { LIMITS } from '../limits.js';
 import { sleep } from '../retry.js';
-import type { DeleteReceipt, RecallResponse, Schemas, WriteRequest, WriteResponse } from '../types.js';
-import { assertValid, checkNamespace, checkText, checkTopK } from '../validation.js';
+import type {
+  DeleteReceipt,
+  RecallResponse,
+  Schemas,
+  WriteBatchItem,
+  WriteBatchRequest,
+  WriteBatchResponse,
+  WriteRequest,
+  WriteResponse,
+} from '../types.js';
+import { assertValid, checkBatchItems, checkNamespace, checkText, checkTopK } from '../validation.js';
 
 export interface WriteInput {
   namespace: string;
@@ -17,6 +26,16 @@ export interface WriteInput {
   occurred_at?: string | Date;
   source?: Schemas['EventSource'];
   supersedes?: string[];
+}
+
+export interface WriteBatchInput {
+  /** One namespace for every item. */
+  namespace: string;
+  /**
+   * 1 to 100 items (`LIMITS.writeBatchMaxItems`), each `{ idempotency_key, event }` with the event as a
+   * single write sends it (`event_id` defaults to the key on the server). Each item is its own write.
+   */
+  items: WriteBatchItem[];
 }
 
 export interface RecallInput {
@@ -119,6 +138,28 @@ export class MemoryFamily {
       callOptions,
     );
     return { ...data, related_recall: related };
+  }
+
+  /**
+   * Retain up to 100 events in one call ([P20]), each item its own write under its own idempotency key.
+   * The answer has one result per item in request order (`results[i].status` and `body`: what a single
+   * write of it would have answered: Accepted, Replayed, a 409 conflict or a 400 naming `items[i]…`),
+   * so one bad item refuses only itself. Safe to retry, as `write` is: a resend replays the written
+   * items. A batch of no items or more than 100 is refused before sending (`validation_failed`, `items`).
+   */
+  async writeBatch(input: WriteBatchInput, options?: CallOptions): Promise<WriteBatchResponse> {
+    assertValid(checkNamespace(input.namespace), checkBatchItems(input.items));
+    const body: WriteBatchRequest = {
+      contract_version: 'v1',
+      operation: 'memory.write_batch',
+      namespace: input.namespace,
+      items: input.items,
+    };
+    const { data } = await this.http.request<WriteBatchResponse>(
+      { method: 'POST', path: '/api/v1/memory/write/batch', credential: 'apiKey', safe: true, json: body },
+      options,
+    );
+    return data;
   }
 
   /** Rank retained text by lexical overlap with `query`. */
