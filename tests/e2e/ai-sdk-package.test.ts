@@ -17,7 +17,8 @@ import { useStack } from './support/stack.js';
 const t = useStack();
 const root = fileURLToPath(new URL('../..', import.meta.url));
 /** The SDK's version: a packed client's peer range is `^` it (workspace:^), whatever the SDK's last bump. */
-const sdkVersion = JSON.parse(readFileSync(join(root, 'libs/clients/sdk/package.json'), 'utf8')).version as string;
+const sdkVersion = JSON.parse(readFileSync(join(root, 'libs/clients/sdk/package.json'), 'utf8'))
+  .version as string;
 const clients = join(root, 'libs', 'clients');
 const work = mkdtempSync(join(tmpdir(), 'tm-ai-sdk-package-'));
 afterAll(() => rmSync(work, { recursive: true, force: true }));
