@@ -160,6 +160,103 @@ describe('tm login, write, recall, delete with an API key', () => {
   });
 });
 
+describe('tm write --file (batches, [P20])', () => {
+  it('when a JSONL file has good, bad-JSON, invalid and replayed lines, then bad lines are not sent, each failing line is named, exit 3; resent, every good line replays', async () => {
+    const tenant = await createTenant();
+    const { tm, home } = cliUser();
+    await tm(['login', '--api-key-stdin'], { input: tenant.api_key });
+    const namespace = uniqueNamespace('cli-batch');
+    const at = '2026-11-22T09:30:00Z';
+    const line = (key: string, text: string) =>
+      JSON.stringify({ idempotency_key: key, event: { occurred_at: at, content: { text } } });
+    await tm(['write', 'Bob is vegan', '-n', namespace, '--key', 'old-1', '--occurred-at', at]);
+    const file = join(home, 'events.jsonl');
+    writeFileSync(
+      file,
+      [
+        line('new-1', 'Alice prefers green tea'), // 1: accepted
+        '{"idempotency_key": "x", "event": ', // 2: bad JSON, never sent
+        line('bad-1', '   '), // 3: refused by the service (empty text)
+        '', // 4: blank, skipped
+        line('old-1', 'Bob is vegan'), // 5: replayed (written before with tm write --key)
+        line('new-2', 'Carol likes jazz'), // 6: accepted
+      ].join('\n'),
+    );
+
+    const first = await tm(['write', '-n', namespace, '--file', file, '--json']);
+    const again = await tm(['write', '-n', namespace, '--file', file]);
+
+    expect(first.code, first.stderr).toBe(3);
+    expect(json(first)).toMatchObject({
+      namespace,
+      item_counts: { total: 5, accepted: 2, replayed: 1, conflict: 0, invalid: 2, failed: 0 },
+      failed_lines: [
+        { line: 2, status: 0, code: 'invalid_line', error: expect.stringContaining('not JSON') },
+        {
+          line: 3,
+          status: 400,
+          code: 'validation_failed',
+          fields: [{ path: 'event.content.text', message: expect.any(String) }],
+        },
+      ],
+      request_ids: [expect.any(String)],
+    });
+    expect(await recordsInNamespace(tenant.tenant_id, namespace)).toBe(3);
+    expect(again.code, again.stderr).toBe(3);
+    expect(again.stdout).toMatch(/accepted: +0\n/);
+    expect(again.stdout).toMatch(/replayed: +3\n/);
+    expect(again.stdout).toMatch(/invalid: +2\n/);
+    expect(again.stdout).toMatch(/^2 +not sent +invalid_line +not JSON/m);
+    expect(again.stdout).toMatch(/^3 +400 +validation_failed .*event\.content\.text/m);
+  });
+
+  it('when a file of 250 good lines is written, then it goes in 3 batches, exit 0; resent, all are Replayed', async () => {
+    const tenant = await createTenant();
+    const { tm, home } = cliUser();
+    await tm(['login', '--api-key-stdin'], { input: tenant.api_key });
+    const namespace = uniqueNamespace('cli-batch');
+    const file = join(home, 'many.jsonl');
+    writeFileSync(
+      file,
+      `${Array.from({ length: 250 }, (_, i) =>
+        JSON.stringify({
+          idempotency_key: `k-${i}`,
+          event: { occurred_at: '2026-11-22T09:30:00Z', content: { text: `note ${i}` } },
+        }),
+      ).join('\n')}\n`,
+    );
+
+    const first = await tm(['write', '-n', namespace, '-f', file, '--json']);
+    const again = await tm(['write', '-n', namespace, '-f', file, '--json']);
+
+    expect(first.code, first.stderr).toBe(0);
+    expect(json(first)).toMatchObject({
+      item_counts: { total: 250, accepted: 250, replayed: 0 },
+      failed_lines: [],
+      request_ids: [expect.any(String), expect.any(String), expect.any(String)],
+    });
+    expect(again.code, again.stderr).toBe(0);
+    expect(json(again)).toMatchObject({
+      item_counts: { total: 250, accepted: 0, replayed: 250 },
+      failed_lines: [],
+    });
+  });
+
+  it('when the file has more than 100,000 lines or a text is given too, then exit 2 and nothing is sent', async () => {
+    const { tm, home } = cliUser();
+    const file = join(home, 'huge.jsonl');
+    writeFileSync(file, '{}\n'.repeat(100_001));
+
+    const tooLong = await tm(['write', '-n', 'ns', '--file', file]);
+    const both = await tm(['write', 'some text', '-n', 'ns', '--file', file]);
+
+    expect(tooLong.code).toBe(2);
+    expect(tooLong.stderr).toContain('more than 100000');
+    expect(both.code).toBe(2);
+    expect(both.stderr).toContain('not both');
+  });
+});
+
 describe('tm namespaces', () => {
   it('when a tenant has two namespaces, then a table, one page with a cursor to follow, --all and --json list them by name with counts', async () => {
     const tenant = await createTenant();

@@ -1,7 +1,14 @@
-import type { DeleteReceipt, RecallResponse } from '@text-memory/sdk';
+import { readFileSync, statSync } from 'node:fs';
+import {
+  type DeleteReceipt,
+  LIMITS,
+  type RecallResponse,
+  type WriteBatchItem,
+  type WriteBatchItemCounts,
+} from '@text-memory/sdk';
 import type { Command } from 'commander';
 import { type Context, withContext } from '../context.js';
-import { UsageError } from '../exit-codes.js';
+import { EXIT, ExitWith, UsageError } from '../exit-codes.js';
 import type { Output } from '../output.js';
 import { parseCount, parseTimestamp } from '../parse.js';
 import { startProgress } from '../progress.js';
@@ -13,6 +20,7 @@ interface WriteOptions {
   occurredAt?: string;
   supersedes?: string[];
   recall?: boolean;
+  file?: string;
 }
 
 function showRecall(out: Output, recall: RecallResponse): void {
@@ -30,6 +38,7 @@ function showRecall(out: Output, recall: RecallResponse): void {
 }
 
 async function write(ctx: Context, argument: string | undefined, options: WriteOptions): Promise<void> {
+  if (options.file !== undefined) return writeFile(ctx, argument, options, options.file);
   let text = argument;
   if (text === undefined) {
     if (process.stdin.isTTY) throw new UsageError('Give the text as an argument or on stdin');
@@ -64,6 +73,165 @@ async function write(ctx: Context, argument: string | undefined, options: WriteO
       showRecall(ctx.out, result.related_recall);
     }
   });
+}
+
+/** Lines a `tm write --file` takes: more is refused before anything is sent (1,000 batches). */
+export const WRITE_FILE_MAX_LINES = 100_000;
+/** And bytes: 100,000 lines of 2.5 kB; read whole, so bounded (a batch's body bound is 4 MiB). */
+export const WRITE_FILE_MAX_BYTES = 256 * 1024 * 1024;
+
+/** A line that failed: not sent (bad JSON or shape, found here) or refused by the service (its item's answer). */
+interface FailedLine {
+  line: number;
+  status: number;
+  code: string;
+  error: string;
+  fields?: Array<{ path: string; message: string }>;
+}
+
+interface WriteFileSummary {
+  namespace: string;
+  file: string;
+  /** Items sent and lines refused here, counted as the service counts a batch's items (`invalid` both). */
+  item_counts: WriteBatchItemCounts;
+  failed_lines: FailedLine[];
+  request_ids: string[];
+}
+
+/** One JSONL line as an item, or why it is not one (never sent). */
+function parseLine(text: string): WriteBatchItem | string {
+  let value: unknown;
+  try {
+    value = JSON.parse(text);
+  } catch (error) {
+    return `not JSON: ${(error as Error).message}`;
+  }
+  if (typeof value !== 'object' || value === null || Array.isArray(value))
+    return 'a line must be a JSON object {"idempotency_key": "…", "event": {…}}';
+  const item = value as Record<string, unknown>;
+  if (typeof item.idempotency_key !== 'string') return 'idempotency_key (a string) is required';
+  if (typeof item.event !== 'object' || item.event === null || Array.isArray(item.event))
+    return 'event (an object) is required';
+  return value as WriteBatchItem;
+}
+
+/** The service's `items[i]…` paths, said of the line instead (the line number is shown with them). */
+const linePath = (path: string) => path.replace(/^items\[\d+\]\.?/, '') || 'item';
+
+/**
+ * `tm write --file events.jsonl`: each line an item of the batch route (`{"idempotency_key", "event"}`),
+ * sent through `memory.writeBatch` in batches of 100, one after another. Bad lines are reported with
+ * their number and never sent; the others are. Exit 0 when every line was Accepted or Replayed; else,
+ * after the summary, 4 when a line's answer was retryable (resend the file: written lines replay), or 3.
+ */
+async function writeFile(
+  ctx: Context,
+  argument: string | undefined,
+  options: WriteOptions,
+  file: string,
+): Promise<void> {
+  if (argument !== undefined) throw new UsageError('Give either a text or --file, not both');
+  for (const [flag, set] of [
+    ['--key', options.key],
+    ['--occurred-at', options.occurredAt],
+    ['--supersedes', options.supersedes],
+    ['--recall', options.recall],
+  ] as const)
+    if (set !== undefined)
+      throw new UsageError(`${flag} is for a single write; with --file each line says its own`);
+  let size: number;
+  try {
+    size = statSync(file).size;
+  } catch (error) {
+    throw new UsageError(`Cannot read ${file}: ${(error as Error).message}`);
+  }
+  if (size > WRITE_FILE_MAX_BYTES)
+    throw new UsageError(`${file} is over ${WRITE_FILE_MAX_BYTES} bytes; split it`);
+  const lines = readFileSync(file, 'utf8').split(/\r?\n/);
+  if (lines.at(-1) === '') lines.pop();
+  if (lines.length > WRITE_FILE_MAX_LINES)
+    throw new UsageError(`${file} has ${lines.length} lines, more than ${WRITE_FILE_MAX_LINES}; split it`);
+  const items: Array<{ line: number; item: WriteBatchItem }> = [];
+  const failed: FailedLine[] = [];
+  lines.forEach((text, i) => {
+    if (text.trim() === '') return; // blank lines are skipped, not counted
+    const parsed = parseLine(text);
+    if (typeof parsed === 'string')
+      failed.push({ line: i + 1, status: 0, code: 'invalid_line', error: parsed });
+    else items.push({ line: i + 1, item: parsed });
+  });
+  if (items.length === 0 && failed.length === 0) throw new UsageError(`${file} has no lines to write`);
+
+  const counts: WriteBatchItemCounts = {
+    total: items.length + failed.length,
+    accepted: 0,
+    replayed: 0,
+    conflict: 0,
+    invalid: failed.length,
+    failed: 0,
+  };
+  const requestIds: string[] = [];
+  let retryable = false;
+  const tm = items.length > 0 ? ctx.client('apiKey') : undefined;
+  for (let start = 0; tm && start < items.length; start += LIMITS.writeBatchMaxItems) {
+    const chunk = items.slice(start, start + LIMITS.writeBatchMaxItems);
+    const batch = await tm.memory.writeBatch({
+      namespace: options.namespace,
+      items: chunk.map((c) => c.item),
+    });
+    requestIds.push(batch.request_id);
+    for (const key of ['accepted', 'replayed', 'conflict', 'invalid', 'failed'] as const)
+      counts[key] += batch.item_counts[key];
+    retryable ||= batch.retryable;
+    for (const result of batch.results) {
+      if (result.status === 200) continue;
+      const body = result.body as {
+        error?: string;
+        details?: { code?: string; fields?: Array<{ path: string; message: string }> };
+      };
+      const fields = body.details?.fields?.map((f) => ({ path: linePath(f.path), message: f.message }));
+      failed.push({
+        line: chunk[result.index]?.line ?? 0,
+        status: result.status,
+        code: body.details?.code ?? 'unknown',
+        error: body.error ?? `status ${result.status}`,
+        ...(fields ? { fields } : {}),
+      });
+    }
+  }
+  failed.sort((a, b) => a.line - b.line);
+  const summary: WriteFileSummary = {
+    namespace: options.namespace,
+    file,
+    item_counts: counts,
+    failed_lines: failed,
+    request_ids: requestIds,
+  };
+  ctx.out.result(summary, () => {
+    ctx.out.record([
+      ['namespace', summary.namespace],
+      ['lines', counts.total],
+      ['accepted', counts.accepted],
+      ['replayed', counts.replayed],
+      ['conflict', counts.conflict],
+      ['invalid', counts.invalid],
+      ['failed', counts.failed],
+      ['batches', requestIds.length],
+    ]);
+    if (failed.length === 0) return;
+    ctx.out.line();
+    ctx.out.table(failed, [
+      { header: 'line', value: (f) => f.line },
+      { header: 'status', value: (f) => f.status || 'not sent' },
+      { header: 'code', value: (f) => f.code },
+      {
+        header: 'error',
+        value: (f) => [f.error, ...(f.fields ?? []).map((x) => `${x.path}: ${x.message}`)].join('; '),
+        max: 120,
+      },
+    ]);
+  });
+  if (failed.length > 0) throw new ExitWith(retryable ? EXIT.unavailable : EXIT.refused);
 }
 
 interface RecallOptions {
@@ -117,16 +285,22 @@ async function remove(ctx: Context, options: { namespace: string; yes?: boolean 
 export function registerMemory(program: Command): void {
   program
     .command('write')
-    .description('Retain one text (argument or stdin); retried safely with the same idempotency key')
+    .description(
+      'Retain one text (argument or stdin), or a JSONL file of events (--file); retried safely with the same idempotency keys',
+    )
     .argument('[text]', 'the text; read from stdin when absent')
     .requiredOption('-n, --namespace <namespace>', 'the namespace to write into')
+    .option(
+      '-f, --file <events.jsonl>',
+      `one {"idempotency_key", "event"} per line, sent in batches of ${LIMITS.writeBatchMaxItems} (at most ${WRITE_FILE_MAX_LINES} lines)`,
+    )
     .option('--key <idempotency-key>', 'idempotency key (and event id); generated when absent')
     .option('--occurred-at <timestamp>', 'event time, ISO 8601 (default: now)', parseTimestamp)
     .option('--supersedes <event-ids...>', 'earlier event ids this one replaces')
     .option('--recall', 'also recall with the written text and show the related results')
     .addHelpText(
       'after',
-      '\nExamples:\n  tm write -n support-bot "Alice prefers green tea"\n  echo "Bo moved to Porto" | tm write -n people --key bo-move --recall',
+      '\nExamples:\n  tm write -n support-bot "Alice prefers green tea"\n  echo "Bo moved to Porto" | tm write -n people --key bo-move --recall\n  tm write -n support-bot --file events.jsonl   # {"idempotency_key":"n-1","event":{"occurred_at":"2026-11-22T09:30:00Z","content":{"text":"…"}}}',
     )
     .action(withContext(write));
   program
