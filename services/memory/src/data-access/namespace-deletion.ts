@@ -165,6 +165,14 @@ export async function runDeletionBatch(
   sizes: BatchSizes,
 ): Promise<{ id: string; completed: boolean } | undefined> {
   const client = await pool.connect();
+  // A connection ended between this transaction's statements (a failover, pg_terminate_backend) emits
+  // 'error' with no statement to take it, which would be an uncaught exception: kept here, the next
+  // statement fails, the batch with it, and the broken connection is dropped rather than pooled.
+  let lost: Error | undefined;
+  const onLost = (err: Error) => {
+    lost = err;
+  };
+  client.on('error', onLost);
   try {
     await client.query('BEGIN');
     const {
@@ -195,7 +203,8 @@ export async function runDeletionBatch(
     await client.query('ROLLBACK').catch(() => undefined);
     throw err;
   } finally {
-    client.release();
+    client.off('error', onLost);
+    client.release(lost);
   }
 }
 
