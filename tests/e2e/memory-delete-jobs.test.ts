@@ -1,9 +1,8 @@
 import { MemoryConfigSchema } from '@tm/memory';
-import pg from 'pg';
 import { describe, expect, it } from 'vitest';
 import { type DeleteReceipt, TextMemory } from '../../libs/clients/sdk/src/index.js';
 import { cliUsers, requireBuiltCli } from './support/cli.js';
-import { followDeletion, tenantWithRecords } from './support/deletions.js';
+import { followDeletion, holdJob, tenantWithRecords } from './support/deletions.js';
 import { EVENTUALLY } from './support/eventually.js';
 import { createTenant, recallBody, uniqueKey, uniqueNamespace, writeBody } from './support/factories.js';
 import { memoryDbCount, recordsInNamespace } from './support/memory-db.js';
@@ -20,18 +19,6 @@ const BATCHES_OF_FIVE = { MEMORY_DELETE_BATCH_SIZE: '5', MEMORY_DELETE_WAIT_MS: 
 const TEST_MS = 240_000;
 
 const t = useStack({ memoryEnv: { ...BATCHES_OF_FIVE, MEMORY_DELETE_INTERVAL_MS: '200' } });
-
-/** A transaction that holds a deletion job's row, so the worker (SKIP LOCKED) leaves the job as it is. */
-async function holdJob(id: string) {
-  const client = new pg.Client({ connectionString: stackEnv().memoryDbUrl });
-  await client.connect();
-  await client.query('BEGIN');
-  await client.query('SELECT 1 FROM namespace_deletion WHERE id = $1 FOR UPDATE', [id]);
-  return async () => {
-    await client.query('COMMIT');
-    await client.end();
-  };
-}
 
 const jobRow = (id: string) =>
   memoryDbCount("SELECT records AS n FROM namespace_deletion WHERE id = $1 AND status = 'in_progress'", [id]);

@@ -1,13 +1,12 @@
 import { randomUUID } from 'node:crypto';
 import { LIMITS, type RequestEvent } from '@tm/contracts';
-import pg from 'pg';
 import { describe, expect, it } from 'vitest';
 import { billingSteps, usd, WRITE_MICRO_USD } from './support/billing.js';
-import { followDeletion } from './support/deletions.js';
+import { followDeletion, holdJob } from './support/deletions.js';
 import { eventually } from './support/eventually.js';
 import { createTenant, recallBody, uniqueKey, uniqueNamespace, writeBody } from './support/factories.js';
 import { recordsInNamespace, recordsWithEvent } from './support/memory-db.js';
-import { stackEnv, useSecondGateway, useStack } from './support/stack.js';
+import { useSecondGateway, useStack } from './support/stack.js';
 import { eventsFor } from './support/telemetry.js';
 import { usageInStream } from './support/usage-stream.js';
 
@@ -69,18 +68,6 @@ async function billedWrites(key: string, volume: number) {
     );
     return res;
   });
-}
-
-/** A transaction that holds a deletion job's row, so the worker (SKIP LOCKED) leaves the job in progress. */
-async function holdJob(id: string) {
-  const client = new pg.Client({ connectionString: stackEnv().memoryDbUrl });
-  await client.connect();
-  await client.query('BEGIN');
-  await client.query('SELECT 1 FROM namespace_deletion WHERE id = $1 FOR UPDATE', [id]);
-  return async () => {
-    await client.query('COMMIT');
-    await client.end();
-  };
 }
 
 /** The idempotency keys of the tenant's write usage records in the stream, one entry per record. */

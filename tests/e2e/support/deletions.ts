@@ -1,7 +1,9 @@
 import type { DeleteReceipt } from '@tm/contracts';
+import pg from 'pg';
 import { expect } from 'vitest';
 import type { Api } from './api.js';
 import { createTenant, uniqueKey, writeBody } from './factories.js';
+import { stackEnv } from './stack.js';
 
 /** Bounds the wait for a deletion job, not its speed: thousands of small batches on two shared cores. */
 const DELETION_WAIT = { timeout: 120_000, interval: 200 };
@@ -35,4 +37,16 @@ export async function tenantWithRecords(api: Api, namespace: string, records: nu
     for (const res of await Promise.all(writes)) expect(res.status).toBe(200);
   }
   return tenant;
+}
+
+/** A transaction that holds a deletion job's row, so the worker (SKIP LOCKED) leaves the job as it is. */
+export async function holdJob(id: string) {
+  const client = new pg.Client({ connectionString: stackEnv().memoryDbUrl });
+  await client.connect();
+  await client.query('BEGIN');
+  await client.query('SELECT 1 FROM namespace_deletion WHERE id = $1 FOR UPDATE', [id]);
+  return async () => {
+    await client.query('COMMIT');
+    await client.end();
+  };
 }
