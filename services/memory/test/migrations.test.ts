@@ -60,10 +60,4 @@ describe('memory migrations', () => {
       SELECT indexdef FROM pg_indexes WHERE tablename = 'memory_term' AND indexname = 'memory_term_pkey'`;
     expect(rows[0]?.indexdef).toContain('(scope_key, term, occurred_at, memory_id)');
   });
-
-  it('then every connection of the pool plans prepared statements once (generic plans, session-settings.ts)', async () => {
-    const rows = await getSql()<{ plan_cache_mode: string }>('SHOW plan_cache_mode', []);
-
-    expect(rows[0]?.plan_cache_mode).toBe('force_generic_plan');
-  });
 });
