@@ -99,6 +99,7 @@ const ID_ROUTES: Array<{
     body: () => ({ description: 'changed by B', fields: [{ name: 'x', type: 'string' }] }),
   },
   { route: 'GET /v1/memories/{memory_id}', credential: 'key', targets: MEMORIES },
+  { route: 'DELETE /v1/memories/{memory_id}', credential: 'key', targets: MEMORIES },
   { route: 'GET /v1/imports/{import_id}', credential: 'key', targets: ['importJob'] },
   {
     route: 'GET /api/v1/memory/deletions/{deletion_id}',

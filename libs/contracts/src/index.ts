@@ -15,6 +15,7 @@ export * from './json-bounds.js';
 export * from './json-nesting.js';
 export * from './limits.js';
 export * from './memory.js';
+export * from './memory-forget.js';
 export * from './memory-get.js';
 export * from './namespaces.js';
 export * from './nul-characters.js';

@@ -136,6 +136,11 @@ export const WriteResponse = z
     supersession: z.array(SupersessionOutcome),
     provenance: Provenance,
     usage: Usage,
+    forgotten_at: Timestamp.optional().meta({
+      description:
+        'Only on a replay of a write whose memory was forgotten since (DELETE /v1/memories/{memory_id}): ' +
+        'when it was; state is then not_retained, and the key never writes the event again',
+    }),
   })
   .meta({ id: 'WriteResponse' });
 export type WriteResponse = z.infer<typeof WriteResponse>;

@@ -1,6 +1,7 @@
 import { z } from 'zod';
 import type { ZodOpenApiOperationObject, ZodOpenApiPathsObject } from 'zod-openapi';
 import { IdempotencyKey } from './memory.js';
+import { ForgetReceipt } from './memory-forget.js';
 import { Memory } from './memory-get.js';
 import { errors, json, requestIdHeaders } from './openapi-shared.js';
 import {
@@ -143,6 +144,18 @@ export const templatePaths: ZodOpenApiPathsObject = {
         '(`state: superseded`); a deleted one, or another tenant’s, is 404.',
       requestParams: { path: z.object({ memory_id: z.string() }), header: requestIdHeaders },
       responses: { '200': { description: 'The memory', ...json(Memory) }, ...oneErrors },
+    }),
+    delete: op({
+      operationId: 'forgetMemory',
+      summary: 'Forget one memory: its record, postings and the relations its event recorded (memory:delete)',
+      description:
+        'As if it had never been written: a memory only it superseded is current again (`reinstated`); relations ' +
+        'of later events that superseded it stay, unresolved. A tombstone without text stays for the idempotency ' +
+        'retention: the same DELETE again answers this receipt (`idempotency_outcome: Replayed`), and the write ' +
+        'that created it replays with `state: not_retained` and `forgotten_at`, never writing it again. Another ' +
+        'tenant’s id, an unknown one or one whose namespace is being deleted is 404. Not billed.',
+      requestParams: { path: z.object({ memory_id: z.string() }), header: requestIdHeaders },
+      responses: { '200': { description: 'Forget receipt', ...json(ForgetReceipt) }, ...oneErrors },
     }),
   },
 };

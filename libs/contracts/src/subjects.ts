@@ -16,6 +16,8 @@ export const Subjects = {
     getDeletion: 'memory.v1.deletions.get',
     /** One record of the caller's tenant by its memory id (GET /v1/memories/{memory_id}). */
     get: 'memory.v1.get',
+    /** Forget one record of the caller's tenant by its memory id (DELETE /v1/memories/{memory_id}, [P20]). */
+    forget: 'memory.v1.forget',
     ping: 'memory.v1.ping',
     /** One page of a tenant's records or supersession relations, for the streamed export. */
     exportPage: 'memory.v1.export.page',
@@ -59,6 +61,8 @@ export const Subjects = {
     /** Validate, render and retain (through memory.v1.write) one memory from a template. */
     createMemory: 'template.v1.memories.create',
     getMemory: 'template.v1.memories.get',
+    /** A memory was forgotten: drop its template data and redact its creation request ([P20]). */
+    forgetMemory: 'template.v1.memories.forget',
     /** A namespace is being deleted: drop the template memories (and their requests) held for it. */
     deleteNamespace: 'template.v1.namespace.delete',
     /** Document import: open a job, append upload chunks, parse and estimate, discard a refused upload. */

@@ -14,7 +14,7 @@ import {
 import { Streams, usageBatchText } from '@tm/contracts';
 import { type Logger, startPeriodicTask, storageOutage } from '@tm/kit';
 import type { MemoryConfig } from './config.js';
-import { pruneExpiredEntries } from './data-access/idempotency-pruning.js';
+import { pruneExpiredEntries, pruneExpiredTombstones } from './data-access/idempotency-pruning.js';
 import { pruneFinishedDeletions } from './data-access/namespace-deletion.js';
 import { countPending, fetchPending, markFailed, removePublished } from './data-access/outbox-repository.js';
 import {
@@ -97,6 +97,8 @@ export async function startMemoryService(
           { pruned, retention_hours: config.IDEMPOTENCY_RETENTION_HOURS },
           'expired idempotency entries pruned',
         );
+      const tombstones = await pruneExpiredTombstones(getSql(), config.IDEMPOTENCY_RETENTION_HOURS);
+      if (tombstones > 0) logger.info({ pruned: tombstones }, 'forgotten memories’ tombstones pruned');
       const receipts = await pruneFinishedDeletions(getSql(), config.MEMORY_DELETE_RECEIPT_RETENTION_HOURS);
       if (receipts > 0) logger.info({ pruned: receipts }, 'completed namespace deletions pruned');
     },

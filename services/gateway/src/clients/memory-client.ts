@@ -1,10 +1,12 @@
 import type { NatsConnection } from '@tm/bus';
 import {
   DeleteReceipt,
+  ForgetReceipt,
   MemoryDeleteMessage,
   MemoryDeletionGetMessage,
   MemoryExportPage,
   MemoryExportPageMessage,
+  MemoryForgetMessage,
   MemoryGetMessage,
   MemoryNamespacesMessage,
   MemoryRecallMessage,
@@ -34,6 +36,7 @@ const MEMORY_SERVICE = {
     delete: endpoint(s.delete, MemoryDeleteMessage, DeleteReceipt),
     getDeletion: endpoint(s.getDeletion, MemoryDeletionGetMessage, DeleteReceipt),
     get: endpoint(s.get, MemoryGetMessage, StoredMemory),
+    forget: endpoint(s.forget, MemoryForgetMessage, ForgetReceipt),
     exportPage: endpoint(s.exportPage, MemoryExportPageMessage, MemoryExportPage),
     listNamespaces: endpoint(s.listNamespaces, MemoryNamespacesMessage, NamespacesList),
   },

@@ -25,3 +25,16 @@ export async function pruneExpiredEntries(run: SqlRunner, retentionHours: number
     if (n < PRUNE_BATCH) return total;
   }
 }
+
+/**
+ * Tombstones of forgotten memories ([P20]) past the same retention: by then the write entries they
+ * answer for are gone too (each is older than its tombstone), so nothing replays as forgotten any more.
+ */
+export async function pruneExpiredTombstones(run: SqlRunner, retentionHours: number): Promise<number> {
+  const [row] = await run<{ n: number }>(
+    `WITH gone AS (DELETE FROM forgotten_memory WHERE forgotten_at < now() - make_interval(hours => $1) RETURNING 1)
+     SELECT count(*)::int AS n FROM gone`,
+    [retentionHours],
+  );
+  return row?.n ?? 0;
+}

@@ -7,6 +7,7 @@ import {
   type WriteResponse,
 } from '@tm/contracts';
 import { prismaRunner, timeOrderedId } from '@tm/kit';
+import { forgottenAt } from '../data-access/forget-repository.js';
 import type { Prisma } from '../data-access/generated/client.js';
 import {
   claimAndRetainOne,
@@ -114,7 +115,7 @@ async function retainOnce(
       pricingVersion,
     ),
   });
-  if (!outcome.claimed) return replay(await findEntry(db, scope.tenant_id, key), fingerprint, requestId);
+  if (!outcome.claimed) return replay(db, await findEntry(db, scope.tenant_id, key), fingerprint, requestId);
   if (targets.length === 0) return response;
 
   response.supersession = await supersede(db, msg, eventId, memoryId, occurredAt, targets);
@@ -180,11 +181,12 @@ function acceptedResponse(
   };
 }
 
-function replay(
+async function replay(
+  db: Db,
   entry: { fingerprint: string; response: unknown; requestId: string } | null,
   fingerprint: string,
   requestId: string,
-): WriteResponse {
+): Promise<WriteResponse> {
   if (!entry?.response) {
     // Only possible if the holder's transaction is still open after the lock wait.
     throw new AppError(
@@ -202,12 +204,15 @@ function replay(
     );
   }
   const original = entry.response as WriteResponse;
-  return {
+  const replayed: WriteResponse = {
     ...original,
     request_id: requestId,
     original_request_id: entry.requestId,
     idempotency_outcome: 'Replayed',
   };
+  // Its memory forgotten since ([P20]): the key answers that, and never writes the event again.
+  const forgotten = original.memory_id ? await forgottenAt(db, original.memory_id) : null;
+  return forgotten ? { ...replayed, state: 'not_retained', forgotten_at: forgotten.toISOString() } : replayed;
 }
 
 function notRetained(msg: MemoryWriteMessage, eventId: string, pricingVersion: string): WriteResponse {

@@ -103,6 +103,28 @@ export async function findTemplateMemory(db: Db, tenantId: string, memoryId: str
   return db.templateMemory.findFirst({ where: { tenantId, memoryId } });
 }
 
+/**
+ * A forgotten memory's row goes, and the creation request that made it is redacted (data and text
+ * cleared) in the same transaction. The request is the one with the memory's namespace, event time (the
+ * claim's, which the write was given) and text: requests carry no memory id. Another request of the
+ * same text in that namespace may be redacted with it, which is harmless: a retry of that one renders
+ * the same text again from its own body (the same fingerprint means the same data).
+ */
+export async function forgetTemplateMemory(db: PrismaClient, tenantId: string, memoryId: string) {
+  return db.$transaction(async (tx) => {
+    const gone = await tx.$queryRaw<Array<{ namespace: string; text: string; created_at: Date }>>`
+      DELETE FROM template_memory WHERE memory_id = ${memoryId} AND tenant_id = ${tenantId}
+      RETURNING namespace, text, created_at`;
+    const row = gone[0];
+    if (!row) return { template_memories: 0, memory_requests: 0 };
+    const redacted = await tx.$executeRaw`
+      UPDATE memory_request SET data = NULL, text = NULL
+       WHERE tenant_id = ${tenantId} AND namespace = ${row.namespace} AND text = ${row.text}
+         AND occurred_at <= ${row.created_at}`;
+    return { template_memories: 1, memory_requests: redacted };
+  });
+}
+
 /** What one batch of a namespace's deletion removed: rows of one table, or one emptied import job. */
 export type NamespaceBatch =
   | { part: 'import_rows' | 'import_chunks' | 'template_memories' | 'memory_requests'; count: number }

@@ -1169,6 +1169,37 @@ class ExportDocument(Model):
     complete: Literal[True]
 
 
+class ForgetReceiptRemoved(Model):
+    """The API's ``ForgetReceiptRemoved``."""
+
+    __slots__ = ()
+    _fields = {"postings": None, "supersession_relations": None}
+    postings: int
+    supersession_relations: int
+
+
+class ForgetReceipt(Model):
+    """The API's ``ForgetReceipt``."""
+
+    __slots__ = ()
+    _fields = {"contract_version": None, "operation": None, "state": None, "request_id": None, "original_request_id": None, "retryable": None, "idempotency_outcome": None, "memory_id": None, "namespace": None, "deleted": None, "retained": None, "removed": "ForgetReceiptRemoved", "unresolved_relations": None, "reinstated": None, "forgotten_at": None}
+    contract_version: Literal["v1"]
+    operation: Literal["memory.forget"]
+    state: Literal["not_retained"]
+    request_id: str
+    original_request_id: str
+    retryable: bool
+    idempotency_outcome: Literal["Accepted", "Replayed"]
+    memory_id: str
+    namespace: str
+    deleted: Literal[1]
+    retained: Literal[0]
+    removed: ForgetReceiptRemoved
+    unresolved_relations: int
+    reinstated: List[str]
+    forgotten_at: str
+
+
 class ServiceHealth(Model):
     """The API's ``ServiceHealth``."""
 
@@ -2160,7 +2191,7 @@ class WriteResponse(Model):
     """The API's ``WriteResponse``."""
 
     __slots__ = ()
-    _fields = {"contract_version": None, "operation": None, "state": None, "request_id": None, "original_request_id": None, "retryable": None, "idempotency_key": None, "idempotency_outcome": None, "namespace": None, "event_id": None, "memory_id": None, "decision": "WriteResponseDecision", "representation": "WriteResponseRepresentation", "surprise": "WriteResponseSurprise", "supersession": "[WriteResponseSupersession]", "provenance": "Provenance", "usage": "Usage"}
+    _fields = {"contract_version": None, "operation": None, "state": None, "request_id": None, "original_request_id": None, "retryable": None, "idempotency_key": None, "idempotency_outcome": None, "namespace": None, "event_id": None, "memory_id": None, "decision": "WriteResponseDecision", "representation": "WriteResponseRepresentation", "surprise": "WriteResponseSurprise", "supersession": "[WriteResponseSupersession]", "provenance": "Provenance", "usage": "Usage", "forgotten_at": None}
     contract_version: Literal["v1"]
     operation: Literal["memory.write"]
     state: Literal["retained", "not_retained"]
@@ -2178,6 +2209,7 @@ class WriteResponse(Model):
     supersession: List[WriteResponseSupersession]
     provenance: Provenance
     usage: Usage
+    forgotten_at: Optional[str]
 
 
 class WriteBatchItemResult(Model):
@@ -2252,6 +2284,7 @@ ROUTES: Tuple[Tuple[str, str, Dict[int, Type[Model]]], ...] = (
     ("GET", "/v1/marketplace/templates/{marketplace_template_id}", {200: MarketplaceTemplateAnswer}),
     ("POST", "/v1/memories", {200: CreateTemplateMemoryResponse, 201: CreateTemplateMemoryResponse}),
     ("GET", "/v1/memories/{memory_id}", {200: Memory}),
+    ("DELETE", "/v1/memories/{memory_id}", {200: ForgetReceipt}),
     ("POST", "/v1/imports", {201: ImportJob}),
     ("GET", "/v1/imports/{import_id}", {200: ImportJob}),
     ("POST", "/v1/imports/{import_id}/start", {202: ImportJob}),

@@ -640,7 +640,11 @@ export interface paths {
         get: operations["getMemory"];
         put?: never;
         post?: never;
-        delete?: never;
+        /**
+         * Forget one memory: its record, postings and the relations its event recorded (memory:delete)
+         * @description As if it had never been written: a memory only it superseded is current again (`reinstated`); relations of later events that superseded it stay, unresolved. A tombstone without text stays for the idempotency retention: the same DELETE again answers this receipt (`idempotency_outcome: Replayed`), and the write that created it replays with `state: not_retained` and `forgotten_at`, never writing it again. Another tenant’s id, an unknown one or one whose namespace is being deleted is 404. Not billed.
+         */
+        delete: operations["forgetMemory"];
         options?: never;
         head?: never;
         patch?: never;
@@ -2206,6 +2210,53 @@ export interface components {
              */
             created_at: string;
         };
+        ForgetReceipt: {
+            /** @constant */
+            contract_version: "v1";
+            /** @constant */
+            operation: "memory.forget";
+            /**
+             * @description The memory is no longer retained
+             * @constant
+             */
+            state: "not_retained";
+            request_id: string;
+            /** @description The request that forgot it (differs when a repeated DELETE replays the receipt) */
+            original_request_id: string;
+            retryable: boolean;
+            /**
+             * @description Replayed: the memory had already been forgotten by an earlier DELETE; this is its receipt
+             * @enum {string}
+             */
+            idempotency_outcome: "Accepted" | "Replayed";
+            memory_id: string;
+            namespace: string;
+            /**
+             * @description Records removed: this one
+             * @constant
+             */
+            deleted: 1;
+            /**
+             * @description Records of this memory still stored
+             * @constant
+             */
+            retained: 0;
+            removed: {
+                /** @description Its recall postings (one per term) */
+                postings: number;
+                /** @description The relations its own event recorded (its supersedes list) */
+                supersession_relations: number;
+            };
+            /** @description Relations of later events that had superseded it: kept, now unresolved (their target is missing), as if it had never been written */
+            unresolved_relations: number;
+            /** @description Memories it superseded that no other memory supersedes: current again, back in recall */
+            reinstated: string[];
+            /**
+             * Format: date-time
+             * @example 2026-11-22T09:30:00Z
+             */
+            forgotten_at: string;
+        };
         ImportJob: {
             /**
              * @description The contract version of this answer (the spec: "Responses include an explicit contract version")
@@ -2467,6 +2518,12 @@ export interface components {
             }[];
             provenance: components["schemas"]["Provenance"];
             usage: components["schemas"]["Usage"];
+            /**
+             * Format: date-time
+             * @description Only on a replay of a write whose memory was forgotten since (DELETE /v1/memories/{memory_id}): when it was; state is then not_retained, and the key never writes the event again
+             * @example 2026-11-22T09:30:00Z
+             */
+            forgotten_at?: string;
         };
         Provenance: {
             /** @constant */
@@ -7198,6 +7255,103 @@ export interface operations {
                 };
                 content: {
                     "application/json": components["schemas"]["Memory"];
+                };
+            };
+            /** @description Malformed or invalid request; correct it, do not retry unchanged */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description Authentication required: send an API key or session token */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description Valid credential denied by policy, role, consent, storage or capability */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description Resource or route unavailable to the caller */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description Rate, usage or concurrency limit (rate_limited, too_many_imports); honour Retry-After */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description Internal failure */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description A service or its storage is unavailable; retryable, honour Retry-After */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description A service did not answer within the deadline; retryable, honour Retry-After (a write with the same idempotency key) */
+            504: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+        };
+    };
+    forgetMemory: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description Client-chosen correlation id: 1–200 printable ASCII characters, kept and echoed; anything else is refused (400). Generated when absent */
+                "X-Request-Id"?: string;
+            };
+            path: {
+                memory_id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Forget receipt */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ForgetReceipt"];
                 };
             };
             /** @description Malformed or invalid request; correct it, do not retry unchanged */

@@ -71,6 +71,7 @@ const ROUTES: ReadonlyArray<readonly [method: string, template: string, operatio
   ['GET', '/v1/marketplace/templates/{marketplace_template_id}', 'marketplace.get'],
   ['POST', '/v1/memories', 'template.memory.create'],
   ['GET', '/v1/memories/{memory_id}', 'memory.get'],
+  ['DELETE', '/v1/memories/{memory_id}', 'memory.forget'],
   ['POST', '/v1/imports', 'import.create'],
   ['GET', '/v1/imports/{import_id}', 'import.get'],
   ['POST', '/v1/imports/{import_id}/start', 'import.start'],

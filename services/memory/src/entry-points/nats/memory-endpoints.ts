@@ -4,6 +4,7 @@ import {
   MemoryDeleteMessage,
   MemoryDeletionGetMessage,
   MemoryExportPageMessage,
+  MemoryForgetMessage,
   MemoryGetMessage,
   MemoryNamespacesMessage,
   MemoryRecallMessage,
@@ -16,6 +17,7 @@ import type { Logger } from '@tm/kit';
 import { deleteNamespace } from '../../domain/delete-namespace.js';
 import type { DeletionWorker } from '../../domain/deletion-worker.js';
 import { exportPage } from '../../domain/export-page.js';
+import { forgetMemory } from '../../domain/forget-memory.js';
 import { getDeletion } from '../../domain/get-deletion.js';
 import { getMemory } from '../../domain/get-memory.js';
 import { listNamespaces } from '../../domain/list-namespaces.js';
@@ -86,6 +88,11 @@ export function serveMemoryEndpoints(
     subject: Subjects.memory.get,
     input: MemoryGetMessage,
     handler: (m) => getMemory(m),
+  });
+  service.endpoint({
+    subject: Subjects.memory.forget,
+    input: MemoryForgetMessage,
+    handler: (m) => forgetMemory(m),
   });
   service.endpoint({
     subject: Subjects.memory.exportPage,

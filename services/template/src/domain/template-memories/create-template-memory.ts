@@ -110,7 +110,11 @@ export async function createTemplateMemory(
     usage: written.usage,
   };
   if (written.state !== 'retained' || written.memory_id === null) {
-    await releaseMemoryRequest(db, scope.tenant_id, msg.idempotency_key);
+    // Nothing retained now (consent missing): free the key. A replay of a memory forgotten since keeps
+    // its claim, so every retry sends the same write and is answered the same way ([P20]).
+    if (written.idempotency_outcome === 'Accepted') {
+      await releaseMemoryRequest(db, scope.tenant_id, msg.idempotency_key);
+    }
     return { ...answer, state: 'not_retained', memory_id: null, text, template: metadata, created_at: null };
   }
   const store = deps.storeMemory ?? storeTemplateMemory;

@@ -9,6 +9,7 @@ import {
   ListTemplatesMessage,
   SearchMarketplaceMessage,
   Subjects,
+  TemplateMemoryForgetMessage,
   UpdateTemplateMessage,
 } from '@tm/contracts';
 import type { WriteMemory } from '../../clients/memory-writer.js';
@@ -17,6 +18,7 @@ import {
   deleteNamespaceMemories,
   type NamespaceDeletionOptions,
 } from '../../domain/template-memories/delete-namespace-memories.js';
+import { forgetTemplateMemory } from '../../domain/template-memories/forget-template-memory.js';
 import { getTemplateMemory } from '../../domain/template-memories/get-template-memory.js';
 import { createTemplate } from '../../domain/templates/create-template.js';
 import { getMarketplaceTemplate } from '../../domain/templates/get-marketplace-template.js';
@@ -66,6 +68,11 @@ export function serveTemplateEndpoints(
     subject: s.getMemory,
     input: GetTemplateMemoryMessage,
     handler: getTemplateMemory,
+  });
+  service.endpoint({
+    subject: s.forgetMemory,
+    input: TemplateMemoryForgetMessage,
+    handler: (m) => forgetTemplateMemory(m),
   });
   service.endpoint({
     subject: s.deleteNamespace,

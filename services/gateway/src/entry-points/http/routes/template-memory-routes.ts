@@ -3,6 +3,7 @@ import { CreateTemplateMemoryRequest, parseOrThrow } from '@tm/contracts';
 import { Router } from 'express';
 import type { MemoryClient } from '../../../clients/memory-client.js';
 import type { TemplateClient } from '../../../clients/template-client.js';
+import { forgetMemory } from '../../../domain/data-plane/forget-memory.js';
 import { resolveIdempotencyKey } from '../../../domain/data-plane/idempotency-key.js';
 import { readMemory } from '../../../domain/data-plane/read-memory.js';
 import { type AuthDeps, requireApiKey, scopeOf } from '../middleware/authenticate.js';
@@ -15,7 +16,7 @@ import { pathRef } from '../path-params.js';
  * `/v1/memories`: creating memories from a template's data, and reading any memory by its id. The
  * template service validates, renders and retains the text through the memory service with the
  * caller's scope, so consent, idempotency and billing are those of any write. Creating takes
- * `memory:write`, reading `memory:recall`.
+ * `memory:write`, reading `memory:recall`, forgetting `memory:delete`.
  */
 export function templateMemoryRoutes(
   templates: TemplateClient,
@@ -51,6 +52,19 @@ export function templateMemoryRoutes(
   router.get('/memories/:id', requireApiKey(auth, 'memory:recall'), async (req, res) => {
     const memoryId = pathRef(req.params.id, 'memory');
     res.json(await readMemory(scopeOf(req), req.requestId, memoryId, { memory, templates }));
+  });
+
+  // Forget one memory ([P20]): the namespace deletion's permission, for one record of it.
+  router.delete('/memories/:id', requireApiKey(auth, 'memory:delete'), async (req, res) => {
+    const memoryId = pathRef(req.params.id, 'memory');
+    const receipt = await forgetMemory(scopeOf(req), req.requestId, memoryId, { memory, templates });
+    noteForRecord(req, {
+      namespace: receipt.namespace,
+      state: receipt.state,
+      units: 0,
+      billingState: 'no_data',
+    });
+    res.json(receipt);
   });
 
   return router;
