@@ -14,7 +14,7 @@ import {
   useBrowser,
 } from './support/browser.js';
 import { EVENTUALLY } from './support/eventually.js';
-import { createTenant, recallBody, uniqueNamespace } from './support/factories.js';
+import { createTenant, recallBody, uniqueKey, uniqueNamespace, writeBody } from './support/factories.js';
 import { recordSecrets } from './support/log-capture.js';
 import { useStack } from './support/stack.js';
 import { type StubHub, startStubHub } from './support/stub-hub.js';
@@ -118,6 +118,54 @@ describe('the console: data pages through an API key', () => {
       await expect.poll(() => recall.getByRole('alert').textContent(), EVENTUALLY).toContain('HTTP 401');
       await expect.poll(() => recall.textContent(), EVENTUALLY).toContain('unknown, revoked');
       await screenshot(page, 'playground-revoked-key');
+      expect(errors).toEqual([]);
+      await context.close();
+    },
+    TEST_MS,
+  );
+
+  it(
+    'when a recalled memory is forgotten in the playground, then it leaves the answer after a second yes, and the API no longer finds it',
+    async () => {
+      const tenant = await createTenant();
+      const namespace = uniqueNamespace('console-forget');
+      const kept = await t.api.write(
+        tenant.api_key,
+        writeBody(namespace, 'The harbour bell rings at noon', { event_id: 'evt-bell' }),
+        uniqueKey(),
+      );
+      const gone = await t.api.write(
+        tenant.api_key,
+        writeBody(namespace, 'The harbour gate code is 4711', { event_id: 'evt-gate' }),
+        uniqueKey(),
+      );
+      expect([kept.status, gone.status]).toEqual([200, 200]);
+      const { page, errors, context } = await openConsole(b.browser, t.stack.url);
+      await logIn(page, tenant.owner.email, tenant.owner.password);
+      await goTo(page, 'Playground');
+      await createConsoleKey(page);
+
+      const recall = page.getByRole('region', { name: 'Recall', exact: true });
+      await recall.getByLabel('Namespace').fill(namespace);
+      await recall.getByLabel('Cue').fill('harbour');
+      await recall.getByRole('button', { name: 'Recall' }).click();
+      const recalled = page.getByRole('region', { name: 'Recall answer' });
+      await expect.poll(() => recalled.getByRole('rowheader').count(), EVENTUALLY).toBe(2);
+      await recalled.getByRole('button', { name: 'Forget evt-gate' }).click();
+      const question = recalled.getByRole('group', { name: 'Forget this memory for good?' });
+      await screenshot(page, 'playground-forget');
+      await question.getByRole('button', { name: 'Forget' }).click();
+
+      await expect
+        .poll(() => recalled.getByRole('status').textContent(), EVENTUALLY)
+        .toContain(`Forgotten: memory ${gone.body.memory_id}`);
+      await expect
+        .poll(() => recalled.getByRole('rowheader').allTextContents(), EVENTUALLY)
+        .toEqual(['The harbour bell rings at noon']);
+      const viaApi = await t.api.get(`/v1/memories/${gone.body.memory_id}`, { key: tenant.api_key });
+      expect(viaApi.status).toBe(404);
+      const stillThere = await t.api.recall(tenant.api_key, recallBody(namespace, 'harbour'));
+      expect(stillThere.body.related.map((r: { event_id: string }) => r.event_id)).toEqual(['evt-bell']);
       expect(errors).toEqual([]);
       await context.close();
     },

@@ -22,7 +22,15 @@ const root = fileURLToPath(new URL('../..', import.meta.url));
 const mcpDir = join(root, 'libs', 'clients', 'mcp');
 const bin = join(mcpDir, 'dist', 'bin.js');
 
-const TOOLS = ['forget_namespace', 'list_templates', 'recall', 'remember', 'status', 'use_template'];
+const TOOLS = [
+  'forget_memory',
+  'forget_namespace',
+  'list_templates',
+  'recall',
+  'remember',
+  'status',
+  'use_template',
+];
 
 beforeAll(() => {
   if (!existsSync(bin))
@@ -267,6 +275,33 @@ describe('tm-mcp remember and recall', () => {
   });
 });
 
+describe('tm-mcp forget_memory', () => {
+  it('when confirm is missing, then nothing is forgotten; when confirm is true, then that one memory is gone and the others stay', async () => {
+    const tenant = await createTenant();
+    const client = await connectAs(tenant.api_key);
+    const namespace = uniqueNamespace('forget-one');
+    await call(client, 'remember', { text: 'Bruno parks in bay 42', namespace });
+    await call(client, 'remember', { text: 'Bruno parks his bike in bay 7', namespace });
+    const found = await call(client, 'recall', { query: 'Bruno bay 42', namespace, top_k: 1 });
+    const memoryId = found.structuredContent.related[0].memory_id as string;
+
+    const refused = await call(client, 'forget_memory', { memory_id: memoryId });
+    const forgotten = await call(client, 'forget_memory', { memory_id: memoryId, confirm: true });
+    const left = await call(client, 'recall', { query: 'Bruno bay', namespace });
+
+    expect(refused).toMatchObject({ isError: true, error: { code: 'confirmation_required' } });
+    expect(refused.text).toContain('nothing was deleted');
+    expect(forgotten).toMatchObject({
+      isError: false,
+      structuredContent: { state: 'not_retained', memory_id: memoryId, namespace, reinstated: [] },
+    });
+    expect(forgotten.text).toContain(`Forgotten: memory ${memoryId}`);
+    expect(left.structuredContent.related.map((r: { text: string }) => r.text)).toEqual([
+      'Bruno parks his bike in bay 7',
+    ]);
+  });
+});
+
 describe('tm-mcp forget_namespace', () => {
   it('when confirm is missing, then nothing is deleted; when confirm is true, then the namespace is gone', async () => {
     const tenant = await createTenant();
@@ -378,11 +413,21 @@ const everyServiceAnswering = {
 const EVERY_TOOL_CALL: Array<[string, Record<string, unknown>]> = [
   ['remember', { text: 'Ana prefers green tea', namespace: 'mcp-every-tool' }],
   ['recall', { query: 'tea', namespace: 'mcp-every-tool' }],
+  ['forget_memory', { memory_id: '00000000-0000-4000-8000-000000000000', confirm: true }],
   ['forget_namespace', { namespace: 'mcp-every-tool', confirm: true }],
   ['list_templates', {}],
   ['use_template', { marketplace_template_id: 'task', data: { title: 'File taxes', owner: 'Ana' } }],
   ['status', {}],
 ];
+
+/** A memory written only to be forgotten: its memory_id. */
+async function rememberedId(client: Client): Promise<string> {
+  const remembered = await call(client, 'remember', {
+    text: 'Ana once lived in Faro',
+    namespace: 'mcp-every-tool-forget',
+  });
+  return remembered.structuredContent.memory_id as string;
+}
 
 describe('tm-mcp status and errors', () => {
   it('when status is called, then health per service (with what each needs), monitoring and consent come back', async () => {
@@ -430,12 +475,17 @@ describe('tm-mcp status and errors', () => {
     const client = await connectAs(tenant.api_key);
 
     const results = [];
-    for (const [name, args] of EVERY_TOOL_CALL) results.push(await call(client, name, args));
+    for (const [name, args] of EVERY_TOOL_CALL) {
+      // forget_memory needs a memory of this tenant's own: one written for it, apart from the namespace.
+      const sent = name === 'forget_memory' ? { ...args, memory_id: await rememberedId(client) } : args;
+      results.push(await call(client, name, sent));
+    }
 
     expect(results.map((result) => result.isError)).toEqual(EVERY_TOOL_CALL.map(() => false));
     expect(results.map((result) => result.structuredContent)).toEqual([
       expect.objectContaining({ state: 'retained', namespace: 'mcp-every-tool' }),
       expect.objectContaining({ retrieval_outcome: 'matched' }),
+      expect.objectContaining({ state: 'not_retained', namespace: 'mcp-every-tool-forget', reinstated: [] }),
       expect.objectContaining({ state: 'not_retained', deleted: 1 }),
       expect.objectContaining({ private: [], marketplace: expect.any(Array) }),
       expect.objectContaining({ state: 'retained', namespace: 'templates' }),

@@ -25,7 +25,15 @@ import { eventsFor } from './support/telemetry.js';
 const t = useStack();
 const { tenantWithSession } = controlSteps(t);
 
-const ALL_TOOLS = ['forget_namespace', 'list_templates', 'recall', 'remember', 'status', 'use_template'];
+const ALL_TOOLS = [
+  'forget_memory',
+  'forget_namespace',
+  'list_templates',
+  'recall',
+  'remember',
+  'status',
+  'use_template',
+];
 const mcpUrl = () => new URL('/mcp', t.stack.url);
 
 const clients: Client[] = [];
@@ -375,6 +383,31 @@ describe('tools over /mcp', () => {
       },
     });
     expect(recalled.text).toContain(`request_id: ${recalled.structuredContent.request_id}`);
+  });
+
+  it("when forget_memory is called with confirm by the owner, then that memory is gone; another tenant's key gets not_found", async () => {
+    const first = await createTenant();
+    const other = await createTenant();
+    const namespace = uniqueNamespace('forget-one');
+    const owner = await connectAs(first.api_key);
+    const intruder = await connectAs(other.api_key);
+    await call(owner, 'remember', { namespace, text: 'the spare key is under the blue pot' });
+    const found = await call(owner, 'recall', { namespace, query: 'spare key' });
+    const memoryId = found.structuredContent.related[0].memory_id as string;
+
+    const foreign = await call(intruder, 'forget_memory', { memory_id: memoryId, confirm: true });
+    const stillThere = await call(owner, 'recall', { namespace, query: 'spare key' });
+    const forgotten = await call(owner, 'forget_memory', { memory_id: memoryId, confirm: true });
+    const gone = await call(owner, 'recall', { namespace, query: 'spare key' });
+
+    expect(foreign).toMatchObject({ isError: true });
+    expect(errorFacts(foreign.text)).toMatchObject({ code: 'not_found' });
+    expect(stillThere.structuredContent.related).toHaveLength(1);
+    expect(forgotten).toMatchObject({
+      isError: false,
+      structuredContent: { state: 'not_retained', memory_id: memoryId, namespace },
+    });
+    expect(gone.structuredContent).toMatchObject({ retrieval_outcome: 'no_match', related: [] });
   });
 
   it('when forget_namespace comes without confirm, then nothing is deleted; with confirm: true, the namespace is gone', async () => {

@@ -94,6 +94,7 @@ describe('toolsForKey', () => {
       'use_template',
       'recall',
       'list_templates',
+      'forget_memory',
       'forget_namespace',
       'status',
     ]);

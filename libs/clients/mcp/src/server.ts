@@ -31,7 +31,8 @@ export function createServer(tm: TextMemory, options: ServerOptions = {}): McpSe
       instructions:
         'Long-term text memory. `remember` stores a fact, `recall` finds stored facts by shared words and ' +
         'returns them as context; `list_templates` and `use_template` store structured data as text; ' +
-        '`forget_namespace` deletes a whole namespace and needs confirm: true; `status` checks health.',
+        '`forget_memory` deletes one memory by its memory_id and `forget_namespace` a whole namespace, both ' +
+        'only with confirm: true; `status` checks health.',
     },
   );
   registerTools(

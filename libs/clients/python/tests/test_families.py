@@ -218,6 +218,7 @@ def test_when_an_owner_logs_in_then_control_calls_carry_the_session_and_logout_f
         pytest.param(lambda tm: tm.templates.list(limit=5), 2, id="templates.list"),
         pytest.param(lambda tm: tm.marketplace.search(keyword="crm"), 2, id="marketplace.search"),
         pytest.param(lambda tm: tm.memories.create(data={"a": 1}, template_name="t"), 2, id="memories.create"),
+        pytest.param(lambda tm: tm.memories.forget("m1"), 2, id="memories.forget"),
         pytest.param(lambda tm: tm.imports.from_dataset(dataset="o/d", split="train"), 1, id="imports.from_dataset"),
         pytest.param(lambda tm: tm.imports.start("imp_1"), 2, id="imports.start"),
         pytest.param(lambda tm: tm.control.api_keys.create(name="k"), 1, id="control.api_keys.create"),

@@ -199,6 +199,12 @@ def test_sync_client_every_family_against_the_stack(tmp_path: Path) -> None:
         again = tm.memories.create(data={"name": "Ada", "city": "London"}, template_name=tname, namespace=namespace, idempotency_key=key)
         assert again.memory_id == mem.memory_id
         shapes.check(tm.memories.get(mem.memory_id), "get", "/v1/memories/{memory_id}")
+        # forget it: gone for good, the same create replays as not retained, the same forget replays
+        forgotten = shapes.check(tm.memories.forget(mem.memory_id), "delete", "/v1/memories/{memory_id}")
+        assert forgotten.memory_id == mem.memory_id and forgotten.idempotency_outcome == "Accepted"
+        retried = tm.memories.create(data={"name": "Ada", "city": "London"}, template_name=tname, namespace=namespace, idempotency_key=key)
+        assert retried.state == "not_retained" and retried.memory_id is None
+        assert tm.memories.forget(mem.memory_id).idempotency_outcome == "Replayed"
 
         # imports: upload with progress, start, wait with progress, failures; then a hub dataset
         progress: List[UploadProgress] = []
@@ -277,6 +283,9 @@ def test_async_client_every_family_against_the_stack(tmp_path: Path) -> None:
             shapes.check(await tm.marketplace.get(entry), "get", "/v1/marketplace/templates/{marketplace_template_id}")
             mem = await tm.memories.create(data={"name": "Dee"}, template_name=tname, namespace=namespace)
             shapes.check(await tm.memories.get(mem.memory_id), "get", "/v1/memories/{memory_id}")
+            forgotten = await tm.memories.forget(mem.memory_id)
+            shapes.check(forgotten, "delete", "/v1/memories/{memory_id}")
+            assert forgotten.state == "not_retained" and forgotten.memory_id == mem.memory_id
 
             progress: List[int] = []
             job = await tm.imports.upload(

@@ -42,6 +42,8 @@ export type WriteBatchItemCounts = Schemas['WriteBatchItemCounts'];
 export type RecallRequest = Schemas['RecallRequest'];
 export type RecallResponse = ResponseOf<'memoryRecall'>;
 export type DeleteReceipt = ResponseOf<'memoryDelete'>;
+/** The answer of `memories.forget` ([P20]). */
+export type ForgetReceipt = ResponseOf<'forgetMemory'>;
 export type HealthResponse = ResponseOf<'health'>;
 /** What `health()` returns: the 200 report, or the 503 one (status `unavailable`, with the error fields). */
 export type HealthReport = HealthResponse | ResponseOf<'health', 503>;

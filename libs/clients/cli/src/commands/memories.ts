@@ -2,6 +2,7 @@ import type { BodyOf } from '@text-memory/sdk';
 import type { Command } from 'commander';
 import { type Context, withContext } from '../context.js';
 import { UsageError } from '../exit-codes.js';
+import { confirmOrRefuse } from '../prompt.js';
 import { readJsonFile } from './templates.js';
 
 interface CreateOptions {
@@ -68,6 +69,28 @@ async function get(ctx: Context, id: string) {
   );
 }
 
+async function forget(ctx: Context, id: string, options: { yes?: boolean }) {
+  await confirmOrRefuse(
+    `Forget memory ${id} at ${ctx.credentials.baseUrl}? Its text goes for good.`,
+    options.yes,
+  );
+  const receipt = await ctx.client('apiKey').memories.forget(id);
+  ctx.out.result(receipt, () =>
+    ctx.out.record([
+      ['state', receipt.state],
+      ['memory id', receipt.memory_id],
+      ['namespace', receipt.namespace],
+      ['forgotten at', receipt.forgotten_at],
+      ['postings removed', receipt.removed.postings],
+      ['relations removed', receipt.removed.supersession_relations],
+      ['relations now unresolved', receipt.unresolved_relations],
+      ['current again', receipt.reinstated.length ? receipt.reinstated.join(', ') : 'none'],
+      ['idempotency', receipt.idempotency_outcome],
+      ['request id', receipt.request_id],
+    ]),
+  );
+}
+
 export function registerMemories(program: Command): void {
   const memories = program
     .command('memories')
@@ -91,4 +114,13 @@ export function registerMemories(program: Command): void {
     .description('One memory by its memory id')
     .argument('<memory-id>')
     .action(withContext(get));
+  memories
+    .command('forget')
+    .description(
+      'Forget one memory by its memory id: record, postings and the relations it recorded (asks first; --yes without a terminal)',
+    )
+    .argument('<memory-id>')
+    .option('-y, --yes', 'do not ask for confirmation (required without a terminal)')
+    .addHelpText('after', '\nExample:\n  tm memories forget 0193f1c2-7a4e-7c1d-9d2a-3c4b5d6e7f80 --yes')
+    .action(withContext(forget));
 }

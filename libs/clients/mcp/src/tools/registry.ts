@@ -1,6 +1,7 @@
 import type { McpServer } from '@modelcontextprotocol/sdk/server/mcp.js';
 import { EventTimes } from '@text-memory/sdk/tools';
 import type { ToolContext, ToolSetup } from './context.js';
+import { registerForgetMemory } from './forget-memory.js';
 import { registerForgetNamespace } from './forget-namespace.js';
 import { registerListTemplates } from './list-templates.js';
 import { registerRecall } from './recall.js';
@@ -15,6 +16,7 @@ import { registerUseTemplate } from './use-template.js';
 const REGISTRARS = {
   remember: registerRemember,
   recall: registerRecall,
+  forget_memory: registerForgetMemory,
   forget_namespace: registerForgetNamespace,
   list_templates: registerListTemplates,
   use_template: registerUseTemplate,

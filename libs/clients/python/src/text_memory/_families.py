@@ -241,7 +241,7 @@ class Marketplace(_Family[R]):
 
 
 class Memories(_Family[R]):
-    """Memories made from templates (``POST /v1/memories``) and any memory by id."""
+    """Memories made from templates (``POST /v1/memories``), and any memory by id: read or forget."""
 
     def create(
         self,
@@ -262,6 +262,13 @@ class Memories(_Family[R]):
     def get(self, memory_id: str, **call: Any) -> R:
         """Any memory of the tenant by its ``memory_id``, with template data when made from one."""
         return self._call(Spec("GET", f"/v1/memories/{enc(memory_id)}", "api_key", True), call)
+
+    def forget(self, memory_id: str, **call: Any) -> R:
+        """Forget one memory (``DELETE /v1/memories/{memory_id}``, a key with ``memory:delete``): its record,
+        postings and the relations its event recorded go; a memory only it superseded is current again
+        (``reinstated``). Safe to retry: asking again answers the first receipt (``Replayed``); the write
+        that created it then replays as ``not_retained`` with ``forgotten_at``. Another tenant's id is 404."""
+        return self._call(Spec("DELETE", f"/v1/memories/{enc(memory_id)}", "api_key", True), call)
 
 
 IMPORT_DONE = ("completed", "failed", "expired")

@@ -1,5 +1,5 @@
 import type { CallOptions, Transport } from '../http.js';
-import type { BodyOf, ResponseOf } from '../types.js';
+import type { BodyOf, ForgetReceipt, ResponseOf } from '../types.js';
 import { newEventId } from './memory.js';
 
 export interface CreateMemoryOptions extends CallOptions {
@@ -7,7 +7,10 @@ export interface CreateMemoryOptions extends CallOptions {
   idempotencyKey?: string;
 }
 
-/** Memories made from templates (`POST /v1/memories`) and any memory by id (`GET /v1/memories/{id}`). */
+/**
+ * Memories made from templates (`POST /v1/memories`), and any memory by id: read (`GET
+ * /v1/memories/{id}`) or forget (`DELETE /v1/memories/{id}`).
+ */
 export class MemoriesFamily {
   constructor(private readonly http: Transport) {}
 
@@ -36,6 +39,26 @@ export class MemoriesFamily {
     const { data } = await this.http.request<ResponseOf<'getMemory'>>(
       {
         method: 'GET',
+        path: `/v1/memories/${encodeURIComponent(memoryId)}`,
+        credential: 'apiKey',
+        safe: true,
+      },
+      options,
+    );
+    return data;
+  }
+
+  /**
+   * Forget one memory ([P20], `DELETE /v1/memories/{id}`, key with `memory:delete`): its record,
+   * postings and the relations its event recorded go; a memory only it superseded is current again
+   * (`reinstated`). Safe to retry: asking again answers the first receipt (`idempotency_outcome:
+   * 'Replayed'`). The write that created it then replays as `not_retained` with `forgotten_at`.
+   * Another tenant's id or an unknown one is a 404 `not_found`.
+   */
+  async forget(memoryId: string, options?: CallOptions): Promise<ForgetReceipt> {
+    const { data } = await this.http.request<ForgetReceipt>(
+      {
+        method: 'DELETE',
         path: `/v1/memories/${encodeURIComponent(memoryId)}`,
         credential: 'apiKey',
         safe: true,

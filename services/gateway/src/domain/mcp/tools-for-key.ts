@@ -11,6 +11,7 @@ const TOOL_PERMISSIONS: Record<ToolName, KeyPermission> = {
   use_template: 'memory:write', // POST /v1/memories
   recall: 'memory:recall', // POST /api/v1/memory/recall
   list_templates: 'memory:recall', // GET /v1/templates, /v1/marketplace/templates
+  forget_memory: 'memory:delete', // DELETE /v1/memories/{memory_id}
   forget_namespace: 'memory:delete', // DELETE /api/v1/memory, GET /api/v1/memory/deletions/{id}
   status: 'telemetry:read', // GET /api/v1/infrastructure/status
 };

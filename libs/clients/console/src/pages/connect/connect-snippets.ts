@@ -22,7 +22,7 @@ export function remoteMcpSnippet(baseUrl: string, apiKey: string = KEY_PLACEHOLD
   return {
     id: 'remote-mcp',
     title: 'Remote MCP endpoint',
-    note: "Nothing to install: an MCP client reaches the deployment's /mcp endpoint by URL, with an API key as bearer token. The key's permissions decide which tools the agent sees (write: remember and use_template; recall: recall and list_templates; delete: forget_namespace; telemetry: status). Add this to the client's MCP configuration (Claude Code's .mcp.json, Cursor's .cursor/mcp.json).",
+    note: "Nothing to install: an MCP client reaches the deployment's /mcp endpoint by URL, with an API key as bearer token. The key's permissions decide which tools the agent sees (write: remember and use_template; recall: recall and list_templates; delete: forget_memory and forget_namespace; telemetry: status). Add this to the client's MCP configuration (Claude Code's .mcp.json, Cursor's .cursor/mcp.json).",
     text: JSON.stringify(
       {
         mcpServers: {

@@ -1,7 +1,9 @@
-import type { RecallResponse } from '@text-memory/sdk';
+import type { ForgetReceipt, RecallResponse } from '@text-memory/sdk';
 import { type FormEvent, useId, useState } from 'react';
+import { ConfirmButton } from '../../components/confirm-button.js';
 import { DataTable, numberColumn } from '../../components/data-table.js';
 import { DateTime } from '../../components/date-time.js';
+import { ErrorNotice } from '../../components/error-notice.js';
 import { FieldList } from '../../components/field-list.js';
 import { MemoryStateBadge } from '../../components/memory-state-badge.js';
 import { useAction } from '../../hooks/use-action.js';
@@ -40,7 +42,7 @@ export function RecallPanel() {
       busy={busy}
       error={error}
       onSubmit={submit}
-      answer={answer && <RecallAnswer answer={answer} />}
+      answer={answer && <RecallAnswer answer={answer} onForgotten={setAnswer} />}
       fields={
         <>
           <label htmlFor={`${id}-cue`}>Cue</label>
@@ -60,7 +62,29 @@ export function RecallPanel() {
   );
 }
 
-function RecallAnswer({ answer }: { answer: RecallResponse }) {
+/**
+ * The answer, each related record with a Forget button ([P20], DELETE /v1/memories/{id}, a second
+ * "yes" first): a forgotten record leaves the table, and what it had superseded is named as current
+ * again (a new recall shows it). The key needs memory:delete; without it the refusal shows in place.
+ */
+function RecallAnswer({
+  answer,
+  onForgotten,
+}: {
+  answer: RecallResponse;
+  onForgotten: (answer: RecallResponse) => void;
+}) {
+  const { client } = useDataKey();
+  const [receipt, setReceipt] = useState<ForgetReceipt>();
+  const { error, run } = useAction();
+  const forget = async (memoryId: string) => {
+    await run(async () => {
+      if (!client) return;
+      const forgotten = await client.memories.forget(memoryId);
+      setReceipt(forgotten);
+      onForgotten({ ...answer, related: answer.related.filter((r) => r.memory_id !== memoryId) });
+    });
+  };
   return (
     <section aria-label="Recall answer">
       <h3>
@@ -82,7 +106,7 @@ function RecallAnswer({ answer }: { answer: RecallResponse }) {
       {answer.related.length > 0 ? (
         <DataTable
           caption={<>Related records ({answer.related.length.toLocaleString()})</>}
-          columns={[numberColumn('Score'), 'Text', 'Occurred', 'Event id']}
+          columns={[numberColumn('Score'), 'Text', 'Occurred', 'Event id', 'Actions']}
           showCaption
         >
           {answer.related.map((record) => (
@@ -98,11 +122,33 @@ function RecallAnswer({ answer }: { answer: RecallResponse }) {
               <td>
                 <code>{record.event_id}</code>
               </td>
+              <td>
+                <ConfirmButton
+                  label="Forget"
+                  name={`Forget ${record.event_id}`}
+                  question="Forget this memory for good?"
+                  onConfirm={() => forget(record.memory_id)}
+                />
+              </td>
             </tr>
           ))}
         </DataTable>
       ) : (
         <p>No record matched the cue.</p>
+      )}
+      <ErrorNotice error={error} />
+      {receipt && (
+        <p role="status">
+          Forgotten: memory <code>{receipt.memory_id}</code>
+          {receipt.reinstated.length > 0 && (
+            <>
+              {' '}
+              ({receipt.reinstated.length.toLocaleString()} it had superseded current again; recall again to
+              see)
+            </>
+          )}
+          .
+        </p>
       )}
       {answer.context && (
         <>
