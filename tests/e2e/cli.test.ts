@@ -160,6 +160,41 @@ describe('tm login, write, recall, delete with an API key', () => {
   });
 });
 
+describe('tm memories forget ([P20])', () => {
+  it('when forgetting without --yes and no terminal, then nothing is forgotten (exit 2); with --yes, the memory is gone; again, the first receipt (Replayed); an unknown id is exit 3', async () => {
+    const tenant = await createTenant();
+    const { tm } = cliUser();
+    await tm(['login', '--api-key-stdin'], { input: tenant.api_key });
+    const namespace = uniqueNamespace('cli-forget');
+    const written = await tm(['write', 'the locker code is 4711', '-n', namespace, '--json']);
+    const memoryId = json(written).memory_id as string;
+
+    const refused = await tm(['memories', 'forget', memoryId]);
+    const kept = await tm(['recall', 'locker code', '-n', namespace, '--json']);
+    const forgotten = await tm(['memories', 'forget', memoryId, '--yes', '--json']);
+    const again = await tm(['memories', 'forget', memoryId, '--yes']);
+    const gone = await tm(['recall', 'locker code', '-n', namespace, '--json']);
+    const unknown = await tm(['memories', 'forget', '0193f1c2-7a4e-7c1d-9d2a-3c4b5d6e7f80', '--yes']);
+
+    expect(refused).toMatchObject({ code: 2, stdout: '' });
+    expect(refused.stderr).toContain('pass --yes to confirm');
+    expect(json(kept).related).toHaveLength(1);
+    expect(forgotten.code, forgotten.stderr).toBe(0);
+    expect(json(forgotten)).toMatchObject({
+      state: 'not_retained',
+      memory_id: memoryId,
+      namespace,
+      idempotency_outcome: 'Accepted',
+      removed: { postings: 5, supersession_relations: 0 },
+    });
+    expect(again.code, again.stderr).toBe(0);
+    expect(again.stdout).toMatch(/idempotency:\s+Replayed/);
+    expect(json(gone)).toMatchObject({ retrieval_outcome: 'no_match', related: [] });
+    expect(unknown.code).toBe(3);
+    expect(unknown.stderr).toContain('not_found');
+  });
+});
+
 describe('tm write --file (batches, [P20])', () => {
   it('when a JSONL file has good, bad-JSON, invalid and replayed lines, then bad lines are not sent, each failing line is named, exit 3; resent, every good line replays', async () => {
     const tenant = await createTenant();

@@ -94,7 +94,7 @@ const uuid = expect.stringMatching(/^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f
 const requestId = expect.any(String);
 
 describe('tm-mcp tools/list', () => {
-  it('when a client connects, then the six tools are listed with bounded input schemas and output schemas', async () => {
+  it('when a client connects, then the seven tools are listed with bounded input schemas and output schemas', async () => {
     const tenant = await createTenant();
     const client = await connectAs(tenant.api_key);
 
@@ -121,6 +121,11 @@ describe('tm-mcp tools/list', () => {
         as_of: { type: 'string', format: 'date-time' },
       },
     });
+    expect(byName.forget_memory?.inputSchema).toMatchObject({
+      required: ['memory_id'],
+      properties: { memory_id: { type: 'string', maxLength: 128 }, confirm: { type: 'boolean' } },
+    });
+    expect(byName.forget_memory?.annotations).toMatchObject({ destructiveHint: true });
     expect(byName.forget_namespace?.inputSchema).toMatchObject({
       required: ['namespace'],
       properties: { namespace: { type: 'string' }, confirm: { type: 'boolean' } },
@@ -665,7 +670,7 @@ describe('tm-mcp under the MCP Inspector CLI', () => {
       JSON.stringify(args),
     ]);
 
-  it('when it lists the tools, then the six come with output schemas and no portability error', async () => {
+  it('when it lists the tools, then the seven come with output schemas and no portability error', async () => {
     const tenant = await createTenant();
 
     const listed = await inspect(tenant.api_key, ['--method', 'tools/list', '--strict']);
@@ -678,9 +683,18 @@ describe('tm-mcp under the MCP Inspector CLI', () => {
 
   it('when every tool is called, then each result passes the Inspector’s output-schema check', async () => {
     const tenant = await createTenant();
+    // forget_memory needs a memory of this tenant's own, written for it apart from the namespace.
+    const toForget = await callTool(tenant.api_key, 'remember', {
+      text: 'Ana once lived in Faro',
+      namespace: 'mcp-every-tool-forget',
+    });
+    const memoryId = toForget.result.structuredContent.memory_id as string;
 
     const results = [];
-    for (const [name, args] of EVERY_TOOL_CALL) results.push(await callTool(tenant.api_key, name, args));
+    for (const [name, args] of EVERY_TOOL_CALL) {
+      const sent = name === 'forget_memory' ? { ...args, memory_id: memoryId } : args;
+      results.push(await callTool(tenant.api_key, name, sent));
+    }
 
     for (const [i, [name]] of EVERY_TOOL_CALL.entries())
       expect(results[i], name).toMatchObject({
@@ -692,7 +706,8 @@ describe('tm-mcp under the MCP Inspector CLI', () => {
       status: 'ok',
       services: everyServiceAnswering,
     });
-  });
+    // One Inspector process per call (eight here), each a few seconds on two loaded cores.
+  }, 90_000);
 
   it('when a tool fails (a refusal, the service’s error), then the Inspector shows the tool error’s text, not a schema failure', async () => {
     const tenant = await createTenant();

@@ -466,6 +466,21 @@ describe('SDK: templates, marketplace and memories', () => {
       data: { title: 'Plan' },
     });
     expect(await tm.memories.get(memory.memory_id as string)).toMatchObject({ memory_id: memory.memory_id });
+    // Forgotten ([P20]): gone from reads; asking again replays the first receipt.
+    const receipt = await tm.memories.forget(memory.memory_id as string);
+    expect(receipt).toMatchObject({
+      state: 'not_retained',
+      memory_id: memory.memory_id,
+      idempotency_outcome: 'Accepted',
+    });
+    await expect(tm.memories.get(memory.memory_id as string)).rejects.toMatchObject({
+      status: 404,
+      code: 'not_found',
+    });
+    expect(await tm.memories.forget(memory.memory_id as string)).toMatchObject({
+      idempotency_outcome: 'Replayed',
+      original_request_id: receipt.request_id,
+    });
   });
 
   it('when the marketplace is searched, then a listed template makes a memory readable by id', async () => {
