@@ -303,6 +303,41 @@ describe('DELETE /v1/memories/{memory_id}', () => {
     ).toBe(1);
   });
 
+  it('when the memory service or the template service is down, then forgetting is a retryable 503 and the memory stays; once back, the same DELETE forgets it', async () => {
+    const tenant = await createTenant();
+    const namespace = uniqueNamespace('forget-down');
+    const term = uniqueTerm();
+    const target = await written(tenant.api_key, namespace, `Hana's ${term} stays until asked again`);
+
+    await t.stack.stopMemory();
+    let withoutMemory: Awaited<ReturnType<typeof forget>>;
+    try {
+      withoutMemory = await forget(tenant.api_key, target.memoryId);
+    } finally {
+      await t.stack.startMemory();
+    }
+    await t.stack.stopTemplate();
+    let withoutTemplates: Awaited<ReturnType<typeof forget>>;
+    try {
+      withoutTemplates = await forget(tenant.api_key, target.memoryId);
+    } finally {
+      await t.stack.startTemplate();
+    }
+    const stillThere = await t.api.recall(tenant.api_key, recallBody(namespace, term));
+    const retried = await eventually(async () => {
+      const res = await forget(tenant.api_key, target.memoryId);
+      expect(res.status).toBe(200);
+      return res;
+    });
+
+    for (const res of [withoutMemory, withoutTemplates]) {
+      expect(res).toMatchObject({ status: 503, body: { retryable: true } });
+    }
+    expect(stillThere.body.related.map((r: { memory_id: string }) => r.memory_id)).toEqual([target.memoryId]);
+    expect(retried.body).toMatchObject({ memory_id: target.memoryId, idempotency_outcome: 'Accepted' });
+    expect(await read(tenant.api_key, target.memoryId)).toMatchObject({ status: 404 });
+  });
+
   it('when its namespace is being deleted, then forgetting it is 404, as reading it is', async () => {
     const tenant = await createTenant();
     const namespace = uniqueNamespace('forget-deleting');
