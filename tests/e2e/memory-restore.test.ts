@@ -10,6 +10,7 @@ import {
   RESTORE,
   restore,
 } from './support/restores.js';
+import { useSecondDeployment } from './support/second-deployment.js';
 import { useStack } from './support/stack.js';
 import { usageInStream } from './support/usage-stream.js';
 
@@ -371,5 +372,28 @@ describe('POST /api/v1/memory/restore', () => {
     expect(job).toMatchObject({ total: 30, written: 30, already_present: 0, failed: 0 });
     expect((await exportFile(t.api, tenant.api_key, [namespace])).records).toHaveLength(30);
     expect(await billedWrites(tenant)).toBe(30);
+  });
+});
+
+describe('POST /api/v1/memory/restore into a second deployment', () => {
+  const second = useSecondDeployment();
+
+  it("when one deployment's export is restored into a tenant of another (its own databases and bus), then exporting there gives the same records and relations", async () => {
+    const tenant = await createTenant();
+    const namespace = uniqueNamespace('hosted');
+    await namespaceWithSupersessions(tenant, namespace);
+    const file = await exportFile(t.api, tenant.api_key, [namespace]);
+
+    const res = await restore(second.api, second.apiKey, file);
+    const job = await followRestore(second.api, second.apiKey, res.body.id);
+
+    expect(res.status, JSON.stringify(res.body)).toBe(202);
+    expect(job).toMatchObject({ namespace, total: 5, written: 5, already_present: 0, failed: 0 });
+    expect(kept(await exportFile(second.api, second.apiKey, [namespace]))).toEqual(kept(file));
+    const again = await restore(second.api, second.apiKey, file);
+    expect(await followRestore(second.api, second.apiKey, again.body.id)).toMatchObject({
+      written: 0,
+      already_present: 5,
+    });
   });
 });
