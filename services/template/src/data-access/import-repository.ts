@@ -151,8 +151,8 @@ export async function markImportProcessingWithinLimit(
 /**
  * Jobs never started within their time: estimated → expired, in batches. A hub token kept for the
  * job goes, and so do its stored rows (an upload's values): nothing of an import nobody started is
- * kept past its time but its estimate. A dataset job left `resolving` by a process that stopped
- * mid-request is deleted. A start racing this sees `expired` (the update is conditional on the state).
+ * kept past its time but its estimate. A dataset job left `resolving`, or a restore left `uploading`,
+ * by a process that stopped mid-request is deleted. A start racing this sees `expired` (the update is conditional on the state).
  */
 export async function markUnstartedImportsExpired(
   db: PrismaClient,
@@ -178,8 +178,13 @@ export async function markUnstartedImportsExpired(
     expired += pass.expired;
     if (pass.due < batch) break;
   }
+  // So is a restore left `uploading` by a gateway that stopped while sending its records ([P20]):
+  // its rows hold their text, which must not outlive the request that brought it.
   await db.importJob.deleteMany({
-    where: { state: 'resolving', createdAt: { lt: cutoff.resolvingBefore } },
+    where: {
+      createdAt: { lt: cutoff.resolvingBefore },
+      OR: [{ state: 'resolving' }, { kind: 'restore', state: 'uploading' }],
+    },
   });
   return expired;
 }
