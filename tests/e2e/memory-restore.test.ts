@@ -375,6 +375,32 @@ describe('POST /api/v1/memory/restore', () => {
   });
 });
 
+describe('POST /api/v1/memory/restore while its namespace is deleted', () => {
+  it('when the target namespace is deleted while the restore waits, then the job goes with it (404) and nothing is written or billed', async () => {
+    const tenant = await createTenant();
+    const namespace = uniqueNamespace('deleted');
+    const file = handMadeExport(namespace, [{ event_id: 'd1', text: 'Written only if the namespace stays' }]);
+    await t.stack.stopMemory();
+    let id: string;
+    try {
+      const res = await restore(t.api, tenant.api_key, file);
+      expect(res.status, JSON.stringify(res.body)).toBe(202);
+      id = res.body.id;
+      // The template service drops the namespace's jobs first; memory is away, so the delete is a 503.
+      expect((await t.api.deleteNamespace(tenant.api_key, namespace)).status).toBe(503);
+    } finally {
+      await t.stack.startMemory();
+    }
+
+    await deleteNamespace(tenant, namespace);
+    const status = await t.api.get(`${RESTORE}/${id}`, { key: tenant.api_key });
+
+    expect(status).toMatchObject({ status: 404, body: { details: { code: 'not_found' } } });
+    expect((await exportFile(t.api, tenant.api_key, [namespace])).records).toEqual([]);
+    expect(await billedWrites(tenant)).toBe(0);
+  });
+});
+
 describe('POST /api/v1/memory/restore into a second deployment', () => {
   const second = useSecondDeployment();
 

@@ -152,7 +152,8 @@ export async function markImportProcessingWithinLimit(
  * Jobs never started within their time: estimated → expired, in batches. A hub token kept for the
  * job goes, and so do its stored rows (an upload's values): nothing of an import nobody started is
  * kept past its time but its estimate. A dataset job left `resolving`, or a restore left `uploading`,
- * by a process that stopped mid-request is deleted. A start racing this sees `expired` (the update is conditional on the state).
+ * by a process that stopped mid-request is deleted. A start racing this sees `expired` (the update is
+ * conditional on the state).
  */
 export async function markUnstartedImportsExpired(
   db: PrismaClient,
