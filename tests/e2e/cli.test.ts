@@ -35,6 +35,7 @@ describe('tm --help', () => {
       'write',
       'recall',
       'delete',
+      'restore',
       'import',
       'export',
       'events',
@@ -446,6 +447,62 @@ describe('tm export', () => {
     expect(JSON.stringify(JSON.parse(run.stdout))).toContain('exported to stdout');
     expect(run.stderr).toMatch(/^Exported \d+ bytes to stdout \(request id \S+\)$/m);
     expect(existsSync(join(home, '-'))).toBe(false);
+  });
+});
+
+describe('tm restore ([P20])', () => {
+  it('when an export file is restored into another namespace, then exit 0 with the records written; restored again, nothing is written; a record changed under its event id is listed and exit 3', async () => {
+    const tenant = await createTenant();
+    const { tm, home } = cliUser();
+    const env = { TM_API_KEY: tenant.api_key };
+    const source = uniqueNamespace('cli-source');
+    const target = uniqueNamespace('cli-target');
+    await tm(['write', 'The pier opens at six', '-n', source, '--key', 'pier-1'], { env });
+    await tm(
+      ['write', 'The pier opens at seven', '-n', source, '--key', 'pier-2', '--supersedes', 'pier-1'],
+      {
+        env,
+      },
+    );
+    const file = join(home, 'export.json');
+    expect((await tm(['export', '-n', source, '-o', file], { env })).code).toBe(0);
+    const edited = join(home, 'edited.json');
+    writeFileSync(
+      edited,
+      readFileSync(file, 'utf8')
+        .replace('open at seven', 'opens at eight')
+        .replace('opens at seven', 'opens at eight'),
+    );
+
+    const first = await tm(['restore', '--file', file, '-n', target, '--json'], { env });
+    const again = await tm(['restore', '--file', file, '-n', target, '--json'], { env });
+    const changed = await tm(['restore', '--file', edited, '-n', target], { env });
+
+    expect(first.code, first.stderr).toBe(0);
+    expect(json(first)).toMatchObject({
+      state: 'completed',
+      namespace: target,
+      from_namespace: source,
+      total: 2,
+      written: 2,
+      failures: [],
+    });
+    expect(again.code, again.stderr).toBe(0);
+    expect(json(again)).toMatchObject({ written: 0, already_present: 2, failed: 0 });
+    expect(changed.code, changed.stderr).toBe(3);
+    expect(changed.stdout).toMatch(/^failed: +1$/m);
+    expect(changed.stdout).toMatch(/pier-2\s+write_refused/);
+  });
+
+  it('when the file is not JSON, then exit 2 and nothing is sent', async () => {
+    const { tm, home } = cliUser();
+    const file = join(home, 'not-an-export.json');
+    writeFileSync(file, '{"records": [');
+
+    const run = await tm(['restore', '--file', file], { env: { TM_API_KEY: 'tm_unused' } });
+
+    expect(run.code).toBe(2);
+    expect(run.stderr).toContain('is not an export file');
   });
 });
 

@@ -15,6 +15,7 @@ import {
 } from './support/documented-routes.js';
 import { recallBody, uniqueKey, writeBody } from './support/factories.js';
 import { importSteps } from './support/imports.js';
+import { handMadeExport, restore } from './support/restores.js';
 import { useStack } from './support/stack.js';
 
 const t = useStack();
@@ -108,6 +109,8 @@ const ID_ROUTES: Array<{
   },
   { route: 'POST /v1/imports/{import_id}/start', credential: 'key', targets: ['importJob'] },
   { route: 'GET /v1/imports/{import_id}/failures', credential: 'key', targets: ['importJob'] },
+  { route: 'GET /api/v1/memory/restore/{restore_id}', credential: 'key', targets: ['restoreJob'] },
+  { route: 'GET /api/v1/memory/restore/{restore_id}/failures', credential: 'key', targets: ['restoreJob'] },
 ];
 /** Routes with a path parameter that names nothing a tenant owns: the same answer for every tenant. */
 const SHARED_BY_ALL_TENANTS: Record<string, string> = {
@@ -202,6 +205,23 @@ const NAMESPACE_CASES: Array<{
         item_counts: { total: 1, accepted: 1 },
         results: [{ index: 0, status: 200, body: { idempotency_outcome: 'Accepted' } }],
       },
+    }),
+  },
+  {
+    route: 'POST /api/v1/memory/restore',
+    what: "restores an export into A's namespace",
+    send: (a, b) =>
+      restore(
+        t.api,
+        b.api_key,
+        handMadeExport('file-of-b', [{ event_id: 'from-b', text: 'restored by B' }]),
+        {
+          namespace: a.namespace,
+        },
+      ),
+    expected: (a) => ({
+      status: 202,
+      body: { namespace: a.namespace, from_namespace: 'file-of-b', total: 1 },
     }),
   },
   {

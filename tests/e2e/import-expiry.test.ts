@@ -1,4 +1,4 @@
-import { randomBytes } from 'node:crypto';
+import { randomBytes, randomUUID } from 'node:crypto';
 import pg from 'pg';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { EVENTUALLY } from './support/eventually.js';
@@ -117,5 +117,43 @@ describe('an import nobody starts', () => {
       started_at: null,
     });
     expect(await stored(id)).toEqual({ hubTokenSealed: null, rows: 0 });
+  });
+});
+
+describe('a restore whose records never all arrived ([P20])', () => {
+  it('when a restore is left uploading past the in-flight window (its gateway stopped while sending), then the sweep deletes it with its rows and their text', async () => {
+    const tenant = await createTenant();
+    const id = randomUUID();
+    const client = new pg.Client({ connectionString: stackEnv().templateDbUrl });
+    await client.connect();
+    try {
+      // One statement: the sweep runs every 200 ms and could take the job between two.
+      const inserted = await client.query(
+        `WITH job AS (
+           INSERT INTO import_job (id, tenant_id, kind, state, namespace, from_namespace, restore_rows, format, request_id, created_at)
+           VALUES ($1, $2, 'restore', 'uploading', $3, $3, 2, '(restore)', 'left-behind', now() - interval '1 hour')
+           RETURNING id)
+         INSERT INTO import_row (import_id, row_number, values, state) SELECT id, 1, $4, 'pending' FROM job`,
+        [
+          id,
+          tenant.tenant_id,
+          uniqueNamespace('left'),
+          JSON.stringify({
+            event: { event_id: 'e1', occurred_at: '2026-01-01T00:00:00Z', content: { text: 'half sent' } },
+          }),
+        ],
+      );
+      expect(inserted.rowCount).toBe(1);
+
+      await expect
+        .poll(
+          async () => (await client.query('SELECT 1 FROM import_row WHERE import_id = $1', [id])).rowCount,
+          EVENTUALLY,
+        )
+        .toBe(0);
+      expect((await client.query('SELECT 1 FROM import_job WHERE id = $1', [id])).rowCount).toBe(0);
+    } finally {
+      await client.end();
+    }
   });
 });

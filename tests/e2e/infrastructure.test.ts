@@ -51,6 +51,7 @@ describe('GET /api/v1/infrastructure/capabilities', () => {
       'memory.write_batch',
       'memory.recall',
       'memory.delete',
+      'memory.restore',
     ]);
     expect(res.body.guarantees.some((g: string) => g.startsWith('read_after_write'))).toBe(true);
   });

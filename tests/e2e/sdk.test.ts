@@ -46,6 +46,53 @@ const failure = async (promise: Promise<unknown>) => {
   return error as TextMemoryError;
 };
 
+describe('SDK: memory.restore ([P20])', () => {
+  it('when an export is restored into another namespace and waited for, then progress is reported, the records are there, and a second restore stores nothing', async () => {
+    const { tm } = await tenantWithSdk();
+    const source = uniqueNamespace('sdk-source');
+    const target = uniqueNamespace('sdk-target');
+    await tm.memory.write({ namespace: source, text: 'The lighthouse keeper is Ada', event_id: 'lh-1' });
+    await tm.memory.write({
+      namespace: source,
+      text: 'The lighthouse keeper is Grace',
+      event_id: 'lh-2',
+      supersedes: ['lh-1'],
+    });
+    const file = await tm.infrastructure.export({ namespace: source });
+    const seen: string[] = [];
+
+    const job = await tm.memory.restore(
+      { file, namespace: target },
+      { pollIntervalMs: 100, onProgress: (j) => seen.push(j.state) },
+    );
+    const again = await tm.memory.restore({ file, namespace: target }, { pollIntervalMs: 100 });
+
+    expect(job).toMatchObject({ state: 'completed', namespace: target, from_namespace: source, written: 2 });
+    expect(seen.at(-1)).toBe('completed');
+    expect(await tm.memory.restoreStatus(job.id)).toEqual(job);
+    expect(again).toMatchObject({ state: 'completed', written: 0, already_present: 2, failed: 0 });
+    expect(await tm.memory.restoreFailures(again.id)).toMatchObject({ failures: [], paging: { total: 0 } });
+    const restored = await tm.infrastructure.export({ namespace: target });
+    expect(restored.records.map((r) => [r.event_id, r.status])).toEqual([
+      ['lh-1', 'superseded'],
+      ['lh-2', 'current'],
+    ]);
+    expect(restored.supersession_relations).toMatchObject([
+      { superseding_event_id: 'lh-2', target_event_id: 'lh-1', status: 'superseded' },
+    ]);
+  });
+
+  it('when the target namespace is not one, then the SDK refuses it before sending', async () => {
+    const { tm } = await tenantWithSdk();
+    const file = await tm.infrastructure.export({ namespace: uniqueNamespace('empty') });
+
+    const error = await failure(tm.memory.restore({ file, namespace: ' bad' }));
+
+    expect(error).toMatchObject({ status: 0, code: 'validation_failed' });
+    expect(error.details?.fields?.map((f) => f.path)).toEqual(['namespace']);
+  });
+});
+
 describe('SDK: memory.writeBatch ([P20])', () => {
   const event = (text: string, at = '2026-11-22T09:30:00Z') => ({ occurred_at: at, content: { text } });
 

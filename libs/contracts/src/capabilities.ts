@@ -2,6 +2,7 @@ import type { CapabilitiesResponse } from './infrastructure.js';
 import { LIMITS } from './limits.js';
 import { RESERVED_NAMESPACE_PREFIX } from './memory.js';
 import { NAMESPACES_PAGE } from './namespaces.js';
+import { RESTORE_LIMITS } from './restore.js';
 import { CONTRACT_VERSION, RUNTIME, SCHEMA_VERSION } from './runtime.js';
 import { EVENTS_PAGE, EXPORT_NAMESPACES_MAX } from './telemetry.js';
 
@@ -26,6 +27,7 @@ export const CAPABILITIES: CapabilitiesResponse = {
     },
     { operation: 'memory.recall', method: 'POST', path: '/api/v1/memory/recall', status: 'available_mock' },
     { operation: 'memory.delete', method: 'DELETE', path: '/api/v1/memory', status: 'available_mock' },
+    { operation: 'memory.restore', method: 'POST', path: '/api/v1/memory/restore', status: 'available_mock' },
   ],
   capabilities: [
     {
@@ -110,6 +112,8 @@ export const CAPABILITIES: CapabilitiesResponse = {
     body_max_bytes: LIMITS.bodyMaxBytes,
     write_batch_max_items: LIMITS.writeBatchMaxItems,
     write_batch_body_max_bytes: LIMITS.writeBatchBodyMaxBytes,
+    restore_body_max_bytes: RESTORE_LIMITS.bodyMaxBytes,
+    restore_max_records: RESTORE_LIMITS.maxRecords,
     body_max_depth: LIMITS.bodyMaxDepth,
     events_page: EVENTS_PAGE,
     namespaces_page: NAMESPACES_PAGE,

@@ -23,6 +23,7 @@ export * from './openapi.js';
 export * from './release.js';
 export * from './request-id.js';
 export * from './request-record.js';
+export * from './restore.js';
 export * from './runtime.js';
 export * from './scope.js';
 export * from './series-buckets.js';

@@ -24,6 +24,7 @@ import { declareContractVersion } from './openapi-contract-version.js';
 import { controlPaths } from './openapi-control.js';
 import { importPaths } from './openapi-imports.js';
 import { infrastructurePaths } from './openapi-infrastructure.js';
+import { restorePaths } from './openapi-restore.js';
 import { errors, json, parserErrors, publicRoute } from './openapi-shared.js';
 import { templatePaths } from './openapi-templates.js';
 import { ReleaseRecord } from './release.js';
@@ -171,6 +172,7 @@ export function buildOpenApiDocument(): ReturnType<typeof createDocument> {
         ...templatePaths,
         ...importPaths,
         ...chatPaths,
+        ...restorePaths,
         '/api/v1/memory/write': { post: writeOp },
         '/api/v1/memory/write/batch': { post: writeBatchOp },
         '/api/v1/memory/recall': { post: recallOp },

@@ -75,6 +75,12 @@ export const Subjects = {
     startImport: 'template.v1.imports.start',
     getImport: 'template.v1.imports.get',
     listImportFailures: 'template.v1.imports.failures',
+    /** [P20] Restore an export: open a job, send its rows, start it, read it and its failures. */
+    createRestore: 'template.v1.restores.create',
+    appendRestoreRows: 'template.v1.restores.rows',
+    startRestore: 'template.v1.restores.start',
+    getRestore: 'template.v1.restores.get',
+    listRestoreFailures: 'template.v1.restores.failures',
     ping: 'template.v1.ping',
   },
 } as const;

@@ -10,6 +10,7 @@ import { createHubTokenBox } from './domain/imports/hub/hub-token-box.js';
 import { createReadSlots } from './domain/imports/parsing/read-slots.js';
 import { startImportWorker } from './entry-points/jobs/import-worker.js';
 import { serveImportEndpoints } from './entry-points/nats/import-endpoints.js';
+import { serveRestoreEndpoints } from './entry-points/nats/restore-endpoints.js';
 import { serveTemplateEndpoints } from './entry-points/nats/template-endpoints.js';
 
 export interface TemplateService {
@@ -99,6 +100,10 @@ export async function startTemplateService(
       probeBudgetMs: config.HUB_PROBE_BUDGET_MS,
       maxInFlightPerTenant: config.IMPORT_MAX_CONCURRENT_PER_TENANT,
     },
+  });
+  serveRestoreEndpoints(service, {
+    nudge: importWorker.nudge,
+    maxInFlightPerTenant: config.IMPORT_MAX_CONCURRENT_PER_TENANT,
   });
   logger.info('template service ready');
   return {

@@ -11,6 +11,7 @@ import {
   writeBody,
 } from './factories.js';
 import { importSteps } from './imports.js';
+import { followRestore, handMadeExport, RESTORE, restore } from './restores.js';
 import { bugTemplate } from './templates.js';
 
 const CONTROL = '/api/v1/control';
@@ -98,6 +99,14 @@ export async function tenantWithOneOfEverything(t: Stack, label: string) {
     key,
     200,
   );
+  // An export restored ([P20]), to its end, so the tenant owns a restore job that no longer changes.
+  const restoring = await restore(
+    t.api,
+    key,
+    handMadeExport(`restored-${tag}`, [{ event_id: `restored-${tag}`, text: `restored note of ${tag}` }]),
+  );
+  expect(restoring.status, JSON.stringify(restoring.body)).toBe(202);
+  const restoreJob = await followRestore(t.api, key, restoring.body.id);
   // A namespace deleted, so the tenant owns a deletion job (its receipt readable by id).
   const scratch = uniqueNamespace(`scratch-${tag}`);
   expect((await t.api.write(key, writeBody(scratch, `scratch note of ${tag}`), uniqueKey())).status).toBe(
@@ -131,6 +140,7 @@ export async function tenantWithOneOfEverything(t: Stack, label: string) {
       plainMemory: written.body.memory_id as string,
       chatMemory: chat.text_memory.retained_turn.memory_id as string,
       importJob: upload.body.id as string,
+      restoreJob: restoreJob.id,
       namespaceDeletion: deleted.body.deletion.id as string,
     },
     /** Everything that identifies this tenant or its resources; none of it may reach another tenant. */
@@ -168,7 +178,7 @@ export async function stateOf(t: Stack, tenant: Tenant) {
   const recalled = async (namespace: string) =>
     relatedTexts(await t.api.recall(tenant.api_key, recallBody(namespace, 'private', { top_k: 10 })));
   const key = tenant.api_key;
-  const [lists, charges, templates, memories, importJob, texts, chatTexts] = await Promise.all([
+  const [lists, charges, templates, memories, importJob, restoreJob, texts, chatTexts] = await Promise.all([
     Promise.all(LISTS.map(async (list) => (await read(`${CONTROL}/${list}`, tenant.session)).data)),
     read(`${CONTROL}/billing/charges`, tenant.session, { limit: '200' }),
     read('/v1/templates', key),
@@ -178,6 +188,7 @@ export async function stateOf(t: Stack, tenant: Tenant) {
       ),
     ),
     read(`/v1/imports/${tenant.ids.importJob}`, key),
+    read(`${RESTORE}/${tenant.ids.restoreJob}`, key),
     recalled(tenant.namespace),
     recalled(`chat/${tenant.conversation}`),
   ]);
@@ -190,6 +201,7 @@ export async function stateOf(t: Stack, tenant: Tenant) {
     templates,
     memories,
     importJob,
+    restoreJob,
     texts: texts.sort(),
     chatTexts,
   };

@@ -7,6 +7,7 @@ import { registerKeys } from './commands/keys.js';
 import { registerMarketplace } from './commands/marketplace.js';
 import { registerMemories } from './commands/memories.js';
 import { registerMemory } from './commands/memory.js';
+import { registerRestore } from './commands/restore.js';
 import { registerTemplates } from './commands/templates.js';
 import { knownSecrets } from './context.js';
 import { explainCredentialRefusal } from './credential-refusal.js';
@@ -36,6 +37,7 @@ export function buildProgram(): Command {
     .exitOverride();
   registerAuth(program);
   registerMemory(program);
+  registerRestore(program);
   registerImports(program);
   registerInfrastructure(program);
   registerKeys(program);

@@ -92,6 +92,30 @@ PASSWORD = "correct horse battery staple"
 SOURCE: models.EventSourceInput = {"type": "direct_user_input", "id": "u1"}
 FIELD: models.TemplateField = {"name": "n", "type": "string", "required": True, "description": "d"}
 SETTINGS: models.CustomerStorageSettings = {"engine": "postgresql", "host": "db.example.com", "port": 5432, "database": "d", "username": "u", "ssl_mode": "require"}
+# An export file as the export route writes one: what `memory.restore` sends as its body.
+EXPORT_FILE: Dict[str, Any] = {
+    "contract_version": "v1",
+    "request_id": "r1",
+    "exported_at": "2026-11-27T10:00:00.000Z",
+    "selection": {"namespaces": ["ns"]},
+    "records": [
+        {
+            "memory_id": UUID,
+            "event_id": "e1",
+            "namespace": "ns",
+            "occurred_at": "2026-11-27T09:00:00.000Z",
+            "retained_at": "2026-11-27T09:00:01.000Z",
+            "text": "t",
+            "source": None,
+            "status": "current",
+            "superseded_at": None,
+        }
+    ],
+    "supersession_relations": [],
+    "history": [],
+    "counts": {"records": 1, "supersession_relations": 0, "history": 0},
+    "complete": True,
+}
 # Every call that sends a body, with every option it has.
 CALLS: List[Callable[[TextMemory], Any]] = [
     lambda tm: tm.memory.write(
@@ -99,6 +123,7 @@ CALLS: List[Callable[[TextMemory], Any]] = [
         source=SOURCE, supersedes=["e0"],
     ),
     lambda tm: tm.memory.recall(namespace="ns", query="q", top_k=3, as_of="2026-11-01T00:00:00Z"),
+    lambda tm: tm.memory.restore(file=EXPORT_FILE, namespace="ns2", from_namespace="ns", wait=False),
     lambda tm: tm.control.sessions.login(email="a@example.com", password="pw"),
     lambda tm: tm.control.account.change_password(current_password=PASSWORD, new_password=PASSWORD + "!"),
     lambda tm: tm.control.users.create(email="a@example.com", password=PASSWORD, role="developer"),

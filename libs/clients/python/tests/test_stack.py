@@ -403,6 +403,31 @@ def check_one_record_one_charge(namespace: str, key: str) -> None:
         tm.memory.delete(namespace=namespace)
 
 
+def test_restore_an_export_sync_and_async_against_the_stack() -> None:
+    source, target, again = (f"py-{label}-{uuid.uuid4().hex[:8]}" for label in ("src", "dst", "dst2"))
+    with TextMemory(URL, api_key=KEY) as tm:
+        tm.memory.write(namespace=source, text="The harbour master is Ines", event_id="hm-1")
+        tm.memory.write(namespace=source, text="The harbour master is Joao", event_id="hm-2", supersedes=["hm-1"])
+        file = tm.infrastructure.export(namespace=source).raw
+        seen: List[str] = []
+        job = tm.memory.restore(file=file, namespace=target, poll_interval=0.1, on_progress=lambda j: seen.append(j.state))
+        assert (job.state, job.namespace, job.from_namespace, job.written, job.failed) == ("completed", target, source, 2, 0)
+        assert seen[-1] == "completed" and tm.memory.restore_status(job.id).raw == job.raw
+        replayed = tm.memory.restore(file=file, namespace=target, poll_interval=0.1)
+        assert (replayed.written, replayed.already_present) == (0, 2)
+        assert tm.memory.restore_failures(replayed.id, limit=10).paging.total == 0
+        restored = tm.infrastructure.export(namespace=target)
+        assert [(r.event_id, r.status) for r in restored.records] == [("hm-1", "superseded"), ("hm-2", "current")]
+        with pytest.raises(TextMemoryError) as caught:
+            tm.memory.restore(file=file, namespace=" bad")
+        assert caught.value.status == 0 and caught.value.code == "validation_failed"
+
+    async def main() -> Result:
+        async with AsyncTextMemory(URL, api_key=KEY) as tm:
+            return await tm.memory.restore(file=file, namespace=again, poll_interval=0.1)
+
+    assert (asyncio.run(main()).written) == 2
+
 @needs_owner
 def test_sync_write_whose_answer_is_lost_comes_back_replayed() -> None:
     namespace = f"py-{uuid.uuid4().hex[:12]}"

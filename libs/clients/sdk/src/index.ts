@@ -30,6 +30,8 @@ export {
   type MemoryFamily,
   newEventId,
   type RecallInput,
+  type RestoreInput,
+  type RestoreOptions,
   type WriteBatchInput,
   type WriteInput,
   type WriteOptions,

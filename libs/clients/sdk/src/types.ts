@@ -44,6 +44,10 @@ export type RecallResponse = ResponseOf<'memoryRecall'>;
 export type DeleteReceipt = ResponseOf<'memoryDelete'>;
 /** The answer of `memories.forget` ([P20]). */
 export type ForgetReceipt = ResponseOf<'forgetMemory'>;
+/** [P20] An export file as `GET /api/v1/infrastructure/export` wrote it, and a restore job of one. */
+export type ExportFile = Schemas['RestoreDocument'];
+export type RestoreJob = ResponseOf<'memoryRestore'>;
+export type RestoreFailurePage = ResponseOf<'memoryRestoreFailures'>;
 export type HealthResponse = ResponseOf<'health'>;
 /** What `health()` returns: the 200 report, or the 503 one (status `unavailable`, with the error fields). */
 export type HealthReport = HealthResponse | ResponseOf<'health', 503>;

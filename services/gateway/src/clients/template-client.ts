@@ -2,6 +2,7 @@ import type { NatsConnection } from '@tm/bus';
 import {
   CreateDatasetImportMessage,
   CreateImportMessage,
+  CreateRestoreMessage,
   CreateTemplateMemoryMessage,
   CreateTemplateMemoryResponse,
   CreateTemplateMessage,
@@ -16,11 +17,18 @@ import {
   ImportJob,
   ImportRefMessage,
   ListImportFailuresMessage,
+  ListRestoreFailuresMessage,
   ListTemplatesMessage,
   MarketplacePage,
   MarketplaceTemplate,
+  RestoreCreated,
+  RestoreFailurePage,
+  RestoreJob,
+  RestoreRefMessage,
+  RestoreRowsMessage,
   SearchMarketplaceMessage,
   StartImportMessage,
+  StartRestoreMessage,
   Subjects,
   Template,
   TemplateMemory,
@@ -34,7 +42,7 @@ import { createServiceClient, endpoint, type ServiceClientOptions } from './serv
 
 const s = Subjects.template;
 
-/** The template service's endpoints (templates, marketplace, template memories, imports). */
+/** The template service's endpoints (templates, marketplace, template memories, imports, restores). */
 const TEMPLATE_SERVICE = {
   service: 'template',
   ping: s.ping,
@@ -61,6 +69,11 @@ const TEMPLATE_SERVICE = {
     startImport: endpoint(s.startImport, StartImportMessage, ImportJob),
     getImport: endpoint(s.getImport, ImportRefMessage, ImportJob),
     listImportFailures: endpoint(s.listImportFailures, ListImportFailuresMessage, ImportFailurePage),
+    createRestore: endpoint(s.createRestore, CreateRestoreMessage, RestoreCreated),
+    appendRestoreRows: endpoint(s.appendRestoreRows, RestoreRowsMessage, ImportAcknowledged),
+    startRestore: endpoint(s.startRestore, StartRestoreMessage, RestoreJob),
+    getRestore: endpoint(s.getRestore, RestoreRefMessage, RestoreJob),
+    listRestoreFailures: endpoint(s.listRestoreFailures, ListRestoreFailuresMessage, RestoreFailurePage),
   },
 };
 

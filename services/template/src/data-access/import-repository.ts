@@ -40,13 +40,26 @@ export async function markDatasetJobEstimated(
   return count === 1;
 }
 
-/** A tenant's job, or null: another tenant's job is as absent as one that never existed. */
-export async function findImportJob(db: Db, tenantId: string, importId: string) {
-  return db.importJob.findFirst({ where: { id: importId, tenantId } });
+/**
+ * A tenant's job of a kind, or null: another tenant's job is as absent as one that never existed, and
+ * so is a job of the other kind (an import's routes never see a restore, nor the other way round).
+ */
+export async function findImportJob(
+  db: Db,
+  tenantId: string,
+  importId: string,
+  kind: 'import' | 'restore' = 'import',
+) {
+  return db.importJob.findFirst({ where: { id: importId, tenantId, kind } });
 }
 
 export async function deleteImportJob(db: Db, importId: string) {
   await db.importJob.deleteMany({ where: { id: importId } });
+}
+
+/** A job still being received (either kind), with its chunks and rows; nothing once it is past that. */
+export async function deleteUploadingJob(db: Db, tenantId: string, importId: string) {
+  await db.importJob.deleteMany({ where: { id: importId, tenantId, state: 'uploading' } });
 }
 
 /** Stores one chunk; a retried chunk (same seq) is kept once. */
@@ -101,6 +114,19 @@ export async function markImportProcessing(
   return count === 1;
 }
 
+/** A restore whose rows have all arrived: uploading → processing, once; false otherwise. */
+export async function markRestoreProcessing(
+  db: Db,
+  importId: string,
+  scope: Prisma.InputJsonValue,
+): Promise<boolean> {
+  const { count } = await db.importJob.updateMany({
+    where: { id: importId, kind: 'restore', state: 'uploading' },
+    data: { state: 'processing', scope, startedAt: new Date() },
+  });
+  return count === 1;
+}
+
 /**
  * estimated → processing for a job whose kind is limited while it runs (a dataset import reads the
  * hub): 'busy' when the tenant already has `maxInFlight` jobs matching `inFlight`, counted and
@@ -125,8 +151,9 @@ export async function markImportProcessingWithinLimit(
 /**
  * Jobs never started within their time: estimated → expired, in batches. A hub token kept for the
  * job goes, and so do its stored rows (an upload's values): nothing of an import nobody started is
- * kept past its time but its estimate. A dataset job left `resolving` by a process that stopped
- * mid-request is deleted. A start racing this sees `expired` (the update is conditional on the state).
+ * kept past its time but its estimate. A dataset job left `resolving`, or a restore left `uploading`,
+ * by a process that stopped mid-request is deleted. A start racing this sees `expired` (the update is
+ * conditional on the state).
  */
 export async function markUnstartedImportsExpired(
   db: PrismaClient,
@@ -152,8 +179,13 @@ export async function markUnstartedImportsExpired(
     expired += pass.expired;
     if (pass.due < batch) break;
   }
+  // So is a restore left `uploading` by a gateway that stopped while sending its records ([P20]):
+  // its rows hold their text, which must not outlive the request that brought it.
   await db.importJob.deleteMany({
-    where: { state: 'resolving', createdAt: { lt: cutoff.resolvingBefore } },
+    where: {
+      createdAt: { lt: cutoff.resolvingBefore },
+      OR: [{ state: 'resolving' }, { kind: 'restore', state: 'uploading' }],
+    },
   });
   return expired;
 }
@@ -206,20 +238,20 @@ export async function findPendingRows(db: Db, importId: string, limit: number) {
   });
 }
 
-export async function settleImportRow(
-  db: Db,
-  importId: string,
-  rowNumber: number,
-  outcome: { state: 'retained'; memoryId: string } | { state: 'failed'; reason: string; message: string },
-) {
+/** What became of a row: written, (a restore's only) found already there, or refused. */
+export type RowOutcome =
+  | { state: 'retained' | 'present'; memoryId: string | null }
+  | { state: 'failed'; reason: string; message: string };
+
+export async function settleImportRow(db: Db, importId: string, rowNumber: number, outcome: RowOutcome) {
   // A settled row's values are cleared: its text lives in the memory service (or was refused), and
   // the uploaded data is not kept twice. updateMany: the job may have gone with its namespace.
   await db.importRow.updateMany({
     where: { importId, rowNumber },
     data:
-      outcome.state === 'retained'
+      outcome.state !== 'failed'
         ? {
-            state: 'retained',
+            state: outcome.state,
             memoryId: outcome.memoryId,
             reason: null,
             message: null,
@@ -233,7 +265,12 @@ export async function settleImportRow(
 export async function countImportRows(db: Db, importId: string) {
   const groups = await db.importRow.groupBy({ by: ['state'], where: { importId }, _count: { _all: true } });
   const count = (state: string) => groups.find((g) => g.state === state)?._count._all ?? 0;
-  return { pending: count('pending'), retained: count('retained'), failed: count('failed') };
+  return {
+    pending: count('pending'),
+    retained: count('retained'),
+    present: count('present'),
+    failed: count('failed'),
+  };
 }
 
 export async function listFailedRows(db: Db, importId: string, limit: number, offset: number) {
@@ -244,7 +281,7 @@ export async function listFailedRows(db: Db, importId: string, limit: number, of
       orderBy: { rowNumber: 'asc' },
       take: limit,
       skip: offset,
-      select: { rowNumber: true, reason: true, message: true },
+      select: { rowNumber: true, eventId: true, reason: true, message: true },
     }),
     db.importRow.count({ where }),
   ]);

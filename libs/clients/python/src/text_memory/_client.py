@@ -30,6 +30,10 @@ from ._core import (
     deletion_spec,
     open_sink,
     recall_spec,
+    restore_failures_spec,
+    restore_next_poll,
+    restore_spec,
+    restore_status_spec,
     related_recall_args,
     write_spec,
 )
@@ -57,6 +61,8 @@ from .models import (
     ImportJob,
     LivenessResponse,
     RecallResponse,
+    RestoreFailurePage,
+    RestoreJob,
     RequestEvent,
     StatusResponse,
     WriteResponse,
@@ -366,6 +372,73 @@ class Memory:
         spec = deletion_spec(deletion_id)
         return DeleteReceipt(self._client._request(spec, timeout, max_retries, request_id, extra_headers, cancel).data)
 
+
+    def restore(
+        self,
+        *,
+        file: Mapping[str, Any],
+        namespace: Optional[str] = None,
+        from_namespace: Optional[str] = None,
+        wait: bool = True,
+        on_progress: Optional[Callable[[RestoreJob], None]] = None,
+        max_wait: float = DELETE_MAX_WAIT,
+        poll_interval: Optional[float] = None,
+        timeout: Optional[float] = None,
+        max_retries: Optional[int] = None,
+        request_id: Optional[str] = None,
+        extra_headers: Optional[Mapping[str, str]] = None,
+        cancel: Optional[threading.Event] = None,
+    ) -> RestoreJob:
+        """Restore an export file (the parsed JSON the export wrote) into a namespace of this key's
+        tenant ([P20]): checked whole by the server (a 400 stores nothing), then written as a job that
+        keeps event ids, times, text, source and supersessions (new memory ids). Polls the job
+        (``on_progress`` gets each state) up to ``max_wait`` seconds unless ``wait=False``, and returns it:
+        ``written`` (one write unit each), ``already_present`` (nothing stored), ``failed``
+        (``restore_failures``). A second restore of the same file stores and bills nothing."""
+        call = (timeout, max_retries, request_id, extra_headers, cancel)
+        started = time.monotonic()
+        job = self._client._request(restore_spec(file, namespace, from_namespace), *call).data
+        if on_progress is not None:
+            on_progress(RestoreJob(job))
+        while wait:
+            pause = restore_next_poll(job, time.monotonic() - started, max_wait, poll_interval)
+            if pause is None:
+                break
+            self._client._pause(pause, cancel, 0)
+            job = self._client._request(restore_status_spec(str(job['id'])), *call).data
+            if on_progress is not None:
+                on_progress(RestoreJob(job))
+        return RestoreJob(job)
+
+    def restore_status(
+        self,
+        restore_id: str,
+        *,
+        timeout: Optional[float] = None,
+        max_retries: Optional[int] = None,
+        request_id: Optional[str] = None,
+        extra_headers: Optional[Mapping[str, str]] = None,
+        cancel: Optional[threading.Event] = None,
+    ) -> RestoreJob:
+        """A restore job as it stands (one read, no waiting)."""
+        spec = restore_status_spec(restore_id)
+        return RestoreJob(self._client._request(spec, timeout, max_retries, request_id, extra_headers, cancel).data)
+
+    def restore_failures(
+        self,
+        restore_id: str,
+        *,
+        limit: Optional[int] = None,
+        offset: Optional[int] = None,
+        timeout: Optional[float] = None,
+        max_retries: Optional[int] = None,
+        request_id: Optional[str] = None,
+        extra_headers: Optional[Mapping[str, str]] = None,
+        cancel: Optional[threading.Event] = None,
+    ) -> RestoreFailurePage:
+        """Records a restore could not write, by event id, with a reason (never their text)."""
+        spec = restore_failures_spec(restore_id, limit, offset)
+        return RestoreFailurePage(self._client._request(spec, timeout, max_retries, request_id, extra_headers, cancel).data)
 
 class Infrastructure(InfrastructureCalls[Result]):
     """Health, liveness, capabilities, status, the request history, telemetry, the namespace listing

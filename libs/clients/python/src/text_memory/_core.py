@@ -360,6 +360,35 @@ def smoke_test_spec(operator_token: Optional[str]) -> Spec:
     )
 
 
+def restore_spec(file: Mapping[str, Any], namespace: Optional[str], from_namespace: Optional[str]) -> Spec:
+    """``POST /api/v1/memory/restore`` ([P20]): the export file as the body, the mapping in the query.
+    Safe to send again: a second restore of the same file stores and bills nothing."""
+    assert_valid(
+        [] if namespace is None else check_namespace(namespace, "namespace"),
+        [] if from_namespace is None else check_namespace(from_namespace, "from_namespace"),
+    )
+    query = {k: v for k, v in (("namespace", namespace), ("from_namespace", from_namespace)) if v is not None}
+    return Spec("POST", "/api/v1/memory/restore", "api_key", True, query=query, json=dict(file))
+
+
+def restore_status_spec(restore_id: str) -> Spec:
+    return Spec("GET", f"/api/v1/memory/restore/{quote(restore_id, safe='')}", "api_key", True)
+
+
+def restore_failures_spec(restore_id: str, limit: Optional[int], offset: Optional[int]) -> Spec:
+    query = {k: v for k, v in (("limit", limit), ("offset", offset)) if v is not None}
+    return Spec("GET", f"/api/v1/memory/restore/{quote(restore_id, safe='')}/failures", "api_key", True, query=query)
+
+
+def restore_next_poll(job: Any, elapsed: float, max_wait: float, poll_interval: Optional[float]) -> Optional[float]:
+    """The pause before polling the restore again, or None when it has completed or the wait ran out
+    (the job as it stands is returned; the server goes on)."""
+    if not isinstance(job, dict) or job.get("state") == "completed":
+        return None
+    pause = DELETE_POLL if poll_interval is None else poll_interval
+    return None if elapsed + pause > max_wait else pause
+
+
 def deletion_id(receipt: Any) -> str:
     return str(receipt["deletion"]["id"])
 

@@ -151,6 +151,32 @@ class EventSourceInput(_EventSourceInputRequired, total=False):
     id: str
 
 
+class ExportRecord(TypedDict):
+    """The API's ``ExportRecord``."""
+
+    memory_id: str
+    event_id: str
+    namespace: str
+    occurred_at: str
+    retained_at: str
+    text: str
+    source: Optional[Dict[str, Any]]
+    status: Literal["current", "superseded"]
+    superseded_at: Optional[str]
+
+
+class ExportRelation(TypedDict):
+    """The API's ``ExportRelation``."""
+
+    namespace: str
+    superseding_event_id: str
+    superseding_memory_id: str
+    target_event_id: str
+    target_memory_id: Optional[str]
+    status: Literal["superseded", "unresolved"]
+    recorded_at: str
+
+
 class _ImportUploadFormRequired(TypedDict):
     file: str
 
@@ -214,6 +240,34 @@ class RecallRequest(_RecallRequestRequired, total=False):
     as_of: str
     tenant_id: Any
     user_id: Any
+
+
+class RestoreDocumentSelection(TypedDict):
+    """The API's ``RestoreDocumentSelection``."""
+
+    namespaces: Optional[List[str]]
+
+
+class RestoreDocumentCounts(TypedDict):
+    """The API's ``RestoreDocumentCounts``."""
+
+    records: int
+    supersession_relations: int
+    history: int
+
+
+class RestoreDocument(TypedDict):
+    """An export document as the export route wrote it"""
+
+    contract_version: Literal["v1"]
+    request_id: str
+    exported_at: str
+    selection: RestoreDocumentSelection
+    records: List[ExportRecord]
+    supersession_relations: List[ExportRelation]
+    history: List[Any]
+    counts: RestoreDocumentCounts
+    complete: Literal[True]
 
 
 class StorageAttachRequest(TypedDict):
@@ -1113,8 +1167,8 @@ class ExportDocumentSelection(Model):
     namespaces: Optional[List[str]]
 
 
-class ExportRecord(Model):
-    """The API's ``ExportRecord``."""
+class ExportRecordOutput(Model):
+    """The API's ``ExportRecordOutput``."""
 
     __slots__ = ()
     _fields = {"memory_id": None, "event_id": None, "namespace": None, "occurred_at": None, "retained_at": None, "text": None, "source": None, "status": None, "superseded_at": None}
@@ -1129,8 +1183,8 @@ class ExportRecord(Model):
     superseded_at: Optional[str]
 
 
-class ExportRelation(Model):
-    """The API's ``ExportRelation``."""
+class ExportRelationOutput(Model):
+    """The API's ``ExportRelationOutput``."""
 
     __slots__ = ()
     _fields = {"namespace": None, "superseding_event_id": None, "superseding_memory_id": None, "target_event_id": None, "target_memory_id": None, "status": None, "recorded_at": None}
@@ -1157,13 +1211,13 @@ class ExportDocument(Model):
     """The API's ``ExportDocument``."""
 
     __slots__ = ()
-    _fields = {"contract_version": None, "request_id": None, "exported_at": None, "selection": "ExportDocumentSelection", "records": "[ExportRecord]", "supersession_relations": "[ExportRelation]", "history": "[RequestEvent]", "counts": "ExportDocumentCounts", "complete": None}
+    _fields = {"contract_version": None, "request_id": None, "exported_at": None, "selection": "ExportDocumentSelection", "records": "[ExportRecordOutput]", "supersession_relations": "[ExportRelationOutput]", "history": "[RequestEvent]", "counts": "ExportDocumentCounts", "complete": None}
     contract_version: Literal["v1"]
     request_id: str
     exported_at: str
     selection: ExportDocumentSelection
-    records: List[ExportRecord]
-    supersession_relations: List[ExportRelation]
+    records: List[ExportRecordOutput]
+    supersession_relations: List[ExportRelationOutput]
     history: List[RequestEvent]
     counts: ExportDocumentCounts
     complete: Literal[True]
@@ -1820,6 +1874,56 @@ class ReleaseRecord(Model):
     request_id: str
 
 
+class RestoreFailurePageFailures(Model):
+    """The API's ``RestoreFailurePageFailures``."""
+
+    __slots__ = ()
+    _fields = {"event_id": None, "reason": None, "message": None}
+    event_id: str
+    reason: Literal["not_retained", "write_refused"]
+    message: str
+
+
+class RestoreFailurePagePaging(Model):
+    """The API's ``RestoreFailurePagePaging``."""
+
+    __slots__ = ()
+    _fields = {"total": None, "limit": None, "offset": None}
+    total: int
+    limit: int
+    offset: int
+
+
+class RestoreFailurePage(Model):
+    """The API's ``RestoreFailurePage``."""
+
+    __slots__ = ()
+    _fields = {"contract_version": None, "restore_id": None, "failures": "[RestoreFailurePageFailures]", "paging": "RestoreFailurePagePaging"}
+    contract_version: Literal["v1"]
+    restore_id: str
+    failures: List[RestoreFailurePageFailures]
+    paging: RestoreFailurePagePaging
+
+
+class RestoreJob(Model):
+    """The API's ``RestoreJob``."""
+
+    __slots__ = ()
+    _fields = {"contract_version": None, "id": None, "state": None, "namespace": None, "from_namespace": None, "total": None, "processed": None, "written": None, "already_present": None, "failed": None, "created_at": None, "completed_at": None}
+    contract_version: Literal["v1"]
+    id: str
+    state: Literal["processing", "completed"]
+    namespace: str
+    from_namespace: str
+    total: int
+    processed: int
+    written: int
+    already_present: int
+    failed: int
+    created_at: str
+    completed_at: Optional[str]
+
+
 class SessionCreated(Model):
     """The API's ``SessionCreated``."""
 
@@ -2292,6 +2396,9 @@ ROUTES: Tuple[Tuple[str, str, Dict[int, Type[Model]]], ...] = (
     ("POST", "/v1/chat/completions", {200: ChatCompletion}),
     ("GET", "/v1/models", {200: ModelList}),
     ("GET", "/v1/models/{model}", {200: ModelEntry}),
+    ("POST", "/api/v1/memory/restore", {202: RestoreJob}),
+    ("GET", "/api/v1/memory/restore/{restore_id}", {200: RestoreJob}),
+    ("GET", "/api/v1/memory/restore/{restore_id}/failures", {200: RestoreFailurePage}),
     ("POST", "/api/v1/memory/write", {200: WriteResponse}),
     ("POST", "/api/v1/memory/write/batch", {200: WriteBatchResponse}),
     ("POST", "/api/v1/memory/recall", {200: RecallResponse}),

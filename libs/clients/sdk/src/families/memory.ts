@@ -4,7 +4,11 @@ import { LIMITS } from '../limits.js';
 import { sleep } from '../retry.js';
 import type {
   DeleteReceipt,
+  ExportFile,
+  QueryOf,
   RecallResponse,
+  RestoreFailurePage,
+  RestoreJob,
   Schemas,
   WriteBatchItem,
   WriteBatchRequest,
@@ -72,6 +76,26 @@ export interface DeleteOptions extends CallOptions {
   maxWaitMs?: number;
   /** Pause between polls; the server's Retry-After (1 s) when not given. */
   pollIntervalMs?: number;
+}
+
+export interface RestoreInput {
+  /** The export file, parsed: `JSON.parse` of what `infrastructure.export` or the export route wrote. */
+  file: ExportFile;
+  /** Where the records go; default the namespace they were exported from. */
+  namespace?: string;
+  /** Which of the file's namespaces to restore; needed only when it holds more than one. */
+  from_namespace?: string;
+}
+
+export interface RestoreOptions extends CallOptions {
+  /** Wait for the job to complete, polling its status (default true); false returns the started job. */
+  wait?: boolean;
+  /** Called with the job after the start and after each poll. */
+  onProgress?: (job: RestoreJob) => void;
+  /** Between polls; default 1,000 ms (the server's Retry-After). */
+  pollIntervalMs?: number;
+  /** How long to wait in all (default 10 minutes); past it the job is returned as it stands. */
+  maxWaitMs?: number;
 }
 
 /** Ten minutes: a 1M-record namespace takes a few at the server's default batch size. */
@@ -244,6 +268,86 @@ export class MemoryFamily {
         await sleep(pause, call.signal);
       }
     }
+  }
+
+  /**
+   * Restore an export file into a namespace of this key's tenant ([P20]): the server checks the file
+   * whole (a 400 stores nothing), then writes its records as a job, keeping event ids, times, text,
+   * source and supersessions; new memory ids. Waits for the job (polling, with `onProgress`) unless
+   * `wait: false`, and returns it: `written` (billed, one write unit each), `already_present` (restored
+   * before, or already there: nothing stored), `failed` (see `restoreFailures`). Safe to repeat: a
+   * second restore of the same file stores and bills nothing, so a retried start is harmless.
+   */
+  async restore(input: RestoreInput, options: RestoreOptions = {}): Promise<RestoreJob> {
+    assertValid(
+      input.namespace === undefined ? [] : checkNamespace(input.namespace, 'namespace'),
+      input.from_namespace === undefined ? [] : checkNamespace(input.from_namespace, 'from_namespace'),
+    );
+    const {
+      wait = true,
+      onProgress,
+      pollIntervalMs = DELETE_POLL_MS,
+      maxWaitMs = DELETE_MAX_WAIT_MS,
+      ...call
+    } = options;
+    const started = Date.now();
+    const query = {
+      ...(input.namespace !== undefined ? { namespace: input.namespace } : {}),
+      ...(input.from_namespace !== undefined ? { from_namespace: input.from_namespace } : {}),
+    };
+    const { data } = await this.http.request<RestoreJob>(
+      {
+        method: 'POST',
+        path: '/api/v1/memory/restore',
+        credential: 'apiKey',
+        safe: true,
+        query,
+        json: input.file,
+      },
+      call,
+    );
+    let job = data;
+    onProgress?.(job);
+    while (wait && job.state !== 'completed') {
+      if (Date.now() - started + pollIntervalMs > maxWaitMs) break;
+      await sleep(pollIntervalMs, call.signal);
+      job = await this.restoreStatus(job.id, call);
+      onProgress?.(job);
+    }
+    return job;
+  }
+
+  /** A restore job as it stands (one read, no waiting). */
+  async restoreStatus(id: string, options?: CallOptions): Promise<RestoreJob> {
+    const { data } = await this.http.request<RestoreJob>(
+      {
+        method: 'GET',
+        path: `/api/v1/memory/restore/${encodeURIComponent(id)}`,
+        credential: 'apiKey',
+        safe: true,
+      },
+      options,
+    );
+    return data;
+  }
+
+  /** Records a restore could not write, by event id, with a reason (never their text). */
+  async restoreFailures(
+    id: string,
+    query?: QueryOf<'memoryRestoreFailures'>,
+    options?: CallOptions,
+  ): Promise<RestoreFailurePage> {
+    const { data } = await this.http.request<RestoreFailurePage>(
+      {
+        method: 'GET',
+        path: `/api/v1/memory/restore/${encodeURIComponent(id)}/failures`,
+        credential: 'apiKey',
+        safe: true,
+        query,
+      },
+      options,
+    );
+    return data;
   }
 
   /** A namespace deletion as it stands, by `deletion.id` from its receipt (one read, no waiting). */

@@ -777,6 +777,63 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/api/v1/memory/restore": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Restore an export file into a namespace, as a job (API key with memory:write)
+         * @description The body is an export document exactly as `GET /api/v1/infrastructure/export` wrote it. The records of one of its namespaces (`from_namespace`; needed only when the export holds several) are written into `namespace` (default: the same name) of the caller’s tenant, each with its event id, occurred_at, text and source, and its supersessions replayed in the order the records were first retained, so the relations come back as they were (superseded or unresolved). New memory ids and retained_at. Each record is written under an idempotency key made of the target namespace and its event id: restoring the same file again stores and bills nothing (`already_present`), and a record whose event id is already retained there is left as it is. Billed as writes: one unit per record written. 202 with the job; poll `/api/v1/memory/restore/{restore_id}`. A malformed file, counts that do not match its parts, or a record `/write` would refuse is one 400 and nothing is stored; more than 50000 records is a 400, a body over 16777216 bytes a 413. The file’s history (the source’s request log) is not restored.
+         */
+        post: operations["memoryRestore"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/memory/restore/{restore_id}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * A restore job’s progress (API key with memory:write)
+         * @description `state` is `processing` (poll again after Retry-After) or `completed`. Another tenant’s restore, or one unknown, is 404; so is a restore whose target namespace was deleted meanwhile (the job goes with the namespace, as an import does).
+         */
+        get: operations["memoryRestoreStatus"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/memory/restore/{restore_id}/failures": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** Records a restore could not write: event id, reason, message (never the text) */
+        get: operations["memoryRestoreFailures"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/api/v1/memory/write": {
         parameters: {
             query?: never;
@@ -1178,6 +1235,54 @@ export interface components {
             name?: string;
         } & {
             [key: string]: unknown;
+        };
+        /** @description An export document as the export route wrote it */
+        RestoreDocument: {
+            /** @constant */
+            contract_version: "v1";
+            request_id: string;
+            /** Format: date-time */
+            exported_at: string;
+            selection: {
+                namespaces: string[] | null;
+            };
+            records: components["schemas"]["ExportRecord"][];
+            supersession_relations: components["schemas"]["ExportRelation"][];
+            history: unknown[];
+            counts: {
+                records: number;
+                supersession_relations: number;
+                history: number;
+            };
+            /** @constant */
+            complete: true;
+        };
+        ExportRecord: {
+            memory_id: string;
+            event_id: string;
+            namespace: string;
+            /** Format: date-time */
+            occurred_at: string;
+            /** Format: date-time */
+            retained_at: string;
+            text: string;
+            source: {
+                [key: string]: unknown;
+            } | null;
+            /** @enum {string} */
+            status: "current" | "superseded";
+            superseded_at: string | null;
+        };
+        ExportRelation: {
+            namespace: string;
+            superseding_event_id: string;
+            superseding_memory_id: string;
+            target_event_id: string;
+            target_memory_id: string | null;
+            /** @enum {string} */
+            status: "superseded" | "unresolved";
+            /** Format: date-time */
+            recorded_at: string;
         };
         WriteRequest: {
             /** @constant */
@@ -1945,8 +2050,8 @@ export interface components {
             selection: {
                 namespaces: string[] | null;
             };
-            records: components["schemas"]["ExportRecord"][];
-            supersession_relations: components["schemas"]["ExportRelation"][];
+            records: components["schemas"]["ExportRecordOutput"][];
+            supersession_relations: components["schemas"]["ExportRelationOutput"][];
             history: components["schemas"]["RequestEvent"][];
             counts: {
                 records: number;
@@ -1958,33 +2063,6 @@ export interface components {
              * @constant
              */
             complete: true;
-        };
-        ExportRecord: {
-            memory_id: string;
-            event_id: string;
-            namespace: string;
-            /** Format: date-time */
-            occurred_at: string;
-            /** Format: date-time */
-            retained_at: string;
-            text: string;
-            source: {
-                [key: string]: unknown;
-            } | null;
-            /** @enum {string} */
-            status: "current" | "superseded";
-            superseded_at: string | null;
-        };
-        ExportRelation: {
-            namespace: string;
-            superseding_event_id: string;
-            superseding_memory_id: string;
-            target_event_id: string;
-            target_memory_id: string | null;
-            /** @enum {string} */
-            status: "superseded" | "unresolved";
-            /** Format: date-time */
-            recorded_at: string;
         };
         SmokeTestResponse: {
             /** @constant */
@@ -2476,6 +2554,51 @@ export interface components {
                 recall_top_k: number;
             };
         };
+        RestoreJob: {
+            /** @constant */
+            contract_version: "v1";
+            /** Format: uuid */
+            id: string;
+            /**
+             * @description processing (records being written) → completed (every record written, present or failed)
+             * @enum {string}
+             */
+            state: "processing" | "completed";
+            /** @description Where the records go */
+            namespace: string;
+            /** @description The export’s namespace they came from */
+            from_namespace: string;
+            /** @description Records in the restore */
+            total: number;
+            /** @description Records settled so far (written, present or failed) */
+            processed: number;
+            /** @description Records this restore stored (one write unit each) */
+            written: number;
+            /** @description Records found already there (an earlier restore of the same record, or the event id already retained in the namespace): nothing stored, nothing billed */
+            already_present: number;
+            /** @description Records refused; see the failures route */
+            failed: number;
+            /** Format: date-time */
+            created_at: string;
+            completed_at: string | null;
+        };
+        RestoreFailurePage: {
+            /** @constant */
+            contract_version: "v1";
+            /** Format: uuid */
+            restore_id: string;
+            failures: {
+                event_id: string;
+                /** @enum {string} */
+                reason: "not_retained" | "write_refused";
+                message: string;
+            }[];
+            paging: {
+                total: number;
+                limit: number;
+                offset: number;
+            };
+        };
         WriteResponse: {
             /** @constant */
             contract_version: "v1";
@@ -2761,6 +2884,33 @@ export interface components {
             /** Format: date-time */
             recorded_at: string;
             request_id: string;
+        };
+        ExportRecordOutput: {
+            memory_id: string;
+            event_id: string;
+            namespace: string;
+            /** Format: date-time */
+            occurred_at: string;
+            /** Format: date-time */
+            retained_at: string;
+            text: string;
+            source: {
+                [key: string]: unknown;
+            } | null;
+            /** @enum {string} */
+            status: "current" | "superseded";
+            superseded_at: string | null;
+        };
+        ExportRelationOutput: {
+            namespace: string;
+            superseding_event_id: string;
+            superseding_memory_id: string;
+            target_event_id: string;
+            target_memory_id: string | null;
+            /** @enum {string} */
+            status: "superseded" | "unresolved";
+            /** Format: date-time */
+            recorded_at: string;
         };
         TemplateFieldOutput: {
             name: string;
@@ -8158,6 +8308,318 @@ export interface operations {
                 };
                 content: {
                     "application/json": components["schemas"]["OpenAiErrorEnvelope"];
+                };
+            };
+        };
+    };
+    memoryRestore: {
+        parameters: {
+            query?: {
+                /** @description Where the records go; defaults to the namespace they were exported from */
+                namespace?: string;
+                /** @description Which of the export’s namespaces to restore; required when the export holds more than one */
+                from_namespace?: string;
+            };
+            header?: {
+                /** @description Client-chosen correlation id: 1–200 printable ASCII characters, kept and echoed; anything else is refused (400). Generated when absent */
+                "X-Request-Id"?: string;
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["RestoreDocument"];
+            };
+        };
+        responses: {
+            /** @description The job, started */
+            202: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["RestoreJob"];
+                };
+            };
+            /** @description Malformed or invalid request; correct it, do not retry unchanged */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description Authentication required: send an API key or session token */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description Valid credential denied by policy, role, consent, storage or capability */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description Body larger than the limit */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description Body is not application/json, or an unsupported file type */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description Rate, usage or concurrency limit (rate_limited, too_many_imports); honour Retry-After */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description Internal failure */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description A service or its storage is unavailable; retryable, honour Retry-After */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description A service did not answer within the deadline; retryable, honour Retry-After (a write with the same idempotency key) */
+            504: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+        };
+    };
+    memoryRestoreStatus: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description Client-chosen correlation id: 1–200 printable ASCII characters, kept and echoed; anything else is refused (400). Generated when absent */
+                "X-Request-Id"?: string;
+            };
+            path: {
+                /** @description The restore job’s id (a UUID) */
+                restore_id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The job as it stands */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["RestoreJob"];
+                };
+            };
+            /** @description Malformed or invalid request; correct it, do not retry unchanged */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description Authentication required: send an API key or session token */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description Valid credential denied by policy, role, consent, storage or capability */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description Resource or route unavailable to the caller */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description Rate, usage or concurrency limit (rate_limited, too_many_imports); honour Retry-After */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description Internal failure */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description A service or its storage is unavailable; retryable, honour Retry-After */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description A service did not answer within the deadline; retryable, honour Retry-After (a write with the same idempotency key) */
+            504: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+        };
+    };
+    memoryRestoreFailures: {
+        parameters: {
+            query?: {
+                limit?: number;
+                offset?: number;
+            };
+            header?: {
+                /** @description Client-chosen correlation id: 1–200 printable ASCII characters, kept and echoed; anything else is refused (400). Generated when absent */
+                "X-Request-Id"?: string;
+            };
+            path: {
+                /** @description The restore job’s id (a UUID) */
+                restore_id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description A page of failures, in write order */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["RestoreFailurePage"];
+                };
+            };
+            /** @description Malformed or invalid request; correct it, do not retry unchanged */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description Authentication required: send an API key or session token */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description Valid credential denied by policy, role, consent, storage or capability */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description Resource or route unavailable to the caller */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description Rate, usage or concurrency limit (rate_limited, too_many_imports); honour Retry-After */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description Internal failure */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description A service or its storage is unavailable; retryable, honour Retry-After */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description A service did not answer within the deadline; retryable, honour Retry-After (a write with the same idempotency key) */
+            504: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
         };

@@ -13,6 +13,9 @@ const ROUTES: ReadonlyArray<readonly [method: string, template: string, operatio
   ['POST', '/api/v1/memory/recall', 'memory.recall'],
   ['DELETE', '/api/v1/memory', 'memory.delete'],
   ['GET', '/api/v1/memory/deletions/{deletion_id}', 'memory.delete.status'],
+  ['POST', '/api/v1/memory/restore', 'memory.restore'],
+  ['GET', '/api/v1/memory/restore/{restore_id}', 'memory.restore.status'],
+  ['GET', '/api/v1/memory/restore/{restore_id}/failures', 'memory.restore.failures'],
 
   ['POST', '/api/v1/control/sessions', 'control.sessions.create'],
   ['DELETE', '/api/v1/control/sessions/current', 'control.sessions.delete'],

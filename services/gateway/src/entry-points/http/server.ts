@@ -33,6 +33,7 @@ import { liveness } from './routes/liveness-route.js';
 import { mcpRoutes } from './routes/mcp-routes.js';
 import { memoryRoutes } from './routes/memory-routes.js';
 import { openApiRoutes } from './routes/openapi-routes.js';
+import { restoreRoutes } from './routes/restore-routes.js';
 import { templateMemoryRoutes } from './routes/template-memory-routes.js';
 import { templateRoutes } from './routes/template-routes.js';
 
@@ -79,6 +80,7 @@ export function createHttpApp(deps: HttpDeps): express.Express {
   app.use(mcpRoutes(deps.auth, deps.mcp));
   app.use(refuseUndeclaredQuery());
   app.use('/api/v1/memory', memoryRoutes(deps.memory, deps.auth, deps.templates));
+  app.use('/api/v1/memory', restoreRoutes(deps.templates, deps.auth));
   app.use('/api/v1/control', controlRoutes(deps.auth, deps.control));
   app.use('/api/v1/infrastructure', infrastructureRoutes({ ...deps, billing: deps.control.billing }));
   app.use('/api/v1', openApiRoutes());

@@ -1,10 +1,12 @@
 import type { ImportRefMessage } from '@tm/contracts';
-import { deleteImportJob, findImportJob } from '../../data-access/import-repository.js';
+import { deleteUploadingJob } from '../../data-access/import-repository.js';
 import { getPrisma } from '../../data-access/prisma-client.js';
 
-/** A refused upload (too large, stalled) leaves nothing behind: its job, chunks and rows go. */
+/**
+ * A refused upload (too large, stalled) leaves nothing behind: its job, chunks and rows go. So does a
+ * restore whose records could not all be sent ([P20]): either kind, while it is still `uploading`.
+ */
 export async function discardImport(msg: ImportRefMessage, db = getPrisma()): Promise<{ ok: true }> {
-  const job = await findImportJob(db, msg.tenant_id, msg.import_id);
-  if (job && job.state === 'uploading') await deleteImportJob(db, job.id);
+  await deleteUploadingJob(db, msg.tenant_id, msg.import_id);
   return { ok: true };
 }

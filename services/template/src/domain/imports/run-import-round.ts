@@ -4,6 +4,7 @@ import type { WriteMemory } from '../../clients/memory-writer.js';
 import type { PrismaClient } from '../../data-access/generated/client.js';
 import { findProcessingJobs, type ImportJobRecord } from '../../data-access/import-repository.js';
 import { getPrisma } from '../../data-access/prisma-client.js';
+import { processRestoreBatch } from '../restores/process-restore-batch.js';
 import { type DatasetRowDeps, fetchDatasetRows } from './hub/fetch-dataset-rows.js';
 import { processImportBatch } from './process-import-batch.js';
 
@@ -34,13 +35,14 @@ export async function runImportRound(
   return worked;
 }
 
-/** One batch of a job; a dataset job reads its next rows from the hub first. */
+/** One batch of a job; a dataset job reads its next rows from the hub first; a restore ([P20]) writes its records. */
 async function runBatch(
   job: ImportJobRecord,
   deps: ImportRoundDeps,
   logger: Logger,
   db: PrismaClient,
 ): Promise<boolean> {
+  if (job.kind === 'restore') return processRestoreBatch(job, deps, db);
   if (job.datasetId !== null) {
     try {
       if (!(await fetchDatasetRows(job, { ...deps.datasets, batchSize: deps.batchSize }, db))) return false;

@@ -4,10 +4,8 @@ import {
   type DeleteReceipt,
   DeleteRequest,
   ErrorCode,
-  isReservedNamespace,
   LIMITS,
   parseOrThrow,
-  RESERVED_NAMESPACE_PREFIX,
   RecallRequest,
   WRITE_BATCH_OPERATION,
   type WriteBatchResponse,
@@ -29,16 +27,7 @@ import { errorEnvelope, idempotentWrite } from '../middleware/error-handler.js';
 import { jsonBody, jsonBodyUpTo } from '../middleware/json-body.js';
 import { meteredNote, noteForRecord, type RecordNote } from '../middleware/record-requests.js';
 import { uuidRef } from '../path-params.js';
-
-/** The smoke test's namespaces are not the public API's to use. */
-function refuseReserved(namespace: string): string {
-  if (isReservedNamespace(namespace)) {
-    throw new AppError(ErrorCode.ValidationFailed, 'This namespace is reserved', {
-      fields: [{ path: 'namespace', message: `must not start with ${RESERVED_NAMESPACE_PREFIX}` }],
-    });
-  }
-  return namespace;
-}
+import { refuseReserved } from './reserved-namespace.js';
 
 /** The v1 data plane: validate, call the memory service once, answer with what it said. */
 export function memoryRoutes(memory: MemoryClient, auth: AuthDeps, templates: TemplateClient): Router {
