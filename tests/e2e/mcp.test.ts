@@ -67,6 +67,10 @@ type ToolResult = {
   isError?: boolean;
 };
 
+/** A recall's related memories, from its structured content. */
+const relatedOf = (result: { structuredContent?: Record<string, unknown> }) =>
+  (result.structuredContent?.related ?? []) as Array<{ memory_id: string; text: string }>;
+
 async function call(client: Client, name: string, args: Record<string, unknown> = {}) {
   const result = (await client.callTool({ name, arguments: args })) as ToolResult;
   const text = result.content.map((c) => c.text ?? '').join('\n');
@@ -288,7 +292,7 @@ describe('tm-mcp forget_memory', () => {
     await call(client, 'remember', { text: 'Bruno parks in bay 42', namespace });
     await call(client, 'remember', { text: 'Bruno parks his bike in bay 7', namespace });
     const found = await call(client, 'recall', { query: 'Bruno bay 42', namespace, top_k: 1 });
-    const memoryId = found.structuredContent.related[0].memory_id as string;
+    const memoryId = relatedOf(found)[0]?.memory_id as string;
 
     const refused = await call(client, 'forget_memory', { memory_id: memoryId });
     const forgotten = await call(client, 'forget_memory', { memory_id: memoryId, confirm: true });
@@ -301,9 +305,7 @@ describe('tm-mcp forget_memory', () => {
       structuredContent: { state: 'not_retained', memory_id: memoryId, namespace, reinstated: [] },
     });
     expect(forgotten.text).toContain(`Forgotten: memory ${memoryId}`);
-    expect(left.structuredContent.related.map((r: { text: string }) => r.text)).toEqual([
-      'Bruno parks his bike in bay 7',
-    ]);
+    expect(relatedOf(left).map((r) => r.text)).toEqual(['Bruno parks his bike in bay 7']);
   });
 });
 
@@ -431,7 +433,7 @@ async function rememberedId(client: Client): Promise<string> {
     text: 'Ana once lived in Faro',
     namespace: 'mcp-every-tool-forget',
   });
-  return remembered.structuredContent.memory_id as string;
+  return remembered.structuredContent?.memory_id as string;
 }
 
 describe('tm-mcp status and errors', () => {

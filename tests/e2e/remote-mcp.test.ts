@@ -59,6 +59,10 @@ type ToolResult = {
   isError?: boolean;
 };
 
+/** A recall's related memories, from its structured content. */
+const relatedOf = (result: { structuredContent?: Record<string, unknown> }) =>
+  (result.structuredContent?.related ?? []) as Array<{ memory_id: string; text: string }>;
+
 async function call(client: Client, name: string, args: Record<string, unknown> = {}) {
   const result = (await client.callTool({ name, arguments: args })) as ToolResult;
   const text = result.content.map((c) => c.text ?? '').join('\n');
@@ -393,7 +397,7 @@ describe('tools over /mcp', () => {
     const intruder = await connectAs(other.api_key);
     await call(owner, 'remember', { namespace, text: 'the spare key is under the blue pot' });
     const found = await call(owner, 'recall', { namespace, query: 'spare key' });
-    const memoryId = found.structuredContent.related[0].memory_id as string;
+    const memoryId = relatedOf(found)[0]?.memory_id as string;
 
     const foreign = await call(intruder, 'forget_memory', { memory_id: memoryId, confirm: true });
     const stillThere = await call(owner, 'recall', { namespace, query: 'spare key' });
