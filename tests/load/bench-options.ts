@@ -13,6 +13,8 @@ export interface BenchOptions {
   warmup: number;
   /** Concurrent connections for the throughput scenarios (write, baseline, recall). */
   connections: number;
+  /** Concurrent connections for the batch-write comparison: single writes, then batches of 100 ([P20]). */
+  batchConnections: number;
   /** Concurrent writes while seeding through the API. */
   seedConnections: number;
   /** How the recall namespaces are filled: straight into the memory database, or through the write API. */
@@ -27,11 +29,13 @@ export interface BenchOptions {
   telemetryRecords: { recent: number; older: number };
 }
 
-export const USAGE = `Usage: pnpm bench [--quick] [--check] [--keep] [--duration S] [--connections N] [--seed direct|api] [--seed-connections N]
+export const USAGE = `Usage: pnpm bench [--quick] [--check] [--keep] [--duration S] [--connections N] [--batch-connections N] [--seed direct|api] [--seed-connections N]
                  [--sizes 10000,100000,1000000] [--chart FILE.svg] [--telemetry-records 1000000,9000000]
 
 Runs against a stack that is already up (\`pnpm start\`). --check exits 1 when a target is missed;
 --keep leaves the bench's namespaces in place (and prints them) instead of deleting them.
+--batch-connections N (default 4) is the connections of the batch-write comparison: memories a second
+through single /write calls, then through /write/batch with 100 events a request, back to back.
 --seed direct (the default) fills the recall namespaces straight into the memory database with the rows
 and postings the write path makes (1M records in about 3 minutes), then checks a sample against the
 tokenizer and recall against plain counting; --seed api writes every record through the API instead.
@@ -47,6 +51,7 @@ const FULL = {
   duration: 10,
   warmup: 2,
   connections: 32,
+  batchConnections: 4,
   seedConnections: 64,
   smallSize: 1_000,
   sizes: [10_000, 100_000],
@@ -55,6 +60,7 @@ const QUICK = {
   duration: 3,
   warmup: 1,
   connections: 32,
+  batchConnections: 4,
   seedConnections: 64,
   smallSize: 200,
   sizes: [1_000, 5_000],
@@ -69,6 +75,7 @@ export function readBenchOptions(argv: string[], env: NodeJS.ProcessEnv = proces
       keep: { type: 'boolean', default: false },
       duration: { type: 'string' },
       connections: { type: 'string' },
+      'batch-connections': { type: 'string' },
       'seed-connections': { type: 'string' },
       seed: { type: 'string', default: 'direct' },
       sizes: { type: 'string' },
@@ -101,6 +108,7 @@ export function readBenchOptions(argv: string[], env: NodeJS.ProcessEnv = proces
     duration: positive('duration', values.duration, preset.duration),
     warmup: preset.warmup,
     connections: positive('connections', values.connections, preset.connections),
+    batchConnections: positive('batch-connections', values['batch-connections'], preset.batchConnections),
     seedConnections: positive('seed-connections', values['seed-connections'], preset.seedConnections),
     seed: values.seed,
     smallSize: preset.smallSize,

@@ -26,6 +26,12 @@ export interface Measured {
   >;
   /** Telemetry reads by label ('events, first page of 100', 'metrics, last 60 min', …). */
   telemetry: Map<string, LoadResult>;
+  /**
+   * The batch-write comparison ([P20]), when run: single `/write` calls, then `/write/batch` requests of
+   * `size` events, on the same `connections`, back to back. A batch's `ok` counts batches whose every
+   * item was retained as new.
+   */
+  batchWrite?: { connections: number; size: number; single: LoadResult; batch: LoadResult };
 }
 
 const count = (n: number) => n.toLocaleString('en-US');
@@ -55,6 +61,28 @@ export function ratioTable(m: Measured): string {
     );
   }
   return lines.join('\n');
+}
+
+/** Memories retained a second: one a request for single writes, `size` a request for batches. */
+export function memoriesPerSecond(r: LoadResult, perRequest = 1): number {
+  return r.rps * perRequest;
+}
+
+/**
+ * The batch write against single writes ([P20]): memories a second each way on the same connections,
+ * and their ratio (no target: the issue asks for the number). Empty when the comparison was not run.
+ */
+export function batchTable(m: Measured): string {
+  const b = m.batchWrite;
+  if (!b) return '';
+  const single = memoriesPerSecond(b.single);
+  const batch = memoriesPerSecond(b.batch, b.size);
+  return [
+    '| Write path | Connections | Requests/s | Memories/s | Against single writes |',
+    '|---|---:|---:|---:|---:|',
+    `| Single \`/write\`, one event a request | ${b.connections} | ${b.single.rps.toFixed(0)} | ${single.toFixed(0)} | 1.00× |`,
+    `| \`/write/batch\`, ${b.size} events a request | ${b.connections} | ${b.batch.rps.toFixed(1)} | ${batch.toFixed(0)} | ${(batch / single).toFixed(2)}× |`,
+  ].join('\n');
 }
 
 /**

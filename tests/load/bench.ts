@@ -4,6 +4,8 @@
  *   1. baseline  bare Express 5 + pg, one INSERT per request (child process, throwaway database);
  *                same-work: bare Express 5 + pg running the memory service's own write statement
  *   2. write     POST /api/v1/memory/write, unique idempotency key and fresh text per request
+ *      batch     memories a second through POST /api/v1/memory/write/batch (100 events a request) against
+ *                single writes, both on --batch-connections (4), back to back, from the same corpus ([P20])
  *   3. recall    POST /api/v1/memory/recall on a small namespace
  *   4. recall    latency as one namespace grows through the sizes (10k, 100k, 1M), seeded straight into the
  *                memory database (--seed direct, checked against the tokenizer and plain counting) or via the API;
@@ -19,8 +21,15 @@ import { resolveApiKey } from './api-key.js';
 import { type BaselineServer, startBaseline, startSameWork } from './baseline.js';
 import { dropBenchDatabases } from './baseline-database.js';
 import { type BenchOptions, readBenchOptions } from './bench-options.js';
-import { benchTargets, type Measured, ratioTable } from './bench-targets.js';
-import { checkStack, deleteNamespace, recallRequests, writeRequests } from './memory-api.js';
+import { batchTable, benchTargets, type Measured, ratioTable } from './bench-targets.js';
+import {
+  checkStack,
+  deleteNamespace,
+  recallRequests,
+  WRITE_BATCH_SIZE,
+  writeBatchRequests,
+  writeRequests,
+} from './memory-api.js';
 import { vacuumMemoryTables } from './memory-statistics.js';
 import { recallChartSvg } from './recall-chart.js';
 import { type ScenarioRow, scenarioTable, targetTable } from './report.js';
@@ -65,6 +74,8 @@ async function main() {
   const runId = `${Date.now().toString(36)}-${randomBytes(3).toString('hex')}`;
   const namespaces = {
     write: `bench-${runId}-write`,
+    batchSingle: `bench-${runId}-batch-single`,
+    batch: `bench-${runId}-batch`,
     small: `bench-${runId}-small`,
     large: `bench-${runId}-large`,
   };
@@ -76,6 +87,7 @@ async function main() {
   let baselineRps = Number.NaN;
   let sameWorkWriteRps = Number.NaN;
   let writeRps = Number.NaN;
+  let batchWrite: Measured['batchWrite'];
   let sameWork: BaselineServer | undefined;
   const recall = (namespace: string, cue?: () => string) => recallRequests(apiKey, namespace, corpus, cue);
   const target = (namespace: string, keyPrefix: string) => ({ baseUrl, apiKey, namespace, keyPrefix });
@@ -140,6 +152,48 @@ async function main() {
       result: write,
     });
     writeRps = write.rps;
+
+    // 2b. Batch write ([P20]): memories a second through /write/batch against single /write calls on the
+    // same connections, from the same corpus, back to back (single first), each into a fresh namespace.
+    const batchSingle = await measure(
+      writeRequests(apiKey, namespaces.batchSingle, corpus, `${runId}-batch-single`),
+      baseUrl,
+      options.batchConnections,
+      options,
+    );
+    describe('write (batch comparison)', batchSingle);
+    const batch = await measure(
+      writeBatchRequests(apiKey, namespaces.batch, corpus, `${runId}-batch`, WRITE_BATCH_SIZE),
+      baseUrl,
+      options.batchConnections,
+      options,
+    );
+    describe(`batch write (${WRITE_BATCH_SIZE} a request)`, batch);
+    rows.push(
+      {
+        scenario: 'Write, single events (batch comparison)',
+        records: 'growing',
+        connections: options.batchConnections,
+        result: batchSingle,
+      },
+      {
+        scenario: `Batch write, ${WRITE_BATCH_SIZE} events a request (req/s = batches)`,
+        records: 'growing',
+        connections: options.batchConnections,
+        result: batch,
+      },
+    );
+    batchWrite = {
+      connections: options.batchConnections,
+      size: WRITE_BATCH_SIZE,
+      single: batchSingle,
+      batch,
+    };
+    if (batch.statusCodes['429'])
+      notes.push(
+        `The batch write met the per-key rate limit (${batch.statusCodes['429']}×429): a batch counts one request per event, ` +
+          'so its memories a second are capped by RATE_LIMIT_PER_KEY (2,000 by default); raise it on the stack to measure past it.',
+      );
 
     // 3. Recall throughput on a small namespace.
     await seed(namespaces.small, `${runId}-small`, options.smallSize);
@@ -316,6 +370,7 @@ async function main() {
     sameWorkWriteRps,
     writeRps,
     connections: options.connections,
+    batchWrite,
     recallAt,
     telemetry,
   };
@@ -359,6 +414,7 @@ async function main() {
       '',
       ratioTable(measured),
       '',
+      ...(batchWrite ? [batchTable(measured), ''] : []),
       targetTable(targets),
       '',
       ...notes.map((n) => `- ${n}`),

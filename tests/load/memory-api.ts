@@ -2,6 +2,9 @@ import type { LoadRequest } from './run-load.js';
 import type { TextCorpus } from './text-corpus.js';
 
 const WRITE_PATH = '/api/v1/memory/write';
+const WRITE_BATCH_PATH = '/api/v1/memory/write/batch';
+/** Events in one batch: the route's bound (`write_batch_max_items` in capabilities, LIMITS.writeBatchMaxItems). */
+export const WRITE_BATCH_SIZE = 100;
 const RECALL_PATH = '/api/v1/memory/recall';
 
 const bearer = (apiKey: string) => ({ authorization: `Bearer ${apiKey}` });
@@ -32,6 +35,45 @@ export function writeRequests(
     },
     accept: (body) =>
       body.includes('"state":"retained"') && body.includes('"idempotency_outcome":"Accepted"'),
+  };
+}
+
+/**
+ * Batch writes ([P20]) of `size` fresh corpus texts each into `namespace`: every item is what one
+ * `writeRequests` request sends (its own key, also its event id; a time and a text from the same
+ * corpus), so a batch is `size` new retained records and the two scenarios write the same memories.
+ * A batch counts only when every item was retained as new.
+ */
+export function writeBatchRequests(
+  apiKey: string,
+  namespace: string,
+  corpus: TextCorpus,
+  keyPrefix: string,
+  size = WRITE_BATCH_SIZE,
+): LoadRequest & Required<Pick<LoadRequest, 'next'>> {
+  let sequence = 0;
+  return {
+    method: 'POST',
+    path: WRITE_BATCH_PATH,
+    headers: bearer(apiKey),
+    next: () => {
+      const items = Array.from({ length: size }, () => {
+        const key = `${keyPrefix}-${++sequence}`;
+        return {
+          idempotency_key: key,
+          event: { event_id: key, occurred_at: corpus.occurredAt(), content: { text: corpus.text() } },
+        };
+      });
+      return { body: JSON.stringify({ contract_version: 'v1', namespace, items }) };
+    },
+    accept: (body) => {
+      try {
+        const answer = JSON.parse(body) as { state?: string; item_counts?: { accepted?: number } };
+        return answer.state === 'retained' && answer.item_counts?.accepted === size;
+      } catch {
+        return false;
+      }
+    },
   };
 }
 

@@ -119,7 +119,11 @@ class Writer:
                 parts = [self.annotation(o, owner, field) for o in options]
                 types = list(dict.fromkeys(p[0] for p in parts))
                 text = types[0] if len(types) == 1 else f"Union[{', '.join(types)}]"
-                nested = parts[0][1] if len(parts) == 1 else None
+                # Several models (a write's answer or its error envelope): the one the value fits is
+                # chosen when it is read (``typed`` in _result.py), so name them all.
+                models = [p[1] for p in parts]
+                plain = all(m is not None and not m.startswith(("[", "{")) for m in models)
+                nested = parts[0][1] if len(parts) == 1 else ("|".join(m for m in models if m) if plain else None)
                 return (f"Optional[{text}]" if nullable else text), nested
         kind = schema.get("type")
         if isinstance(kind, list):

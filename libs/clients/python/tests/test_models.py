@@ -22,9 +22,8 @@ from text_memory._answers import answer_model
 PACKAGE = Path(__file__).resolve().parent.parent
 SNAPSHOT = json.loads((PACKAGE.parent / "sdk" / "openapi.json").read_text(encoding="utf-8"))
 SCHEMAS: Dict[str, Any] = SNAPSHOT["components"]["schemas"]
-# Chat is the official `openai` client's job (README): the SDK has no chat call of its own. The batch
-# write ([P20]) is served before the SDKs send it: their batch call is the next part.
-NOT_SENT_BY_THE_SDK = {("POST", "/v1/chat/completions"), ("POST", "/api/v1/memory/write/batch")}
+# Chat is the official `openai` client's job (README): the SDK has no chat call of its own.
+NOT_SENT_BY_THE_SDK = {("POST", "/v1/chat/completions")}
 
 
 def load_generator() -> Any:
@@ -122,6 +121,18 @@ CALLS: List[Callable[[TextMemory], Any]] = [
         namespace="ns", text="t", idempotency_key="k", event_id="e", occurred_at="2026-11-01T00:00:00Z",
         source=SOURCE, supersedes=["e0"],
     ),
+    lambda tm: tm.memory.write_batch(
+        namespace="ns",
+        items=[
+            {
+                "idempotency_key": "k",
+                "event": {
+                    "event_id": "e", "occurred_at": "2026-11-01T00:00:00Z", "content": {"text": "t"},
+                    "source": SOURCE, "supersedes": ["e0"],
+                },
+            }
+        ],
+    ),
     lambda tm: tm.memory.recall(namespace="ns", query="q", top_k=3, as_of="2026-11-01T00:00:00Z"),
     lambda tm: tm.memory.restore(file=EXPORT_FILE, namespace="ns2", from_namespace="ns", wait=False),
     lambda tm: tm.control.sessions.login(email="a@example.com", password="pw"),
@@ -206,3 +217,18 @@ def test_an_answer_is_its_model_with_typed_nested_objects(server: Script) -> Non
     assert recalled.raw["related"] == [{"memory_id": "m1", "score": 0.5}]
     with pytest.raises(AttributeError):
         _ = recalled.not_a_field
+
+
+def test_a_field_of_several_models_reads_as_the_one_its_value_fits() -> None:
+    # A batch item's body is a write's answer or its error envelope (the schema's anyOf).
+    envelope = {"contract_version": "v1", "error": "e", "retryable": False, "request_id": "r", "details": {"code": "duplicate_event", "request_id": "r"}}
+    answer = {"contract_version": "v1", "operation": "memory.write", "request_id": "r", "retryable": False, "idempotency_outcome": "Accepted", "memory_id": "m"}
+    item = models.WriteBatchItemResult({"index": 0, "status": 409, "body": envelope})
+    assert isinstance(item.body, models.ErrorEnvelope) and isinstance(item.body.details, models.ErrorEnvelopeDetails)
+    written = models.WriteBatchItemResult({"index": 1, "status": 200, "body": answer})
+    assert isinstance(written.body, models.WriteResponse) and written.body.usage is None
+    # A newer server's extra field keeps the type: the model holding most of the keys wins.
+    newer = models.WriteBatchItemResult({"index": 2, "status": 200, "body": {**answer, "added_later": 1}})
+    assert isinstance(newer.body, models.WriteResponse) and newer.body.added_later == 1
+    # Not an object: as it is.
+    assert models.WriteBatchItemResult({"index": 3, "status": 500, "body": "text"}).body == "text"

@@ -21,9 +21,9 @@ from urllib.parse import urlsplit
 import pytest
 from jsonschema import Draft202012Validator  # type: ignore[import]
 
-from text_memory import AsyncTextMemory, Result, TextMemory, TextMemoryError, UploadProgress
+from text_memory import WRITE_BATCH_MAX_ITEMS, AsyncTextMemory, Result, TextMemory, TextMemoryError, UploadProgress
 from text_memory._answers import answer_model
-from text_memory.models import TemplateField
+from text_memory.models import ErrorEnvelope, TemplateField, WriteBatchItem, WriteResponse
 
 URL = os.environ.get("TM_TEST_STACK_URL")
 KEY = os.environ.get("TM_TEST_API_KEY")
@@ -312,15 +312,19 @@ def test_async_client_every_family_against_the_stack(tmp_path: Path) -> None:
 # A write whose answer is lost: the proxy forwards the first write to the gateway, reads the gateway's
 # answer (so the write is done) and closes the client's connection without it; every later request
 # passes through. The SDK retries the write with the same key and body, and the service replays it.
+# (The batch write's tests cut the first batch the same way: ``cut_path``.)
 WRITE_PATH = "/api/v1/memory/write"
+BATCH_PATH = "/api/v1/memory/write/batch"
 HOP_BY_HOP = {"connection", "keep-alive", "transfer-encoding", "content-length", "proxy-connection", "upgrade"}
 
 
 class CuttingProxy:
-    def __init__(self, upstream: str) -> None:
+    def __init__(self, upstream: str, cut_path: str = WRITE_PATH) -> None:
         target = urlsplit(upstream)
         self.host, self.port = target.hostname or "127.0.0.1", target.port or 80
         self.write_keys: List[Optional[str]] = []  # the idempotency key of each write that reached the proxy
+        self.cut_bodies: List[bytes] = []  # the body of each request to cut_path that reached the proxy
+        self.paths: List[str] = []  # every request's path, in order
         self.cut = 0
         lock = threading.Lock()
         proxy = self
@@ -340,10 +344,12 @@ class CuttingProxy:
                     content = answer.read()
                 finally:
                     upstream.close()
-                is_write = self.command == "POST" and self.path.split("?")[0] == WRITE_PATH
+                is_write = self.command == "POST" and self.path.split("?")[0] == cut_path
                 with lock:
+                    proxy.paths.append(self.path.split("?")[0])
                     if is_write:
                         proxy.write_keys.append(self.headers.get("idempotency-key"))
+                        proxy.cut_bodies.append(body or b"")
                     cut = is_write and proxy.cut == 0
                     if cut:
                         proxy.cut += 1
@@ -451,3 +457,118 @@ def test_async_write_whose_answer_is_lost_comes_back_replayed() -> None:
     assert w.idempotency_outcome == "Replayed" and proxy.cut == 1
     assert proxy.write_keys == [w.event_id, w.event_id] and str(w.event_id).startswith("evt_")
     check_one_record_one_charge(namespace, str(w.event_id))
+
+
+# The batch write ([P20]): mixed items, a resend, a lost answer, and the item bound.
+AT = "2026-11-01T10:00:00Z"
+
+
+def batch_item(key: str, text: str) -> WriteBatchItem:
+    return {"idempotency_key": key, "event": {"occurred_at": AT, "content": {"text": text}}}
+
+
+def charged_once(tm: TextMemory, namespace: str, keys: List[str]) -> Dict[str, int]:
+    """Each key's write charges, once a marker written after them is charged too (usage is recorded in
+    order, so a second charge for any of them would be there by then)."""
+    marker = tm.memory.write(namespace=namespace, text="a marker written last").event_id
+    tm.control.sessions.login(email=str(OWNER_EMAIL), password=str(OWNER_PASSWORD))
+    counts = charges_for(tm, [*keys, str(marker)])
+    tm.control.sessions.logout()
+    return {key: counts.get(key, 0) for key in keys}
+
+
+@needs_owner
+def test_sync_write_batch_with_good_bad_replayed_and_conflicting_items_against_the_stack() -> None:
+    namespace = f"py-{uuid.uuid4().hex[:12]}"
+    run = uuid.uuid4().hex[:8]
+    new, replayed, conflicting = f"py-b-new-{run}", f"py-b-old-{run}", f"py-b-taken-{run}"
+    with TextMemory(URL, api_key=KEY) as tm:
+        shapes = Shapes(tm.infrastructure.openapi().raw)
+        assert tm.infrastructure.capabilities().limits.write_batch_max_items == WRITE_BATCH_MAX_ITEMS
+        # Written one at a time first: the batch replays the one and conflicts with the other.
+        tm.memory.write(namespace=namespace, text="Gus drinks oolong", idempotency_key=replayed, occurred_at=AT)
+        tm.memory.write(namespace=namespace, text="Hal drinks cocoa", idempotency_key=conflicting, occurred_at=AT)
+        items = [
+            batch_item(new, "Fay drinks matcha"),
+            batch_item(f"py-b-bad-{run}", "   "),
+            batch_item(replayed, "Gus drinks oolong"),
+            batch_item(conflicting, "Hal drinks something else"),
+        ]
+
+        r = tm.memory.write_batch(namespace=namespace, items=items)
+
+        shapes.check(r, "post", BATCH_PATH)
+        assert (r.state, r.namespace, r.retryable) == ("retained", namespace, False)
+        assert r.item_counts.raw == {"total": 4, "accepted": 1, "replayed": 1, "conflict": 1, "invalid": 1, "failed": 0}
+        assert [x.index for x in r.results] == [0, 1, 2, 3]
+        assert [x.status for x in r.results] == [200, 400, 200, 409]
+        good, bad, again, taken = (x.body for x in r.results)
+        assert isinstance(good, WriteResponse) and good.idempotency_outcome == "Accepted" and good.event_id == new
+        assert good.request_id == r.request_id
+        assert isinstance(bad, ErrorEnvelope) and bad.details is not None and bad.details.code == "validation_failed"
+        assert [f.path for f in bad.details.fields or []] == ["items[1].event.content.text"]
+        assert isinstance(again, WriteResponse) and again.idempotency_outcome == "Replayed"
+        assert isinstance(taken, ErrorEnvelope) and taken.idempotency_outcome == "Conflict"
+        assert taken.details is not None and taken.details.code == "idempotency_conflict"
+
+        # The same batch sent again (what a caller does after losing the answer): the written items
+        # replay, the bad and conflicting ones are answered as before, nothing is written twice.
+        resent = tm.memory.write_batch(namespace=namespace, items=items)
+        assert [x.status for x in resent.results] == [200, 400, 200, 409]
+        assert resent.item_counts.raw == {"total": 4, "accepted": 0, "replayed": 2, "conflict": 1, "invalid": 1, "failed": 0}
+        assert resent.results[0].body.memory_id == good.memory_id
+
+        recalled = tm.memory.recall(namespace=namespace, query="who drinks what", top_k=10)
+        assert sorted(x.text for x in recalled.related) == ["Fay drinks matcha", "Gus drinks oolong", "Hal drinks cocoa"]
+        assert charged_once(tm, namespace, [new, replayed, conflicting]) == {new: 1, replayed: 1, conflicting: 1}
+        tm.memory.delete(namespace=namespace)
+
+
+@needs_owner
+def test_sync_write_batch_whose_answer_is_lost_comes_back_replayed_and_the_bound_is_checked_before_sending() -> None:
+    namespace = f"py-{uuid.uuid4().hex[:12]}"
+    keys = [f"py-b-lost-{uuid.uuid4().hex[:8]}-{i}" for i in range(3)]
+    items = [batch_item(key, f"Ivy note {i} about tea") for i, key in enumerate(keys)]
+    with CuttingProxy(str(URL), cut_path=BATCH_PATH) as proxy, TextMemory(proxy.url, api_key=KEY) as tm:
+        r = tm.memory.write_batch(namespace=namespace, items=items)
+        assert proxy.cut == 1 and len(proxy.cut_bodies) == 2 and proxy.cut_bodies[0] == proxy.cut_bodies[1]
+        assert [x.body.idempotency_outcome for x in r.results] == ["Replayed"] * 3
+        assert r.item_counts.replayed == 3 and r.state == "retained"
+
+        before = len(proxy.paths)
+        too_many = [batch_item(f"py-b-over-{i}", "Ivy again") for i in range(WRITE_BATCH_MAX_ITEMS + 1)]
+        with pytest.raises(TextMemoryError) as caught:
+            tm.memory.write_batch(namespace=namespace, items=too_many)
+        assert len(proxy.paths) == before  # nothing sent
+        assert caught.value.code == "validation_failed" and caught.value.details is not None
+        assert caught.value.details["fields"] == [{"path": "items", "message": "items must hold at most 100 items"}]
+
+    with TextMemory(URL, api_key=KEY) as tm:
+        recalled = tm.memory.recall(namespace=namespace, query="Ivy note tea", top_k=10)
+        assert len(recalled.related) == 3
+        assert charged_once(tm, namespace, keys) == {key: 1 for key in keys}
+        tm.memory.delete(namespace=namespace)
+
+
+@needs_owner
+def test_async_write_batch_whose_answer_is_lost_comes_back_replayed() -> None:
+    namespace = f"py-{uuid.uuid4().hex[:12]}"
+    keys = [f"py-b-async-{uuid.uuid4().hex[:8]}-{i}" for i in range(2)]
+    items = [batch_item(keys[0], "Jo drinks rooibos"), batch_item(keys[1], "")]
+
+    async def main() -> Any:
+        async with AsyncTextMemory(proxy.url, api_key=KEY) as tm:
+            with pytest.raises(TextMemoryError) as caught:
+                await tm.memory.write_batch(namespace=namespace, items=[])
+            assert caught.value.details is not None
+            assert caught.value.details["fields"] == [{"path": "items", "message": "items must hold at least one item"}]
+            return await tm.memory.write_batch(namespace=namespace, items=items)
+
+    with CuttingProxy(str(URL), cut_path=BATCH_PATH) as proxy:
+        r = asyncio.run(main())
+    assert proxy.cut == 1 and len(proxy.cut_bodies) == 2 and BATCH_PATH in proxy.paths
+    assert [x.status for x in r.results] == [200, 400]
+    assert r.results[0].body.idempotency_outcome == "Replayed" and isinstance(r.results[1].body, ErrorEnvelope)
+    with TextMemory(URL, api_key=KEY) as tm:
+        assert charged_once(tm, namespace, keys[:1]) == {keys[0]: 1}
+        tm.memory.delete(namespace=namespace)

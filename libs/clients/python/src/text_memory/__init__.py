@@ -2,7 +2,7 @@
 
 from ._async_client import AsyncImports, AsyncInfrastructure, AsyncMemory, AsyncTextMemory
 from ._client import Imports, Infrastructure, Memory, TextMemory
-from ._core import RetryEvent, new_event_id
+from ._core import WRITE_BATCH_MAX_ITEMS, RetryEvent, new_event_id
 from ._families import Control, Marketplace, Memories, Templates
 from ._errors import TextMemoryError
 from . import models
@@ -30,6 +30,7 @@ __all__ = [
     "TextMemory",
     "TextMemoryError",
     "UploadProgress",
+    "WRITE_BATCH_MAX_ITEMS",
     "__version__",
     "models",
     "new_event_id",

@@ -34,6 +34,7 @@ from ._core import (
     restore_spec,
     restore_status_spec,
     related_recall_args,
+    write_batch_spec,
     write_spec,
 )
 from ._errors import TextMemoryError
@@ -64,6 +65,8 @@ from .models import (
     RestoreJob,
     RequestEvent,
     StatusResponse,
+    WriteBatchItem,
+    WriteBatchResponse,
     WriteResponse,
 )
 from ._result import Result
@@ -281,6 +284,27 @@ class AsyncMemory:
             extra_headers=extra_headers,
         )
         return WriteResponse({**data, "related_recall": related.raw})
+
+    async def write_batch(
+        self,
+        *,
+        namespace: str,
+        items: Sequence[WriteBatchItem],
+        timeout: Optional[float] = None,
+        max_retries: Optional[int] = None,
+        request_id: Optional[str] = None,
+        extra_headers: Optional[Mapping[str, str]] = None,
+    ) -> WriteBatchResponse:
+        """Retain up to 100 events in one namespace, each item (``{"idempotency_key", "event"}``, the
+        event as ``write`` sends it) a write of its own. The answer has one result per item, in request
+        order: ``results[i].status`` and ``results[i].body`` are what a single write of item i would
+        answer (``WriteResponse``, Accepted or Replayed; or ``ErrorEnvelope``, a 409 conflict or a 400
+        naming ``items[i]...``), and ``item_counts`` counts them. One bad item refuses only itself.
+        Safe to retry, as ``write``: each item keeps its key, so a batch whose answer was lost comes back
+        with its written items Replayed. No items or more than 100 is refused before sending
+        (``validation_failed``, field ``items``)."""
+        spec = write_batch_spec(namespace, items)
+        return WriteBatchResponse((await self._client._request(spec, timeout, max_retries, request_id, extra_headers)).data)
 
     async def recall(
         self,

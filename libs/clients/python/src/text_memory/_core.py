@@ -17,7 +17,7 @@ from urllib.parse import quote, urlencode, urlsplit
 from ._errors import TextMemoryError, error_from_response
 from ._retry import RetryPolicy, backoff_seconds, retry_after_seconds, should_retry
 from ._upload import Upload
-from .models import EventSourceInput
+from .models import EventSourceInput, WriteBatchItem
 
 # The service's input limits, as GET /api/v1/infrastructure/capabilities publishes them (libs/clients/sdk/src/limits.ts).
 NAMESPACE_MAX_LENGTH = 128
@@ -25,6 +25,7 @@ NAMESPACE_PATTERN = re.compile(r"^[A-Za-z0-9][A-Za-z0-9._:/-]*$")
 TEXT_MAX_CHARS = 32_768
 CUE_MAX_CHARS = 4_096
 TOP_K_MIN, TOP_K_MAX = 1, 100
+WRITE_BATCH_MAX_ITEMS = 100
 
 #: How long ``memory.delete`` waits for the deletion job in all (a 1M-record namespace takes a few minutes).
 DELETE_MAX_WAIT = 600.0
@@ -205,6 +206,18 @@ def check_top_k(top_k: object) -> List[Dict[str, str]]:
     return []
 
 
+def check_batch_items(items: object) -> List[Dict[str, str]]:
+    """A batch's item count, as the server's ``items`` rule words it; each item the server checks alone
+    (one bad item refuses only itself, so refusing it here would refuse its neighbours too)."""
+    if isinstance(items, (str, bytes, Mapping)) or not isinstance(items, Sequence):
+        return [{"path": "items", "message": "items must be a list of items"}]
+    if len(items) == 0:
+        return [{"path": "items", "message": "items must hold at least one item"}]
+    if len(items) > WRITE_BATCH_MAX_ITEMS:
+        return [{"path": "items", "message": f"items must hold at most {WRITE_BATCH_MAX_ITEMS} items"}]
+    return []
+
+
 def assert_valid(*results: List[Dict[str, str]]) -> None:
     fields = [f for result in results for f in result]
     if fields:
@@ -265,6 +278,20 @@ def write_spec(
         "event": event,
     }
     return Spec("POST", "/api/v1/memory/write", "api_key", True, json=body, headers={"idempotency-key": key})
+
+
+def write_batch_spec(namespace: str, items: Sequence[WriteBatchItem]) -> Spec:
+    """Up to 100 writes to one namespace in one request, each item's ``{idempotency_key, event}`` sent as
+    given: nothing is filled in, so every attempt sends the same items under the same keys, and a batch
+    whose answer was lost replays on the retry. The body is fixed here, before the first attempt."""
+    assert_valid(check_namespace(namespace), check_batch_items(items))
+    body = {
+        "contract_version": "v1",
+        "operation": "memory.write_batch",
+        "namespace": namespace,
+        "items": list(items),
+    }
+    return Spec("POST", "/api/v1/memory/write/batch", "api_key", True, json=body)
 
 
 def related_recall_args(text: str, recall: RecallOption) -> Dict[str, Any]:

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from typing import Any, ClassVar, Dict, Iterator, Optional, Type
+from typing import Any, ClassVar, Dict, Iterator, Optional, Sequence, Type
 
 
 def wrap(value: Any) -> Any:
@@ -75,7 +75,8 @@ class Model(Result):
     AttributeError, as on a Result. A field the schema does not know yet (a newer server) still reads."""
 
     __slots__ = ()
-    #: field -> the nested model: ``"Usage"``, ``"[RelatedResult]"`` (a list), ``"{ServiceHealth}"`` (a map), or None.
+    #: field -> the nested model: ``"Usage"``, ``"[RelatedResult]"`` (a list), ``"{ServiceHealth}"`` (a map),
+    #: ``"WriteResponse|ErrorEnvelope"`` (one of several: the one the value fits, see ``fitting``), or None.
     _fields: ClassVar[Dict[str, Optional[str]]] = {}
     _registry: ClassVar[Dict[str, Type["Model"]]] = {}
 
@@ -104,15 +105,14 @@ class Model(Result):
 class Entries(Result):
     """A map of a model (``status.services["memory"]``): its values are that model."""
 
-    __slots__ = ("_model",)
+    __slots__ = ("_models",)
 
-    def __init__(self, raw: Dict[str, Any], model: Type[Model]) -> None:
+    def __init__(self, raw: Dict[str, Any], models: Sequence[str]) -> None:
         super().__init__(raw)
-        object.__setattr__(self, "_model", model)
+        object.__setattr__(self, "_models", tuple(models))
 
     def _typed(self, name: str) -> Any:
-        value = self._raw[name]
-        return self._model(value) if isinstance(value, dict) else wrap(value)
+        return fitting(self._models, self._raw[name])
 
     def __getattr__(self, name: str) -> Any:
         raw: Dict[str, Any] = object.__getattribute__(self, "_raw")
@@ -127,13 +127,27 @@ class Entries(Result):
         return self._typed(name) if name in self._raw else default
 
 
+def fitting(models: Sequence[str], value: Any) -> Any:
+    """An object as the model it fits, of ``models`` (names): with one, that one; with several (a batch
+    item's body is a write's answer or an error envelope), the one whose fields hold most of the
+    object's keys, the first on a tie. The schemas refuse unknown fields, so the right one holds them
+    all; counting, rather than asking for all, keeps a newer server's extra field from losing the type."""
+    if not isinstance(value, dict):
+        return wrap(value)
+    if len(models) == 1:
+        return Model._registry[models[0]](value)
+    candidates = [Model._registry[name] for name in models]
+    return max(candidates, key=lambda model: sum(key in model._fields for key in value))(value)
+
+
 def typed(value: Any, nested: Optional[str]) -> Any:
-    """A field's value as its model says: one model, a list of it, or a map of it; else ``wrap``."""
+    """A field's value as its model says: one model (or one of several), a list of it, or a map of it;
+    else ``wrap``."""
     if nested is None:
         return wrap(value)
-    model = Model._registry[nested.strip("[]{}")]
+    models = nested.strip("[]{}").split("|")
     if nested.startswith("[") and isinstance(value, list):
-        return [model(item) if isinstance(item, dict) else wrap(item) for item in value]
+        return [fitting(models, item) for item in value]
     if nested.startswith("{") and isinstance(value, dict):
-        return Entries(value, model)
-    return model(value) if isinstance(value, dict) else wrap(value)
+        return Entries(value, models)
+    return fitting(models, value)

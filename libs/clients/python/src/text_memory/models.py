@@ -2320,7 +2320,7 @@ class WriteBatchItemResult(Model):
     """The API's ``WriteBatchItemResult``."""
 
     __slots__ = ()
-    _fields = {"index": None, "status": None, "body": None}
+    _fields = {"index": None, "status": None, "body": "WriteResponse|ErrorEnvelope"}
     index: int
     status: int
     body: Union[WriteResponse, ErrorEnvelope]
