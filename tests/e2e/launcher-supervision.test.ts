@@ -31,7 +31,10 @@ beforeAll(async () => {
   const secret = `launcher-test-${randomUUID()}`;
   recordSecrets([secret]);
   const metricsOnAnyPort = Object.fromEntries(
-    ['GATEWAY', 'MEMORY', 'BILLING', 'TELEMETRY', 'TEMPLATE'].map((s) => [`${s}_METRICS_PORT`, '0']),
+    ['GATEWAY', 'MEMORY', 'BILLING', 'TELEMETRY', 'TEMPLATE', 'WEBHOOKS'].map((s) => [
+      `${s}_METRICS_PORT`,
+      '0',
+    ]),
   );
   launcher = spawn(process.execPath, ['--import', 'tsx', 'infra/dev/launch.ts'], {
     cwd: repo,
@@ -44,6 +47,7 @@ beforeAll(async () => {
       BILLING_DATABASE_URL: opened.env.billingDbUrl,
       TELEMETRY_DATABASE_URL: opened.env.telemetryDbUrl,
       TEMPLATE_DATABASE_URL: opened.env.templateDbUrl,
+      WEBHOOKS_DATABASE_URL: opened.env.webhooksDbUrl,
       GATEWAY_DATABASE_URL: opened.env.gatewayDbUrl,
       GATEWAY_PORT: String(port),
       GATEWAY_HOST: '127.0.0.1',

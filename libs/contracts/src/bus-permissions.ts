@@ -9,7 +9,7 @@ import { Consumers, discoverySubjects, Streams, Subjects } from './subjects.js';
  */
 export type BusService = keyof typeof BusRoles;
 type Stream = { name: string; subjects: readonly string[] };
-type Owner = 'memory' | 'billing' | 'telemetry' | 'template' | 'gateway';
+type Owner = 'memory' | 'billing' | 'telemetry' | 'template' | 'gateway' | 'webhooks';
 
 /** Does a NATS subject pattern (`*` one token, `>` the rest) cover this subject? */
 export function subjectMatches(pattern: string, subject: string): boolean {
@@ -44,6 +44,7 @@ export const BusRoles = {
       ...requestSubjects('billing'),
       ...requestSubjects('telemetry'),
       ...requestSubjects('template'),
+      ...requestSubjects('webhooks'),
     ],
     publishesDurable: [Subjects.gateway.requestRecorded],
     ensuresStreams: [Streams.gatewayRequests],
@@ -83,6 +84,14 @@ export const BusRoles = {
     publishesDurable: [],
     ensuresStreams: [],
     consumes: [],
+  },
+  webhooks: {
+    serves: requestSubjects('webhooks'),
+    broadcasts: [],
+    calls: [],
+    publishesDurable: [],
+    ensuresStreams: [Streams.memoryUsage],
+    consumes: [consumer(Streams.memoryUsage, Consumers.webhooksMemoryUsage)],
   },
 } satisfies Record<
   Owner,

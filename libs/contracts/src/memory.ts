@@ -412,6 +412,9 @@ export const UsageRecordedEvent = z.object({
   idempotency_key: z.string().optional(),
   pricing_version: z.string(),
   occurred_at: z.string(),
+  /** A write's record and event ids ([P20]): what the webhooks service announces as memory.retained. */
+  memory_id: z.string().optional(),
+  event_id: z.string().optional(),
 });
 export type UsageRecordedEvent = z.infer<typeof UsageRecordedEvent>;
 

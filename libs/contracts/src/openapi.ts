@@ -26,6 +26,7 @@ import { importPaths } from './openapi-imports.js';
 import { infrastructurePaths } from './openapi-infrastructure.js';
 import { errors, json, parserErrors, publicRoute } from './openapi-shared.js';
 import { templatePaths } from './openapi-templates.js';
+import { webhookPaths } from './openapi-webhooks.js';
 import { ReleaseRecord } from './release.js';
 import { RequestIdHeader } from './request-id.js';
 import { SCHEMA_VERSION } from './runtime.js';
@@ -167,6 +168,7 @@ export function buildOpenApiDocument(): ReturnType<typeof createDocument> {
       },
       paths: {
         ...controlPaths,
+        ...webhookPaths,
         ...infrastructurePaths,
         ...templatePaths,
         ...importPaths,

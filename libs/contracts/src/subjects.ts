@@ -73,6 +73,18 @@ export const Subjects = {
     listImportFailures: 'template.v1.imports.failures',
     ping: 'template.v1.ping',
   },
+  /** [P20]: a tenant's webhook endpoints and their delivery log (the control plane's routes). */
+  webhooks: {
+    createEndpoint: 'webhooks.v1.endpoints.create',
+    listEndpoints: 'webhooks.v1.endpoints.list',
+    getEndpoint: 'webhooks.v1.endpoints.get',
+    updateEndpoint: 'webhooks.v1.endpoints.update',
+    deleteEndpoint: 'webhooks.v1.endpoints.delete',
+    rotateSecret: 'webhooks.v1.endpoints.rotate-secret',
+    listDeliveries: 'webhooks.v1.deliveries.list',
+    redeliver: 'webhooks.v1.deliveries.redeliver',
+    ping: 'webhooks.v1.ping',
+  },
 } as const;
 
 export const Streams = {
@@ -98,6 +110,7 @@ export const QueueGroups = {
   billing: 'billing',
   telemetry: 'telemetry',
   template: 'template',
+  webhooks: 'webhooks',
 } as const;
 
 /** Durable JetStream consumers, named after the service that owns them. */
@@ -105,4 +118,6 @@ export const Consumers = {
   billingUsage: 'billing-usage',
   telemetryRequests: 'telemetry-requests',
   telemetryDeadLetters: 'telemetry-dead-letters',
+  /** [P20]: retained writes (their usage records) become memory.retained deliveries. */
+  webhooksMemoryUsage: 'webhooks-memory-usage',
 } as const;

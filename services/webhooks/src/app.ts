@@ -1,0 +1,77 @@
+import {
+  checkServiceHealth,
+  connectBus,
+  createService,
+  type NatsConnection,
+  streamSettingsOf,
+} from '@tm/bus';
+import { type Logger, storageOutage } from '@tm/kit';
+import type { WebhooksConfig } from './config.js';
+import { closePrisma, initPrisma, pingDatabase, schemaVersion } from './data-access/prisma-client.js';
+import { sealingKey } from './domain/endpoints/signing-secret.js';
+import { startDeliveryPoller } from './entry-points/jobs/delivery-poller.js';
+import { startMemoryUsageConsumer } from './entry-points/nats/memory-usage-consumer.js';
+import { serveWebhooksEndpoints } from './entry-points/nats/webhooks-endpoints.js';
+
+export interface WebhooksService {
+  nc: NatsConnection;
+  /** Stop answering and consuming, let the attempts in flight be recorded, close the pool. */
+  stop: () => Promise<void>;
+}
+
+export async function startWebhooksService(
+  config: WebhooksConfig,
+  logger: Logger,
+  version = '1.0.0',
+): Promise<WebhooksService> {
+  initPrisma(config.WEBHOOKS_DATABASE_URL, config.WEBHOOKS_DB_POOL_SIZE);
+  const key = sealingKey(config.WEBHOOKS_SECRET_KEY);
+  const nc = await connectBus({
+    servers: config.NATS_URL,
+    name: 'webhooks',
+    logger,
+    password: config.WEBHOOKS_NATS_PASSWORD,
+  });
+  const poller = startDeliveryPoller({
+    sealingKey: key,
+    retrySchedule: config.WEBHOOKS_RETRY_SCHEDULE_MS,
+    timeoutMs: config.WEBHOOKS_ATTEMPT_TIMEOUT_MS,
+    allowLoopback: config.WEBHOOKS_ALLOW_LOOPBACK,
+    concurrency: config.WEBHOOKS_CONCURRENCY,
+    intervalMs: config.WEBHOOKS_POLL_INTERVAL_MS,
+    logger,
+  });
+  const consumer = startMemoryUsageConsumer(nc, {
+    batchSize: config.WEBHOOKS_FETCH_BATCH_SIZE,
+    streamSettings: streamSettingsOf(config),
+    logger,
+    queued: poller.wake,
+  });
+  const service = createService(
+    nc,
+    {
+      name: 'webhooks',
+      version,
+      health: () => checkServiceHealth({ database: pingDatabase, schemaVersion, consumers: [consumer] }),
+      mapError: storageOutage('Webhooks storage'),
+    },
+    logger,
+  );
+  serveWebhooksEndpoints(service, {
+    sealingKey: key,
+    maxEndpoints: config.WEBHOOKS_MAX_ENDPOINTS,
+    allowLoopback: config.WEBHOOKS_ALLOW_LOOPBACK,
+    wake: poller.wake,
+  });
+  logger.info('webhooks service ready');
+  return {
+    nc,
+    stop: async () => {
+      await service.stop(config.DRAIN_TIMEOUT_MS);
+      await consumer.stop();
+      await poller.stop();
+      await nc.drain();
+      await closePrisma();
+    },
+  };
+}
