@@ -95,6 +95,19 @@ describe('memory.retained delivered to a registered endpoint', () => {
     });
   });
 
+  it('when the endpoint opted in to text, then the payload also carries the memory text', async () => {
+    const { tenant, path, endpoint } = await tenantWithEndpoint({ include_text: true });
+
+    const { res: written, text } = await writeOne(tenant.api_key);
+    const [request] = await received(path, 1);
+
+    if (!request) throw new Error('no request');
+    expect(verify(endpoint.secret, request)).toMatchObject({
+      type: 'memory.retained',
+      data: { memory_id: written.body.memory_id, state: 'retained', text },
+    });
+  });
+
   it('when a request is signed with another secret, then the library refuses it', async () => {
     const { tenant, path } = await tenantWithEndpoint();
     const other = await tenantWithEndpoint();

@@ -88,7 +88,7 @@ export const BusRoles = {
   webhooks: {
     serves: requestSubjects('webhooks'),
     broadcasts: [],
-    calls: [],
+    calls: [Subjects.memory.getText],
     publishesDurable: [],
     ensuresStreams: [Streams.memoryUsage],
     consumes: [consumer(Streams.memoryUsage, Consumers.webhooksMemoryUsage)],

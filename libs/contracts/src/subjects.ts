@@ -16,6 +16,11 @@ export const Subjects = {
     getDeletion: 'memory.v1.deletions.get',
     /** One record of the caller's tenant by its memory id (GET /v1/memories/{memory_id}). */
     get: 'memory.v1.get',
+    /**
+     * [P20] The text of one record, for the webhooks service's deliveries to an endpoint that opted in
+     * to text: asked when the attempt is made, so no copy of the text is kept outside memory.
+     */
+    getText: 'memory.v1.text.get',
     ping: 'memory.v1.ping',
     /** One page of a tenant's records or supersession relations, for the streamed export. */
     exportPage: 'memory.v1.export.page',

@@ -3,8 +3,10 @@ import {
   connectBus,
   createService,
   type NatsConnection,
+  requestReply,
   streamSettingsOf,
 } from '@tm/bus';
+import { MemoryText, MemoryTextMessage, Subjects } from '@tm/contracts';
 import { type Logger, storageOutage } from '@tm/kit';
 import type { WebhooksConfig } from './config.js';
 import { closePrisma, initPrisma, pingDatabase, schemaVersion } from './data-access/prisma-client.js';
@@ -12,6 +14,9 @@ import { sealingKey } from './domain/endpoints/signing-secret.js';
 import { startDeliveryPoller } from './entry-points/jobs/delivery-poller.js';
 import { startMemoryUsageConsumer } from './entry-points/nats/memory-usage-consumer.js';
 import { serveWebhooksEndpoints } from './entry-points/nats/webhooks-endpoints.js';
+
+/** One read of a record's text for a delivery; past it the attempt fails and is retried. */
+const TEXT_TIMEOUT_MS = 3_000;
 
 export interface WebhooksService {
   nc: NatsConnection;
@@ -33,6 +38,16 @@ export async function startWebhooksService(
     password: config.WEBHOOKS_NATS_PASSWORD,
   });
   const poller = startDeliveryPoller({
+    readText: async (tenantId, memoryId) => {
+      const reply = await requestReply(
+        nc,
+        Subjects.memory.getText,
+        { input: MemoryTextMessage, output: MemoryText },
+        { tenant_id: tenantId, memory_id: memoryId },
+        { timeoutMs: TEXT_TIMEOUT_MS, service: 'memory' },
+      );
+      return reply.text;
+    },
     sealingKey: key,
     retrySchedule: config.WEBHOOKS_RETRY_SCHEDULE_MS,
     timeoutMs: config.WEBHOOKS_ATTEMPT_TIMEOUT_MS,

@@ -16,6 +16,8 @@ export const queueDeliveries = (db: Db, rows: NewDelivery[]) =>
 
 export interface ClaimedDelivery {
   id: string;
+  tenant_id: string;
+  include_text: boolean;
   endpoint_id: string;
   message_id: string;
   payload: unknown;
@@ -41,9 +43,10 @@ export const claimDue = (db: Db, limit: number, leaseMs: number) =>
     ), leased AS (
       UPDATE webhook_delivery d SET next_attempt_at = now() + make_interval(secs => ${leaseMs / 1000})
         FROM due WHERE d.id = due.id
-      RETURNING d.id, d.endpoint_id, d.message_id, d.payload, d.schedule_step
+      RETURNING d.id, d.tenant_id, d.endpoint_id, d.message_id, d.payload, d.schedule_step
     )
-    SELECT l.id::text, l.endpoint_id::text, l.message_id, l.payload, l.schedule_step, e.url,
+    SELECT l.id::text, l.tenant_id::text, l.endpoint_id::text, l.message_id, l.payload, l.schedule_step,
+           e.url, e.include_text,
            e.secret_ciphertext, e.previous_secret_ciphertext, e.previous_secret_expires_at
       FROM leased l JOIN webhook_endpoint e ON e.id = l.endpoint_id`);
 

@@ -7,6 +7,7 @@ import {
   MemoryGetMessage,
   MemoryNamespacesMessage,
   MemoryRecallMessage,
+  MemoryTextMessage,
   MemoryWriteBatchMessage,
   type MemoryWriteBatchReply,
   MemoryWriteMessage,
@@ -18,6 +19,7 @@ import type { DeletionWorker } from '../../domain/deletion-worker.js';
 import { exportPage } from '../../domain/export-page.js';
 import { getDeletion } from '../../domain/get-deletion.js';
 import { getMemory } from '../../domain/get-memory.js';
+import { getMemoryText } from '../../domain/get-memory-text.js';
 import { listNamespaces } from '../../domain/list-namespaces.js';
 import { recallMemory } from '../../domain/recall-memory.js';
 import { writeMemory } from '../../domain/write-memory.js';
@@ -86,6 +88,11 @@ export function serveMemoryEndpoints(
     subject: Subjects.memory.get,
     input: MemoryGetMessage,
     handler: (m) => getMemory(m),
+  });
+  service.endpoint({
+    subject: Subjects.memory.getText,
+    input: MemoryTextMessage,
+    handler: (m) => getMemoryText(m),
   });
   service.endpoint({
     subject: Subjects.memory.exportPage,

@@ -1,3 +1,4 @@
+import type { WebhookPayload } from '@tm/contracts';
 import type { Logger } from '@tm/kit';
 import { timeOrderedId } from '@tm/kit';
 import {
@@ -20,6 +21,8 @@ export interface DeliverySettings {
   allowLoopback: boolean;
   /** Deliveries claimed and sent at once. */
   concurrency: number;
+  /** A record's text from memory, for endpoints that opted in (null: the record is gone). */
+  readText: (tenantId: string, memoryId: string) => Promise<string | null>;
   logger: Logger;
   db?: Db;
 }
@@ -44,22 +47,8 @@ export async function deliverDue(settings: DeliverySettings): Promise<number> {
 }
 
 async function attemptOne(db: Db, delivery: ClaimedDelivery, settings: DeliverySettings): Promise<void> {
-  const body = JSON.stringify(delivery.payload);
   const attemptedAt = new Date();
-  let outcome: AttemptOutcome;
-  try {
-    const headers = signDelivery(
-      delivery.message_id,
-      body,
-      secretsOf(delivery, settings.sealingKey),
-      attemptedAt,
-    );
-    outcome = await postWebhook(delivery.url, body, headers, settings);
-  } catch (err) {
-    // A secret that does not open (a changed WEBHOOKS_SECRET_KEY) fails the attempt, not the poller.
-    settings.logger.error({ err, delivery_id: delivery.id }, 'webhook delivery could not be signed');
-    outcome = { statusCode: null, error: 'signing_failed', latencyMs: 0 };
-  }
+  const outcome = await send(delivery, settings, attemptedAt);
   await recordAttempt(db, {
     id: timeOrderedId(),
     deliveryId: delivery.id,
@@ -86,6 +75,45 @@ async function attemptOne(db: Db, delivery: ClaimedDelivery, settings: DeliveryS
     { endpoint_id: delivery.endpoint_id, delivery_id: delivery.id },
     'webhook endpoint disabled',
   );
+}
+
+/** Read what the payload needs, sign it and POST it; every failure is an outcome, never a throw. */
+async function send(
+  delivery: ClaimedDelivery,
+  settings: DeliverySettings,
+  at: Date,
+): Promise<AttemptOutcome> {
+  let body: string;
+  try {
+    body = JSON.stringify(await withText(delivery, settings));
+  } catch (err) {
+    // Memory away: the endpoint asked for the text, so the attempt waits for it rather than going without.
+    settings.logger.warn({ err, delivery_id: delivery.id }, 'memory text not read; the attempt is retried');
+    return { statusCode: null, error: 'text_unavailable', latencyMs: 0 };
+  }
+  let headers: Record<string, string>;
+  try {
+    headers = signDelivery(delivery.message_id, body, secretsOf(delivery, settings.sealingKey), at);
+  } catch (err) {
+    // A secret that does not open (a changed WEBHOOKS_SECRET_KEY) fails the attempt, not the poller.
+    settings.logger.error({ err, delivery_id: delivery.id }, 'webhook delivery could not be signed');
+    return { statusCode: null, error: 'signing_failed', latencyMs: 0 };
+  }
+  return postWebhook(delivery.url, body, headers, settings);
+}
+
+/**
+ * The stored payload, plus `data.text` for an endpoint that opted in to text: read from memory now,
+ * so the webhooks database never holds a copy (null once the record is gone).
+ */
+async function withText(delivery: ClaimedDelivery, settings: DeliverySettings): Promise<unknown> {
+  const payload = delivery.payload as WebhookPayload;
+  const memoryId = payload.data?.memory_id;
+  if (!delivery.include_text || payload.type !== 'memory.retained' || typeof memoryId !== 'string') {
+    return payload;
+  }
+  const text = await settings.readText(delivery.tenant_id, memoryId);
+  return { ...payload, data: { ...payload.data, text } };
 }
 
 /** The current secret, and the one before a rotation while its overlap lasts. */
