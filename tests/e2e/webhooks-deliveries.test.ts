@@ -239,3 +239,47 @@ describe('GET /api/v1/control/webhook-endpoints/{id}/deliveries', () => {
     expect(bad).toMatchObject({ status: 400, body: { details: { code: 'validation_failed' } } });
   });
 });
+
+describe('namespace.deleted delivered to a registered endpoint', () => {
+  it('when a namespace with memories is deleted, then the endpoint gets one namespace.deleted with the job and its count, and no memory.retained', async () => {
+    const { tenant, path, endpoint } = await tenantWithEndpoint({ events: ['namespace.deleted'] });
+    const namespace = uniqueNamespace('gone');
+    for (const text of ['first note', 'second note']) {
+      expect((await t.api.write(tenant.api_key, writeBody(namespace, text), uniqueKey())).status).toBe(200);
+    }
+
+    const deleted = await t.api.deleteNamespace(tenant.api_key, namespace);
+    expect(deleted.body.deletion).toMatchObject({ status: 'completed' });
+    await t.stack.memory.flushOutbox();
+    const [request] = await received(path, 1);
+
+    if (!request) throw new Error('no request');
+    expect(verify(endpoint.secret, request)).toEqual({
+      type: 'namespace.deleted',
+      timestamp,
+      data: {
+        deletion_id: deleted.body.deletion.id,
+        namespace,
+        records_deleted: 2,
+        request_id: deleted.body.request_id,
+        state: 'deleted',
+      },
+    });
+    expect(request.body).not.toContain('first note');
+  });
+
+  it('when an empty namespace is deleted, then namespace.deleted says no records went', async () => {
+    const { tenant, path, endpoint } = await tenantWithEndpoint({ events: ['namespace.deleted'] });
+    const namespace = uniqueNamespace('empty');
+
+    const deleted = await t.api.deleteNamespace(tenant.api_key, namespace);
+    await t.stack.memory.flushOutbox();
+    const [request] = await received(path, 1);
+
+    if (!request) throw new Error('no request');
+    expect(verify(endpoint.secret, request)).toMatchObject({
+      type: 'namespace.deleted',
+      data: { deletion_id: deleted.body.deletion.id, namespace, records_deleted: 0 },
+    });
+  });
+});

@@ -54,8 +54,8 @@ export const BusRoles = {
     serves: requestSubjects('memory'),
     broadcasts: [],
     calls: [],
-    publishesDurable: [Subjects.memory.usageRecorded],
-    ensuresStreams: [Streams.memoryUsage],
+    publishesDurable: [Subjects.memory.usageRecorded, Subjects.memory.namespaceDeleted],
+    ensuresStreams: [Streams.memoryUsage, Streams.memoryEvents],
     consumes: [],
   },
   billing: {
@@ -90,8 +90,11 @@ export const BusRoles = {
     broadcasts: [],
     calls: [Subjects.memory.getText],
     publishesDurable: [],
-    ensuresStreams: [Streams.memoryUsage],
-    consumes: [consumer(Streams.memoryUsage, Consumers.webhooksMemoryUsage)],
+    ensuresStreams: [Streams.memoryUsage, Streams.memoryEvents],
+    consumes: [
+      consumer(Streams.memoryUsage, Consumers.webhooksMemoryUsage),
+      consumer(Streams.memoryEvents, Consumers.webhooksMemoryEvents),
+    ],
   },
 } satisfies Record<
   Owner,

@@ -444,3 +444,20 @@ export function usageRecordsIn(message: unknown): { records: unknown[]; batch: b
   const parsed = UsageRecordedBatch.safeParse(message);
   return parsed.success ? { records: parsed.data.records, batch: true } : undefined;
 }
+
+/**
+ * JetStream, `memory.v1.events.namespace-deleted` ([P20]): a namespace deletion finished. Written to
+ * memory's outbox in the transaction that completed the job, relayed in batch messages like usage
+ * records (`{ version, records }`); ids and counts only.
+ */
+export const NamespaceDeletedEvent = z.object({
+  /** The outbox row's id: one per deletion, the same on every re-send. */
+  event_id: z.string(),
+  tenant_id: z.string(),
+  deletion_id: z.string(),
+  namespace: z.string(),
+  records_deleted: z.number().int().nonnegative(),
+  request_id: z.string(),
+  occurred_at: z.string(),
+});
+export type NamespaceDeletedEvent = z.infer<typeof NamespaceDeletedEvent>;

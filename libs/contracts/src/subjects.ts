@@ -28,6 +28,11 @@ export const Subjects = {
     listNamespaces: 'memory.v1.namespaces.list',
     /** JetStream: usage records relayed from the memory outbox; billing consumes them. */
     usageRecorded: 'memory.v1.usage.recorded',
+    /**
+     * JetStream ([P20]): a namespace's deletion finished, relayed from the memory outbox (written in the
+     * transaction that completed it); the webhooks service announces it as namespace.deleted.
+     */
+    namespaceDeleted: 'memory.v1.events.namespace-deleted',
   },
   billing: {
     usageSummary: 'billing.v1.usage.summary',
@@ -94,6 +99,8 @@ export const Subjects = {
 
 export const Streams = {
   memoryUsage: { name: 'MEMORY_USAGE', subjects: ['memory.v1.usage.>'] },
+  /** [P20]: what happened to a tenant's memory, for the webhooks service (memory.v1.events.*). */
+  memoryEvents: { name: 'MEMORY_EVENTS', subjects: ['memory.v1.events.>'] },
   gatewayRequests: { name: 'GATEWAY_REQUESTS', subjects: ['gateway.v1.request.>'] },
   billingDeadLetters: { name: 'BILLING_DEAD_LETTERS', subjects: ['billing.v1.usage.dead-letter'] },
 } as const;
@@ -125,4 +132,6 @@ export const Consumers = {
   telemetryDeadLetters: 'telemetry-dead-letters',
   /** [P20]: retained writes (their usage records) become memory.retained deliveries. */
   webhooksMemoryUsage: 'webhooks-memory-usage',
+  /** [P20]: memory's own events (namespace deletions) become webhook deliveries. */
+  webhooksMemoryEvents: 'webhooks-memory-events',
 } as const;

@@ -6,13 +6,15 @@ import {
   requestReply,
   streamSettingsOf,
 } from '@tm/bus';
-import { MemoryText, MemoryTextMessage, Subjects } from '@tm/contracts';
+import { Consumers, MemoryText, MemoryTextMessage, Streams, Subjects } from '@tm/contracts';
 import { type Logger, storageOutage } from '@tm/kit';
 import type { WebhooksConfig } from './config.js';
 import { closePrisma, initPrisma, pingDatabase, schemaVersion } from './data-access/prisma-client.js';
+import { memoryRetainedEvent } from './domain/deliveries/memory-retained.js';
+import { namespaceDeletedEvent } from './domain/deliveries/namespace-deleted.js';
 import { sealingKey } from './domain/endpoints/signing-secret.js';
 import { startDeliveryPoller } from './entry-points/jobs/delivery-poller.js';
-import { startMemoryUsageConsumer } from './entry-points/nats/memory-usage-consumer.js';
+import { startEventConsumer } from './entry-points/nats/event-consumer.js';
 import { serveWebhooksEndpoints } from './entry-points/nats/webhooks-endpoints.js';
 
 /** One read of a record's text for a delivery; past it the attempt fails and is retried. */
@@ -56,18 +58,43 @@ export async function startWebhooksService(
     intervalMs: config.WEBHOOKS_POLL_INTERVAL_MS,
     logger,
   });
-  const consumer = startMemoryUsageConsumer(nc, {
+  const consumerDeps = {
     batchSize: config.WEBHOOKS_FETCH_BATCH_SIZE,
     streamSettings: streamSettingsOf(config),
     logger,
     queued: poller.wake,
-  });
+  };
+  const consumers = [
+    // memory.retained: a retained write's usage record (memory's usage outbox).
+    startEventConsumer(
+      nc,
+      {
+        stream: Streams.memoryUsage,
+        durable: Consumers.webhooksMemoryUsage,
+        filterSubject: Subjects.memory.usageRecorded,
+        toEvent: memoryRetainedEvent,
+      },
+      consumerDeps,
+    ),
+    // memory's own events (namespace.deleted), every subject of the stream: one durable for all of them.
+    startEventConsumer(
+      nc,
+      {
+        stream: Streams.memoryEvents,
+        durable: Consumers.webhooksMemoryEvents,
+        filterSubject: 'memory.v1.events.>',
+        toEvent: (record, subject) =>
+          subject === Subjects.memory.namespaceDeleted ? namespaceDeletedEvent(record) : undefined,
+      },
+      consumerDeps,
+    ),
+  ];
   const service = createService(
     nc,
     {
       name: 'webhooks',
       version,
-      health: () => checkServiceHealth({ database: pingDatabase, schemaVersion, consumers: [consumer] }),
+      health: () => checkServiceHealth({ database: pingDatabase, schemaVersion, consumers }),
       mapError: storageOutage('Webhooks storage'),
     },
     logger,
@@ -83,7 +110,7 @@ export async function startWebhooksService(
     nc,
     stop: async () => {
       await service.stop(config.DRAIN_TIMEOUT_MS);
-      await consumer.stop();
+      await Promise.all(consumers.map((c) => c.stop()));
       await poller.stop();
       await nc.drain();
       await closePrisma();
