@@ -173,6 +173,7 @@ describe('npm start (infra/dev/launch.ts)', () => {
         billing: expect.stringMatching(/^\d{14}_\w+$/),
         telemetry: expect.stringMatching(/^\d{14}_\w+$/),
         template: expect.stringMatching(/^\d{14}_\w+$/),
+        webhooks: expect.stringMatching(/^\d{14}_\w+$/),
       },
       capabilities: { contract_version: 'v1', production_ready: false },
       health: { status: 'ok', available: true },
@@ -180,7 +181,7 @@ describe('npm start (infra/dev/launch.ts)', () => {
   });
 
   it('when the launcher gets SIGTERM, then it stops everything and exits 0', async () => {
-    const services = ['memory', 'billing', 'telemetry', 'template', 'gateway'].map(servicePid);
+    const services = ['memory', 'billing', 'telemetry', 'template', 'webhooks', 'gateway'].map(servicePid);
 
     launcher?.kill('SIGTERM');
 

@@ -144,6 +144,8 @@ export async function startGateway(config: GatewayConfig, logger: Logger): Promi
       billing: { required: false, check: () => billing.ping(PING_TIMEOUT_MS) },
       telemetry: { required: false, check: () => telemetry.ping(PING_TIMEOUT_MS) },
       template: { required: false, check: () => templates.ping(PING_TIMEOUT_MS) },
+      // Not required: events wait in JetStream and deliveries in its outbox until it is back.
+      webhooks: { required: false, check: () => webhooks.ping(PING_TIMEOUT_MS) },
     },
   });
   const server = await startServer(

@@ -2903,7 +2903,7 @@ export interface components {
             environment: string;
             /** @description The API schema version (the OpenAPI document’s) */
             schema_version: string;
-            /** @description Per database, by health entry (`gateway_store`, `memory`, `billing`, `telemetry`, `template`): its latest applied migration; null when the service did not say (down, or from before [P14]) */
+            /** @description Per database, by health entry (`gateway_store`, `memory`, `billing`, `telemetry`, `template`, `webhooks`): its latest applied migration; null when the service did not say (down, or from before [P14]) */
             schema_versions: {
                 [key: string]: string | null;
             };
