@@ -24,7 +24,13 @@ SNAPSHOT = json.loads((PACKAGE.parent / "sdk" / "openapi.json").read_text(encodi
 SCHEMAS: Dict[str, Any] = SNAPSHOT["components"]["schemas"]
 # Chat is the official `openai` client's job (README): the SDK has no chat call of its own. The batch
 # write ([P20]) is served before the SDKs send it: their batch call is the next part.
-NOT_SENT_BY_THE_SDK = {("POST", "/v1/chat/completions"), ("POST", "/api/v1/memory/write/batch")}
+NOT_SENT_BY_THE_SDK = {
+    ("POST", "/v1/chat/completions"),
+    ("POST", "/api/v1/memory/write/batch"),
+    # Webhooks ([P20]): the control-plane routes are served; the SDK's calls come in a later slice.
+    ("POST", "/api/v1/control/webhook-endpoints"),
+    ("PATCH", "/api/v1/control/webhook-endpoints/{id}"),
+}
 
 
 def load_generator() -> Any:
