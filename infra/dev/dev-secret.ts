@@ -5,12 +5,12 @@ import { join } from 'node:path';
 
 /**
  * A development stack's secret (GATEWAY_SECRET_KEY: sessions and storage secrets; IMPORT_SECRET_KEY:
- * hub tokens of running imports), made once and kept in .data (never committed), so what it signs or
- * seals survives a restart. The variable, when set in the environment, wins.
+ * hub tokens of running imports; WEBHOOKS_SECRET_KEY: webhook signing secrets), made once and kept in
+ * .data (never committed), so what it signs or seals survives a restart. The variable, when set in the environment, wins.
  */
 export async function devSecret(
   dataDir: string,
-  variable: 'GATEWAY_SECRET_KEY' | 'IMPORT_SECRET_KEY',
+  variable: 'GATEWAY_SECRET_KEY' | 'IMPORT_SECRET_KEY' | 'WEBHOOKS_SECRET_KEY',
   env: NodeJS.ProcessEnv,
 ): Promise<string> {
   const given = env[variable];

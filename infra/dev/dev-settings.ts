@@ -31,6 +31,7 @@ const SERVICES = [
   { name: 'billing', databaseVar: 'BILLING_DATABASE_URL', database: 'tm_billing' },
   { name: 'telemetry', databaseVar: 'TELEMETRY_DATABASE_URL', database: 'tm_telemetry' },
   { name: 'template', databaseVar: 'TEMPLATE_DATABASE_URL', database: 'tm_template' },
+  { name: 'webhooks', databaseVar: 'WEBHOOKS_DATABASE_URL', database: 'tm_webhooks' },
   { name: 'gateway', databaseVar: 'GATEWAY_DATABASE_URL', database: 'tm_gateway' },
 ];
 

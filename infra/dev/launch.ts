@@ -119,6 +119,9 @@ async function main(): Promise<void> {
   await mkdir(dataDir, { recursive: true });
   childEnv.GATEWAY_SECRET_KEY = await devSecret(dataDir, 'GATEWAY_SECRET_KEY', process.env);
   childEnv.IMPORT_SECRET_KEY = await devSecret(dataDir, 'IMPORT_SECRET_KEY', process.env);
+  childEnv.WEBHOOKS_SECRET_KEY = await devSecret(dataDir, 'WEBHOOKS_SECRET_KEY', process.env);
+  // A development stack delivers webhooks to a receiver on this machine too; deployments refuse loopback.
+  childEnv.WEBHOOKS_ALLOW_LOOPBACK ??= 'true';
   await ensurePostgres();
   await ensureNats();
 

@@ -4,7 +4,14 @@
 const service = process.env.SERVICE ?? '';
 // The migrate job is not a server: it runs and exits.
 if (service === 'migrate') process.exit(0);
-const metricsPorts = { gateway: 9464, memory: 9465, billing: 9466, telemetry: 9467, template: 9468 };
+const metricsPorts = {
+  gateway: 9464,
+  memory: 9465,
+  billing: 9466,
+  telemetry: 9467,
+  template: 9468,
+  webhooks: 9469,
+};
 const url =
   service === 'gateway'
     ? `http://127.0.0.1:${process.env.GATEWAY_PORT ?? 8080}/api/v1/infrastructure/health`

@@ -5,3 +5,4 @@ CREATE DATABASE tm_memory;
 CREATE DATABASE tm_billing;
 CREATE DATABASE tm_telemetry;
 CREATE DATABASE tm_template;
+CREATE DATABASE tm_webhooks;

@@ -108,6 +108,38 @@ const ID_ROUTES: Array<{
     targets: ['namespaceDeletion'],
   },
   { route: 'POST /v1/imports/{import_id}/start', credential: 'key', targets: ['importJob'] },
+  {
+    route: 'GET /api/v1/control/webhook-endpoints/{id}',
+    credential: 'session',
+    targets: ['webhookEndpoint'],
+  },
+  {
+    route: 'PATCH /api/v1/control/webhook-endpoints/{id}',
+    credential: 'session',
+    targets: ['webhookEndpoint'],
+    body: () => ({ url: 'https://b.example.test/stolen', events: ['memory.retained'], include_text: true }),
+  },
+  {
+    route: 'DELETE /api/v1/control/webhook-endpoints/{id}',
+    credential: 'session',
+    targets: ['webhookEndpoint'],
+  },
+  {
+    route: 'POST /api/v1/control/webhook-endpoints/{id}/rotate-secret',
+    credential: 'session',
+    targets: ['webhookEndpoint'],
+  },
+  {
+    route: 'GET /api/v1/control/webhook-endpoints/{id}/deliveries',
+    credential: 'session',
+    targets: ['webhookEndpoint'],
+  },
+  {
+    // {id} is A's endpoint and {delivery_id} A's delivery (the send below fills both).
+    route: 'POST /api/v1/control/webhook-endpoints/{id}/deliveries/{delivery_id}/redeliver',
+    credential: 'session',
+    targets: ['webhookEndpoint'],
+  },
   { route: 'GET /v1/imports/{import_id}/failures', credential: 'key', targets: ['importJob'] },
   { route: 'GET /api/v1/memory/restore/{restore_id}', credential: 'key', targets: ['restoreJob'] },
   { route: 'GET /api/v1/memory/restore/{restore_id}/failures', credential: 'key', targets: ['restoreJob'] },
@@ -289,7 +321,10 @@ describe("OWASP API1: one tenant's credentials aimed at another tenant's objects
       const [method = '', template = ''] = route.split(' ');
       const send = METHODS[method] as Send;
 
-      const res = await send(t.api, template.replace(/\{[^}]+\}/, encodeURIComponent(a.ids[target])), {
+      const path = template
+        .replace('{delivery_id}', a.ids.webhookDelivery)
+        .replace(/\{[^}]+\}/, encodeURIComponent(a.ids[target]));
+      const res = await send(t.api, path, {
         key: credential === 'session' ? b.session : b.api_key,
         ...(body ? { body: body(b) } : {}),
       });
@@ -324,6 +359,14 @@ describe("OWASP API1: one tenant's credentials aimed at another tenant's objects
           key: b.api_key,
           body: { template_name: a.ids.templateName, data: { title: 'by B' } },
         }),
+    ],
+    [
+      "redelivers A's delivery through B's own endpoint",
+      () =>
+        t.api.post(
+          `${CONTROL}/webhook-endpoints/${b.ids.webhookEndpoint}/deliveries/${a.ids.webhookDelivery}/redeliver`,
+          { key: b.session },
+        ),
     ],
     [
       "imports with A's private template",

@@ -29,6 +29,11 @@ const healthy = {
     },
   },
   template: { available: true, required: false, dependencies: { database, nats } },
+  webhooks: {
+    available: true,
+    required: false,
+    dependencies: { database, nats, 'webhooks-memory-usage': consumer, 'webhooks-memory-events': consumer },
+  },
 };
 const report = {
   execution_mode: 'mock',

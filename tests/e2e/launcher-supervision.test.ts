@@ -31,7 +31,10 @@ beforeAll(async () => {
   const secret = `launcher-test-${randomUUID()}`;
   recordSecrets([secret]);
   const metricsOnAnyPort = Object.fromEntries(
-    ['GATEWAY', 'MEMORY', 'BILLING', 'TELEMETRY', 'TEMPLATE'].map((s) => [`${s}_METRICS_PORT`, '0']),
+    ['GATEWAY', 'MEMORY', 'BILLING', 'TELEMETRY', 'TEMPLATE', 'WEBHOOKS'].map((s) => [
+      `${s}_METRICS_PORT`,
+      '0',
+    ]),
   );
   launcher = spawn(process.execPath, ['--import', 'tsx', 'infra/dev/launch.ts'], {
     cwd: repo,
@@ -44,6 +47,7 @@ beforeAll(async () => {
       BILLING_DATABASE_URL: opened.env.billingDbUrl,
       TELEMETRY_DATABASE_URL: opened.env.telemetryDbUrl,
       TEMPLATE_DATABASE_URL: opened.env.templateDbUrl,
+      WEBHOOKS_DATABASE_URL: opened.env.webhooksDbUrl,
       GATEWAY_DATABASE_URL: opened.env.gatewayDbUrl,
       GATEWAY_PORT: String(port),
       GATEWAY_HOST: '127.0.0.1',
@@ -169,6 +173,7 @@ describe('npm start (infra/dev/launch.ts)', () => {
         billing: expect.stringMatching(/^\d{14}_\w+$/),
         telemetry: expect.stringMatching(/^\d{14}_\w+$/),
         template: expect.stringMatching(/^\d{14}_\w+$/),
+        webhooks: expect.stringMatching(/^\d{14}_\w+$/),
       },
       capabilities: { contract_version: 'v1', production_ready: false },
       health: { status: 'ok', available: true },
@@ -176,7 +181,7 @@ describe('npm start (infra/dev/launch.ts)', () => {
   });
 
   it('when the launcher gets SIGTERM, then it stops everything and exits 0', async () => {
-    const services = ['memory', 'billing', 'telemetry', 'template', 'gateway'].map(servicePid);
+    const services = ['memory', 'billing', 'telemetry', 'template', 'webhooks', 'gateway'].map(servicePid);
 
     launcher?.kill('SIGTERM');
 

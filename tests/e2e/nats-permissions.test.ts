@@ -48,6 +48,7 @@ const t = useStack({
   billingEnv: envOf('billing'),
   telemetryEnv: envOf('telemetry'),
   templateEnv: envOf('template'),
+  webhooksEnv: envOf('webhooks'),
 });
 
 const opened: NatsConnection[] = [];
@@ -159,7 +160,7 @@ describe('the NATS micro protocol under the permissions', () => {
     const names: string[] = [];
     for await (const msg of await monitor.requestMany('$SRV.PING', '', {
       strategy: 'count',
-      maxMessages: 4,
+      maxMessages: 5,
       maxWait: 5_000,
     })) {
       names.push((msg.json() as { name: string }).name);
@@ -167,18 +168,23 @@ describe('the NATS micro protocol under the permissions', () => {
     const info = await outcome(monitor, '$SRV.INFO.memory');
     const refused = await outcome(billing, '$SRV.PING.memory');
 
-    expect(names.sort()).toEqual(['billing', 'memory', 'telemetry', 'template']);
+    expect(names.sort()).toEqual(['billing', 'memory', 'telemetry', 'template', 'webhooks']);
     expect(info).toBe('answered');
     expect(refused).toMatch(/Permissions Violation for Publish to "\$SRV\.PING\.memory"/i);
   });
 });
 
 describe('the whole stack, each service as its own NATS user', () => {
-  it('when a tenant writes, recalls, makes a template memory, imports, is billed, reads its events and revokes a key, then every step works', async () => {
+  it('when a tenant writes, recalls, makes a template memory, imports, is billed, reads its events, has a webhook queued and revokes a key, then every step works', async () => {
     const tenant = await createTenant();
     const session = await t.api.login(tenant.owner.email, tenant.owner.password);
     const namespace = uniqueNamespace('perm');
     const template = `perm-${randomUUID().slice(0, 8)}`;
+    // gateway → webhooks (an endpoint registered); memory → MEMORY_USAGE → webhooks (its delivery queued)
+    const endpoint = await t.api.post('/api/v1/control/webhook-endpoints', {
+      key: session,
+      body: { url: 'https://hooks.example.test/perm', events: ['memory.retained'] },
+    });
 
     // gateway → memory (batched writes, recall); memory → JetStream MEMORY_USAGE → billing
     const written = await t.api.write(tenant.api_key, writeBody(namespace, 'permissions hold'), uniqueKey());
@@ -209,6 +215,14 @@ describe('the whole stack, each service as its own NATS user', () => {
       expect(res.body.data).not.toHaveLength(0);
       return res;
     });
+    const deliveries = await eventually(async () => {
+      const res = await t.api.get(`/api/v1/control/webhook-endpoints/${endpoint.body.id}/deliveries`, {
+        key: session,
+      });
+      expect(res.status, JSON.stringify(res.body)).toBe(200);
+      expect(res.body.data).not.toHaveLength(0);
+      return res;
+    });
     // gateway → gateway.v1.identity.changed (every instance drops the key), then the key fails
     const revoked = await t.api.post(`/api/v1/control/api-keys/${tenant.key_id}/revoke`, { key: session });
     const afterRevoke = await t.api.recall(tenant.api_key, recallBody(namespace, 'permissions'));
@@ -221,6 +235,8 @@ describe('the whole stack, each service as its own NATS user', () => {
     expect(imported.body.estimate).toMatchObject({ billable_rows: 1, pricing_version: expect.any(String) });
     expect(charges.body.data.length).toBeGreaterThan(0);
     expect(events.body.data.length).toBeGreaterThan(0);
+    expect(endpoint.status, JSON.stringify(endpoint.body)).toBe(201);
+    expect(deliveries.body.data[0]).toMatchObject({ event_type: 'memory.retained' });
     expect(revoked.status).toBe(200);
     expect(afterRevoke.status).toBe(401);
   });

@@ -9,7 +9,7 @@ import { useStack } from './support/stack.js';
 // discovery (`$SRV.PING|INFO|STATS`), answered by libs/bus nats-service.ts for every service.
 const t = useStack();
 
-const SERVICES = ['memory', 'billing', 'telemetry', 'template'] as const;
+const SERVICES = ['memory', 'billing', 'telemetry', 'template', 'webhooks'] as const;
 type Name = (typeof SERVICES)[number];
 /** A subject of each service that refuses an empty message (its input has required fields). */
 const REFUSES_EMPTY: Record<Name, string> = {
@@ -17,6 +17,7 @@ const REFUSES_EMPTY: Record<Name, string> = {
   billing: Subjects.billing.usageSummary,
   telemetry: Subjects.telemetry.listEvents,
   template: Subjects.template.listTemplates,
+  webhooks: Subjects.webhooks.listEndpoints,
 };
 
 interface EndpointStats {

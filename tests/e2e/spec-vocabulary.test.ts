@@ -325,6 +325,7 @@ describe('GET /api/v1/infrastructure/release', () => {
         billing: latestMigration('billing'),
         telemetry: latestMigration('telemetry'),
         template: latestMigration('template'),
+        webhooks: latestMigration('webhooks'),
       },
       capabilities: capabilities.body,
       health: {
@@ -343,6 +344,7 @@ describe('GET /api/v1/infrastructure/release', () => {
           billing: expect.objectContaining({ available: true, required: false }),
           telemetry: expect.objectContaining({ available: true, required: false }),
           template: expect.objectContaining({ available: true, required: false }),
+          webhooks: expect.objectContaining({ available: true, required: false }),
         },
       },
       recorded_at: expect.any(String),

@@ -4,7 +4,7 @@ import { createServer } from 'node:net';
 import { dirname } from 'node:path';
 
 /** The secrets docker-compose.yml requires (`${…:?}`), generated once per checkout unless set in the shell. */
-export const REQUIRED_SECRETS = ['GATEWAY_SECRET_KEY', 'IMPORT_SECRET_KEY'] as const;
+export const REQUIRED_SECRETS = ['GATEWAY_SECRET_KEY', 'IMPORT_SECRET_KEY', 'WEBHOOKS_SECRET_KEY'] as const;
 
 /** Host ports docker-compose.yml publishes, with its defaults (the dev launcher's ports). */
 export const PUBLISHED_PORTS = {

@@ -14,6 +14,7 @@ import { loadGatewayConfig } from '../../../services/gateway/src/config.js';
 import { loadMemoryConfig } from '../../../services/memory/src/config.js';
 import { loadTelemetryConfig } from '../../../services/telemetry/src/config.js';
 import { loadTemplateConfig } from '../../../services/template/src/config.js';
+import { loadWebhooksConfig } from '../../../services/webhooks/src/config.js';
 
 // infra/kubernetes/ checked offline: every object against the Kubernetes OpenAPI schemas (the
 // kubernetes-models package's compiled validators, no download), then what a schema cannot see: that
@@ -127,12 +128,13 @@ const compose = parse(read('docker-compose.yml'), { merge: true }) as {
 };
 const built = Object.values(compose.services).flatMap((s) => (s.build?.args?.SERVICE ? [s] : []));
 const serviceOf = (s: ComposeService) => s.build?.args?.SERVICE as string;
-const busServices = ['memory', 'billing', 'telemetry', 'template'];
+const busServices = ['memory', 'billing', 'telemetry', 'template', 'webhooks'];
 const configLoaders: Record<string, (env: NodeJS.ProcessEnv) => unknown> = {
   memory: loadMemoryConfig,
   billing: loadBillingConfig,
   telemetry: loadTelemetryConfig,
   template: loadTemplateConfig,
+  webhooks: loadWebhooksConfig,
   gateway: loadGatewayConfig,
 };
 

@@ -9,7 +9,7 @@ import { Consumers, discoverySubjects, Streams, Subjects } from './subjects.js';
  */
 export type BusService = keyof typeof BusRoles;
 type Stream = { name: string; subjects: readonly string[] };
-type Owner = 'memory' | 'billing' | 'telemetry' | 'template' | 'gateway';
+type Owner = 'memory' | 'billing' | 'telemetry' | 'template' | 'gateway' | 'webhooks';
 
 /** Does a NATS subject pattern (`*` one token, `>` the rest) cover this subject? */
 export function subjectMatches(pattern: string, subject: string): boolean {
@@ -44,6 +44,7 @@ export const BusRoles = {
       ...requestSubjects('billing'),
       ...requestSubjects('telemetry'),
       ...requestSubjects('template'),
+      ...requestSubjects('webhooks'),
     ],
     publishesDurable: [Subjects.gateway.requestRecorded],
     ensuresStreams: [Streams.gatewayRequests],
@@ -53,8 +54,8 @@ export const BusRoles = {
     serves: requestSubjects('memory'),
     broadcasts: [],
     calls: [],
-    publishesDurable: [Subjects.memory.usageRecorded],
-    ensuresStreams: [Streams.memoryUsage],
+    publishesDurable: [Subjects.memory.usageRecorded, Subjects.memory.namespaceDeleted],
+    ensuresStreams: [Streams.memoryUsage, Streams.memoryEvents],
     consumes: [],
   },
   billing: {
@@ -83,6 +84,17 @@ export const BusRoles = {
     publishesDurable: [],
     ensuresStreams: [],
     consumes: [],
+  },
+  webhooks: {
+    serves: requestSubjects('webhooks'),
+    broadcasts: [],
+    calls: [Subjects.memory.getText],
+    publishesDurable: [],
+    ensuresStreams: [Streams.memoryUsage, Streams.memoryEvents],
+    consumes: [
+      consumer(Streams.memoryUsage, Consumers.webhooksMemoryUsage),
+      consumer(Streams.memoryEvents, Consumers.webhooksMemoryEvents),
+    ],
   },
 } satisfies Record<
   Owner,

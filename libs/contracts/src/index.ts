@@ -35,3 +35,4 @@ export * from './tolerant-reader.js';
 export * from './unversioned-routes.js';
 export * from './uuid.js';
 export * from './validation.js';
+export * from './webhooks.js';

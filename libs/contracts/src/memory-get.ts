@@ -43,3 +43,18 @@ export const Memory = StoredMemory.extend({
   created_at: Timestamp.meta({ description: 'When it was retained (as retained_at)' }),
 }).meta({ id: 'Memory' });
 export type Memory = z.infer<typeof Memory>;
+
+/**
+ * `memory.v1.text.get` ([P20]): the text of one record of a tenant, for a webhook delivery that opted
+ * in to text. A service-to-service call with no caller's credential behind it, so it names the tenant
+ * the event came from and answers nothing but the text.
+ */
+export const MemoryTextMessage = z.object({
+  tenant_id: z.string().min(1),
+  memory_id: z.string().min(1).max(128),
+});
+export type MemoryTextMessage = z.infer<typeof MemoryTextMessage>;
+
+/** null: no such record of that tenant any more (deleted, or its namespace being deleted). */
+export const MemoryText = z.object({ text: z.string().nullable() });
+export type MemoryText = z.infer<typeof MemoryText>;

@@ -417,6 +417,9 @@ export const UsageRecordedEvent = z.object({
   idempotency_key: z.string().optional(),
   pricing_version: z.string(),
   occurred_at: z.string(),
+  /** A write's record and event ids ([P20]): what the webhooks service announces as memory.retained. */
+  memory_id: z.string().optional(),
+  event_id: z.string().optional(),
 });
 export type UsageRecordedEvent = z.infer<typeof UsageRecordedEvent>;
 
@@ -446,3 +449,20 @@ export function usageRecordsIn(message: unknown): { records: unknown[]; batch: b
   const parsed = UsageRecordedBatch.safeParse(message);
   return parsed.success ? { records: parsed.data.records, batch: true } : undefined;
 }
+
+/**
+ * JetStream, `memory.v1.events.namespace-deleted` ([P20]): a namespace deletion finished. Written to
+ * memory's outbox in the transaction that completed the job, relayed in batch messages like usage
+ * records (`{ version, records }`); ids and counts only.
+ */
+export const NamespaceDeletedEvent = z.object({
+  /** The outbox row's id: one per deletion, the same on every re-send. */
+  event_id: z.string(),
+  tenant_id: z.string(),
+  deletion_id: z.string(),
+  namespace: z.string(),
+  records_deleted: z.number().int().nonnegative(),
+  request_id: z.string(),
+  occurred_at: z.string(),
+});
+export type NamespaceDeletedEvent = z.infer<typeof NamespaceDeletedEvent>;

@@ -41,17 +41,17 @@ import { errors, json, publicRoute } from './openapi-shared.js';
 
 /** Control-plane routes: a session token as Bearer, then the role the action needs. */
 const session: Array<Record<string, string[]>> = [{ sessionAuth: [] }];
-const idPath = (what: string) => ({
+export const idPath = (what: string) => ({
   path: z.object({ id: z.uuid().meta({ description: `The ${what}'s id` }) }),
 });
 
-const op = (
+export const op = (
   operationId: string,
   summary: string,
-  ok: { status: '200' | '201' | '204'; schema?: z.ZodType; description: string },
+  ok: { status: '200' | '201' | '202' | '204'; schema?: z.ZodType; description: string },
   options: {
     body?: z.ZodType;
-    params?: ReturnType<typeof idPath>;
+    params?: { path: z.ZodObject };
     query?: z.ZodObject;
     statuses?: number[];
   } = {},

@@ -27,6 +27,7 @@ import { infrastructurePaths } from './openapi-infrastructure.js';
 import { restorePaths } from './openapi-restore.js';
 import { errors, json, parserErrors, publicRoute } from './openapi-shared.js';
 import { templatePaths } from './openapi-templates.js';
+import { webhookPaths } from './openapi-webhooks.js';
 import { ReleaseRecord } from './release.js';
 import { RequestIdHeader } from './request-id.js';
 import { SCHEMA_VERSION } from './runtime.js';
@@ -168,6 +169,7 @@ export function buildOpenApiDocument(): ReturnType<typeof createDocument> {
       },
       paths: {
         ...controlPaths,
+        ...webhookPaths,
         ...infrastructurePaths,
         ...templatePaths,
         ...importPaths,

@@ -15,7 +15,7 @@ export const ReleaseRecord = z
     schema_version: z.string().meta({ description: 'The API schema version (the OpenAPI document’s)' }),
     schema_versions: z.record(z.string(), z.string().nullable()).meta({
       description:
-        'Per database, by health entry (`gateway_store`, `memory`, `billing`, `telemetry`, `template`): its latest applied migration; null when the service did not say (down, or from before [P14])',
+        'Per database, by health entry (`gateway_store`, `memory`, `billing`, `telemetry`, `template`, `webhooks`): its latest applied migration; null when the service did not say (down, or from before [P14])',
     }),
     capabilities: CapabilitiesResponse,
     health: HealthResponse,

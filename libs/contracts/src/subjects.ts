@@ -18,6 +18,11 @@ export const Subjects = {
     get: 'memory.v1.get',
     /** Forget one record of the caller's tenant by its memory id (DELETE /v1/memories/{memory_id}, [P20]). */
     forget: 'memory.v1.forget',
+    /**
+     * [P20] The text of one record, for the webhooks service's deliveries to an endpoint that opted in
+     * to text: asked when the attempt is made, so no copy of the text is kept outside memory.
+     */
+    getText: 'memory.v1.text.get',
     ping: 'memory.v1.ping',
     /** One page of a tenant's records or supersession relations, for the streamed export. */
     exportPage: 'memory.v1.export.page',
@@ -25,6 +30,11 @@ export const Subjects = {
     listNamespaces: 'memory.v1.namespaces.list',
     /** JetStream: usage records relayed from the memory outbox; billing consumes them. */
     usageRecorded: 'memory.v1.usage.recorded',
+    /**
+     * JetStream ([P20]): a namespace's deletion finished, relayed from the memory outbox (written in the
+     * transaction that completed it); the webhooks service announces it as namespace.deleted.
+     */
+    namespaceDeleted: 'memory.v1.events.namespace-deleted',
   },
   billing: {
     usageSummary: 'billing.v1.usage.summary',
@@ -83,10 +93,24 @@ export const Subjects = {
     listRestoreFailures: 'template.v1.restores.failures',
     ping: 'template.v1.ping',
   },
+  /** [P20]: a tenant's webhook endpoints and their delivery log (the control plane's routes). */
+  webhooks: {
+    createEndpoint: 'webhooks.v1.endpoints.create',
+    listEndpoints: 'webhooks.v1.endpoints.list',
+    getEndpoint: 'webhooks.v1.endpoints.get',
+    updateEndpoint: 'webhooks.v1.endpoints.update',
+    deleteEndpoint: 'webhooks.v1.endpoints.delete',
+    rotateSecret: 'webhooks.v1.endpoints.rotate-secret',
+    listDeliveries: 'webhooks.v1.deliveries.list',
+    redeliver: 'webhooks.v1.deliveries.redeliver',
+    ping: 'webhooks.v1.ping',
+  },
 } as const;
 
 export const Streams = {
   memoryUsage: { name: 'MEMORY_USAGE', subjects: ['memory.v1.usage.>'] },
+  /** [P20]: what happened to a tenant's memory, for the webhooks service (memory.v1.events.*). */
+  memoryEvents: { name: 'MEMORY_EVENTS', subjects: ['memory.v1.events.>'] },
   gatewayRequests: { name: 'GATEWAY_REQUESTS', subjects: ['gateway.v1.request.>'] },
   billingDeadLetters: { name: 'BILLING_DEAD_LETTERS', subjects: ['billing.v1.usage.dead-letter'] },
 } as const;
@@ -108,6 +132,7 @@ export const QueueGroups = {
   billing: 'billing',
   telemetry: 'telemetry',
   template: 'template',
+  webhooks: 'webhooks',
 } as const;
 
 /** Durable JetStream consumers, named after the service that owns them. */
@@ -115,4 +140,8 @@ export const Consumers = {
   billingUsage: 'billing-usage',
   telemetryRequests: 'telemetry-requests',
   telemetryDeadLetters: 'telemetry-dead-letters',
+  /** [P20]: retained writes (their usage records) become memory.retained deliveries. */
+  webhooksMemoryUsage: 'webhooks-memory-usage',
+  /** [P20]: memory's own events (namespace deletions) become webhook deliveries. */
+  webhooksMemoryEvents: 'webhooks-memory-events',
 } as const;

@@ -8,6 +8,7 @@ import { createRequestRecorder, type RequestRecorder } from './clients/request-r
 import { PING_TIMEOUT_MS } from './clients/service-client.js';
 import { createTelemetryClient } from './clients/telemetry-client.js';
 import { createTemplateClient } from './clients/template-client.js';
+import { createWebhooksClient } from './clients/webhooks-client.js';
 import type { GatewayConfig } from './config.js';
 import { closePrisma, getSql, initPrisma, pingDatabase, schemaVersion } from './data-access/prisma-client.js';
 import { deriveGatewaySecrets } from './domain/identity/gateway-secrets.js';
@@ -58,6 +59,11 @@ export async function startGateway(config: GatewayConfig, logger: Logger): Promi
   const templates = createTemplateClient(nc, {
     timeoutMs: config.GATEWAY_REQUEST_TIMEOUT_MS,
     importSealTimeoutMs: config.IMPORT_PARSE_TIMEOUT_MS,
+    breakerResetMs: config.BREAKER_RESET_MS,
+    logger,
+  });
+  const webhooks = createWebhooksClient(nc, {
+    timeoutMs: config.GATEWAY_REQUEST_TIMEOUT_MS,
     breakerResetMs: config.BREAKER_RESET_MS,
     logger,
   });
@@ -115,6 +121,7 @@ export async function startGateway(config: GatewayConfig, logger: Logger): Promi
       storageSecretKey: secrets.storageSecretKey,
       rateLimits,
       billing,
+      webhooks,
     },
     logger,
     deployment: { version: config.DEPLOYMENT_VERSION, environment: config.DEPLOYMENT_ENVIRONMENT },
@@ -137,6 +144,8 @@ export async function startGateway(config: GatewayConfig, logger: Logger): Promi
       billing: { required: false, check: () => billing.ping(PING_TIMEOUT_MS) },
       telemetry: { required: false, check: () => telemetry.ping(PING_TIMEOUT_MS) },
       template: { required: false, check: () => templates.ping(PING_TIMEOUT_MS) },
+      // Not required: events wait in JetStream and deliveries in its outbox until it is back.
+      webhooks: { required: false, check: () => webhooks.ping(PING_TIMEOUT_MS) },
     },
   });
   const server = await startServer(
@@ -168,6 +177,7 @@ export async function startGateway(config: GatewayConfig, logger: Logger): Promi
       billing.breaker.shutdown();
       telemetry.breaker.shutdown();
       templates.breaker.shutdown();
+      webhooks.breaker.shutdown();
       await nc.drain();
       await closePrisma();
     },

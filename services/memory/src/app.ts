@@ -49,6 +49,7 @@ export async function startMemoryService(
     password: config.MEMORY_NATS_PASSWORD,
   });
   await ensureStream(nc, Streams.memoryUsage, streamSettingsOf(config));
+  await ensureStream(nc, Streams.memoryEvents, streamSettingsOf(config));
   const js = jetStreamClient(nc);
 
   const relay = startOutboxRelay({

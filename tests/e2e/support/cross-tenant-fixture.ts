@@ -15,7 +15,13 @@ import { followRestore, handMadeExport, RESTORE, restore } from './restores.js';
 import { bugTemplate } from './templates.js';
 
 const CONTROL = '/api/v1/control';
-export const LISTS = ['users', 'api-keys', 'storage-connections', 'operator-tokens'] as const;
+export const LISTS = [
+  'users',
+  'api-keys',
+  'storage-connections',
+  'operator-tokens',
+  'webhook-endpoints',
+] as const;
 
 interface Stack {
   api: Api;
@@ -75,6 +81,12 @@ export async function tenantWithOneOfEverything(t: Stack, label: string) {
     role: 'developer',
   });
   const operatorToken = await create(`${CONTROL}/operator-tokens`, { name: `token-${tag}` });
+  // Registered before the write, so the write queues a delivery for it (its log has an entry to aim at).
+  const webhookUrl = `https://hooks-${tag}.example.test/memory`;
+  const webhook = await create(`${CONTROL}/webhook-endpoints`, {
+    url: webhookUrl,
+    events: ['memory.retained'],
+  });
   const namespace = uniqueNamespace(`private-${tag}`);
   const write = { body: writeBody(namespace, `private note of ${tag}`), idempotencyKey: uniqueKey() };
   const written = await t.api.write(key, write.body, write.idempotencyKey);
@@ -116,6 +128,11 @@ export async function tenantWithOneOfEverything(t: Stack, label: string) {
   expect(deleted.status, JSON.stringify(deleted.body)).toBe(200);
   const charge = await firstCharge(t, session);
   const tenantName = (await t.api.get(`${CONTROL}/account`, { key: session })).body.tenant.name as string;
+  const delivery = await eventually(async () => {
+    const res = await t.api.get(`${CONTROL}/webhook-endpoints/${webhook.id}/deliveries`, { key: session });
+    expect(res.body.data, 'a delivery queued for the write').not.toHaveLength(0);
+    return res.body.data[0];
+  });
 
   return {
     ...tenant,
@@ -142,6 +159,8 @@ export async function tenantWithOneOfEverything(t: Stack, label: string) {
       importJob: upload.body.id as string,
       restoreJob: restoreJob.id,
       namespaceDeletion: deleted.body.deletion.id as string,
+      webhookEndpoint: webhook.id as string,
+      webhookDelivery: delivery.id as string,
     },
     /** Everything that identifies this tenant or its resources; none of it may reach another tenant. */
     identifying: [
@@ -157,6 +176,7 @@ export async function tenantWithOneOfEverything(t: Stack, label: string) {
       operatorToken.prefix,
       namespace,
       scratch,
+      webhookUrl,
       tag,
     ] as string[],
   };

@@ -61,6 +61,7 @@ export async function openFileEnv(
       billingDbUrl: databaseUrl(names.billing),
       telemetryDbUrl: databaseUrl(names.telemetry),
       templateDbUrl: databaseUrl(names.template),
+      webhooksDbUrl: databaseUrl(names.webhooks),
     },
     close,
   };

@@ -23,6 +23,7 @@ export interface StackEnv {
   billingDbUrl: string;
   telemetryDbUrl: string;
   templateDbUrl: string;
+  webhooksDbUrl: string;
 }
 
 declare module 'vitest' {
@@ -79,6 +80,7 @@ export default async function setup(project: TestProject) {
     billingDbUrl: databaseUrl(shared('billing')),
     telemetryDbUrl: databaseUrl(shared('telemetry')),
     templateDbUrl: databaseUrl(shared('template')),
+    webhooksDbUrl: databaseUrl(shared('webhooks')),
   });
   project.provide('runId', runId);
   project.provide('logCapture', logCapture);

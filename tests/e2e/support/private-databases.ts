@@ -48,7 +48,7 @@ export const databasesStartingWith = (prefix: string) =>
     return rows.map((r) => r.datname);
   });
 
-export const SERVICES = ['memory', 'billing', 'telemetry', 'template', 'gateway'] as const;
+export const SERVICES = ['memory', 'billing', 'telemetry', 'template', 'webhooks', 'gateway'] as const;
 export type Service = (typeof SERVICES)[number];
 
 /** The run's migrated template for a service; every database of the run is cloned from one of these. */

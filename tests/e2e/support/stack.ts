@@ -5,6 +5,7 @@ import { createLogger } from '@tm/kit';
 import { MemoryConfigSchema, type MemoryService, startMemoryService } from '@tm/memory';
 import { startTelemetryService, TelemetryConfigSchema, type TelemetryService } from '@tm/telemetry';
 import { startTemplateService, TemplateConfigSchema, type TemplateService } from '@tm/template';
+import { startWebhooksService, WebhooksConfigSchema, type WebhooksService } from '@tm/webhooks';
 import { afterAll, beforeAll } from 'vitest';
 import { type Api, createApi } from './api.js';
 import { openFileEnv } from './file-env.js';
@@ -38,6 +39,8 @@ export interface StackOptions {
   /** Memory and billing settings to override, by variable name (e.g. MEMORY_NATS_PASSWORD). */
   memoryEnv?: Record<string, string>;
   billingEnv?: Record<string, string>;
+  /** Webhooks service settings to override (e.g. WEBHOOKS_RETRY_SCHEDULE_MS). */
+  webhooksEnv?: Record<string, string>;
   /** This file's nats-server: extra configuration and its environment (tests/e2e/nats-permissions.test.ts). */
   nats?: PrivateNatsOptions;
 }
@@ -69,6 +72,18 @@ export async function startStack(options: StackOptions, env: StackEnv) {
     ...(typeof options.templateEnv === 'function' ? options.templateEnv() : options.templateEnv),
   });
   let template: TemplateService | undefined = await startTemplateService(templateConfig, logger);
+  const webhooksSecretKey = randomBytes(32).toString('base64url');
+  recordSecrets([webhooksSecretKey]);
+  const webhooksConfig = WebhooksConfigSchema.parse({
+    WEBHOOKS_DATABASE_URL: env.webhooksDbUrl,
+    NATS_URL: env.natsUrl,
+    WEBHOOKS_SECRET_KEY: webhooksSecretKey,
+    // The tests' receivers listen on 127.0.0.1; every other private range stays refused.
+    WEBHOOKS_ALLOW_LOOPBACK: 'true',
+    WEBHOOKS_POLL_INTERVAL_MS: '200',
+    ...options.webhooksEnv,
+  });
+  let webhooks: WebhooksService | undefined = await startWebhooksService(webhooksConfig, logger);
   const secretKey = randomBytes(32).toString('base64url');
   recordSecrets([secretKey]); // it must never be logged either
   const gatewayEnv = {
@@ -124,6 +139,13 @@ export async function startStack(options: StackOptions, env: StackEnv) {
     async startTelemetry() {
       telemetry ??= await startTelemetryService(telemetryConfig, logger);
     },
+    async stopWebhooks() {
+      await webhooks?.stop();
+      webhooks = undefined;
+    },
+    async startWebhooks() {
+      webhooks ??= await startWebhooksService(webhooksConfig, logger);
+    },
     async stopTemplate() {
       await template?.stop();
       template = undefined;
@@ -138,6 +160,7 @@ export async function startStack(options: StackOptions, env: StackEnv) {
     },
     async stop() {
       await gateway?.stop();
+      await webhooks?.stop();
       await template?.stop();
       await telemetry?.stop();
       await billing?.stop();

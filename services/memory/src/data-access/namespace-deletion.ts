@@ -1,4 +1,5 @@
-import type { SqlRunner } from '@tm/kit';
+import { Subjects } from '@tm/contracts';
+import { type SqlRunner, timeOrderedId } from '@tm/kit';
 import type pg from 'pg';
 
 /*
@@ -75,6 +76,17 @@ const jobOf = (r: JobRow): DeletionJob => ({
 });
 
 /**
+ * The `namespace.deleted` event of a job row `j` that has just completed, as an outbox row
+ * ([P20], NamespaceDeletedEvent), for an INSERT … SELECT in the statement or transaction that
+ * completes it: `$idParam` is the row's (and the event's) id. Ids and counts only.
+ */
+const namespaceDeletedOutboxRow = (idParam: string, subjectParam: string) =>
+  `SELECT ${idParam}::uuid, ${subjectParam}, jsonb_build_object(
+     'event_id', ${idParam}::text, 'tenant_id', j.tenant_id, 'deletion_id', j.id::text,
+     'namespace', j.namespace, 'records_deleted', j.records, 'request_id', j.request_id,
+     'occurred_at', to_char(j.finished_at AT TIME ZONE 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.MS"Z"'))`;
+
+/**
  * Start deleting a namespace, or find the deletion already running for it (one per tenant and
  * namespace: a partial unique index). An empty namespace's job is created completed. A concurrent
  * start of the same namespace waits on the index for the other to commit, then finds its job.
@@ -83,18 +95,31 @@ export async function startDeletion(
   run: SqlRunner,
   job: { id: string; tenantId: string; namespace: string; requestId: string },
 ): Promise<{ job: DeletionJob }> {
-  const args = [job.id, job.tenantId, job.namespace, job.requestId];
+  const args = [
+    job.id,
+    job.tenantId,
+    job.namespace,
+    job.requestId,
+    timeOrderedId(),
+    Subjects.memory.namespaceDeleted,
+  ];
   for (let attempt = 0; attempt < 3; attempt++) {
+    // An empty namespace's job is completed here, so its namespace.deleted event is written here too.
     const [created] = await run<JobRow>(
       `WITH held AS (
-         SELECT count(*) AS n FROM memory_record WHERE tenant_id = $2 AND namespace = $3)
-       INSERT INTO namespace_deletion (id, tenant_id, namespace, request_id, records_total, status, finished_at)
-       SELECT $1::uuid, $2, $3, $4, n,
-              CASE WHEN n = 0 THEN 'completed' ELSE 'in_progress' END::"DeletionStatus",
-              CASE WHEN n = 0 THEN now() END
-         FROM held
-       ON CONFLICT (tenant_id, namespace) WHERE status = 'in_progress' DO NOTHING
-       RETURNING ${JOB_COLUMNS}`,
+         SELECT count(*) AS n FROM memory_record WHERE tenant_id = $2 AND namespace = $3),
+       j AS (
+         INSERT INTO namespace_deletion (id, tenant_id, namespace, request_id, records_total, status, finished_at)
+         SELECT $1::uuid, $2, $3, $4, n,
+                CASE WHEN n = 0 THEN 'completed' ELSE 'in_progress' END::"DeletionStatus",
+                CASE WHEN n = 0 THEN now() END
+           FROM held
+         ON CONFLICT (tenant_id, namespace) WHERE status = 'in_progress' DO NOTHING
+         RETURNING *),
+       event AS (
+         INSERT INTO outbox_message (id, subject, payload)
+         ${namespaceDeletedOutboxRow('$5', '$6')} FROM j WHERE j.status = 'completed')
+       SELECT ${JOB_COLUMNS} FROM j`,
       args,
     );
     if (created) return { job: jobOf(created) };
@@ -314,6 +339,12 @@ async function advance(client: pg.PoolClient, job: LockedJob, sizes: BatchSizes)
     return false;
   }
   await save(`relations = relations + $2, status = 'completed', finished_at = now()`, [n]);
+  // In the batch's transaction: the event is committed with the completion, or neither is.
+  await client.query(
+    `INSERT INTO outbox_message (id, subject, payload)
+     ${namespaceDeletedOutboxRow('$2', '$3')} FROM namespace_deletion j WHERE j.id = $1::uuid`,
+    [job.id, timeOrderedId(), Subjects.memory.namespaceDeleted],
+  );
   return true;
 }
 

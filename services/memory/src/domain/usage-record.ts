@@ -9,6 +9,9 @@ export interface BilledOperation {
   namespace: string;
   /** A write's key, so billing charges a retried write once. */
   idempotencyKey?: string;
+  /** A write's record and event ([P20]): the webhooks service announces them as memory.retained. */
+  memoryId?: string;
+  eventId?: string;
 }
 
 /**
@@ -30,6 +33,8 @@ export function usageRecord(billed: BilledOperation, pricingVersion: string) {
     ...(billed.idempotencyKey !== undefined ? { idempotency_key: billed.idempotencyKey } : {}),
     pricing_version: pricingVersion,
     occurred_at: new Date().toISOString(),
+    ...(billed.memoryId !== undefined ? { memory_id: billed.memoryId } : {}),
+    ...(billed.eventId !== undefined ? { event_id: billed.eventId } : {}),
   };
   return { id: usageId, subject: Subjects.memory.usageRecorded, payload };
 }

@@ -111,7 +111,15 @@ async function retainOnce(
     },
     idempotency: { key, fingerprint, response: response as unknown as Prisma.InputJsonValue },
     usage: usageRecord(
-      { operation: 'memory.write', scope, requestId, namespace: body.namespace, idempotencyKey: key },
+      {
+        operation: 'memory.write',
+        scope,
+        requestId,
+        namespace: body.namespace,
+        idempotencyKey: key,
+        memoryId,
+        eventId,
+      },
       pricingVersion,
     ),
   });

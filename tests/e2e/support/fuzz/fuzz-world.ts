@@ -33,6 +33,7 @@ export interface FuzzWorld {
     template: string;
     templateMemory: string;
     importJob: string;
+    webhookEndpoint: string;
     charge?: string;
   };
   templateName: string;
@@ -112,6 +113,13 @@ export async function buildWorld(t: { api: Api; stack: Stack }, options: { charg
       'notes.csv',
     )
     .then((r) => created(r, 'import'));
+  // For an event this world never causes, so no delivery is ever attempted to the (unresolvable) host.
+  const webhookEndpoint = await t.api
+    .post('/api/v1/control/webhook-endpoints', {
+      ...asOwner,
+      body: { url: `https://hooks-${tag}.example.test/fuzz`, events: ['charge.voided'] },
+    })
+    .then((r) => created(r, 'webhook endpoint'));
 
   const world: FuzzWorld = {
     tenantId: tenant.tenant_id,
@@ -128,6 +136,7 @@ export async function buildWorld(t: { api: Api; stack: Stack }, options: { charg
       template: template.id,
       templateMemory: templateMemory.memory_id,
       importJob: importJob.id,
+      webhookEndpoint: webhookEndpoint.id,
     },
     templateName: template.template_name,
     operatorSecret: operatorToken.token,
@@ -160,6 +169,7 @@ function idFor(path: string, world: FuzzWorld): string[] {
     ['/storage-connections/', world.ids.customerStorage],
     ['/operator-tokens/', world.ids.operatorToken],
     ['/charges/', world.ids.charge],
+    ['/webhook-endpoints/', world.ids.webhookEndpoint],
   ];
   const id = byCollection.find(([collection]) => path.includes(collection))?.[1];
   return id ? [id] : [];

@@ -11,6 +11,7 @@ export const FAMILIES: ReadonlyArray<{ name: string; pattern: RegExp; needsCharg
   { name: 'storage connections', pattern: /^\/api\/v1\/control\/storage-connections/ },
   { name: 'consent', pattern: /^\/api\/v1\/control\/consent/ },
   { name: 'operator tokens', pattern: /^\/api\/v1\/control\/operator-tokens/ },
+  { name: 'webhook endpoints', pattern: /^\/api\/v1\/control\/webhook-endpoints/ },
   {
     name: 'billing',
     pattern: /^\/api\/v1\/(control\/(usage|billing)|infrastructure\/usage)/,

@@ -338,6 +338,28 @@ class VoidChargeRequest(TypedDict):
     reason: str
 
 
+class _WebhookEndpointCreateRequestRequired(TypedDict):
+    url: str
+    events: List[Literal["memory.retained", "memory.deleted", "namespace.deleted", "import.completed", "import.failed", "anomaly.raised", "charge.voided"]]
+
+
+class WebhookEndpointCreateRequest(_WebhookEndpointCreateRequestRequired, total=False):
+    """The API's ``WebhookEndpointCreateRequest``."""
+
+    description: str
+    include_text: bool
+
+
+class WebhookEndpointUpdateRequest(TypedDict, total=False):
+    """The API's ``WebhookEndpointUpdateRequest``."""
+
+    url: str
+    events: List[Literal["memory.retained", "memory.deleted", "namespace.deleted", "import.completed", "import.failed", "anomaly.raised", "charge.voided"]]
+    description: str
+    include_text: bool
+    enabled: bool
+
+
 class WriteBatchItemEventContent(TypedDict):
     """The API's ``WriteBatchItemEventContent``."""
 
@@ -2254,6 +2276,137 @@ class UserList(Model):
     data: List[User]
 
 
+class WebhookAttempt(Model):
+    """The API's ``WebhookAttempt``."""
+
+    __slots__ = ()
+    _fields = {"attempted_at": None, "status_code": None, "latency_ms": None, "error": None}
+    attempted_at: str
+    status_code: Optional[int]
+    latency_ms: int
+    error: Optional[str]
+
+
+class WebhookDelivery(Model):
+    """The API's ``WebhookDelivery``."""
+
+    __slots__ = ()
+    _fields = {"id": None, "message_id": None, "event_type": None, "status": None, "next_attempt_at": None, "created_at": None, "attempts": "[WebhookAttempt]"}
+    id: str
+    message_id: str
+    event_type: Literal["memory.retained", "memory.deleted", "namespace.deleted", "import.completed", "import.failed", "anomaly.raised", "charge.voided"]
+    status: Literal["pending", "succeeded", "failed"]
+    next_attempt_at: Optional[str]
+    created_at: str
+    attempts: List[WebhookAttempt]
+
+
+class WebhookDeliveryAnswer(Model):
+    """The API's ``WebhookDeliveryAnswer``."""
+
+    __slots__ = ()
+    _fields = {"contract_version": None, "id": None, "message_id": None, "event_type": None, "status": None, "next_attempt_at": None, "created_at": None, "attempts": "[WebhookAttempt]"}
+    contract_version: Literal["v1"]
+    id: str
+    message_id: str
+    event_type: Literal["memory.retained", "memory.deleted", "namespace.deleted", "import.completed", "import.failed", "anomaly.raised", "charge.voided"]
+    status: Literal["pending", "succeeded", "failed"]
+    next_attempt_at: Optional[str]
+    created_at: str
+    attempts: List[WebhookAttempt]
+
+
+class WebhookDeliveryList(Model):
+    """The API's ``WebhookDeliveryList``."""
+
+    __slots__ = ()
+    _fields = {"contract_version": None, "data": "[WebhookDelivery]", "next_cursor": None}
+    contract_version: Literal["v1"]
+    data: List[WebhookDelivery]
+    next_cursor: Optional[str]
+
+
+class WebhookEndpoint(Model):
+    """The API's ``WebhookEndpoint``."""
+
+    __slots__ = ()
+    _fields = {"id": None, "url": None, "description": None, "events": None, "include_text": None, "enabled": None, "disabled_reason": None, "created_at": None, "updated_at": None}
+    id: str
+    url: str
+    description: str
+    events: List[Literal["memory.retained", "memory.deleted", "namespace.deleted", "import.completed", "import.failed", "anomaly.raised", "charge.voided"]]
+    include_text: bool
+    enabled: bool
+    disabled_reason: Optional[str]
+    created_at: str
+    updated_at: str
+
+
+class WebhookEndpointAnswer(Model):
+    """The API's ``WebhookEndpointAnswer``."""
+
+    __slots__ = ()
+    _fields = {"contract_version": None, "id": None, "url": None, "description": None, "events": None, "include_text": None, "enabled": None, "disabled_reason": None, "created_at": None, "updated_at": None}
+    contract_version: Literal["v1"]
+    id: str
+    url: str
+    description: str
+    events: List[Literal["memory.retained", "memory.deleted", "namespace.deleted", "import.completed", "import.failed", "anomaly.raised", "charge.voided"]]
+    include_text: bool
+    enabled: bool
+    disabled_reason: Optional[str]
+    created_at: str
+    updated_at: str
+
+
+class WebhookEndpointCreated(Model):
+    """The API's ``WebhookEndpointCreated``."""
+
+    __slots__ = ()
+    _fields = {"contract_version": None, "id": None, "url": None, "description": None, "events": None, "include_text": None, "enabled": None, "disabled_reason": None, "created_at": None, "updated_at": None, "secret": None}
+    contract_version: Literal["v1"]
+    id: str
+    url: str
+    description: str
+    events: List[Literal["memory.retained", "memory.deleted", "namespace.deleted", "import.completed", "import.failed", "anomaly.raised", "charge.voided"]]
+    include_text: bool
+    enabled: bool
+    disabled_reason: Optional[str]
+    created_at: str
+    updated_at: str
+    secret: str
+
+
+class WebhookEndpointDeleted(Model):
+    """The API's ``WebhookEndpointDeleted``."""
+
+    __slots__ = ()
+    _fields = {"contract_version": None, "id": None, "deleted": None}
+    contract_version: Literal["v1"]
+    id: str
+    deleted: Literal[True]
+
+
+class WebhookEndpointList(Model):
+    """The API's ``WebhookEndpointList``."""
+
+    __slots__ = ()
+    _fields = {"contract_version": None, "data": "[WebhookEndpoint]"}
+    contract_version: Literal["v1"]
+    data: List[WebhookEndpoint]
+
+
+class WebhookSecretRotated(Model):
+    """The API's ``WebhookSecretRotated``."""
+
+    __slots__ = ()
+    _fields = {"contract_version": None, "id": None, "secret": None, "previous_secret_expires_at": None}
+    contract_version: Literal["v1"]
+    id: str
+    secret: str
+    previous_secret_expires_at: str
+
+
 class WriteResponseDecision(Model):
     """The API's ``WriteResponseDecision``."""
 
@@ -2373,6 +2526,14 @@ ROUTES: Tuple[Tuple[str, str, Dict[int, Type[Model]]], ...] = (
     ("POST", "/api/v1/control/billing/charges/{id}/void", {200: ChargeAnswer}),
     ("GET", "/api/v1/control/billing/invoices", {200: InvoiceList}),
     ("POST", "/api/v1/control/billing/invoices", {200: InvoiceAnswer}),
+    ("GET", "/api/v1/control/webhook-endpoints", {200: WebhookEndpointList}),
+    ("POST", "/api/v1/control/webhook-endpoints", {201: WebhookEndpointCreated}),
+    ("GET", "/api/v1/control/webhook-endpoints/{id}", {200: WebhookEndpointAnswer}),
+    ("PATCH", "/api/v1/control/webhook-endpoints/{id}", {200: WebhookEndpointAnswer}),
+    ("DELETE", "/api/v1/control/webhook-endpoints/{id}", {200: WebhookEndpointDeleted}),
+    ("POST", "/api/v1/control/webhook-endpoints/{id}/rotate-secret", {200: WebhookSecretRotated}),
+    ("GET", "/api/v1/control/webhook-endpoints/{id}/deliveries", {200: WebhookDeliveryList}),
+    ("POST", "/api/v1/control/webhook-endpoints/{id}/deliveries/{delivery_id}/redeliver", {202: WebhookDeliveryAnswer}),
     ("GET", "/api/v1/infrastructure/events", {200: EventsPage}),
     ("GET", "/api/v1/infrastructure/namespaces", {200: NamespacesPage}),
     ("GET", "/api/v1/infrastructure/metrics", {200: MetricsResponse}),

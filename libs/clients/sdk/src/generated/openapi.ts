@@ -402,6 +402,94 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/api/v1/control/webhook-endpoints": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** The tenant's webhook endpoints (secrets never shown; owner or admin) */
+        get: operations["listWebhookEndpoints"];
+        put?: never;
+        /** Register an endpoint for some event types; the answer holds its signing secret, shown only here */
+        post: operations["createWebhookEndpoint"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/control/webhook-endpoints/{id}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** One webhook endpoint */
+        get: operations["getWebhookEndpoint"];
+        put?: never;
+        post?: never;
+        /** Delete an endpoint with its deliveries and their log */
+        delete: operations["deleteWebhookEndpoint"];
+        options?: never;
+        head?: never;
+        /** Change its URL, events, description or text opt-in; enable or disable it */
+        patch: operations["updateWebhookEndpoint"];
+        trace?: never;
+    };
+    "/api/v1/control/webhook-endpoints/{id}/rotate-secret": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /** A new signing secret, shown only here; the previous one also signs for 24 hours */
+        post: operations["rotateWebhookSecret"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/control/webhook-endpoints/{id}/deliveries": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** The endpoint's delivery log, newest first: each delivery's status and attempts */
+        get: operations["listWebhookDeliveries"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/control/webhook-endpoints/{id}/deliveries/{delivery_id}/redeliver": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /** Send a delivery again with a fresh retry schedule (412 while the endpoint is disabled) */
+        post: operations["redeliverWebhook"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/api/v1/infrastructure/events": {
         parameters: {
             query?: never;
@@ -1119,6 +1207,27 @@ export interface components {
         InvoiceCreateRequest: {
             period: string;
         };
+        WebhookEndpointCreateRequest: {
+            /** @description Where deliveries are POSTed (http or https); private addresses are refused */
+            url: string;
+            events: ("memory.retained" | "memory.deleted" | "namespace.deleted" | "import.completed" | "import.failed" | "anomaly.raised" | "charge.voided")[];
+            /** @default  */
+            description: string;
+            /**
+             * @description Memory text in payloads (memory.retained): off unless asked for
+             * @default false
+             */
+            include_text: boolean;
+        };
+        WebhookEndpointUpdateRequest: {
+            /** @description Where deliveries are POSTed (http or https); private addresses are refused */
+            url?: string;
+            events?: ("memory.retained" | "memory.deleted" | "namespace.deleted" | "import.completed" | "import.failed" | "anomaly.raised" | "charge.voided")[];
+            description?: string;
+            include_text?: boolean;
+            /** @description true also clears disabled_reason */
+            enabled?: boolean;
+        };
         CreateTemplateRequest: {
             /** @example meeting-notes */
             template_name: string;
@@ -1716,6 +1825,105 @@ export interface components {
             created_by: string;
             /** Format: date-time */
             created_at: string;
+        };
+        WebhookEndpointList: {
+            /**
+             * @description The contract version of this answer (the spec: "Responses include an explicit contract version")
+             * @constant
+             */
+            contract_version: "v1";
+            data: components["schemas"]["WebhookEndpoint"][];
+        };
+        WebhookEndpoint: {
+            id: string;
+            url: string;
+            description: string;
+            events: ("memory.retained" | "memory.deleted" | "namespace.deleted" | "import.completed" | "import.failed" | "anomaly.raised" | "charge.voided")[];
+            include_text: boolean;
+            enabled: boolean;
+            /** @description Why the service disabled it, if it did */
+            disabled_reason: string | null;
+            /** Format: date-time */
+            created_at: string;
+            /** Format: date-time */
+            updated_at: string;
+        };
+        WebhookEndpointCreated: {
+            /**
+             * @description The contract version of this answer (the spec: "Responses include an explicit contract version")
+             * @constant
+             */
+            contract_version: "v1";
+            id: string;
+            url: string;
+            description: string;
+            events: ("memory.retained" | "memory.deleted" | "namespace.deleted" | "import.completed" | "import.failed" | "anomaly.raised" | "charge.voided")[];
+            include_text: boolean;
+            enabled: boolean;
+            /** @description Why the service disabled it, if it did */
+            disabled_reason: string | null;
+            /** Format: date-time */
+            created_at: string;
+            /** Format: date-time */
+            updated_at: string;
+            /** @description whsec_…: the signing secret, shown only in this response */
+            secret: string;
+        };
+        WebhookEndpointDeleted: {
+            /**
+             * @description The contract version of this answer (the spec: "Responses include an explicit contract version")
+             * @constant
+             */
+            contract_version: "v1";
+            id: string;
+            /** @constant */
+            deleted: true;
+        };
+        WebhookSecretRotated: {
+            /**
+             * @description The contract version of this answer (the spec: "Responses include an explicit contract version")
+             * @constant
+             */
+            contract_version: "v1";
+            id: string;
+            /** @description whsec_…: the signing secret, shown only in this response */
+            secret: string;
+            /**
+             * Format: date-time
+             * @description Until then deliveries are signed with the previous secret too
+             */
+            previous_secret_expires_at: string;
+        };
+        WebhookDeliveryList: {
+            /**
+             * @description The contract version of this answer (the spec: "Responses include an explicit contract version")
+             * @constant
+             */
+            contract_version: "v1";
+            data: components["schemas"]["WebhookDelivery"][];
+            next_cursor: string | null;
+        };
+        WebhookDelivery: {
+            id: string;
+            /** @description The webhook-id header: one per event, kept across attempts */
+            message_id: string;
+            /** @enum {string} */
+            event_type: "memory.retained" | "memory.deleted" | "namespace.deleted" | "import.completed" | "import.failed" | "anomaly.raised" | "charge.voided";
+            /** @enum {string} */
+            status: "pending" | "succeeded" | "failed";
+            next_attempt_at: string | null;
+            /** Format: date-time */
+            created_at: string;
+            attempts: components["schemas"]["WebhookAttempt"][];
+        };
+        WebhookAttempt: {
+            /** Format: date-time */
+            attempted_at: string;
+            /** @description The receiver's HTTP status; null: no answer */
+            status_code: number | null;
+            latency_ms: number;
+            /** @description Why there was no 2xx answer (timeout, address_not_allowed, …) */
+            error: string | null;
         };
         EventsPage: {
             /** @constant */
@@ -2875,7 +3083,7 @@ export interface components {
             environment: string;
             /** @description The API schema version (the OpenAPI document’s) */
             schema_version: string;
-            /** @description Per database, by health entry (`gateway_store`, `memory`, `billing`, `telemetry`, `template`): its latest applied migration; null when the service did not say (down, or from before [P14]) */
+            /** @description Per database, by health entry (`gateway_store`, `memory`, `billing`, `telemetry`, `template`, `webhooks`): its latest applied migration; null when the service did not say (down, or from before [P14]) */
             schema_versions: {
                 [key: string]: string | null;
             };
@@ -3066,6 +3274,43 @@ export interface components {
             created_by: string;
             /** Format: date-time */
             created_at: string;
+        };
+        WebhookEndpointAnswer: {
+            /**
+             * @description The contract version of this answer (the spec: "Responses include an explicit contract version")
+             * @constant
+             */
+            contract_version: "v1";
+            id: string;
+            url: string;
+            description: string;
+            events: ("memory.retained" | "memory.deleted" | "namespace.deleted" | "import.completed" | "import.failed" | "anomaly.raised" | "charge.voided")[];
+            include_text: boolean;
+            enabled: boolean;
+            /** @description Why the service disabled it, if it did */
+            disabled_reason: string | null;
+            /** Format: date-time */
+            created_at: string;
+            /** Format: date-time */
+            updated_at: string;
+        };
+        WebhookDeliveryAnswer: {
+            /**
+             * @description The contract version of this answer (the spec: "Responses include an explicit contract version")
+             * @constant
+             */
+            contract_version: "v1";
+            id: string;
+            /** @description The webhook-id header: one per event, kept across attempts */
+            message_id: string;
+            /** @enum {string} */
+            event_type: "memory.retained" | "memory.deleted" | "namespace.deleted" | "import.completed" | "import.failed" | "anomaly.raised" | "charge.voided";
+            /** @enum {string} */
+            status: "pending" | "succeeded" | "failed";
+            next_attempt_at: string | null;
+            /** Format: date-time */
+            created_at: string;
+            attempts: components["schemas"]["WebhookAttempt"][];
         };
         TemplateAnswer: {
             /**
@@ -5931,6 +6176,792 @@ export interface operations {
             };
             /** @description Body is not application/json, or an unsupported file type */
             415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description Rate, usage or concurrency limit (rate_limited, too_many_imports); honour Retry-After */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description Internal failure */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description A service or its storage is unavailable; retryable, honour Retry-After */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description A service did not answer within the deadline; retryable, honour Retry-After (a write with the same idempotency key) */
+            504: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+        };
+    };
+    listWebhookEndpoints: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Endpoints */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["WebhookEndpointList"];
+                };
+            };
+            /** @description Malformed or invalid request; correct it, do not retry unchanged */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description Authentication required: send an API key or session token */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description Valid credential denied by policy, role, consent, storage or capability */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description Rate, usage or concurrency limit (rate_limited, too_many_imports); honour Retry-After */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description Internal failure */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description A service or its storage is unavailable; retryable, honour Retry-After */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+        };
+    };
+    createWebhookEndpoint: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["WebhookEndpointCreateRequest"];
+            };
+        };
+        responses: {
+            /** @description Endpoint registered */
+            201: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["WebhookEndpointCreated"];
+                };
+            };
+            /** @description Malformed or invalid request; correct it, do not retry unchanged */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description Authentication required: send an API key or session token */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description Valid credential denied by policy, role, consent, storage or capability */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description Body larger than the limit */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description Body is not application/json, or an unsupported file type */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description Rate, usage or concurrency limit (rate_limited, too_many_imports); honour Retry-After */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description Internal failure */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description A service or its storage is unavailable; retryable, honour Retry-After */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description A service did not answer within the deadline; retryable, honour Retry-After (a write with the same idempotency key) */
+            504: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+        };
+    };
+    getWebhookEndpoint: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description The webhook endpoint's id */
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Endpoint */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["WebhookEndpointAnswer"];
+                };
+            };
+            /** @description Malformed or invalid request; correct it, do not retry unchanged */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description Authentication required: send an API key or session token */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description Valid credential denied by policy, role, consent, storage or capability */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description Resource or route unavailable to the caller */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description Rate, usage or concurrency limit (rate_limited, too_many_imports); honour Retry-After */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description Internal failure */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description A service or its storage is unavailable; retryable, honour Retry-After */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description A service did not answer within the deadline; retryable, honour Retry-After (a write with the same idempotency key) */
+            504: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+        };
+    };
+    deleteWebhookEndpoint: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description The webhook endpoint's id */
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Endpoint deleted */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["WebhookEndpointDeleted"];
+                };
+            };
+            /** @description Malformed or invalid request; correct it, do not retry unchanged */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description Authentication required: send an API key or session token */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description Valid credential denied by policy, role, consent, storage or capability */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description Resource or route unavailable to the caller */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description Rate, usage or concurrency limit (rate_limited, too_many_imports); honour Retry-After */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description Internal failure */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description A service or its storage is unavailable; retryable, honour Retry-After */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description A service did not answer within the deadline; retryable, honour Retry-After (a write with the same idempotency key) */
+            504: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+        };
+    };
+    updateWebhookEndpoint: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description The webhook endpoint's id */
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["WebhookEndpointUpdateRequest"];
+            };
+        };
+        responses: {
+            /** @description Endpoint changed */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["WebhookEndpointAnswer"];
+                };
+            };
+            /** @description Malformed or invalid request; correct it, do not retry unchanged */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description Authentication required: send an API key or session token */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description Valid credential denied by policy, role, consent, storage or capability */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description Resource or route unavailable to the caller */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description Body larger than the limit */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description Body is not application/json, or an unsupported file type */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description Rate, usage or concurrency limit (rate_limited, too_many_imports); honour Retry-After */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description Internal failure */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description A service or its storage is unavailable; retryable, honour Retry-After */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description A service did not answer within the deadline; retryable, honour Retry-After (a write with the same idempotency key) */
+            504: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+        };
+    };
+    rotateWebhookSecret: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description The webhook endpoint's id */
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Secret rotated */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["WebhookSecretRotated"];
+                };
+            };
+            /** @description Malformed or invalid request; correct it, do not retry unchanged */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description Authentication required: send an API key or session token */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description Valid credential denied by policy, role, consent, storage or capability */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description Resource or route unavailable to the caller */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description Rate, usage or concurrency limit (rate_limited, too_many_imports); honour Retry-After */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description Internal failure */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description A service or its storage is unavailable; retryable, honour Retry-After */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description A service did not answer within the deadline; retryable, honour Retry-After (a write with the same idempotency key) */
+            504: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+        };
+    };
+    listWebhookDeliveries: {
+        parameters: {
+            query?: {
+                limit?: number;
+                /** @description next_cursor of the previous page */
+                cursor?: string;
+            };
+            header?: never;
+            path: {
+                /** @description The webhook endpoint's id */
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Deliveries */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["WebhookDeliveryList"];
+                };
+            };
+            /** @description Malformed or invalid request; correct it, do not retry unchanged */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description Authentication required: send an API key or session token */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description Valid credential denied by policy, role, consent, storage or capability */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description Resource or route unavailable to the caller */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description Rate, usage or concurrency limit (rate_limited, too_many_imports); honour Retry-After */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description Internal failure */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description A service or its storage is unavailable; retryable, honour Retry-After */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description A service did not answer within the deadline; retryable, honour Retry-After (a write with the same idempotency key) */
+            504: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+        };
+    };
+    redeliverWebhook: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description The webhook endpoint's id */
+                id: string;
+                /** @description The delivery's id */
+                delivery_id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Queued again */
+            202: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["WebhookDeliveryAnswer"];
+                };
+            };
+            /** @description Malformed or invalid request; correct it, do not retry unchanged */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description Authentication required: send an API key or session token */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description Valid credential denied by policy, role, consent, storage or capability */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description Resource or route unavailable to the caller */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description If-Match names a revision that is no longer current: read the resource again */
+            412: {
                 headers: {
                     [name: string]: unknown;
                 };

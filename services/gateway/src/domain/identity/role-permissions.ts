@@ -23,6 +23,8 @@ export const ACTIONS = [
   'billing:read',
   'billing:void',
   'billing:invoice',
+  /** [P20]: register webhook endpoints and read their delivery log (owner and admin). */
+  'webhooks:manage',
 ] as const;
 export type Action = (typeof ACTIONS)[number];
 
@@ -49,6 +51,7 @@ export const ROLE_PERMISSIONS: Record<Role, readonly Action[]> = {
     'storage:manage',
     'billing:void',
     'billing:invoice',
+    'webhooks:manage',
   ],
   developer: [...READ, ...USE_MEMORY, 'keys:manage'],
   viewer: READ,

@@ -49,6 +49,18 @@ const ROUTES: ReadonlyArray<readonly [method: string, template: string, operatio
   ['POST', '/api/v1/control/billing/charges/{id}/void', 'control.billing.charges.void'],
   ['GET', '/api/v1/control/billing/invoices', 'control.billing.invoices.list'],
   ['POST', '/api/v1/control/billing/invoices', 'control.billing.invoices.close'],
+  ['GET', '/api/v1/control/webhook-endpoints', 'control.webhook_endpoints.list'],
+  ['POST', '/api/v1/control/webhook-endpoints', 'control.webhook_endpoints.create'],
+  ['GET', '/api/v1/control/webhook-endpoints/{id}', 'control.webhook_endpoints.get'],
+  ['PATCH', '/api/v1/control/webhook-endpoints/{id}', 'control.webhook_endpoints.update'],
+  ['DELETE', '/api/v1/control/webhook-endpoints/{id}', 'control.webhook_endpoints.delete'],
+  ['POST', '/api/v1/control/webhook-endpoints/{id}/rotate-secret', 'control.webhook_endpoints.rotate_secret'],
+  ['GET', '/api/v1/control/webhook-endpoints/{id}/deliveries', 'control.webhook_endpoints.deliveries.list'],
+  [
+    'POST',
+    '/api/v1/control/webhook-endpoints/{id}/deliveries/{delivery_id}/redeliver',
+    'control.webhook_endpoints.deliveries.redeliver',
+  ],
 
   ['GET', '/api/v1/infrastructure/health', 'infrastructure.health'],
   ['GET', '/api/v1/infrastructure/capabilities', 'infrastructure.capabilities'],

@@ -8,6 +8,7 @@ import {
   MemoryGetMessage,
   MemoryNamespacesMessage,
   MemoryRecallMessage,
+  MemoryTextMessage,
   MemoryWriteBatchMessage,
   type MemoryWriteBatchReply,
   MemoryWriteMessage,
@@ -20,6 +21,7 @@ import { exportPage } from '../../domain/export-page.js';
 import { forgetMemory } from '../../domain/forget-memory.js';
 import { getDeletion } from '../../domain/get-deletion.js';
 import { getMemory } from '../../domain/get-memory.js';
+import { getMemoryText } from '../../domain/get-memory-text.js';
 import { listNamespaces } from '../../domain/list-namespaces.js';
 import { recallMemory } from '../../domain/recall-memory.js';
 import { writeMemory } from '../../domain/write-memory.js';
@@ -93,6 +95,11 @@ export function serveMemoryEndpoints(
     subject: Subjects.memory.forget,
     input: MemoryForgetMessage,
     handler: (m) => forgetMemory(m),
+  });
+  service.endpoint({
+    subject: Subjects.memory.getText,
+    input: MemoryTextMessage,
+    handler: (m) => getMemoryText(m),
   });
   service.endpoint({
     subject: Subjects.memory.exportPage,

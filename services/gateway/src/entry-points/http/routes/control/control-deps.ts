@@ -1,5 +1,6 @@
 import type { NatsConnection } from '@tm/bus';
 import type { BillingClient } from '../../../../clients/billing-client.js';
+import type { WebhooksClient } from '../../../../clients/webhooks-client.js';
 import type { SessionSettings } from '../../../../domain/control/login.js';
 import type { RateLimits } from '../../../../domain/operations/rate-limits.js';
 
@@ -10,4 +11,5 @@ export interface ControlDeps {
   storageSecretKey: Buffer;
   rateLimits: RateLimits;
   billing: BillingClient;
+  webhooks: WebhooksClient;
 }

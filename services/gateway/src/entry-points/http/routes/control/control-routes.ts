@@ -9,6 +9,7 @@ import { operatorTokenRoutes } from './operator-token-routes.js';
 import { sessionRoutes } from './session-routes.js';
 import { storageConnectionRoutes } from './storage-connection-routes.js';
 import { userRoutes } from './user-routes.js';
+import { webhookRoutes } from './webhook-routes.js';
 
 /**
  * /api/v1/control: the tenant manages itself with a browser session. Login is the one route without
@@ -27,6 +28,7 @@ export function controlRoutes(auth: AuthDeps, deps: ControlDeps): Router {
   signedIn.use('/consent', consentRoutes(deps));
   signedIn.use('/operator-tokens', operatorTokenRoutes());
   signedIn.use(billingRoutes(deps.billing));
+  signedIn.use('/webhook-endpoints', webhookRoutes(deps.webhooks));
   router.use(signedIn);
   return router;
 }

@@ -1,0 +1,100 @@
+import { Prisma } from './generated/client.js';
+import type { Db } from './prisma-client.js';
+
+export interface NewDelivery {
+  id: string;
+  tenantId: string;
+  endpointId: string;
+  messageId: string;
+  eventType: string;
+  payload: Prisma.InputJsonValue;
+}
+
+/** Queue deliveries; one already queued for the same endpoint and message (a redelivered event) is skipped. */
+export const queueDeliveries = (db: Db, rows: NewDelivery[]) =>
+  db.webhookDelivery.createMany({ data: rows, skipDuplicates: true });
+
+export interface ClaimedDelivery {
+  id: string;
+  tenant_id: string;
+  include_text: boolean;
+  endpoint_id: string;
+  message_id: string;
+  payload: unknown;
+  schedule_step: number;
+  url: string;
+  secret_ciphertext: string;
+  previous_secret_ciphertext: string | null;
+  previous_secret_expires_at: Date | null;
+}
+
+/**
+ * Take up to `limit` due deliveries of enabled endpoints and lease them: `next_attempt_at` moves past
+ * the attempt's time-out, so another instance skips them now (SKIP LOCKED) and takes them again only
+ * if this one never records the attempt (killed between send and record: sent again, same webhook-id).
+ */
+export const claimDue = (db: Db, limit: number, leaseMs: number) =>
+  db.$queryRaw<ClaimedDelivery[]>(Prisma.sql`
+    WITH due AS (
+      SELECT d.id FROM webhook_delivery d JOIN webhook_endpoint e ON e.id = d.endpoint_id
+       WHERE d.next_attempt_at <= now() AND d.status = 'pending' AND e.enabled
+       ORDER BY d.next_attempt_at LIMIT ${limit}
+         FOR UPDATE OF d SKIP LOCKED
+    ), leased AS (
+      UPDATE webhook_delivery d SET next_attempt_at = now() + make_interval(secs => ${leaseMs / 1000})
+        FROM due WHERE d.id = due.id
+      RETURNING d.id, d.tenant_id, d.endpoint_id, d.message_id, d.payload, d.schedule_step
+    )
+    SELECT l.id::text, l.tenant_id::text, l.endpoint_id::text, l.message_id, l.payload, l.schedule_step,
+           e.url, e.include_text,
+           e.secret_ciphertext, e.previous_secret_ciphertext, e.previous_secret_expires_at
+      FROM leased l JOIN webhook_endpoint e ON e.id = l.endpoint_id`);
+
+export const recordAttempt = (
+  db: Db,
+  attempt: {
+    id: string;
+    deliveryId: string;
+    attemptedAt: Date;
+    statusCode: number | null;
+    latencyMs: number;
+    error: string | null;
+  },
+) => db.webhookAttempt.create({ data: attempt });
+
+/** After an attempt: done, failed for good, or due again at `nextAttemptAt`. */
+export const settleDelivery = (
+  db: Db,
+  id: string,
+  change: { status: 'pending' | 'succeeded' | 'failed'; scheduleStep: number; nextAttemptAt: Date | null },
+) => db.webhookDelivery.update({ where: { id }, data: change });
+
+export const findDelivery = (db: Db, tenantId: string, endpointId: string, id: string) =>
+  db.webhookDelivery.findFirst({ where: { tenantId, endpointId, id } });
+
+/** Back to pending with a fresh schedule; its attempts stay in the log. */
+export const requeueDelivery = (db: Db, id: string) =>
+  db.webhookDelivery.update({
+    where: { id },
+    data: { status: 'pending', scheduleStep: 0, nextAttemptAt: new Date() },
+    include: { attempts: { orderBy: { attemptedAt: 'asc' } } },
+  });
+
+/** One page of an endpoint's deliveries, newest first, after the cursor's (created_at, id). */
+export const listDeliveries = (
+  db: Db,
+  endpointId: string,
+  limit: number,
+  after?: { createdAt: Date; id: string },
+) =>
+  db.webhookDelivery.findMany({
+    where: {
+      endpointId,
+      ...(after && {
+        OR: [{ createdAt: { lt: after.createdAt } }, { createdAt: after.createdAt, id: { lt: after.id } }],
+      }),
+    },
+    orderBy: [{ createdAt: 'desc' }, { id: 'desc' }],
+    take: limit,
+    include: { attempts: { orderBy: { attemptedAt: 'asc' } } },
+  });
