@@ -734,7 +734,7 @@ describe('/mcp under the MCP Inspector CLI', () => {
     };
   }
 
-  it('when it lists the tools and remembers then recalls, then the six tools are there and the recall finds the text', async () => {
+  it('when it lists the tools and remembers then recalls, then every tool is there and the recall finds the text', async () => {
     const tenant = await createTenant();
     const namespace = uniqueNamespace('inspector');
 
