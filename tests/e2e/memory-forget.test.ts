@@ -382,9 +382,11 @@ describe('DELETE /v1/memories/{memory_id}', () => {
       expect(records.map((r) => r.operation)).toEqual(['memory.write']);
     });
     expect(
-      await memoryDbCount('SELECT count(*) AS n FROM outbox_message WHERE payload::text LIKE $1', [
-        `%${requestId}%`,
-      ]),
+      // No usage row for it (its memory.deleted event, for webhooks, is another subject).
+      await memoryDbCount(
+        'SELECT count(*) AS n FROM outbox_message WHERE subject = $1 AND payload::text LIKE $2',
+        ['memory.v1.usage.recorded', `%${requestId}%`],
+      ),
     ).toBe(0);
   });
 });

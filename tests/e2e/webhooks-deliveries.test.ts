@@ -283,3 +283,42 @@ describe('namespace.deleted delivered to a registered endpoint', () => {
     });
   });
 });
+
+describe('memory.deleted delivered to a registered endpoint', () => {
+  it('when one memory is forgotten, then the endpoint gets one memory.deleted with its id and what is current again, never its text', async () => {
+    const { tenant, path, endpoint } = await tenantWithEndpoint({ events: ['memory.deleted'] });
+    const namespace = uniqueNamespace('forgotten');
+    const old = await t.api.write(
+      tenant.api_key,
+      writeBody(namespace, 'Ines lives in Porto', { event_id: 'evt-porto' }),
+      uniqueKey(),
+    );
+    const correction = await t.api.write(
+      tenant.api_key,
+      writeBody(namespace, 'Ines lives in Braga', { event_id: 'evt-braga', supersedes: ['evt-porto'] }),
+      uniqueKey(),
+    );
+    expect([old.status, correction.status]).toEqual([200, 200]);
+
+    const forgotten = await t.api.delete(`/v1/memories/${correction.body.memory_id}`, {
+      key: tenant.api_key,
+    });
+    expect(forgotten.status).toBe(200);
+    await t.stack.memory.flushOutbox();
+    const [request] = await received(path, 1);
+
+    if (!request) throw new Error('no request');
+    expect(verify(endpoint.secret, request)).toEqual({
+      type: 'memory.deleted',
+      timestamp,
+      data: {
+        memory_id: correction.body.memory_id,
+        namespace,
+        reinstated: [old.body.memory_id],
+        request_id: forgotten.body.request_id,
+        state: 'deleted',
+      },
+    });
+    expect(request.body).not.toContain('Braga');
+  });
+});

@@ -54,7 +54,11 @@ export const BusRoles = {
     serves: requestSubjects('memory'),
     broadcasts: [],
     calls: [],
-    publishesDurable: [Subjects.memory.usageRecorded, Subjects.memory.namespaceDeleted],
+    publishesDurable: [
+      Subjects.memory.usageRecorded,
+      Subjects.memory.namespaceDeleted,
+      Subjects.memory.memoryDeleted,
+    ],
     ensuresStreams: [Streams.memoryUsage, Streams.memoryEvents],
     consumes: [],
   },

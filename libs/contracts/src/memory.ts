@@ -466,3 +466,20 @@ export const NamespaceDeletedEvent = z.object({
   occurred_at: z.string(),
 });
 export type NamespaceDeletedEvent = z.infer<typeof NamespaceDeletedEvent>;
+
+/**
+ * JetStream, `memory.v1.events.memory-deleted` ([P20]): one memory was forgotten. Written to memory's
+ * outbox in the transaction that forgot it, relayed like the other events; ids only (never text).
+ */
+export const MemoryDeletedEvent = z.object({
+  /** The outbox row's id: one per forgotten memory, the same on every re-send. */
+  event_id: z.string(),
+  tenant_id: z.string(),
+  memory_id: z.string(),
+  namespace: z.string(),
+  /** Memories it had superseded that are current again. */
+  reinstated: z.array(z.string()),
+  request_id: z.string(),
+  occurred_at: z.string(),
+});
+export type MemoryDeletedEvent = z.infer<typeof MemoryDeletedEvent>;

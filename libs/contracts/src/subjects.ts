@@ -35,6 +35,8 @@ export const Subjects = {
      * transaction that completed it); the webhooks service announces it as namespace.deleted.
      */
     namespaceDeleted: 'memory.v1.events.namespace-deleted',
+    /** JetStream ([P20]): one memory was forgotten (DELETE /v1/memories/{memory_id}); ids only. */
+    memoryDeleted: 'memory.v1.events.memory-deleted',
   },
   billing: {
     usageSummary: 'billing.v1.usage.summary',

@@ -10,6 +10,7 @@ import { Consumers, MemoryText, MemoryTextMessage, Streams, Subjects } from '@tm
 import { type Logger, storageOutage } from '@tm/kit';
 import type { WebhooksConfig } from './config.js';
 import { closePrisma, initPrisma, pingDatabase, schemaVersion } from './data-access/prisma-client.js';
+import { memoryDeletedEvent } from './domain/deliveries/memory-deleted.js';
 import { memoryRetainedEvent } from './domain/deliveries/memory-retained.js';
 import { namespaceDeletedEvent } from './domain/deliveries/namespace-deleted.js';
 import { sealingKey } from './domain/endpoints/signing-secret.js';
@@ -76,7 +77,7 @@ export async function startWebhooksService(
       },
       consumerDeps,
     ),
-    // memory's own events (namespace.deleted), every subject of the stream: one durable for all of them.
+    // memory's own events (namespace.deleted, memory.deleted), every subject of the stream: one durable for all of them.
     startEventConsumer(
       nc,
       {
@@ -84,7 +85,11 @@ export async function startWebhooksService(
         durable: Consumers.webhooksMemoryEvents,
         filterSubject: 'memory.v1.events.>',
         toEvent: (record, subject) =>
-          subject === Subjects.memory.namespaceDeleted ? namespaceDeletedEvent(record) : undefined,
+          subject === Subjects.memory.namespaceDeleted
+            ? namespaceDeletedEvent(record)
+            : subject === Subjects.memory.memoryDeleted
+              ? memoryDeletedEvent(record)
+              : undefined,
       },
       consumerDeps,
     ),

@@ -4,9 +4,12 @@ import {
   ErrorCode,
   FORGET_OPERATION,
   type ForgetReceipt,
+  type MemoryDeletedEvent,
   type MemoryForgetMessage,
+  Subjects,
   UUID_PATTERN,
 } from '@tm/contracts';
+import { prismaRunner, timeOrderedId } from '@tm/kit';
 import {
   deleteOwnRelations,
   deletePostings,
@@ -19,6 +22,7 @@ import {
 } from '../data-access/forget-repository.js';
 import type { Prisma } from '../data-access/generated/client.js';
 import { isBeingDeleted } from '../data-access/namespace-deletion.js';
+import { enqueue } from '../data-access/outbox-repository.js';
 import { getPrisma, getSql } from '../data-access/prisma-client.js';
 import { tokenize } from './tokenize.js';
 
@@ -32,10 +36,15 @@ type Kept = Pick<ForgetReceipt, 'namespace' | 'removed' | 'unresolved_relations'
  * postings go, the relations its event recorded go (a record only it superseded is current again), and
  * relations of later events that superseded it stay, unresolved. One transaction. A tombstone without
  * text is kept: a repeated DELETE replays this receipt, and the write's idempotency entry (which
- * stays) replays as forgotten, so a retried write never brings the memory back.
+ * stays) replays as forgotten, so a retried write never brings the memory back. Its `memory.deleted`
+ * event (the webhooks service's) is an outbox row of the same transaction.
  * Not found: another tenant's id, an unknown one, and a record whose namespace is being deleted.
  */
-export async function forgetMemory(msg: MemoryForgetMessage, db = getPrisma()): Promise<ForgetReceipt> {
+export async function forgetMemory(
+  msg: MemoryForgetMessage,
+  deps: { onCommitted?: () => void } = {},
+  db = getPrisma(),
+): Promise<ForgetReceipt> {
   if (!UUID_PATTERN.test(msg.memory_id)) throw notFound();
   const memoryId = msg.memory_id.toLowerCase();
   const tenantId = msg.scope.tenant_id;
@@ -62,11 +71,30 @@ export async function forgetMemory(msg: MemoryForgetMessage, db = getPrisma()): 
         requestId: msg.request_id,
         receipt: kept as unknown as Prisma.InputJsonValue,
       });
+      // Its memory.deleted event commits with it ([P20], webhooks): ids only, never text.
+      const eventId = timeOrderedId();
+      await enqueue(
+        prismaRunner(tx),
+        Subjects.memory.memoryDeleted,
+        {
+          event_id: eventId,
+          tenant_id: tenantId,
+          memory_id: memoryId,
+          namespace: record.namespace,
+          reinstated,
+          request_id: msg.request_id,
+          occurred_at: forgottenAt.toISOString(),
+        } satisfies MemoryDeletedEvent,
+        eventId,
+      );
       return receipt(msg, memoryId, kept, msg.request_id, forgottenAt, 'Accepted');
     },
     { maxWait: 5_000, timeout: 10_000 },
   );
-  if (outcome) return outcome;
+  if (outcome) {
+    deps.onCommitted?.();
+    return outcome;
+  }
   // Not there: forgotten before (the same receipt again), or never this tenant's.
   const tomb = await findTombstone(db, tenantId, memoryId);
   if (!tomb) throw notFound();

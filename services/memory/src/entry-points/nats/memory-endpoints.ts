@@ -94,7 +94,7 @@ export function serveMemoryEndpoints(
   service.endpoint({
     subject: Subjects.memory.forget,
     input: MemoryForgetMessage,
-    handler: (m) => forgetMemory(m),
+    handler: (m) => forgetMemory(m, { onCommitted: options.onCommitted }),
   });
   service.endpoint({
     subject: Subjects.memory.getText,
