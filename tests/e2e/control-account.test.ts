@@ -37,6 +37,7 @@ const OWNER_PERMISSIONS = [
   'billing:read',
   'billing:void',
   'billing:invoice',
+  'webhooks:manage',
 ];
 
 describe('GET /api/v1/control/account', () => {
