@@ -82,10 +82,12 @@ describe('two memory instances and two gateways on one bus and one set of databa
      * The crash, made to land on requests in hand: the instance is frozen (SIGSTOP), so the writes
      * queued to it from then on stay unanswered, and once it holds one more write message it is
      * SIGKILLed, as a machine that hangs and dies would be. Bounded: it is killed after 10 s regardless.
+     * Frozen before anything is awaited: on a loaded machine the remaining writes could otherwise all
+     * be answered while the monitor is read, and the crash would land on nothing.
      */
     const crash = async () => {
-      const taken = await writesHeldBySecond();
       crashing.signal('SIGSTOP');
+      const taken = await writesHeldBySecond();
       for (let i = 0; i < 100 && (await writesHeldBySecond()) <= taken; i++)
         await new Promise((r) => setTimeout(r, 100));
       await crashing.kill('SIGKILL');
