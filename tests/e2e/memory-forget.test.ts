@@ -29,7 +29,7 @@ async function exported(key: string, namespace: string) {
   const res = await t.api.get('/api/v1/infrastructure/export', { key, query: { namespace: [namespace] } });
   expect(res.status, JSON.stringify(res.body)).toBe(200);
   const doc = JSON.parse(res.text) as {
-    records: Array<{ memory_id: string; event_id: string; state: string }>;
+    records: Array<{ memory_id: string; event_id: string; status: string }>;
     supersession_relations: Array<Record<string, unknown>>;
   };
   return doc;
@@ -260,6 +260,59 @@ describe('DELETE /v1/memories/{memory_id}', () => {
       status: 200,
       body: { state: 'superseded', superseded_at: '2026-04-01T00:00:00.000Z' },
     });
+  });
+
+  it('when a memory is forgotten while a write supersedes it and what it superseded, then neither answers 500: each succeeds or is a retryable 503 whose retry succeeds', async () => {
+    // Forgetting B locks B, then A (to reinstate it); a write superseding A and B may lock A, then
+    // B. PostgreSQL breaks such a deadlock by aborting one transaction, which must be a retry.
+    const tenant = await createTenant();
+    const untilDone = async (send: () => ReturnType<typeof forget>) => {
+      const answers: number[] = [];
+      for (;;) {
+        const res = await send();
+        answers.push(res.status);
+        if (res.status !== 503 || res.body.retryable !== true || answers.length >= 10)
+          return { res, answers };
+        await new Promise((r) => setTimeout(r, 200));
+      }
+    };
+    const rounds = await Promise.all(
+      Array.from({ length: 8 }, async (_, round) => {
+        const namespace = uniqueNamespace('forget-race');
+        await written(tenant.api_key, namespace, `Ivo works at the mill ${round}`, { event_id: 'evt-a' });
+        const b = await written(tenant.api_key, namespace, `Ivo works at the bakery ${round}`, {
+          event_id: 'evt-b',
+          supersedes: ['evt-a'],
+        });
+        const cKey = uniqueKey();
+        const c = writeBody(namespace, `Ivo works at the harbour ${round}`, {
+          event_id: 'evt-c',
+          occurred_at: '2026-12-01T00:00:00Z',
+          supersedes: ['evt-a', 'evt-b'],
+        });
+        const [forgot, wrote] = await Promise.all([
+          untilDone(() => forget(tenant.api_key, b.memoryId)),
+          untilDone(() => t.api.write(tenant.api_key, c, cKey)),
+        ]);
+        return { namespace, forgot, wrote };
+      }),
+    );
+
+    for (const { namespace, forgot, wrote } of rounds) {
+      expect([...forgot.answers, ...wrote.answers].filter((s) => s !== 200 && s !== 503)).toEqual([]);
+      expect(forgot.res).toMatchObject({ status: 200, body: { deleted: 1 } });
+      expect(wrote.res).toMatchObject({ status: 200, body: { state: 'retained' } });
+      // Whichever went first, the end is the same: A superseded by C, B gone, C's relation to B unresolved.
+      const doc = await exported(tenant.api_key, namespace);
+      expect(doc.records.map((r) => [r.event_id, r.status]).sort()).toEqual([
+        ['evt-a', 'superseded'],
+        ['evt-c', 'current'],
+      ]);
+      expect(doc.supersession_relations.map((r) => [r.target_event_id, r.status]).sort()).toEqual([
+        ['evt-a', 'superseded'],
+        ['evt-b', 'unresolved'],
+      ]);
+    }
   });
 
   it('when a memory was made from a template, then its template data goes too and a retried create does not bring it back', async () => {

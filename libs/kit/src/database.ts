@@ -79,16 +79,62 @@ export function isStorageUnavailable(err: unknown): boolean {
   return false;
 }
 
+/** SQLSTATEs of a transaction PostgreSQL rolled back to let another go on: deadlock, serialization failure. */
+const CONFLICT_CODES = new Set(['40P01', '40001', 'P2034']);
+
+/**
+ * True when PostgreSQL aborted the transaction to break a deadlock or a serialization conflict with a
+ * concurrent one (Prisma reports it as P2034, or carries the SQLSTATE in a cause or `meta.code`):
+ * nothing of it was committed, and running it again is safe.
+ */
+export function isTransactionConflict(err: unknown): boolean {
+  for (let e: unknown = err, depth = 0; e && depth < 6; depth++) {
+    const candidate = e as { code?: unknown; message?: unknown; cause?: unknown; meta?: { code?: unknown } };
+    if (typeof candidate.code === 'string' && CONFLICT_CODES.has(candidate.code)) return true;
+    if (typeof candidate.meta?.code === 'string' && CONFLICT_CODES.has(candidate.meta.code)) return true;
+    if (
+      typeof candidate.message === 'string' &&
+      /deadlock detected|could not serialize access/i.test(candidate.message)
+    )
+      return true;
+    e = candidate.cause;
+  }
+  return false;
+}
+
+/**
+ * Run a transaction again when PostgreSQL rolled it back for a concurrent one, at most `attempts`
+ * times in all; the last conflict is thrown (and answered as a retryable 503 by storageOutage).
+ */
+export async function retryOnConflict<T>(run: () => Promise<T>, attempts = 3): Promise<T> {
+  for (let attempt = 1; ; attempt++) {
+    try {
+      return await run();
+    } catch (err) {
+      if (attempt >= attempts || !isTransactionConflict(err)) throw err;
+    }
+  }
+}
+
 /**
  * A service endpoint's error mapper: its database being unreachable is the caller's cue to retry (503),
- * not an internal error. `what` names the storage in the message, e.g. "Memory storage".
+ * not an internal error; so is a transaction PostgreSQL rolled back for a concurrent one (the request
+ * changed nothing, and its retry will not meet the same conflict). `what` names the storage in the
+ * message, e.g. "Memory storage".
  */
 export const storageOutage =
   (what: string) =>
-  (err: unknown): AppError | undefined =>
-    isStorageUnavailable(err)
-      ? new AppError(ErrorCode.StorageUnavailable, `${what} is unavailable; retry shortly`, {
-          retryAfter: 2,
-          cause: err,
-        })
-      : undefined;
+  (err: unknown): AppError | undefined => {
+    if (isStorageUnavailable(err))
+      return new AppError(ErrorCode.StorageUnavailable, `${what} is unavailable; retry shortly`, {
+        retryAfter: 2,
+        cause: err,
+      });
+    if (isTransactionConflict(err))
+      return new AppError(
+        ErrorCode.ServiceUnavailable,
+        'A concurrent request changed the same records; retry shortly',
+        { retryAfter: 1, cause: err },
+      );
+    return undefined;
+  };

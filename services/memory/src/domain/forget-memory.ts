@@ -9,7 +9,7 @@ import {
   Subjects,
   UUID_PATTERN,
 } from '@tm/contracts';
-import { prismaRunner, timeOrderedId } from '@tm/kit';
+import { prismaRunner, retryOnConflict, timeOrderedId } from '@tm/kit';
 import {
   deleteOwnRelations,
   deletePostings,
@@ -48,48 +48,52 @@ export async function forgetMemory(
   if (!UUID_PATTERN.test(msg.memory_id)) throw notFound();
   const memoryId = msg.memory_id.toLowerCase();
   const tenantId = msg.scope.tenant_id;
-  const outcome = await db.$transaction(
-    async (tx) => {
-      const record = await lockRecord(tx, tenantId, memoryId);
-      if (!record) return null;
-      if (await isBeingDeleted(getSql(), tenantId, record.namespace)) throw notFound();
-      const postings = await deletePostings(tx, tenantId, record, tokenize(record.text));
-      const own = await deleteOwnRelations(tx, memoryId);
-      const unresolved = await unresolveRelationsTo(tx, memoryId);
-      await deleteRecord(tx, memoryId);
-      const reinstated = await resupersede(tx, own.targets);
-      const kept: Kept = {
-        namespace: record.namespace,
-        removed: { postings, supersession_relations: own.count },
-        unresolved_relations: unresolved,
-        reinstated,
-      };
-      const forgottenAt = await insertTombstone(tx, {
-        memoryId,
-        tenantId,
-        namespace: record.namespace,
-        requestId: msg.request_id,
-        receipt: kept as unknown as Prisma.InputJsonValue,
-      });
-      // Its memory.deleted event commits with it ([P20], webhooks): ids only, never text.
-      const eventId = timeOrderedId();
-      await enqueue(
-        prismaRunner(tx),
-        Subjects.memory.memoryDeleted,
-        {
-          event_id: eventId,
-          tenant_id: tenantId,
-          memory_id: memoryId,
+  // Forgetting locks the record, then what it superseded; a write superseding both may take them the
+  // other way round, and PostgreSQL then rolls one back (a deadlock): this side runs again.
+  const outcome = await retryOnConflict(() =>
+    db.$transaction(
+      async (tx) => {
+        const record = await lockRecord(tx, tenantId, memoryId);
+        if (!record) return null;
+        if (await isBeingDeleted(getSql(), tenantId, record.namespace)) throw notFound();
+        const postings = await deletePostings(tx, tenantId, record, tokenize(record.text));
+        const own = await deleteOwnRelations(tx, memoryId);
+        const unresolved = await unresolveRelationsTo(tx, memoryId);
+        await deleteRecord(tx, memoryId);
+        const reinstated = await resupersede(tx, own.targets);
+        const kept: Kept = {
           namespace: record.namespace,
+          removed: { postings, supersession_relations: own.count },
+          unresolved_relations: unresolved,
           reinstated,
-          request_id: msg.request_id,
-          occurred_at: forgottenAt.toISOString(),
-        } satisfies MemoryDeletedEvent,
-        eventId,
-      );
-      return receipt(msg, memoryId, kept, msg.request_id, forgottenAt, 'Accepted');
-    },
-    { maxWait: 5_000, timeout: 10_000 },
+        };
+        const forgottenAt = await insertTombstone(tx, {
+          memoryId,
+          tenantId,
+          namespace: record.namespace,
+          requestId: msg.request_id,
+          receipt: kept as unknown as Prisma.InputJsonValue,
+        });
+        // Its memory.deleted event commits with it ([P20], webhooks): ids only, never text.
+        const eventId = timeOrderedId();
+        await enqueue(
+          prismaRunner(tx),
+          Subjects.memory.memoryDeleted,
+          {
+            event_id: eventId,
+            tenant_id: tenantId,
+            memory_id: memoryId,
+            namespace: record.namespace,
+            reinstated,
+            request_id: msg.request_id,
+            occurred_at: forgottenAt.toISOString(),
+          } satisfies MemoryDeletedEvent,
+          eventId,
+        );
+        return receipt(msg, memoryId, kept, msg.request_id, forgottenAt, 'Accepted');
+      },
+      { maxWait: 5_000, timeout: 10_000 },
+    ),
   );
   if (outcome) {
     deps.onCommitted?.();
