@@ -7,7 +7,13 @@ export type WebhookEndpoint = ResponseOf<'getWebhookEndpoint'>;
 export type WebhookEndpointCreated = ResponseOf<'createWebhookEndpoint'>;
 /** The answer of `rotateSecret`: the new secret, and until when the previous one also signs. */
 export type WebhookSecretRotated = ResponseOf<'rotateWebhookSecret'>;
-export type WebhookEndpointInput = BodyOf<'createWebhookEndpoint'>;
+type CreateBody = BodyOf<'createWebhookEndpoint'>;
+/**
+ * What `create` takes: `description` ('' when left out) and `include_text` (false) are optional, as the
+ * server defaults them (the generated type lists a defaulted field as required).
+ */
+export type WebhookEndpointInput = Omit<CreateBody, 'description' | 'include_text'> &
+  Partial<Pick<CreateBody, 'description' | 'include_text'>>;
 export type WebhookEndpointChange = BodyOf<'updateWebhookEndpoint'>;
 export type WebhookEventType = WebhookEndpoint['events'][number];
 /** One page of an endpoint's delivery log, newest first. */
