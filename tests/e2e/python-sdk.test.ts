@@ -120,7 +120,7 @@ describe('the Python SDK (text-memory)', () => {
       },
     );
 
-    expect(output).toMatch(/10 passed/);
+    expect(output).toMatch(/12 passed/);
     expect(output).not.toMatch(/skipped/);
   }, 240_000);
 });

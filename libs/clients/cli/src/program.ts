@@ -9,6 +9,7 @@ import { registerMemories } from './commands/memories.js';
 import { registerMemory } from './commands/memory.js';
 import { registerRestore } from './commands/restore.js';
 import { registerTemplates } from './commands/templates.js';
+import { registerWebhooks } from './commands/webhooks.js';
 import { knownSecrets } from './context.js';
 import { explainCredentialRefusal } from './credential-refusal.js';
 import { EXIT, EXIT_CODES_HELP, ExitWith, exitCodeFor } from './exit-codes.js';
@@ -21,7 +22,7 @@ const { version } = JSON.parse(readFileSync(new URL('../package.json', import.me
 const ENVIRONMENT_HELP = `Environment (wins over the config file):
   TM_BASE_URL       the deployment, e.g. http://127.0.0.1:8080
   TM_API_KEY        API key for memory, templates, imports, telemetry
-  TM_SESSION_TOKEN  session token for the control plane (keys)
+  TM_SESSION_TOKEN  session token for the control plane (keys, webhooks)
   TM_OPERATOR_TOKEN operator token for smoke-test
   TM_HUB_TOKEN      model-hub token for import --dataset of a gated or private dataset
   TM_CONFIG         config file (default $XDG_CONFIG_HOME/text-memory/config.json or ~/.config/text-memory/config.json)`;
@@ -44,6 +45,7 @@ export function buildProgram(): Command {
   registerTemplates(program);
   registerMarketplace(program);
   registerMemories(program);
+  registerWebhooks(program);
   return program;
 }
 

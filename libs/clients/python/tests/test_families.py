@@ -226,6 +226,12 @@ def test_when_an_owner_logs_in_then_control_calls_carry_the_session_and_logout_f
         pytest.param(lambda tm: tm.control.api_keys.revoke("k1"), 2, id="control.api_keys.revoke"),
         pytest.param(lambda tm: tm.control.users.update("u1", role="admin"), 2, id="control.users.update"),
         pytest.param(lambda tm: tm.control.billing.close_invoice_period(period="2026-10"), 2, id="control.billing.close_invoice_period"),
+        pytest.param(lambda tm: tm.control.webhooks.create(url="https://h.example/x", events=["memory.retained"]), 1, id="control.webhooks.create"),
+        pytest.param(lambda tm: tm.control.webhooks.rotate_secret("w1"), 1, id="control.webhooks.rotate_secret"),
+        pytest.param(lambda tm: tm.control.webhooks.delete("w1"), 1, id="control.webhooks.delete"),
+        pytest.param(lambda tm: tm.control.webhooks.update("w1", enabled=True), 2, id="control.webhooks.update"),
+        pytest.param(lambda tm: tm.control.webhooks.redeliver("w1", "d1"), 2, id="control.webhooks.redeliver"),
+        pytest.param(lambda tm: tm.control.webhooks.deliveries_page("w1"), 2, id="control.webhooks.deliveries_page"),
     ],
 )
 def test_when_the_answer_is_lost_then_only_calls_safe_to_repeat_are_sent_again(server: Script, call: Any, attempts: int) -> None:
@@ -241,6 +247,50 @@ def test_when_the_answer_is_lost_then_only_calls_safe_to_repeat_are_sent_again(s
 
     assert len(server.seen) == attempts
     assert server.seen[0].body == server.seen[-1].body and server.seen[0].headers.get("idempotency-key") == server.seen[-1].headers.get("idempotency-key")
+
+
+def deliveries(ids: List[str], cursor: Any) -> Any:
+    return ok({"data": [{"id": i, "attempts": []} for i in ids], "next_cursor": cursor})
+
+
+def test_when_webhook_deliveries_are_iterated_then_pages_follow_next_cursor_sync_and_async(server: Script) -> None:
+    server.answers = [deliveries(["d3", "d2"], "c1"), deliveries(["d1"], None), deliveries(["d3"], None)]
+
+    with TextMemory(server.base_url, session_token="tms_0123456789abcdef") as tm:
+        listed = tm.control.webhooks.deliveries("end point", limit=2)
+        assert server.seen == []  # nothing is fetched before the loop asks
+        assert [d.id for d in listed] == ["d3", "d2", "d1"]
+
+    async def main() -> List[str]:
+        async with AsyncTextMemory(server.base_url, session_token="tms_0123456789abcdef") as tm:
+            return [d.id async for d in tm.control.webhooks.deliveries("w1")]
+
+    assert asyncio.run(main()) == ["d3"]
+    assert [urlsplit(s.path).path for s in server.seen] == [
+        "/api/v1/control/webhook-endpoints/end%20point/deliveries",
+        "/api/v1/control/webhook-endpoints/end%20point/deliveries",
+        "/api/v1/control/webhook-endpoints/w1/deliveries",
+    ]
+    assert [query_of(s.path) for s in server.seen] == [{"limit": ["2"]}, {"limit": ["2"], "cursor": ["c1"]}, {}]
+    assert all(s.headers["authorization"] == "Bearer tms_0123456789abcdef" for s in server.seen)
+
+
+def test_when_webhook_endpoints_are_managed_then_each_call_sends_its_route_and_only_the_fields_given(server: Script) -> None:
+    server.answers = [ok({"id": "w1", "secret": "whsec_x"}, 201), ok({"id": "w1"}), ok({"id": "w1", "deleted": True})]
+
+    with TextMemory(server.base_url, session_token="tms_0123456789abcdef") as tm:
+        created = tm.control.webhooks.create(url="https://h.example/x", events=("memory.retained",), include_text=False)
+        tm.control.webhooks.update("w1", enabled=False)
+        tm.control.webhooks.delete("w1")
+
+    assert created.secret == "whsec_x"
+    assert [(s.method, s.path) for s in server.seen] == [
+        ("POST", "/api/v1/control/webhook-endpoints"),
+        ("PATCH", "/api/v1/control/webhook-endpoints/w1"),
+        ("DELETE", "/api/v1/control/webhook-endpoints/w1"),
+    ]
+    assert json.loads(server.seen[0].body) == {"url": "https://h.example/x", "events": ["memory.retained"], "include_text": False}
+    assert json.loads(server.seen[1].body) == {"enabled": False}
 
 
 def test_when_a_template_is_updated_with_a_revision_then_it_is_sent_as_if_match(server: Script) -> None:

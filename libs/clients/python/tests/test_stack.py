@@ -6,6 +6,9 @@ without them."""
 from __future__ import annotations
 
 import asyncio
+import base64
+import hashlib
+import hmac
 import http.client
 import itertools
 import json
@@ -572,3 +575,148 @@ def test_async_write_batch_whose_answer_is_lost_comes_back_replayed() -> None:
     with TextMemory(URL, api_key=KEY) as tm:
         assert charged_once(tm, namespace, keys[:1]) == {keys[0]: 1}
         tm.memory.delete(namespace=namespace)
+
+
+# Webhooks ([P20]): endpoints registered with the owner's session, delivered to a receiver this test runs
+# on 127.0.0.1 (the test stack allows loopback), verified as a Python receiver would verify them.
+class Receiver:
+    """A customer's webhook receiver: records every request and answers 200."""
+
+    def __init__(self) -> None:
+        self.requests: List[Dict[str, Any]] = []
+        received = self.requests
+
+        class Record(BaseHTTPRequestHandler):
+            def log_message(self, format: str, *args: Any) -> None:  # quiet
+                pass
+
+            def do_POST(self) -> None:
+                body = self.rfile.read(int(self.headers.get("content-length") or 0))
+                headers = {k.lower(): v for k, v in self.headers.items()}
+                received.append({"path": self.path, "headers": headers, "body": body})
+                self.send_response(200)
+                self.send_header("content-length", "2")
+                self.end_headers()
+                self.wfile.write(b"ok")
+
+        self.server = ThreadingHTTPServer(("127.0.0.1", 0), Record)
+        self.url = f"http://127.0.0.1:{self.server.server_address[1]}"
+        threading.Thread(target=self.server.serve_forever, daemon=True).start()
+
+    def at(self, path: str, count: int) -> List[Dict[str, Any]]:
+        """The requests to ``path`` once there are ``count`` (polled: deliveries are asynchronous)."""
+        deadline = time.monotonic() + 20
+        while True:
+            seen = [r for r in list(self.requests) if r["path"] == path]
+            if len(seen) >= count or time.monotonic() > deadline:
+                assert len(seen) == count, f"{len(seen)} requests at {path}, not {count}"
+                return seen
+            time.sleep(0.1)
+
+    def close(self) -> None:
+        self.server.shutdown()
+        self.server.server_close()
+
+
+def verified(secret: str, request: Dict[str, Any]) -> Any:
+    """The Standard Webhooks check: HMAC-SHA256 of "id.timestamp.body" under the base64 key after
+    ``whsec_``, one of the space-separated ``v1,`` signatures; the payload when it matches."""
+    headers, body = request["headers"], request["body"]
+    signed = f"{headers['webhook-id']}.{headers['webhook-timestamp']}.".encode() + body
+    expected = base64.b64encode(hmac.new(base64.b64decode(secret[len("whsec_") :]), signed, hashlib.sha256).digest()).decode()
+    signatures = [s.split(",", 1)[1] for s in headers["webhook-signature"].split(" ")]
+    assert any(hmac.compare_digest(expected, s) for s in signatures), "no signature matches"
+    return json.loads(body)
+
+
+@needs_owner
+def test_sync_client_webhooks_against_the_stack() -> None:
+    receiver = Receiver()
+    path = f"/py-{uuid.uuid4().hex[:8]}"
+    namespace = f"py-hooks-{uuid.uuid4().hex[:8]}"
+    try:
+        with TextMemory(URL, api_key=KEY) as tm:
+            shapes = Shapes(tm.infrastructure.openapi().raw)
+            tm.control.sessions.login(email=str(OWNER_EMAIL), password=str(OWNER_PASSWORD))
+            base = "/api/v1/control/webhook-endpoints"
+
+            created = tm.control.webhooks.create(url=receiver.url + path, events=["memory.retained"], description="py")
+            shapes.check(created, "post", base, "201")
+            assert created.secret.startswith("whsec_") and created.enabled is True and created.include_text is False
+            listed = shapes.check(tm.control.webhooks.list(), "get", base)
+            assert [e.id for e in listed.data] == [created.id] and created.secret not in json.dumps(listed.raw)
+            one = shapes.check(tm.control.webhooks.get(created.id), "get", f"{base}/{{id}}")
+            assert "secret" not in one and one.url == receiver.url + path
+
+            written = tm.memory.write(namespace=namespace, text="a note for the webhook")
+            [first] = receiver.at(path, 1)
+            payload = verified(created.secret, first)
+            assert payload["type"] == "memory.retained" and payload["data"]["memory_id"] == written.memory_id
+            assert "a note for the webhook" not in first["body"].decode()
+
+            rotated = shapes.check(tm.control.webhooks.rotate_secret(created.id), "post", f"{base}/{{id}}/rotate-secret")
+            assert rotated.secret != created.secret and rotated.previous_secret_expires_at
+            page = shapes.check(tm.control.webhooks.deliveries_page(created.id, limit=1), "get", f"{base}/{{id}}/deliveries")
+            assert len(page.data) == 1 and page.next_cursor is None
+            [delivery] = list(tm.control.webhooks.deliveries(created.id, limit=1))
+            assert delivery.message_id == first["headers"]["webhook-id"] and delivery.event_type == "memory.retained"
+            deadline = time.monotonic() + 20
+            while delivery.status != "succeeded" and time.monotonic() < deadline:
+                time.sleep(0.1)
+                [delivery] = list(tm.control.webhooks.deliveries(created.id))
+            assert delivery.status == "succeeded" and delivery.attempts[0].status_code == 200
+
+            again = tm.control.webhooks.redeliver(created.id, delivery.id)
+            shapes.check(again, "post", f"{base}/{{id}}/deliveries/{{delivery_id}}/redeliver", "202")
+            assert again.status == "pending" and again.id == delivery.id
+            second = receiver.at(path, 2)[1]
+            assert second["headers"]["webhook-id"] == delivery.message_id
+            # Signed with the new secret and, for the overlap, the previous one.
+            assert verified(rotated.secret, second) == verified(created.secret, second) == payload
+
+            changed = tm.control.webhooks.update(created.id, events=["memory.deleted"], enabled=False)
+            shapes.check(changed, "patch", f"{base}/{{id}}")
+            assert changed.events == ["memory.deleted"] and changed.enabled is False
+            with pytest.raises(TextMemoryError) as refused:
+                tm.control.webhooks.redeliver(created.id, delivery.id)
+            assert refused.value.status == 412 and refused.value.code == "precondition_failed"
+            deleted = shapes.check(tm.control.webhooks.delete(created.id), "delete", f"{base}/{{id}}")
+            assert deleted.deleted is True and deleted.id == created.id
+            with pytest.raises(TextMemoryError) as gone:
+                tm.control.webhooks.get(created.id)
+            assert gone.value.status == 404 and gone.value.code == "not_found" and gone.value.attempts == 1
+            tm.memory.delete(namespace=namespace)
+            tm.control.sessions.logout()
+    finally:
+        receiver.close()
+
+
+@needs_owner
+def test_async_client_webhooks_against_the_stack() -> None:
+    receiver = Receiver()
+    path = f"/py-async-{uuid.uuid4().hex[:8]}"
+    namespace = f"py-hooks-{uuid.uuid4().hex[:8]}"
+
+    async def main() -> None:
+        async with AsyncTextMemory(URL, api_key=KEY) as tm:
+            await tm.control.sessions.login(email=str(OWNER_EMAIL), password=str(OWNER_PASSWORD))
+            created = await tm.control.webhooks.create(url=receiver.url + path, events=["memory.retained"])
+            with pytest.raises(TextMemoryError) as invalid:
+                await tm.control.webhooks.create(url="http://192.168.0.9/x", events=["memory.retained"])
+            assert invalid.value.status == 400 and [f["path"] for f in (invalid.value.details or {})["fields"]] == ["url"]
+            written = [await tm.memory.write(namespace=namespace, text=f"async hook note {n}") for n in range(3)]
+            await asyncio.get_running_loop().run_in_executor(None, receiver.at, path, 3)
+            listed = [d async for d in tm.control.webhooks.deliveries(created.id, limit=2)]
+            assert len(listed) == 3 and len({d.message_id for d in listed}) == 3
+            memory_ids = sorted(verified(created.secret, r)["data"]["memory_id"] for r in receiver.at(path, 3))
+            assert memory_ids == sorted(str(w.memory_id) for w in written)
+            assert (await tm.control.webhooks.get(created.id)).id == created.id
+            assert (await tm.control.webhooks.delete(created.id)).deleted is True
+            assert (await tm.control.webhooks.list()).data == []
+            await tm.memory.delete(namespace=namespace)
+            await tm.control.sessions.logout()
+
+    try:
+        asyncio.run(main())
+    finally:
+        receiver.close()

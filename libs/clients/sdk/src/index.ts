@@ -38,6 +38,19 @@ export {
   type WriteResult,
 } from './families/memory.js';
 export type { TemplatesFamily, UpdateTemplateOptions } from './families/templates.js';
+export type {
+  WebhookAttempt,
+  WebhookDelivery,
+  WebhookDeliveryPage,
+  WebhookDeliveryQuery,
+  WebhookEndpoint,
+  WebhookEndpointChange,
+  WebhookEndpointCreated,
+  WebhookEndpointInput,
+  WebhookEventType,
+  WebhookSecretRotated,
+  WebhooksFamily,
+} from './families/webhooks.js';
 export type { CallOptions, RetryEvent } from './http.js';
 export { LIMITS } from './limits.js';
 export { DEFAULT_RETRY_POLICY, type RetryOptions, type RetryPolicy } from './retry.js';

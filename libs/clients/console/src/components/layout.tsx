@@ -21,7 +21,7 @@ export function Layout() {
       </header>
       <nav className="sidebar" aria-label="Console">
         <ul>
-          {PAGES.filter((page) => !page.needs || can(page.needs)).map((page) => (
+          {PAGES.filter((page) => page.nav !== false && (!page.needs || can(page.needs))).map((page) => (
             <li key={page.path}>
               <NavLink to={page.path} end={page.path === '/'}>
                 {page.label}

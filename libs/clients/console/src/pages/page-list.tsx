@@ -14,6 +14,8 @@ import { NamespacesPage } from './namespaces-page.js';
 import { OverviewPage } from './overview-page.js';
 import { PlaygroundPage } from './playground-page.js';
 import { TemplatesPage } from './templates-page.js';
+import { WebhookDeliveriesPage } from './webhook-deliveries-page.js';
+import { WebhooksPage } from './webhooks-page.js';
 
 /**
  * Every page of the console: its path under /console, its name in the navigation, and the role action
@@ -24,6 +26,8 @@ export interface ConsolePage {
   label: string;
   element: ReactElement;
   needs?: string;
+  /** A page reached from another (an endpoint's deliveries), not listed in the navigation. */
+  nav?: false;
 }
 
 export const PAGES: ConsolePage[] = [
@@ -41,6 +45,15 @@ export const PAGES: ConsolePage[] = [
     label: 'Operator tokens',
     element: <OperatorTokensPage />,
     needs: 'operator-tokens:manage',
+  },
+  // [P20] Owners and admins: an endpoint names the tenant's own systems, and its log shows their answers.
+  { path: '/webhooks', label: 'Webhooks', element: <WebhooksPage />, needs: 'webhooks:manage' },
+  {
+    path: '/webhooks/:id',
+    label: 'Webhook deliveries',
+    element: <WebhookDeliveriesPage />,
+    needs: 'webhooks:manage',
+    nav: false,
   },
   // The data pages call the API with a key acting for the user, so they are listed for the roles that
   // hold memory:write and memory:recall (owner, admin, developer); a viewer's key could do neither.

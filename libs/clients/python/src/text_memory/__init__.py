@@ -1,9 +1,9 @@
 """Python client for the Text-Memory Service API v1: ``TextMemory`` (sync) and ``AsyncTextMemory``."""
 
-from ._async_client import AsyncImports, AsyncInfrastructure, AsyncMemory, AsyncTextMemory
-from ._client import Imports, Infrastructure, Memory, TextMemory
+from ._async_client import AsyncImports, AsyncInfrastructure, AsyncMemory, AsyncTextMemory, AsyncWebhooks
+from ._client import Imports, Infrastructure, Memory, TextMemory, Webhooks
 from ._core import WRITE_BATCH_MAX_ITEMS, RetryEvent, new_event_id
-from ._families import Control, Marketplace, Memories, Templates
+from ._families import Control, Marketplace, Memories, Templates, WebhookCalls
 from ._errors import TextMemoryError
 from . import models
 from ._result import Model, Result
@@ -16,6 +16,7 @@ __all__ = [
     "AsyncInfrastructure",
     "AsyncMemory",
     "AsyncTextMemory",
+    "AsyncWebhooks",
     "Control",
     "Imports",
     "Infrastructure",
@@ -30,6 +31,8 @@ __all__ = [
     "TextMemory",
     "TextMemoryError",
     "UploadProgress",
+    "WebhookCalls",
+    "Webhooks",
     "WRITE_BATCH_MAX_ITEMS",
     "__version__",
     "models",

@@ -40,12 +40,14 @@ from ._core import (
 from ._errors import TextMemoryError
 from ._families import (
     Control,
+    DeliveryPages,
     EventPages,
     ImportCalls,
     InfrastructureCalls,
     Marketplace,
     Memories,
     Templates,
+    WebhookCalls,
     events_query,
     export_spec,
     import_finished,
@@ -65,6 +67,7 @@ from .models import (
     RestoreJob,
     RequestEvent,
     StatusResponse,
+    WebhookDelivery,
     WriteBatchItem,
     WriteBatchResponse,
     WriteResponse,
@@ -114,7 +117,9 @@ class AsyncTextMemory:
         self._http = http_client if http_client is not None else httpx.AsyncClient()
         self.memory = AsyncMemory(self)
         self.infrastructure = AsyncInfrastructure(self)
-        self.control: Control[Awaitable[Result]] = Control(self._run, self._keep_session)
+        self.control: Control[Awaitable[Result], AsyncWebhooks] = Control(
+            self._run, self._keep_session, AsyncWebhooks(self)
+        )
         self.templates: Templates[Awaitable[Result]] = Templates(self._run)
         self.marketplace: Marketplace[Awaitable[Result]] = Marketplace(self._run)
         self.memories: Memories[Awaitable[Result]] = Memories(self._run)
@@ -517,6 +522,26 @@ class AsyncInfrastructure(InfrastructureCalls[Awaitable[Result]]):
         """Health, monitoring and versions for the tenant (API key or session)."""
         return StatusResponse((await self._get(STATUS, timeout, max_retries, request_id)).data)
 
+
+
+class AsyncWebhooks(WebhookCalls[Awaitable[Result]]):
+    """Webhook endpoints and their delivery log ([P20], an owner's or admin's session)."""
+
+    def __init__(self, client: AsyncTextMemory) -> None:
+        super().__init__(client._run)
+        self._client = client
+
+    async def deliveries(self, id: str, *, limit: Optional[int] = None, **call: Any) -> AsyncIterator[WebhookDelivery]:
+        """Every delivery of the endpoint, newest first, fetching page after page as the loop asks:
+        ``async for d in tm.control.webhooks.deliveries(endpoint_id)``. Pages after the first follow
+        ``next_cursor``, so deliveries made meanwhile neither repeat nor skip one."""
+        pages = DeliveryPages(id, limit)
+        spec: Optional[Spec] = pages.page(None)
+        while spec is not None:
+            page = (await self._client._request(spec, **call)).data
+            for row in pages.rows(page):
+                yield row
+            spec = pages.next(page)
 
 
 class AsyncImports(ImportCalls[Awaitable[Result]]):

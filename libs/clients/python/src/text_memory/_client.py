@@ -41,12 +41,14 @@ from ._core import (
 from ._errors import TextMemoryError
 from ._families import (
     Control,
+    DeliveryPages,
     EventPages,
     ImportCalls,
     InfrastructureCalls,
     Marketplace,
     Memories,
     Templates,
+    WebhookCalls,
     events_query,
     export_spec,
     import_finished,
@@ -66,6 +68,7 @@ from .models import (
     RestoreJob,
     RequestEvent,
     StatusResponse,
+    WebhookDelivery,
     WriteBatchItem,
     WriteBatchResponse,
     WriteResponse,
@@ -115,7 +118,7 @@ class TextMemory:
         self._http = http_client if http_client is not None else httpx.Client()
         self.memory = Memory(self)
         self.infrastructure = Infrastructure(self)
-        self.control: Control[Result] = Control(self._run, self._keep_session)
+        self.control: Control[Result, Webhooks] = Control(self._run, self._keep_session, Webhooks(self))
         self.templates: Templates[Result] = Templates(self._run)
         self.marketplace: Marketplace[Result] = Marketplace(self._run)
         self.memories: Memories[Result] = Memories(self._run)
@@ -565,6 +568,25 @@ class Infrastructure(InfrastructureCalls[Result]):
         """Health, monitoring and versions for the tenant (API key or session)."""
         return StatusResponse(self._get(STATUS, timeout, max_retries, request_id, cancel).data)
 
+
+
+class Webhooks(WebhookCalls[Result]):
+    """Webhook endpoints and their delivery log ([P20], an owner's or admin's session)."""
+
+    def __init__(self, client: TextMemory) -> None:
+        super().__init__(client._run)
+        self._client = client
+
+    def deliveries(self, id: str, *, limit: Optional[int] = None, **call: Any) -> Iterator[WebhookDelivery]:
+        """Every delivery of the endpoint, newest first, fetching page after page (``limit`` each) as
+        the loop asks: ``for d in tm.control.webhooks.deliveries(endpoint_id)``. Pages after the first
+        follow ``next_cursor``, so deliveries made meanwhile neither repeat nor skip one."""
+        pages = DeliveryPages(id, limit)
+        spec: Optional[Spec] = pages.page(None)
+        while spec is not None:
+            page = self._client._request(spec, **call).data
+            yield from pages.rows(page)
+            spec = pages.next(page)
 
 
 class Imports(ImportCalls[Result]):

@@ -16,7 +16,7 @@ from typing import Any, Callable, Dict, Generic, List, Mapping, Optional, Sequen
 from urllib.parse import quote
 
 from ._core import Credential, Spec, new_event_id, smoke_test_spec
-from .models import CustomerStorageSettings, RequestEvent, TemplateField
+from .models import CustomerStorageSettings, RequestEvent, TemplateField, WebhookDelivery
 from ._result import Result
 
 R = TypeVar("R")
@@ -496,12 +496,113 @@ class Billing(_Family[R]):
         return self._call(_control("POST", "/billing/invoices", {"period": period}, safe=True), call)
 
 
-class Control(_Family[R]):
+def _webhooks(method: str, path: str = "", json: Any = None, safe: Optional[bool] = None, query: Optional[Mapping[str, Any]] = None) -> Spec:
+    return _control(method, f"/webhook-endpoints{path}", json, safe, query)
+
+
+class WebhookCalls(_Family[R]):
+    """Webhook endpoints and their delivery log (``/api/v1/control/webhook-endpoints``, [P20]), with
+    the session of an owner or admin (others get 403). Repeated after a lost answer: the reads,
+    ``update`` (absolute values) and ``redeliver`` (the delivery is pending again either way; receivers
+    deduplicate on ``webhook-id``). Not repeated: ``create``, ``rotate_secret`` (a second rotation would
+    replace the secret whose answer was lost) and ``delete`` (a repeat would answer 404).
+    ``deliveries`` iterates over every page, per client."""
+
+    def list(self, **call: Any) -> R:
+        """The tenant's endpoints (never their secrets)."""
+        return self._call(_webhooks("GET"), call)
+
+    def get(self, id: str, **call: Any) -> R:
+        return self._call(_webhooks("GET", f"/{enc(id)}"), call)
+
+    def create(
+        self,
+        *,
+        url: str,
+        events: Sequence[str],
+        description: Optional[str] = None,
+        include_text: Optional[bool] = None,
+        **call: Any,
+    ) -> R:
+        """Register an endpoint for some event types. The answer's ``secret`` (``whsec_…``) signs every
+        delivery and is never shown again."""
+        json = body(url=url, events=list(events), description=description, include_text=include_text)
+        return self._call(_webhooks("POST", json=json), call)
+
+    def update(
+        self,
+        id: str,
+        *,
+        url: Optional[str] = None,
+        events: Optional[Sequence[str]] = None,
+        description: Optional[str] = None,
+        include_text: Optional[bool] = None,
+        enabled: Optional[bool] = None,
+        **call: Any,
+    ) -> R:
+        """Change what is given; ``enabled=True`` re-enables a disabled endpoint and clears its
+        ``disabled_reason``."""
+        json = body(
+            url=url,
+            events=list(events) if events is not None else None,
+            description=description,
+            include_text=include_text,
+            enabled=enabled,
+        )
+        return self._call(_webhooks("PATCH", f"/{enc(id)}", json, safe=True), call)
+
+    def delete(self, id: str, **call: Any) -> R:
+        """Delete the endpoint with its deliveries and their log."""
+        return self._call(_webhooks("DELETE", f"/{enc(id)}", safe=False), call)
+
+    def rotate_secret(self, id: str, **call: Any) -> R:
+        """A new signing secret, in this answer only; the previous one also signs until
+        ``previous_secret_expires_at`` (24 hours)."""
+        return self._call(_webhooks("POST", f"/{enc(id)}/rotate-secret"), call)
+
+    def deliveries_page(self, id: str, *, limit: Optional[int] = None, cursor: Optional[str] = None, **call: Any) -> R:
+        """One page of the endpoint's delivery log, newest first; ``next_cursor`` (None on the last)
+        gives the next (``deliveries`` follows it for you)."""
+        return self._call(DeliveryPages(id, limit).page(cursor), call)
+
+    def redeliver(self, id: str, delivery_id: str, **call: Any) -> R:
+        """Send a delivery again (any status) with a fresh retry schedule, keeping its attempts; answers
+        it pending. 412 ``precondition_failed`` while the endpoint is disabled: enable it first."""
+        return self._call(_webhooks("POST", f"/{enc(id)}/deliveries/{enc(delivery_id)}/redeliver", safe=True), call)
+
+
+class DeliveryPages:
+    """The paging of ``control.webhooks.deliveries``: the newest page, then each by the previous page's
+    ``next_cursor``, so deliveries made meanwhile are neither repeated nor skipped."""
+
+    def __init__(self, endpoint_id: str, limit: Optional[int]) -> None:
+        self._path = f"/{enc(endpoint_id)}/deliveries"
+        self._limit = limit
+
+    def page(self, cursor: Optional[str]) -> Spec:
+        return _webhooks("GET", self._path, query={"limit": self._limit, "cursor": cursor})
+
+    def next(self, page: Any) -> Optional[Spec]:
+        cursor = page.get("next_cursor") if isinstance(page, dict) else None
+        return self.page(cursor) if isinstance(cursor, str) and cursor else None
+
+    @staticmethod
+    def rows(page: Any) -> List[WebhookDelivery]:
+        data = page.get("data") if isinstance(page, dict) else None
+        return [WebhookDelivery(row) for row in data] if isinstance(data, list) else []
+
+
+#: The client's webhooks family: ``WebhookCalls`` with its own ``deliveries`` iterator.
+W = TypeVar("W", bound="WebhookCalls[Any]")
+
+
+class Control(_Family[R], Generic[R, W]):
     """The control plane (``/api/v1/control``), with a session token: ``sessions.login(...)``, or
     ``session_token=`` on the client."""
 
-    def __init__(self, run: Runner[R], keep_session: Callable[[Optional[str]], None]) -> None:
+    def __init__(self, run: Runner[R], keep_session: Callable[[Optional[str]], None], webhooks: W) -> None:
         super().__init__(run)
+        self.webhooks = webhooks
         self.sessions = Sessions(run, keep_session)
         self.account = Account(run)
         self.users = Users(run)

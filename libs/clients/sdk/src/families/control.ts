@@ -1,5 +1,6 @@
 import type { CallOptions, RequestSpec, Transport } from '../http.js';
 import type { BodyOf, OperationId, QueryOf, ResponseOf } from '../types.js';
+import { WebhooksFamily } from './webhooks.js';
 
 type Method = RequestSpec['method'];
 
@@ -9,7 +10,12 @@ type Method = RequestSpec['method'];
  * absolute PATCHes): only those are repeated after a lost answer; creations never are.
  */
 export class ControlFamily {
-  constructor(private readonly http: Transport) {}
+  /** Webhook endpoints and their delivery log ([P20], owner or admin). */
+  readonly webhooks: WebhooksFamily;
+
+  constructor(private readonly http: Transport) {
+    this.webhooks = new WebhooksFamily(http);
+  }
 
   private call<K extends OperationId>(
     _operation: K,
