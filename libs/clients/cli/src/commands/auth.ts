@@ -109,7 +109,10 @@ export function registerAuth(program: Command): void {
       'the API key (kept for compatibility, with a warning: it shows in shell history and the process list; prefer the prompt or --api-key-stdin)',
     )
     .option('--api-key-stdin', 'read the API key from stdin')
-    .option('--email <email>', 'log in as this user for the control plane (keys, webhooks); asks for the password')
+    .option(
+      '--email <email>',
+      'log in as this user for the control plane (keys, webhooks); asks for the password',
+    )
     .option('--password-stdin', 'read the password from stdin instead of a prompt')
     .option('--no-verify', 'save the key without checking it against the service')
     .addHelpText(
