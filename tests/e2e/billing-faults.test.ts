@@ -3,11 +3,11 @@ import { DiscardPolicy, jetstream, jetstreamManager } from '@nats-io/jetstream';
 import { connect, type NatsConnection } from '@nats-io/transport-node';
 import {
   Consumers,
+  outboxBatchText,
   Streams,
   Subjects,
   UsageDeadLetter,
   type UsageResponse,
-  usageBatchText,
 } from '@tm/contracts';
 import pg from 'pg';
 import { afterEach, describe, expect, it } from 'vitest';
@@ -445,7 +445,7 @@ describe('usage records billing cannot process', slow, () => {
       usageRecordFor(tenant, { usage_id: `${marker}-units`, units: 3_000_000_000 }),
     ];
     const malformedBatch = JSON.stringify({ version: 'v1', records: [], marker });
-    const batch = await publishUsage(usageBatchText(records.map((r) => JSON.stringify(r))));
+    const batch = await publishUsage(outboxBatchText(records.map((r) => JSON.stringify(r))));
     const malformed = await publishUsage(malformedBatch);
 
     const { consumer, usage } = await settledUsage(tenant, 2);

@@ -32,7 +32,15 @@ const healthy = {
   webhooks: {
     available: true,
     required: false,
-    dependencies: { database, nats, 'webhooks-memory-usage': consumer, 'webhooks-memory-events': consumer },
+    dependencies: {
+      database,
+      nats,
+      'webhooks-memory-usage': consumer,
+      'webhooks-memory-events': consumer,
+      'webhooks-template-events': consumer,
+      'webhooks-telemetry-events': consumer,
+      'webhooks-billing-events': consumer,
+    },
   },
 };
 const report = {

@@ -175,15 +175,19 @@ describe('the NATS micro protocol under the permissions', () => {
 });
 
 describe('the whole stack, each service as its own NATS user', () => {
-  it('when a tenant writes, recalls, makes a template memory, imports, is billed, reads its events, has a webhook queued and revokes a key, then every step works', async () => {
+  it('when a tenant writes, recalls, makes a template memory, imports, is billed, voids a charge, reads its events, has webhooks queued and revokes a key, then every step works', async () => {
     const tenant = await createTenant();
     const session = await t.api.login(tenant.owner.email, tenant.owner.password);
     const namespace = uniqueNamespace('perm');
     const template = `perm-${randomUUID().slice(0, 8)}`;
-    // gateway → webhooks (an endpoint registered); memory → MEMORY_USAGE → webhooks (its delivery queued)
+    // gateway → webhooks (an endpoint registered); memory → MEMORY_USAGE → webhooks (its delivery queued);
+    // template → TEMPLATE_EVENTS and billing → BILLING_EVENTS → webhooks ([P20])
     const endpoint = await t.api.post('/api/v1/control/webhook-endpoints', {
       key: session,
-      body: { url: 'https://hooks.example.test/perm', events: ['memory.retained'] },
+      body: {
+        url: 'https://hooks.example.test/perm',
+        events: ['memory.retained', 'import.completed', 'charge.voided'],
+      },
     });
 
     // gateway → memory (batched writes, recall); memory → JetStream MEMORY_USAGE → billing
@@ -200,6 +204,7 @@ describe('the whole stack, each service as its own NATS user', () => {
     });
     // gateway → template → billing.v1.prices.get (the estimate's price)
     const imported = await importSteps(t).upload(tenant.api_key, { format: '{a}', namespace }, 'a\none\n');
+    const started = await t.api.post(`/v1/imports/${imported.body.id}/start`, { key: tenant.api_key });
     // billing's durable consumer, and telemetry's (gateway → JetStream GATEWAY_REQUESTS → telemetry)
     await t.stack.memory.flushOutbox();
     // Consumers store off the request's path: read until each list has something.
@@ -209,20 +214,30 @@ describe('the whole stack, each service as its own NATS user', () => {
       expect(res.body.data).not.toHaveLength(0);
       return res;
     });
+    // gateway → billing (a void), committed with billing's charge.voided
+    const voided = await t.api.post(`/api/v1/control/billing/charges/${charges.body.data[0].id}/void`, {
+      key: session,
+      body: { reason: 'permissions' },
+    });
     const events = await eventually(async () => {
       const res = await t.api.get('/api/v1/infrastructure/events', { key: tenant.api_key });
       expect(res.status, JSON.stringify(res.body)).toBe(200);
       expect(res.body.data).not.toHaveLength(0);
       return res;
     });
-    const deliveries = await eventually(async () => {
-      const res = await t.api.get(`/api/v1/control/webhook-endpoints/${endpoint.body.id}/deliveries`, {
-        key: session,
-      });
-      expect(res.status, JSON.stringify(res.body)).toBe(200);
-      expect(res.body.data).not.toHaveLength(0);
-      return res;
-    });
+    const deliveries = await eventually(
+      async () => {
+        const res = await t.api.get(`/api/v1/control/webhook-endpoints/${endpoint.body.id}/deliveries`, {
+          key: session,
+        });
+        expect(res.status, JSON.stringify(res.body)).toBe(200);
+        expect(res.body.data.map((d: { event_type: string }) => d.event_type).sort()).toEqual(
+          expect.arrayContaining(['charge.voided', 'import.completed', 'memory.retained']),
+        );
+        return res;
+      },
+      { timeout: 30_000 },
+    );
     // gateway → gateway.v1.identity.changed (every instance drops the key), then the key fails
     const revoked = await t.api.post(`/api/v1/control/api-keys/${tenant.key_id}/revoke`, { key: session });
     const afterRevoke = await t.api.recall(tenant.api_key, recallBody(namespace, 'permissions'));
@@ -236,7 +251,9 @@ describe('the whole stack, each service as its own NATS user', () => {
     expect(charges.body.data.length).toBeGreaterThan(0);
     expect(events.body.data.length).toBeGreaterThan(0);
     expect(endpoint.status, JSON.stringify(endpoint.body)).toBe(201);
-    expect(deliveries.body.data[0]).toMatchObject({ event_type: 'memory.retained' });
+    expect(started.status, JSON.stringify(started.body)).toBe(202);
+    expect(voided).toMatchObject({ status: 200, body: { state: 'void' } });
+    expect(deliveries.body.data.length).toBeGreaterThanOrEqual(3);
     expect(revoked.status).toBe(200);
     expect(afterRevoke.status).toBe(401);
   });

@@ -219,11 +219,7 @@ describe('infra/kubernetes', () => {
     for (const [name, load] of Object.entries(configLoaders)) {
       const config = load(environment(named(deployments, name))) as Record<string, unknown>;
 
-      // template creates no stream, so it has no such setting.
-      expect({ name, replicas: config.JETSTREAM_REPLICAS }).toEqual({
-        name,
-        replicas: name === 'template' ? undefined : 3,
-      });
+      expect({ name, replicas: config.JETSTREAM_REPLICAS }).toEqual({ name, replicas: 3 });
     }
     expect(Number(settings.data.JETSTREAM_REPLICAS)).toBe(3);
   });

@@ -11,7 +11,9 @@ export * from './jetstream.js';
 // batched ones, its health ping and its drain). serve.ts, batched-endpoint.ts and drain-endpoints.ts
 // are its parts and stay inside this package.
 export { createService, type Service, type ServiceEndpoint, type ServiceOptions } from './nats-service.js';
+export * from './outbox-publisher.js';
 export * from './outbox-relay.js';
+export * from './outbox-table.js';
 export * from './request.js';
 export * from './service-health.js';
 export * from './trace-headers.js';

@@ -219,3 +219,28 @@ export const CloseInvoicePeriodMessage = z.object({
 export type CloseInvoicePeriodMessage = z.infer<typeof CloseInvoicePeriodMessage>;
 
 export const ListInvoicesMessage = z.object({ tenant_id: z.string().min(1) });
+
+/**
+ * JetStream, `billing.v1.events.charge-voided` ([P20]): a charge was voided. Written to billing's
+ * outbox in the transaction that voided it (never for a void answered again), relayed in OutboxBatch
+ * messages. The reason is the one the owner or admin gave; no usage payload beyond the charge's own
+ * fields.
+ */
+export const ChargeVoidedEvent = z.object({
+  version: z.literal('v1'),
+  /** The outbox row's id: one per void, the same on every re-send. */
+  event_id: z.string(),
+  tenant_id: z.string(),
+  charge_id: z.string(),
+  operation: z.string(),
+  units: z.number().int(),
+  amount_usd: z.number(),
+  /** What the charge was before: `recorded` or `unbilled`. */
+  previous_state: ChargeState,
+  reason: z.string(),
+  actor_user_id: z.string(),
+  /** The request the charge was for. */
+  request_id: z.string(),
+  occurred_at: z.string(),
+});
+export type ChargeVoidedEvent = z.infer<typeof ChargeVoidedEvent>;

@@ -243,3 +243,35 @@ export const ListImportFailuresMessage = ImportRefMessage.extend({
 export type ListImportFailuresMessage = z.infer<typeof ListImportFailuresMessage>;
 
 export const ImportAcknowledged = z.object({ ok: z.literal(true) });
+
+/**
+ * JetStream, `template.v1.events.import-completed` and `.import-failed` ([P20]): a job (a document or
+ * dataset import, or a restore) left `processing`. Written to the template service's outbox in the
+ * transaction that moved the job, relayed in OutboxBatch messages; ids, counts and states only (never
+ * a row's values or text, nor a hub token). The counts are the job's rows as its status route counts
+ * them: `already_present` is a restore's (records found there), 0 for an import.
+ */
+const ImportFinishedEvent = z.object({
+  version: z.literal('v1'),
+  /** The outbox row's id: one per finished job, the same on every re-send. */
+  event_id: z.string(),
+  tenant_id: z.string(),
+  import_id: z.string(),
+  kind: z.enum(['import', 'restore']),
+  namespace: z.string(),
+  total: z.number().int().nonnegative(),
+  retained: z.number().int().nonnegative(),
+  already_present: z.number().int().nonnegative(),
+  failed: z.number().int().nonnegative(),
+  /** The request that created the job. */
+  request_id: z.string(),
+  occurred_at: z.string(),
+});
+export const ImportCompletedEvent = ImportFinishedEvent.extend({ state: z.literal('completed') });
+export type ImportCompletedEvent = z.infer<typeof ImportCompletedEvent>;
+/** `error_code` says why the job stopped (its status route's `error.code`); the message is not carried. */
+export const ImportFailedEvent = ImportFinishedEvent.extend({
+  state: z.literal('failed'),
+  error_code: z.string(),
+});
+export type ImportFailedEvent = z.infer<typeof ImportFailedEvent>;

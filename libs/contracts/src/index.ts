@@ -20,6 +20,7 @@ export * from './memory-get.js';
 export * from './namespaces.js';
 export * from './nul-characters.js';
 export * from './openapi.js';
+export * from './outbox-batch.js';
 export * from './release.js';
 export * from './request-id.js';
 export * from './request-record.js';

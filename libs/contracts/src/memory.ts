@@ -404,7 +404,10 @@ export const MemoryDeletionGetMessage = z.object({
 });
 export type MemoryDeletionGetMessage = z.infer<typeof MemoryDeletionGetMessage>;
 
-/** One usage record per billable operation, written to the memory outbox with the operation. */
+/**
+ * One usage record per billable operation, written to the memory outbox with the operation. JetStream,
+ * `memory.v1.usage.recorded`: a relay pass's records in one OutboxBatch message (outbox-batch.ts).
+ */
 export const UsageRecordedEvent = z.object({
   usage_id: z.string(),
   tenant_id: z.string(),
@@ -422,33 +425,6 @@ export const UsageRecordedEvent = z.object({
   event_id: z.string().optional(),
 });
 export type UsageRecordedEvent = z.infer<typeof UsageRecordedEvent>;
-
-/**
- * JetStream, `memory.v1.usage.recorded`: the usage records of one outbox relay pass. Records are
- * checked one by one, so a bad record is dead-lettered without refusing its neighbours. A message
- * that is a bare UsageRecordedEvent (as published before batching) is still accepted.
- */
-export const UsageRecordedBatch = z.object({
-  version: z.literal('v1'),
-  records: z.array(z.unknown()).min(1),
-});
-export type UsageRecordedBatch = z.infer<typeof UsageRecordedBatch>;
-
-/** A batch message built from the records' stored JSON texts, without parsing them. */
-export const usageBatchText = (recordTexts: string[]) =>
-  `{"version":"v1","records":[${recordTexts.join(',')}]}`;
-
-/**
- * The records a usage message carries, and whether it was a batch (its records are then addressed by
- * index). `undefined` when the message claims to be a batch (it has `records`) but is not a valid one.
- */
-export function usageRecordsIn(message: unknown): { records: unknown[]; batch: boolean } | undefined {
-  if (message === null || typeof message !== 'object' || !('records' in message)) {
-    return { records: [message], batch: false };
-  }
-  const parsed = UsageRecordedBatch.safeParse(message);
-  return parsed.success ? { records: parsed.data.records, batch: true } : undefined;
-}
 
 /**
  * JetStream, `memory.v1.events.namespace-deleted` ([P20]): a namespace deletion finished. Written to

@@ -49,6 +49,8 @@ export const Subjects = {
     ping: 'billing.v1.ping',
     /** JetStream: usage records billing could not process, with the reason (anomaly input). */
     usageDeadLetter: 'billing.v1.usage.dead-letter',
+    /** JetStream ([P20]): a charge was voided, from billing's outbox; the webhooks service's charge.voided. */
+    chargeVoided: 'billing.v1.events.charge-voided',
   },
   gateway: {
     /** Core NATS, every instance (no queue group): drop cached verifications of one tenant, then reply. */
@@ -62,6 +64,12 @@ export const Subjects = {
     anomalies: 'telemetry.v1.anomalies',
     historyPage: 'telemetry.v1.history.page',
     ping: 'telemetry.v1.ping',
+    /**
+     * JetStream ([P20]): the anomaly watch raised (or escalated) a tenant's anomaly, from telemetry's
+     * outbox; the webhooks service's anomaly.raised. Its stream names this subject alone: `events.list`
+     * above is a request subject, so no `telemetry.v1.events.>` wildcard may be a stream's.
+     */
+    anomalyRaised: 'telemetry.v1.events.anomaly-raised',
   },
   template: {
     listTemplates: 'template.v1.templates.list',
@@ -94,6 +102,12 @@ export const Subjects = {
     getRestore: 'template.v1.restores.get',
     listRestoreFailures: 'template.v1.restores.failures',
     ping: 'template.v1.ping',
+    /**
+     * JetStream ([P20]): an import or restore job completed or failed, from the template service's outbox
+     * (written in the transaction that ended the job); the webhooks service's import.completed / .failed.
+     */
+    importCompleted: 'template.v1.events.import-completed',
+    importFailed: 'template.v1.events.import-failed',
   },
   /** [P20]: a tenant's webhook endpoints and their delivery log (the control plane's routes). */
   webhooks: {
@@ -115,6 +129,14 @@ export const Streams = {
   memoryEvents: { name: 'MEMORY_EVENTS', subjects: ['memory.v1.events.>'] },
   gatewayRequests: { name: 'GATEWAY_REQUESTS', subjects: ['gateway.v1.request.>'] },
   billingDeadLetters: { name: 'BILLING_DEAD_LETTERS', subjects: ['billing.v1.usage.dead-letter'] },
+  /**
+   * [P20]: what happened in each service that webhooks announce, one stream per owner (`<OWNER>_EVENTS`,
+   * `<owner>.v1.events.*`, as MEMORY_EVENTS), each created by its owner and by the webhooks service.
+   * Telemetry's lists its subjects one by one: `telemetry.v1.events.list` is a request subject.
+   */
+  templateEvents: { name: 'TEMPLATE_EVENTS', subjects: ['template.v1.events.>'] },
+  telemetryEvents: { name: 'TELEMETRY_EVENTS', subjects: ['telemetry.v1.events.anomaly-raised'] },
+  billingEvents: { name: 'BILLING_EVENTS', subjects: ['billing.v1.events.>'] },
 } as const;
 
 /**
@@ -144,6 +166,12 @@ export const Consumers = {
   telemetryDeadLetters: 'telemetry-dead-letters',
   /** [P20]: retained writes (their usage records) become memory.retained deliveries. */
   webhooksMemoryUsage: 'webhooks-memory-usage',
-  /** [P20]: memory's own events (namespace deletions) become webhook deliveries. */
+  /** [P20]: memory's own events (namespace deletions, forgotten memories) become webhook deliveries. */
   webhooksMemoryEvents: 'webhooks-memory-events',
+  /** [P20]: finished import and restore jobs (import.completed / import.failed). */
+  webhooksTemplateEvents: 'webhooks-template-events',
+  /** [P20]: raised anomalies (anomaly.raised). */
+  webhooksTelemetryEvents: 'webhooks-telemetry-events',
+  /** [P20]: voided charges (charge.voided). */
+  webhooksBillingEvents: 'webhooks-billing-events',
 } as const;

@@ -266,6 +266,28 @@ export const Anomaly = z.object({
 });
 export type Anomaly = z.infer<typeof Anomaly>;
 
+/**
+ * JetStream, `telemetry.v1.events.anomaly-raised` ([P20]): the telemetry service's anomaly watch found
+ * a tenant-scope anomaly that was not open (or an open warning that became critical). Written to
+ * telemetry's outbox in the statement that opened (or escalated) it, relayed in OutboxBatch messages.
+ * `anomaly_id` names the episode: an escalation carries the same id.
+ */
+export const AnomalyRaisedEvent = z.object({
+  version: z.literal('v1'),
+  /** The outbox row's id: one per raise or escalation, the same on every re-send. */
+  event_id: z.string(),
+  tenant_id: z.string(),
+  anomaly_id: z.string(),
+  name: AnomalyName,
+  severity: Anomaly.shape.severity,
+  observed: z.number(),
+  threshold: z.number(),
+  unit: Threshold.shape.unit,
+  window_minutes: z.number().int(),
+  occurred_at: z.string(),
+});
+export type AnomalyRaisedEvent = z.infer<typeof AnomalyRaisedEvent>;
+
 export const AnomalyReport = z.object({
   state: z.enum(['measured', 'no_data']),
   window: Window,

@@ -3,17 +3,21 @@ import {
   connectBus,
   createService,
   type NatsConnection,
+  startOutboxPublisher,
   streamSettingsOf,
 } from '@tm/bus';
+import { Streams } from '@tm/contracts';
 import { type Logger, storageOutage } from '@tm/kit';
 import type { BillingConfig } from './config.js';
-import { closePrisma, initPrisma, pingDatabase, schemaVersion } from './data-access/prisma-client.js';
+import { closePrisma, getSql, initPrisma, pingDatabase, schemaVersion } from './data-access/prisma-client.js';
 import { createPriceList } from './domain/price-list.js';
 import { serveBillingEndpoints } from './entry-points/nats/billing-endpoints.js';
 import { startUsageConsumer } from './entry-points/nats/usage-consumer.js';
 
 export interface BillingService {
   nc: NatsConnection;
+  /** Publish every pending outbox row (charge.voided) now (tests). */
+  flushOutbox: () => Promise<void>;
   /** Stop answering, finish the usage batch in hand, close the pool. */
   stop: () => Promise<void>;
 }
@@ -29,6 +33,14 @@ export async function startBillingService(
     name: 'billing',
     logger,
     password: config.BILLING_NATS_PASSWORD,
+  });
+  // [P20] charge.voided: committed with the void to billing's outbox, relayed into BILLING_EVENTS.
+  const relay = startOutboxPublisher(nc, {
+    name: 'billing_events',
+    sql: getSql,
+    intervalMs: config.OUTBOX_RELAY_INTERVAL_MS,
+    logger,
+    ensure: { streams: [Streams.billingEvents], settings: streamSettingsOf(config) },
   });
   const consumer = startUsageConsumer(nc, {
     prices: createPriceList(),
@@ -46,13 +58,14 @@ export async function startBillingService(
     },
     logger,
   );
-  serveBillingEndpoints(service, { pricingVersion: config.PRICING_VERSION });
+  serveBillingEndpoints(service, { pricingVersion: config.PRICING_VERSION, onCommitted: relay.nudge });
   logger.info('billing service ready');
   return {
     nc,
+    flushOutbox: relay.flush,
     stop: async () => {
       await service.stop(config.DRAIN_TIMEOUT_MS);
-      await consumer.stop();
+      await Promise.all([consumer.stop(), relay.stop()]);
       await nc.drain();
       await closePrisma();
     },

@@ -15,6 +15,11 @@ export const BillingConfigSchema = z.object({
   METRICS_HOST: env.metricsHost(),
   /** Copies, age and size limits of the JetStream streams this service creates (docs/operations.md). */
   ...jetstreamEnv,
+  /**
+   * [P20] How often the event outbox (charge.voided) is polled for rows a commit's nudge did not publish
+   * (a bus that refused them, a process stopped between commit and publish).
+   */
+  OUTBOX_RELAY_INTERVAL_MS: env.positiveInt(1_000),
   /** Usage records taken from the stream per ledger transaction. */
   USAGE_BATCH_SIZE: env.positiveInt(200),
   /** The price list reported as "in force" (usage records carry their own version). */

@@ -3,20 +3,15 @@ import {
   connectBus,
   createService,
   ensureStream,
-  jetStreamClient,
   type NatsConnection,
-  outboxBatchId,
-  publishDurable,
-  startOutboxRelay,
+  startOutboxPublisher,
   streamSettingsOf,
-  watchOutbox,
 } from '@tm/bus';
-import { Streams, usageBatchText } from '@tm/contracts';
+import { Streams } from '@tm/contracts';
 import { type Logger, startPeriodicTask, storageOutage } from '@tm/kit';
 import type { MemoryConfig } from './config.js';
 import { pruneExpiredEntries, pruneExpiredTombstones } from './data-access/idempotency-pruning.js';
 import { pruneFinishedDeletions } from './data-access/namespace-deletion.js';
-import { countPending, fetchPending, markFailed, removePublished } from './data-access/outbox-repository.js';
 import {
   closePrisma,
   getPool,
@@ -50,20 +45,13 @@ export async function startMemoryService(
   });
   await ensureStream(nc, Streams.memoryUsage, streamSettingsOf(config));
   await ensureStream(nc, Streams.memoryEvents, streamSettingsOf(config));
-  const js = jetStreamClient(nc);
 
-  const relay = startOutboxRelay({
-    fetchPending: (limit) => fetchPending(getSql(), limit),
-    removePublished: (ids) => removePublished(getSql(), ids),
-    markFailed: (ids) => markFailed(getSql(), ids),
-    publishBatch: async (subject, rows) => {
-      const text = usageBatchText(rows.map((row) => row.payload));
-      await publishDurable(js, subject, text, outboxBatchId(rows));
-    },
+  const relay = startOutboxPublisher(nc, {
+    name: 'memory_usage',
+    sql: getSql,
     intervalMs: config.OUTBOX_RELAY_INTERVAL_MS,
     logger,
   });
-  const unwatchOutbox = watchOutbox('memory_usage', () => countPending(getSql()));
   // Started before the endpoints: it knows which namespaces refuse writes before the first write comes.
   const deletions = startDeletionWorker({
     pool: getPool,
@@ -114,7 +102,6 @@ export async function startMemoryService(
       await service.stop(config.DRAIN_TIMEOUT_MS);
       // The batch in flight commits; the next start (here or on another instance) goes on from it.
       await Promise.all([relay.stop(), pruning.stop(), deletions.stop()]);
-      unwatchOutbox();
       await nc.drain();
       await closePrisma();
     },

@@ -3,13 +3,16 @@ import {
   connectBus,
   createService,
   type NatsConnection,
+  startOutboxPublisher,
   streamSettingsOf,
 } from '@tm/bus';
+import { Streams } from '@tm/contracts';
 import { type Logger, storageOutage } from '@tm/kit';
 import type { TelemetryConfig } from './config.js';
-import { closePrisma, initPrisma, pingDatabase, schemaVersion } from './data-access/prisma-client.js';
+import { closePrisma, getSql, initPrisma, pingDatabase, schemaVersion } from './data-access/prisma-client.js';
 import { startRetention } from './domain/prune-history.js';
 import { anomalyPolicy } from './domain/thresholds.js';
+import { startAnomalyWatch } from './entry-points/jobs/anomaly-watch.js';
 import {
   startDeadLetterConsumer,
   startRequestRecordConsumer,
@@ -18,6 +21,8 @@ import { serveTelemetryEndpoints } from './entry-points/nats/telemetry-endpoints
 
 export interface TelemetryService {
   nc: NatsConnection;
+  /** Publish every pending outbox row (anomaly.raised) now (tests). */
+  flushOutbox: () => Promise<void>;
   /** Stop answering, finish the batches in hand, close the pool. */
   stop: () => Promise<void>;
 }
@@ -42,6 +47,26 @@ export async function startTelemetryService(
   });
   const deadLetters = startDeadLetterConsumer(nc, { streamSettings, logger });
   const retention = startRetention(config.TELEMETRY_RETENTION_DAYS, logger);
+  // [P20] anomaly.raised: the watch commits each raise with its event to telemetry's outbox, relayed
+  // into TELEMETRY_EVENTS.
+  const relay = startOutboxPublisher(nc, {
+    name: 'telemetry_events',
+    sql: getSql,
+    intervalMs: config.OUTBOX_RELAY_INTERVAL_MS,
+    logger,
+    ensure: { streams: [Streams.telemetryEvents], settings: streamSettings },
+  });
+  const policy = anomalyPolicy(config);
+  const watch = startAnomalyWatch(
+    {
+      policy,
+      windowMinutes: config.ANOMALY_WATCH_WINDOW_MINUTES,
+      exactPercentilesUpTo: config.TELEMETRY_EXACT_PERCENTILES_UP_TO,
+      intervalMs: config.ANOMALY_WATCH_INTERVAL_MS,
+      onCommitted: relay.nudge,
+    },
+    logger,
+  );
   const service = createService(
     nc,
     {
@@ -54,15 +79,17 @@ export async function startTelemetryService(
     logger,
   );
   serveTelemetryEndpoints(service, {
-    policy: anomalyPolicy(config),
+    policy,
     exactPercentilesUpTo: config.TELEMETRY_EXACT_PERCENTILES_UP_TO,
   });
   logger.info('telemetry service ready');
   return {
     nc,
+    flushOutbox: relay.flush,
     stop: async () => {
       await service.stop(config.DRAIN_TIMEOUT_MS);
-      await Promise.all([records.stop(), deadLetters.stop(), retention.stop()]);
+      await Promise.all([records.stop(), deadLetters.stop(), retention.stop(), watch.stop()]);
+      await relay.stop();
       await nc.drain();
       await closePrisma();
     },

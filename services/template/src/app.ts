@@ -1,10 +1,18 @@
-import { checkServiceHealth, connectBus, createService, type NatsConnection } from '@tm/bus';
+import {
+  checkServiceHealth,
+  connectBus,
+  createService,
+  type NatsConnection,
+  startOutboxPublisher,
+  streamSettingsOf,
+} from '@tm/bus';
+import { Streams } from '@tm/contracts';
 import { type Logger, startPeriodicTask, storageOutage } from '@tm/kit';
 import { createWritePriceReader } from './clients/billing-prices.js';
 import { createHubClient } from './clients/hub/hub-client.js';
 import { createMemoryWriter } from './clients/memory-writer.js';
 import type { TemplateConfig } from './config.js';
-import { closePrisma, initPrisma, pingDatabase, schemaVersion } from './data-access/prisma-client.js';
+import { closePrisma, getSql, initPrisma, pingDatabase, schemaVersion } from './data-access/prisma-client.js';
 import { expireUnstartedImports } from './domain/imports/expire-unstarted-imports.js';
 import { createHubTokenBox } from './domain/imports/hub/hub-token-box.js';
 import { createReadSlots } from './domain/imports/parsing/read-slots.js';
@@ -15,6 +23,8 @@ import { serveTemplateEndpoints } from './entry-points/nats/template-endpoints.j
 
 export interface TemplateService {
   nc: NatsConnection;
+  /** Publish every pending outbox row (import.completed / import.failed) now (tests). */
+  flushOutbox: () => Promise<void>;
   /** Stop answering, finish the requests in hand, close the pool. */
   stop: () => Promise<void>;
 }
@@ -45,9 +55,19 @@ export async function startTemplateService(
       'IMPORT_SECRET_KEY is not set: a dataset import that needs its hub token cannot resume after a restart',
     );
   }
+  // [P20] import.completed / import.failed: committed with the job's end to the template outbox,
+  // relayed into TEMPLATE_EVENTS.
+  const relay = startOutboxPublisher(nc, {
+    name: 'template_events',
+    sql: getSql,
+    intervalMs: config.OUTBOX_RELAY_INTERVAL_MS,
+    logger,
+    ensure: { streams: [Streams.templateEvents], settings: streamSettingsOf(config) },
+  });
   // resumes every job left in `processing` by a previous run
   const importWorker = startImportWorker(
     {
+      onCommitted: relay.nudge,
       writeMemory,
       pollMs: config.IMPORT_POLL_MS,
       batchSize: config.IMPORT_BATCH_SIZE,
@@ -108,10 +128,12 @@ export async function startTemplateService(
   logger.info('template service ready');
   return {
     nc,
+    flushOutbox: relay.flush,
     stop: async () => {
       await service.stop(config.DRAIN_TIMEOUT_MS);
       await importWorker.stop();
       await importExpiry.stop();
+      await relay.stop();
       await nc.drain();
       await closePrisma();
     },

@@ -1,4 +1,4 @@
-import { env, loadConfig } from '@tm/kit';
+import { env, jetstreamEnv, loadConfig } from '@tm/kit';
 import { z } from 'zod';
 
 /** An http(s) base URL without a trailing slash (paths are appended to it). */
@@ -20,6 +20,13 @@ export const TemplateConfigSchema = z.object({
   /** Prometheus metrics (GET /metrics) on their own listener; docs/operations.md. */
   TEMPLATE_METRICS_PORT: env.metricsPort(9468),
   METRICS_HOST: env.metricsHost(),
+  /** Copies, age and size limits of the JetStream stream this service creates (TEMPLATE_EVENTS, [P20]). */
+  ...jetstreamEnv,
+  /**
+   * [P20] How often the event outbox (import.completed / import.failed) is polled for rows a job's
+   * nudge did not publish (a bus that refused them, a process stopped between commit and publish).
+   */
+  OUTBOX_RELAY_INTERVAL_MS: env.positiveInt(1_000),
   /**
    * How long a memory creation waits for memory.v1.write. Below the gateway's own deadline (3 s by
    * default), so the gateway hears a typed 504 from here rather than timing out itself.

@@ -6,16 +6,14 @@ import {
   requestReply,
   streamSettingsOf,
 } from '@tm/bus';
-import { Consumers, MemoryText, MemoryTextMessage, Streams, Subjects } from '@tm/contracts';
+import { MemoryText, MemoryTextMessage, Subjects } from '@tm/contracts';
 import { type Logger, storageOutage } from '@tm/kit';
 import type { WebhooksConfig } from './config.js';
 import { closePrisma, initPrisma, pingDatabase, schemaVersion } from './data-access/prisma-client.js';
-import { memoryDeletedEvent } from './domain/deliveries/memory-deleted.js';
-import { memoryRetainedEvent } from './domain/deliveries/memory-retained.js';
-import { namespaceDeletedEvent } from './domain/deliveries/namespace-deleted.js';
 import { sealingKey } from './domain/endpoints/signing-secret.js';
 import { startDeliveryPoller } from './entry-points/jobs/delivery-poller.js';
 import { startEventConsumer } from './entry-points/nats/event-consumer.js';
+import { eventSources } from './entry-points/nats/event-sources.js';
 import { serveWebhooksEndpoints } from './entry-points/nats/webhooks-endpoints.js';
 
 /** One read of a record's text for a delivery; past it the attempt fails and is retried. */
@@ -65,35 +63,8 @@ export async function startWebhooksService(
     logger,
     queued: poller.wake,
   };
-  const consumers = [
-    // memory.retained: a retained write's usage record (memory's usage outbox).
-    startEventConsumer(
-      nc,
-      {
-        stream: Streams.memoryUsage,
-        durable: Consumers.webhooksMemoryUsage,
-        filterSubject: Subjects.memory.usageRecorded,
-        toEvent: memoryRetainedEvent,
-      },
-      consumerDeps,
-    ),
-    // memory's own events (namespace.deleted, memory.deleted), every subject of the stream: one durable for all of them.
-    startEventConsumer(
-      nc,
-      {
-        stream: Streams.memoryEvents,
-        durable: Consumers.webhooksMemoryEvents,
-        filterSubject: 'memory.v1.events.>',
-        toEvent: (record, subject) =>
-          subject === Subjects.memory.namespaceDeleted
-            ? namespaceDeletedEvent(record)
-            : subject === Subjects.memory.memoryDeleted
-              ? memoryDeletedEvent(record)
-              : undefined,
-      },
-      consumerDeps,
-    ),
-  ];
+  // One durable per owner's stream (entry-points/nats/event-sources.ts), each in health with its lag.
+  const consumers = eventSources.map((source) => startEventConsumer(nc, source, consumerDeps));
   const service = createService(
     nc,
     {

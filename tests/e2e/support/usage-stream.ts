@@ -1,10 +1,10 @@
-import { Streams, UsageRecordedEvent, usageRecordsIn } from '@tm/contracts';
+import { outboxRecordsIn, Streams, UsageRecordedEvent } from '@tm/contracts';
 import { streamMessages } from './stream-reader.js';
 
 /** Every message of the usage stream, read from the start, as the records it carries. */
 export async function usageMessages() {
   return (await streamMessages(Streams.memoryUsage.name)).map((text) => {
-    const carried = usageRecordsIn(JSON.parse(text));
+    const carried = outboxRecordsIn(JSON.parse(text));
     if (!carried) throw new Error(`not a usage message: ${text}`);
     return { batch: carried.batch, records: carried.records.map((r) => UsageRecordedEvent.parse(r)) };
   });

@@ -148,17 +148,17 @@ export async function listCharges(
   return '$transaction' in db ? db.$transaction(read, { isolationLevel: 'RepeatableRead' }) : read(db);
 }
 
-/** Move a charge from one state to another and log it; false when it was not in `from`. */
+/** Move a charge from one state to another and log it: when it moved, or null when it was not in `from`. */
 export async function transitionCharge(
   db: Db,
   change: { id: string; from: ChargeState; to: ChargeState; actorUserId: string; reason: string },
-): Promise<boolean> {
+): Promise<Date | null> {
   const moved = await db.charge.updateMany({
     where: { id: change.id, state: change.from },
     data: { state: change.to },
   });
-  if (moved.count === 0) return false;
-  await db.chargeEvent.create({
+  if (moved.count === 0) return null;
+  const event = await db.chargeEvent.create({
     data: {
       id: timeOrderedId(),
       chargeId: change.id,
@@ -167,6 +167,7 @@ export async function transitionCharge(
       actorUserId: change.actorUserId,
       reason: change.reason,
     },
+    select: { at: true },
   });
-  return true;
+  return event.at;
 }

@@ -1,5 +1,5 @@
+import type { OutboxEntry } from '@tm/bus';
 import { prepared, type SqlRunner } from '@tm/kit';
-import type { OutboxEntry } from './outbox-repository.js';
 import type { RankedRow } from './ranked-row.js';
 
 /** Below this many postings in all, the cue's lists are simply counted: the shortcuts would cost more. */

@@ -1,6 +1,6 @@
+import { enqueueOutbox, type OutboxEntry } from '@tm/bus';
 import { prepared, type SqlRunner } from '@tm/kit';
 import { countIfShort } from './count-short-lists.js';
-import { enqueue, type OutboxEntry } from './outbox-repository.js';
 import { MAX_LEVEL_TERMS, rankByLevels } from './rank-by-levels.js';
 import type { RankedRow } from './ranked-row.js';
 
@@ -135,6 +135,6 @@ export async function rankByOverlap(
   const rows = byLevels
     ? await rankByLevels(run, q, counted)
     : await run<RankedRow>(RANK_BY_OVERLAP, [q.tenantId, q.namespace, q.cueTerms, q.asOf, q.limit]);
-  if (recordWith) await enqueue(run, recordWith.subject, recordWith.payload, recordWith.id);
+  if (recordWith) await enqueueOutbox(run, recordWith.subject, recordWith.payload, recordWith.id);
   return rows;
 }

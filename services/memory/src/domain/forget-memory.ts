@@ -1,3 +1,4 @@
+import { enqueueOutbox } from '@tm/bus';
 import {
   AppError,
   CONTRACT_VERSION,
@@ -22,7 +23,6 @@ import {
 } from '../data-access/forget-repository.js';
 import type { Prisma } from '../data-access/generated/client.js';
 import { isBeingDeleted } from '../data-access/namespace-deletion.js';
-import { enqueue } from '../data-access/outbox-repository.js';
 import { getPrisma, getSql } from '../data-access/prisma-client.js';
 import { tokenize } from './tokenize.js';
 
@@ -76,7 +76,7 @@ export async function forgetMemory(
         });
         // Its memory.deleted event commits with it ([P20], webhooks): ids only, never text.
         const eventId = timeOrderedId();
-        await enqueue(
+        await enqueueOutbox(
           prismaRunner(tx),
           Subjects.memory.memoryDeleted,
           {

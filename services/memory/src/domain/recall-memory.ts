@@ -1,3 +1,4 @@
+import { enqueueOutbox } from '@tm/bus';
 import {
   CONTRACT_VERSION,
   type MemoryRecallMessage,
@@ -6,7 +7,6 @@ import {
   SCORE_KIND,
 } from '@tm/contracts';
 import type { SqlRunner } from '@tm/kit';
-import { enqueue } from '../data-access/outbox-repository.js';
 import { getSql } from '../data-access/prisma-client.js';
 import { rankByOverlap } from '../data-access/rank-by-overlap.js';
 import { cueTerms } from './cue-terms.js';
@@ -42,7 +42,7 @@ export async function recallMemory(msg: MemoryRecallMessage, deps: RecallDeps): 
         { tenantId: scope.tenant_id, namespace: body.namespace, cueTerms: terms, asOf, limit: body.top_k },
         { recordWith },
       )
-    : await enqueue(run, recordWith.subject, recordWith.payload, recordWith.id).then(() => []);
+    : await enqueueOutbox(run, recordWith.subject, recordWith.payload, recordWith.id).then(() => []);
 
   const related: RelatedResult[] = rows.map((row) => ({
     event_id: row.event_id,

@@ -18,5 +18,7 @@ export const closePrisma = holder.close;
 export const pingDatabase = holder.ping;
 /** The latest migration applied to this database, for release records. */
 export const schemaVersion = holder.schemaVersion;
+/** The pool itself, for a connection of one's own (the anomaly watch's lock). */
+export const getPool = () => holder.pool();
 /** Direct statements on the same pool: record inserts and the aggregates. */
 export const getSql = () => poolRunner(holder.pool());

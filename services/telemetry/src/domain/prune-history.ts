@@ -1,5 +1,6 @@
 import { type Logger, startPeriodicTask } from '@tm/kit';
 import { getSql } from '../data-access/prisma-client.js';
+import { pruneClearedAnomalies } from '../data-access/raised-anomaly-repository.js';
 import { pruneRecordsBefore } from '../data-access/request-record-repository.js';
 
 const HOUR_MS = 60 * 60 * 1000;
@@ -29,6 +30,7 @@ async function pruneOnce(retentionDays: number): Promise<number> {
       retentionDays,
     ]);
   }
+  await pruneClearedAnomalies(run, retentionDays);
   return total;
 }
 

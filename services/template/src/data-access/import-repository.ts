@@ -190,26 +190,43 @@ export async function markUnstartedImportsExpired(
   return expired;
 }
 
-/** processing → completed; a hub token kept for the job goes with it. */
-export async function markImportCompleted(db: Db, importId: string) {
-  await db.importJob.updateMany({
+/**
+ * processing → completed at `at`; a hub token kept for the job goes with it. The job as it now is, or
+ * null when it was not processing.
+ */
+export async function markImportCompleted(
+  db: Db,
+  importId: string,
+  at: Date,
+): Promise<ImportJobRecord | null> {
+  const [job] = await db.importJob.updateManyAndReturn({
     where: { id: importId, state: 'processing' },
-    data: { state: 'completed', completedAt: new Date(), hubTokenSealed: null },
+    data: { state: 'completed', completedAt: at, hubTokenSealed: null },
   });
+  return job ?? null;
 }
 
-/** processing → failed: the job cannot go on (its dataset changed or its token stopped working). */
-export async function markImportFailed(db: Db, importId: string, error: { code: string; message: string }) {
-  await db.importJob.updateMany({
+/**
+ * processing → failed at `at`: the job cannot go on (its dataset changed or its token stopped working).
+ * The job as it now is, or null when it was not processing.
+ */
+export async function markImportFailed(
+  db: Db,
+  importId: string,
+  error: { code: string; message: string },
+  at: Date,
+): Promise<ImportJobRecord | null> {
+  const [job] = await db.importJob.updateManyAndReturn({
     where: { id: importId, state: 'processing' },
     data: {
       state: 'failed',
-      completedAt: new Date(),
+      completedAt: at,
       hubTokenSealed: null,
       errorCode: error.code,
       errorMessage: error.message,
     },
   });
+  return job ?? null;
 }
 
 /** Rows read so far (settled or not): where a dataset import's next page starts. */

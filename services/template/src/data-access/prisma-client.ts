@@ -1,4 +1,4 @@
-import { createPgAdapter, prismaHolder } from '@tm/kit';
+import { createPgAdapter, poolRunner, prismaHolder } from '@tm/kit';
 import { type Prisma, PrismaClient } from './generated/client.js';
 
 export type Db = PrismaClient | Prisma.TransactionClient;
@@ -14,3 +14,5 @@ export const closePrisma = holder.close;
 export const pingDatabase = holder.ping;
 /** The latest migration applied to this database, for release records. */
 export const schemaVersion = holder.schemaVersion;
+/** Direct statements on the same pool (the outbox relay's). */
+export const getSql = () => poolRunner(holder.pool());

@@ -16,7 +16,10 @@ import { summarizeUsage } from '../../domain/summarize-usage.js';
 import { voidCharge } from '../../domain/void-charge.js';
 
 /** The billing service's request/reply endpoints (its ping and discovery are the service's own). */
-export function serveBillingEndpoints(service: Service, options: { pricingVersion: string }): void {
+export function serveBillingEndpoints(
+  service: Service,
+  options: { pricingVersion: string; onCommitted?: () => void },
+): void {
   service.endpoint({
     subject: Subjects.billing.usageSummary,
     input: UsageSummaryMessage,
@@ -30,7 +33,7 @@ export function serveBillingEndpoints(service: Service, options: { pricingVersio
   service.endpoint({
     subject: Subjects.billing.voidCharge,
     input: VoidChargeMessage,
-    handler: (m) => voidCharge(m),
+    handler: (m) => voidCharge(m, { onCommitted: options.onCommitted }),
   });
   service.endpoint({
     subject: Subjects.billing.closeInvoicePeriod,

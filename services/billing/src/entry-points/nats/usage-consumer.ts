@@ -9,11 +9,11 @@ import {
 } from '@tm/bus';
 import {
   Consumers,
+  outboxRecordsIn,
   Streams,
   Subjects,
   type UsageDeadLetter,
   UsageRecordedEvent,
-  usageRecordsIn,
 } from '@tm/contracts';
 import { isStorageUnavailable, type Logger } from '@tm/kit';
 import type { PriceList } from '../../domain/price-list.js';
@@ -84,10 +84,10 @@ export function startUsageConsumer(
     const unsettled = new Set<JsMsg>();
     const entries: Entry[] = [];
     for (const msg of msgs) {
-      let carried: ReturnType<typeof usageRecordsIn>;
+      let carried: ReturnType<typeof outboxRecordsIn>;
       let reason = 'not a usage record (schema)';
       try {
-        carried = usageRecordsIn(decodeJson(msg.data));
+        carried = outboxRecordsIn(decodeJson(msg.data));
       } catch (err) {
         reason = err instanceof SyntaxError ? 'not JSON' : 'nested too deep';
       }

@@ -3,10 +3,10 @@ import type { WriteMemory } from '../../clients/memory-writer.js';
 import {
   findPendingRows,
   type ImportJobRecord,
-  markImportCompleted,
   settleImportRow,
 } from '../../data-access/import-repository.js';
 import { getPrisma } from '../../data-access/prisma-client.js';
+import { finishImportJob } from './finish-import-job.js';
 import { parseFormat } from './format-string.js';
 import { datasetSourceId, HUB_DATASET_SOURCE_TYPE } from './hub/dataset-source-stamp.js';
 import { renderImportRow } from './render-import-row.js';
@@ -20,16 +20,16 @@ export const importRowIdempotencyKey = (importId: string, row: number) => `impor
  * Writes the next pending rows of a job, `concurrency` at a time, and settles each. A row that cannot
  * become a memory fails with its reason and the rest go on. An outage of the memory service (a
  * retryable error) leaves the row pending and ends the batch: the worker tries again later. Returns
- * false when the job had no pending rows left (and is now completed).
+ * false when the job had no pending rows left (and is now completed, its import.completed event with it).
  */
 export async function processImportBatch(
   job: ImportJobRecord,
-  deps: { writeMemory: WriteMemory; batchSize: number; concurrency: number },
+  deps: { writeMemory: WriteMemory; batchSize: number; concurrency: number; onCommitted?: () => void },
   db = getPrisma(),
 ): Promise<boolean> {
   const rows = await findPendingRows(db, job.id, deps.batchSize);
   if (rows.length === 0) {
-    await markImportCompleted(db, job.id);
+    await finishImportJob(job.id, { state: 'completed' }, deps, db);
     return false;
   }
   const parsed = parseFormat(job.format);

@@ -13,7 +13,9 @@ export interface ImportRoundDeps {
   batchSize: number;
   concurrency: number;
   /** Where a dataset import's rows come from ([P13]). */
-  datasets: Omit<DatasetRowDeps, 'batchSize'>;
+  datasets: Omit<DatasetRowDeps, 'batchSize' | 'onCommitted'>;
+  /** A job ended and its event is in the outbox ([P20]): the relay's nudge. */
+  onCommitted?: () => void;
 }
 
 /**
@@ -45,7 +47,8 @@ async function runBatch(
   if (job.kind === 'restore') return processRestoreBatch(job, deps, db);
   if (job.datasetId !== null) {
     try {
-      if (!(await fetchDatasetRows(job, { ...deps.datasets, batchSize: deps.batchSize }, db))) return false;
+      const rowDeps = { ...deps.datasets, batchSize: deps.batchSize, onCommitted: deps.onCommitted };
+      if (!(await fetchDatasetRows(job, rowDeps, db))) return false;
     } catch (err) {
       if (!(err instanceof AppError && err.retryable)) throw err;
       // the hub is out: this job waits for the next poll, the others go on

@@ -4,11 +4,11 @@ import type { WriteMemory } from '../../clients/memory-writer.js';
 import {
   findPendingRows,
   type ImportJobRecord,
-  markImportCompleted,
   type RowOutcome,
   settleImportRow,
 } from '../../data-access/import-repository.js';
 import { getPrisma } from '../../data-access/prisma-client.js';
+import { finishImportJob } from '../imports/finish-import-job.js';
 
 /**
  * The key a restored record is written under: the same for the same record restored into the same
@@ -28,16 +28,17 @@ type Row = Awaited<ReturnType<typeof findPendingRows>>[number];
  * before it has settled and before any after it starts; the plain records between two of them go
  * `concurrency` at a time (the memory service's write batcher shares statements across them).
  * An outage (a retryable error) leaves the record pending and ends the batch; nothing after it starts,
- * so the order holds when the worker tries again. Returns false once nothing is pending (then completed).
+ * so the order holds when the worker tries again. Returns false once nothing is pending (then completed,
+ * with its import.completed event of kind `restore`).
  */
 export async function processRestoreBatch(
   job: ImportJobRecord,
-  deps: { writeMemory: WriteMemory; batchSize: number; concurrency: number },
+  deps: { writeMemory: WriteMemory; batchSize: number; concurrency: number; onCommitted?: () => void },
   db = getPrisma(),
 ): Promise<boolean> {
   const rows = await findPendingRows(db, job.id, deps.batchSize);
   if (rows.length === 0) {
-    await markImportCompleted(db, job.id);
+    await finishImportJob(job.id, { state: 'completed' }, deps, db);
     return false;
   }
   const scope = Scope.parse(job.scope);

@@ -5,7 +5,7 @@ import {
   runDurableConsumer,
   type StreamSettings,
 } from '@tm/bus';
-import { usageRecordsIn } from '@tm/contracts';
+import { outboxRecordsIn } from '@tm/contracts';
 import { isStorageUnavailable, type Logger } from '@tm/kit';
 import { fanOut, type TenantEvent } from '../../domain/deliveries/fan-out.js';
 
@@ -43,7 +43,7 @@ export function startEventConsumer(
     for (const msg of msgs) {
       let records: unknown[] = [];
       try {
-        records = usageRecordsIn(decodeJson(msg.data))?.records ?? [];
+        records = outboxRecordsIn(decodeJson(msg.data))?.records ?? [];
       } catch {
         // not JSON: nothing here to announce
       }

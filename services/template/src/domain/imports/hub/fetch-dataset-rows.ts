@@ -6,10 +6,10 @@ import {
   countPendingImportRows,
   type ImportJobRecord,
   insertImportRows,
-  markImportFailed,
   setDatasetRows,
 } from '../../../data-access/import-repository.js';
 import { getPrisma } from '../../../data-access/prisma-client.js';
+import { finishImportJob } from '../finish-import-job.js';
 import { refuseDeepValues } from '../parsing/refuse-deep-values.js';
 import { refuseNulValues } from '../parsing/refuse-nul-values.js';
 import { hubRefusal } from './hub-refusal.js';
@@ -22,6 +22,8 @@ export interface DatasetRowDeps {
   pageRows: number;
   /** Pending rows to have in hand before a batch is written. */
   batchSize: number;
+  /** A job failed: its import.failed event is in the outbox (the relay's nudge). */
+  onCommitted?: () => void;
 }
 
 /**
@@ -45,7 +47,12 @@ export async function fetchDatasetRows(
   if (pending >= deps.batchSize || read >= expected) return true;
 
   const fail = async (error: AppError) => {
-    await markImportFailed(db, job.id, { code: error.code, message: error.message });
+    await finishImportJob(
+      job.id,
+      { state: 'failed', error: { code: error.code, message: error.message } },
+      deps,
+      db,
+    );
     return false;
   };
   let token: string | undefined;
