@@ -14,6 +14,7 @@ import { memoryDeletedEvent } from './domain/deliveries/memory-deleted.js';
 import { memoryRetainedEvent } from './domain/deliveries/memory-retained.js';
 import { namespaceDeletedEvent } from './domain/deliveries/namespace-deleted.js';
 import { sealingKey } from './domain/endpoints/signing-secret.js';
+import { startDeliveryLogPruning } from './entry-points/jobs/delivery-log-pruning.js';
 import { startDeliveryPoller } from './entry-points/jobs/delivery-poller.js';
 import { startEventConsumer } from './entry-points/nats/event-consumer.js';
 import { serveWebhooksEndpoints } from './entry-points/nats/webhooks-endpoints.js';
@@ -110,6 +111,7 @@ export async function startWebhooksService(
     allowLoopback: config.WEBHOOKS_ALLOW_LOOPBACK,
     wake: poller.wake,
   });
+  const pruning = startDeliveryLogPruning(config.WEBHOOKS_DELIVERY_RETENTION_DAYS, logger);
   logger.info('webhooks service ready');
   return {
     nc,
@@ -117,6 +119,7 @@ export async function startWebhooksService(
       await service.stop(config.DRAIN_TIMEOUT_MS);
       await Promise.all(consumers.map((c) => c.stop()));
       await poller.stop();
+      await pruning.stop();
       await nc.drain();
       await closePrisma();
     },
