@@ -11,6 +11,7 @@ import { type Logger, storageOutage } from '@tm/kit';
 import type { WebhooksConfig } from './config.js';
 import { closePrisma, initPrisma, pingDatabase, schemaVersion } from './data-access/prisma-client.js';
 import { sealingKey } from './domain/endpoints/signing-secret.js';
+import { startDeliveryLogPruning } from './entry-points/jobs/delivery-log-pruning.js';
 import { startDeliveryPoller } from './entry-points/jobs/delivery-poller.js';
 import { startEventConsumer } from './entry-points/nats/event-consumer.js';
 import { eventSources } from './entry-points/nats/event-sources.js';
@@ -81,6 +82,7 @@ export async function startWebhooksService(
     allowLoopback: config.WEBHOOKS_ALLOW_LOOPBACK,
     wake: poller.wake,
   });
+  const pruning = startDeliveryLogPruning(config.WEBHOOKS_DELIVERY_RETENTION_DAYS, logger);
   logger.info('webhooks service ready');
   return {
     nc,
@@ -88,6 +90,7 @@ export async function startWebhooksService(
       await service.stop(config.DRAIN_TIMEOUT_MS);
       await Promise.all(consumers.map((c) => c.stop()));
       await poller.stop();
+      await pruning.stop();
       await nc.drain();
       await closePrisma();
     },

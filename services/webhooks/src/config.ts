@@ -57,6 +57,13 @@ export const WebhooksConfigSchema = z.object({
   WEBHOOKS_MAX_ENDPOINTS: env.positiveInt(20),
   /** Usage records taken from the stream per fan-out transaction. */
   WEBHOOKS_FETCH_BATCH_SIZE: env.positiveInt(200),
+  /** Finished (succeeded or failed) deliveries and their attempts stay in the log this long, then are pruned hourly. */
+  WEBHOOKS_DELIVERY_RETENTION_DAYS: z.coerce
+    .number({ message: 'must be a whole number of days' })
+    .int('must be a whole number of days')
+    .min(1, 'must be at least 1 day')
+    .max(3_650, 'must be at most 3650 days (10 years)')
+    .default(30),
 });
 export type WebhooksConfig = z.output<typeof WebhooksConfigSchema>;
 

@@ -11,7 +11,11 @@ describe('webhooks settings', () => {
     expect(config.WEBHOOKS_RETRY_SCHEDULE_MS).toEqual(STANDARD_RETRY_SCHEDULE_MS);
     expect(config.WEBHOOKS_RETRY_SCHEDULE_MS).toHaveLength(7);
     expect(describePeriod(config.WEBHOOKS_RETRY_SCHEDULE_MS)).toBe('27 h 35 min 5 s');
-    expect(config).toMatchObject({ WEBHOOKS_ALLOW_LOOPBACK: false, WEBHOOKS_ATTEMPT_TIMEOUT_MS: 10_000 });
+    expect(config).toMatchObject({
+      WEBHOOKS_ALLOW_LOOPBACK: false,
+      WEBHOOKS_ATTEMPT_TIMEOUT_MS: 10_000,
+      WEBHOOKS_DELIVERY_RETENTION_DAYS: 30,
+    });
   });
 
   it.each([
@@ -22,6 +26,10 @@ describe('webhooks settings', () => {
     ['more than 20 retries', { ...secret, WEBHOOKS_RETRY_SCHEDULE_MS: Array(21).fill('1').join(',') }],
     ['a time-out over 30 s', { ...secret, WEBHOOKS_ATTEMPT_TIMEOUT_MS: '30001' }],
     ['loopback allowed as yes', { ...secret, WEBHOOKS_ALLOW_LOOPBACK: 'yes' }],
+    ['a retention of 0 days', { ...secret, WEBHOOKS_DELIVERY_RETENTION_DAYS: '0' }],
+    ['a retention in part days', { ...secret, WEBHOOKS_DELIVERY_RETENTION_DAYS: '1.5' }],
+    ['a retention over 10 years', { ...secret, WEBHOOKS_DELIVERY_RETENTION_DAYS: '3651' }],
+    ['a retention that is not a number', { ...secret, WEBHOOKS_DELIVERY_RETENTION_DAYS: '30d' }],
   ])('when the settings have %s, then the service refuses to start', (_, env) => {
     expect(WebhooksConfigSchema.safeParse(env).success).toBe(false);
   });

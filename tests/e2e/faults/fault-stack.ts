@@ -8,11 +8,19 @@ import { migrateService } from '../../../infra/dev/migrate-service.js';
 import { requireNatsServer } from '../../../infra/dev/nats-server.js';
 import { runCommand } from '../../../infra/dev/run-command.js';
 import { freePort } from '../../../infra/dev/tcp-probe.js';
+import { pollUntil } from '../../../infra/dev/wait-for.js';
 import { PrivateJetStream } from './private-jetstream.js';
 import { PrivatePostgres } from './private-postgres.js';
 import { PROCESSES, type ProcessName, StackProcess } from './stack-process.js';
+import { WebhookReceiver } from './webhook-receiver.js';
 
 const root = join(dirname(fileURLToPath(import.meta.url)), '..', '..', '..');
+
+interface Tenant {
+  tenantId: string;
+  apiKey: string;
+  owner: { email: string; password: string };
+}
 
 export interface FaultStackOptions {
   /** GATEWAY_REQUEST_TIMEOUT_MS: the gateway's deadline per service call. */
@@ -27,7 +35,8 @@ export interface FaultStackOptions {
 /**
  * A whole stack of the suite's own: a private PostgreSQL and nats-server in a temp dir, on free ports,
  * every service and the gateway as its own process, the databases migrated with `prisma migrate
- * deploy` as the launcher does, and one tenant made with the admin command. Faults act on its parts.
+ * deploy` as the launcher does, and one tenant made with the admin command, with a webhook endpoint
+ * for `memory.retained` at the suite's own receiver. Faults act on its parts.
  */
 export class FaultStack {
   readonly processes: Record<ProcessName, StackProcess>;
@@ -47,7 +56,9 @@ export class FaultStack {
     this.baseUrl = `http://127.0.0.1:${gatewayPort}`;
   }
 
-  tenant = { tenantId: '', apiKey: '' };
+  tenant: Tenant = { tenantId: '', apiKey: '', owner: { email: '', password: '' } };
+  /** Where the tenant's endpoint delivers every retained write (webhook-receiver.ts). */
+  webhooks: WebhookReceiver | undefined;
   get memoryDbUrl() {
     return this.pg.databaseUrl('tm_memory');
   }
@@ -79,15 +90,23 @@ export class FaultStack {
       BILLING_DATABASE_URL: pg.databaseUrl('tm_billing'),
       TELEMETRY_DATABASE_URL: pg.databaseUrl('tm_telemetry'),
       TEMPLATE_DATABASE_URL: pg.databaseUrl('tm_template'),
+      WEBHOOKS_DATABASE_URL: pg.databaseUrl('tm_webhooks'),
       GATEWAY_DATABASE_URL: pg.databaseUrl('tm_gateway'),
       GATEWAY_HOST: '127.0.0.1',
       GATEWAY_PORT: String(gatewayPort),
       GATEWAY_REQUEST_TIMEOUT_MS: String(options.requestTimeoutMs),
       BREAKER_RESET_MS: String(options.breakerResetMs),
       GATEWAY_SECRET_KEY: randomBytes(36).toString('base64url'),
+      WEBHOOKS_SECRET_KEY: randomBytes(36).toString('base64url'),
+      // The suite's receiver listens on 127.0.0.1.
+      WEBHOOKS_ALLOW_LOOPBACK: 'true',
+      // An attempt's bound, and with the service's 30 s margin the lease of a delivery in flight: what a
+      // killed instance was sending is sent again 32 s later (with the 10 s default, 40 s).
+      WEBHOOKS_ATTEMPT_TIMEOUT_MS: '2000',
       OUTBOX_RELAY_INTERVAL_MS: '200',
       // Streams reserve their size limit on creation; the default (1 GiB each) would not fit the
-      // suite's small store (STACK.maxFileStore), which the jetstream-full row fills.
+      // suite's small store (STACK.maxFileStore), which the jetstream-full row fills. 16 MiB is the
+      // least the services accept.
       JETSTREAM_MAX_MB_PER_STREAM: '16',
       // The rows' loads are far below the defaults; keep them from ever answering 429.
       RATE_LIMIT_PER_KEY: '100000',
@@ -113,6 +132,9 @@ export class FaultStack {
       ]);
       stack.tenant = tenant;
       step(`services, gateway on :${gatewayPort} and a tenant`);
+      stack.webhooks = await WebhookReceiver.start();
+      stack.webhooks.trust(await stack.registerEndpoint(tenant, stack.webhooks.url));
+      step('a webhook endpoint');
     } catch (err) {
       await stack.stop({ keepDir: true });
       throw new Error(`the fault stack did not start (logs in ${dir}): ${(err as Error).message}`);
@@ -136,22 +158,89 @@ export class FaultStack {
     );
   }
 
-  /** A tenant with managed storage, consent and an API key, from the gateway's admin command. */
-  private async bootstrapTenant(): Promise<{ tenantId: string; apiKey: string }> {
+  /**
+   * A tenant with managed storage, consent and an API key, from the gateway's admin command, with an
+   * owner who can log in (to register the webhook endpoint).
+   */
+  private async bootstrapTenant(): Promise<Tenant> {
     const stdout = await runCommand(
       process.execPath,
-      ['--import', 'tsx', 'services/gateway/src/admin/cli.ts', 'bootstrap', '--json', '--name', 'faults'],
+      [
+        '--import',
+        'tsx',
+        'services/gateway/src/admin/cli.ts',
+        'bootstrap',
+        '--json',
+        '--name',
+        'faults',
+        '--email',
+        'owner@faults.test',
+      ],
       { cwd: root, env: this.env, label: 'bootstrap', quiet: true },
     );
     for (const line of stdout.trim().split('\n').reverse()) {
       try {
-        const parsed = JSON.parse(line) as { api_key?: string; tenant_id?: string };
-        if (parsed.api_key && parsed.tenant_id) return { tenantId: parsed.tenant_id, apiKey: parsed.api_key };
+        const parsed = JSON.parse(line) as {
+          api_key?: string;
+          tenant_id?: string;
+          owner_email?: string;
+          owner_password?: string;
+        };
+        if (parsed.api_key && parsed.tenant_id && parsed.owner_email && parsed.owner_password)
+          return {
+            tenantId: parsed.tenant_id,
+            apiKey: parsed.api_key,
+            owner: { email: parsed.owner_email, password: parsed.owner_password },
+          };
       } catch {
         // a log line
       }
     }
     throw new Error('bootstrap printed no tenant');
+  }
+
+  /**
+   * The owner logs in and registers an endpoint for `memory.retained` at `url`, through the gateway
+   * as a customer would; returns its signing secret (shown once). Tried again while the stack settles
+   * (the gateway answers 503 until the services it calls are up).
+   */
+  private async registerEndpoint(tenant: Tenant, url: string): Promise<string> {
+    const post = async (path: string, body: unknown, token?: string) => {
+      const res = await fetch(`${this.baseUrl}${path}`, {
+        method: 'POST',
+        headers: {
+          'content-type': 'application/json',
+          ...(token && { authorization: `Bearer ${token}` }),
+        },
+        body: JSON.stringify(body),
+        signal: AbortSignal.timeout(5_000),
+      });
+      return { status: res.status, body: (await res.json()) as Record<string, unknown> };
+    };
+    let secret: string | undefined;
+    let last = '';
+    await pollUntil(
+      async () => {
+        try {
+          const login = await post('/api/v1/control/sessions', tenant.owner);
+          if (login.status !== 201) throw new Error(`login: ${login.status}`);
+          const created = await post(
+            '/api/v1/control/webhook-endpoints',
+            { url, events: ['memory.retained'], description: 'fault suite' },
+            String(login.body.token),
+          );
+          if (created.status !== 201) throw new Error(`endpoint: ${created.status}`);
+          secret = String(created.body.secret);
+          return true;
+        } catch (err) {
+          last = (err as Error).message;
+          return false;
+        }
+      },
+      { timeoutMs: 60_000, intervalMs: 250 },
+    );
+    if (!secret) throw new Error(`no webhook endpoint registered (${last})`);
+    return secret;
   }
 
   /** Everything down (gateway first), then the temp dir removed unless asked to keep it. */
@@ -160,6 +249,7 @@ export class FaultStack {
     await Promise.all(
       PROCESSES.filter((p) => p !== 'gateway').map((p) => this.processes[p].kill('SIGTERM', 10_000)),
     );
+    await this.webhooks?.stop();
     await this.nats.stop();
     await this.pg.stop();
     if (!keepDir) rmSync(this.dir, { recursive: true, force: true });

@@ -1,10 +1,13 @@
 import { setTimeout as sleep } from 'node:timers/promises';
+import { pollUntil } from '../../../infra/dev/wait-for.js';
 import type { FaultStack } from './fault-stack.js';
 import { PROCESSES, type ProcessName } from './stack-process.js';
 import { outboxBacklog } from './totals.js';
 
 export interface FaultContext {
   stack: FaultStack;
+  /** The row's writes' idempotency keys (and so event ids) start with it. */
+  keyPrefix: string;
   /** Something worth a line in the report that is not by itself a failure. */
   note: (text: string) => void;
   /** Something the fault itself showed that fails the row. */
@@ -49,11 +52,31 @@ const killNine = (name: ProcessName): Fault => ({
   title: `kill -9 ${name}`,
   connectionErrors: name === 'gateway' ? 'any' : 'none',
   run: async (ctx) => {
+    if (name === 'webhooks') await untilDeliveriesInFlight(ctx);
     await ctx.stack.processes[name].kill('SIGKILL');
     await sleep(RESTART_AFTER_MS);
     return restarted(ctx, name);
   },
 });
+
+/**
+ * Land the webhooks service's kill on deliveries it has sent and not yet recorded (the receiver
+ * answers each after 100 ms): they must come again once their lease ends, under the same webhook-id.
+ * Deliveries go out in bursts (a fetch gathers a second of events), so the kill waits for one, up to 10 s.
+ */
+async function untilDeliveriesInFlight(ctx: FaultContext): Promise<void> {
+  const receiver = ctx.stack.webhooks;
+  const prefix = `${ctx.keyPrefix}-`;
+  await pollUntil(async () => (receiver?.inFlight(prefix) ?? 0) > 0, { timeoutMs: 10_000, intervalMs: 5 });
+  // Nothing runs between this and the kill (the receiver answers only from a timer): each of these
+  // must come again (run-row.ts waits for them).
+  const cut = receiver?.cutInFlight(prefix) ?? 0;
+  ctx.note(
+    cut > 0
+      ? `killed with ${cut} of the row's deliveries sent and unanswered`
+      : "none of the row's deliveries in flight within 10 s: killed between two",
+  );
+}
 
 const sigterm = (name: ProcessName): Fault => ({
   id: `sigterm-${name}`,

@@ -18,12 +18,13 @@ export function tableRow(r: RowResult): string {
   const t = r.totals;
   const verdict = r.passed ? 'pass' : '**FAIL**';
   const why = [...r.problems, ...r.notes].join('; ').replaceAll('|', '\\|');
-  return `| ${r.fault.title} | ${verdict} | ${r.inFlightAtFault} | ${t.acknowledged} | ${t.lost} | ${t.duplicated} | ${t.doubleCharged} | ${r.worstLatencyMs} ms | ${r.healthDuringFault.join(' → ')} | ${seconds(r.timeToHealthyMs)} | ${r.resent} | ${r.failedAttempts.replaceAll('|', '\\|')} | ${why} |`;
+  const w = r.webhooks;
+  return `| ${r.fault.title} | ${verdict} | ${r.inFlightAtFault} | ${t.acknowledged} | ${t.lost} | ${t.duplicated} | ${t.doubleCharged} | ${w.delivered} / ${w.lost} / ${w.sentAgain} | ${r.worstLatencyMs} ms | ${r.healthDuringFault.join(' → ')} | ${seconds(r.timeToHealthyMs)} | ${r.resent} | ${r.failedAttempts.replaceAll('|', '\\|')} | ${why} |`;
 }
 
 export const TABLE_HEADER = [
-  '| Fault | Result | In flight at the fault | Acknowledged | Lost | Duplicated | Double-charged | Worst latency | Health during the fault | Time to healthy | Re-sent after the SDK gave up | Failed attempts the client saw | Why it failed / notes |',
-  '|---|---|---|---|---|---|---|---|---|---|---|---|---|',
+  '| Fault | Result | In flight at the fault | Acknowledged | Lost | Duplicated | Double-charged | Webhooks delivered / lost / sent again | Worst latency | Health during the fault | Time to healthy | Re-sent after the SDK gave up | Failed attempts the client saw | Why it failed / notes |',
+  '|---|---|---|---|---|---|---|---|---|---|---|---|---|---|',
 ].join('\n');
 
 export interface RunInfo {
@@ -68,6 +69,14 @@ supervisor would). A row passes when:
   charges, with nothing lost, duplicated or charged twice (billing gets ${seconds(s.settleMs)} to catch up). Writes the
   SDK gave up on are sent again with the same key until answered, as the spec tells an application to
   (they count as acknowledged once answered; the column says how many needed it).
+- **No webhook lost**: the tenant has an endpoint for \`memory.retained\` at the suite's own receiver,
+  which checks every request with the \`standardwebhooks\` library; every acknowledged write's event
+  arrived there at least once (the webhooks service gets ${seconds(s.webhooksSettleMs)}: a delivery a killed instance
+  was sending comes back when its lease ends, 32 s here), always under one webhook-id, and no request
+  failed the signature check. "Sent again" counts the requests past the first for a write (same
+  webhook-id): at least once allows them, receivers deduplicate on the id. The receiver answers each
+  after 100 ms, so deliveries are in flight when the service is killed; one whose connection closed
+  before its answer must come again.
 - **Retryable failures only**: every failed attempt the client saw is a 503/504 (or 409
   \`idempotency_in_flight\`) with \`retryable: true\` and a Retry-After header; a connection error only
   where the gateway itself is killed (kill -9: any), or refused while it is stopped (SIGTERM: a
@@ -75,7 +84,7 @@ supervisor would). A row passes when:
 - **On time**: no attempt took longer than the gateway's deadline (\`GATEWAY_REQUEST_TIMEOUT_MS\` =
   ${info.requestTimeoutMs} ms) + ${s.latencyMarginMs} ms = ${info.requestTimeoutMs + s.latencyMarginMs} ms, measured by the client.
 - **Healthy again** within ${seconds(s.healthyWithinMs)} of the fault being lifted: health answers 200 with every
-  dependency \`available\`, and a write is answered 200. The column is the measured time.
+  service \`available\` (the optional ones too), and a write is answered 200. The column is the measured time.
 
 "Health during the fault" is what \`GET /api/v1/infrastructure/health\` answered while the fault was in
 force (each change, in order; read every 250 ms); it is reported, not judged.

@@ -4,7 +4,14 @@ import { TextMemory } from '../../../libs/clients/sdk/src/index.js';
 import type { FaultStack } from './fault-stack.js';
 import type { Fault } from './fault-table.js';
 import { type Attempt, Load } from './load.js';
-import { type Reconciliation, recallUsage, reconcile, settledTotals } from './totals.js';
+import {
+  type Reconciliation,
+  recallUsage,
+  reconcile,
+  settledTotals,
+  settledWebhooks,
+  type WebhookReconciliation,
+} from './totals.js';
 
 export interface RowSettings {
   concurrency: number;
@@ -20,12 +27,16 @@ export interface RowSettings {
   latencyMarginMs: number;
   /** How long billing gets to record and charge every acknowledged write. */
   settleMs: number;
+  /** How long the webhooks service gets to deliver every acknowledged write's memory.retained. */
+  webhooksSettleMs: number;
 }
 
 export interface RowResult {
   fault: Fault;
   inFlightAtFault: number;
   totals: Reconciliation;
+  /** The row's memory.retained deliveries at the suite's receiver. */
+  webhooks: WebhookReconciliation;
   /** Writes the SDK gave up on after its retries, sent again by the load with the same key. */
   resent: number;
   recallsAcked: number;
@@ -60,6 +71,7 @@ export async function runRow(
   const keyPrefix = `${runTag}-${fault.id}`;
   const namespace = `faults-${runTag}-${fault.id}`;
   const latencyBoundMs = stack.options.requestTimeoutMs + settings.latencyMarginMs;
+  const refusedBefore = stack.webhooks?.refused ?? 0;
   if ((await healthyWithin(stack, runTag, settings.healthyWithinMs)) === undefined)
     problems.push('the stack was not healthy before the fault');
 
@@ -84,6 +96,7 @@ export async function runRow(
   try {
     lifted = await fault.run({
       stack,
+      keyPrefix,
       note: (text) => notes.push(text),
       fail: (text) => problems.push(text),
     });
@@ -132,6 +145,23 @@ export async function runRow(
   if (totals.unacknowledgedStored)
     problems.push(`${totals.unacknowledgedStored} stored writes never acknowledged`);
   if (!totals.exact && problems.length === 0) problems.push('totals differ');
+
+  const receiver = stack.webhooks;
+  if (!receiver) throw new Error('the fault stack has no webhook receiver');
+  const webhooks = await settledWebhooks(
+    load.acked,
+    (keys) => receiver.deliveriesOf(keys),
+    settings.webhooksSettleMs,
+  );
+  if (webhooks.lost)
+    problems.push(
+      `${webhooks.lost} acknowledged writes without a memory.retained delivery after ${settings.webhooksSettleMs / 1000} s`,
+    );
+  if (webhooks.twoIds) problems.push(`${webhooks.twoIds} writes delivered under two webhook-ids`);
+  if (webhooks.notResent)
+    problems.push(`${webhooks.notResent} deliveries cut before their answer and never sent again`);
+  if (receiver.refused > refusedBefore)
+    problems.push(`${receiver.refused - refusedBefore} webhook requests the library refused`);
   for (const err of load.nonRetryable.slice(0, 3))
     problems.push(`the SDK surfaced a non-retryable ${err.status} ${err.code}`);
 
@@ -144,6 +174,7 @@ export async function runRow(
     fault,
     inFlightAtFault,
     totals,
+    webhooks,
     resent,
     recallsAcked: load.recallsAcked,
     healthDuringFault,
@@ -234,8 +265,9 @@ function watchHealth(stack: FaultStack) {
 let probes = 0;
 
 /**
- * When the stack is healthy again: health answers 200 with every dependency available, and a write
- * (its own namespace and key, apart from the row's totals) is answered 200. Undefined past `withinMs`.
+ * When the stack is healthy again: health answers 200 with every service available (the optional ones,
+ * template and webhooks, too), and a write (its own namespace and key, apart from the row's totals)
+ * is answered 200. Undefined past `withinMs`.
  */
 export async function healthyWithin(stack: FaultStack, runTag: string, withinMs: number) {
   const client = new TextMemory({
@@ -251,8 +283,12 @@ export async function healthyWithin(stack: FaultStack, runTag: string, withinMs:
         const health = await fetch(`${stack.baseUrl}/api/v1/infrastructure/health`, {
           signal: AbortSignal.timeout(3_000),
         });
-        const body = (await health.json()) as { available?: boolean };
+        const body = (await health.json()) as {
+          available?: boolean;
+          services?: Record<string, { available?: boolean }>;
+        };
         if (health.status !== 200 || body.available !== true) return false;
+        if (!Object.values(body.services ?? {}).every((s) => s.available === true)) return false;
         await client.memory.write({
           namespace: `faults-${runTag}-probe`,
           text: 'probe',

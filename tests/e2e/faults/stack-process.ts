@@ -6,7 +6,7 @@ import { fileURLToPath } from 'node:url';
 
 const root = join(dirname(fileURLToPath(import.meta.url)), '..', '..', '..');
 
-export const PROCESSES = ['memory', 'billing', 'telemetry', 'template', 'gateway'] as const;
+export const PROCESSES = ['memory', 'billing', 'telemetry', 'template', 'webhooks', 'gateway'] as const;
 export type ProcessName = (typeof PROCESSES)[number];
 
 /** The line each process logs once it takes work. */
@@ -15,6 +15,7 @@ const READY: Record<ProcessName, string> = {
   billing: '"billing service ready"',
   telemetry: '"telemetry service ready"',
   template: '"template service ready"',
+  webhooks: '"webhooks service ready"',
   gateway: '"gateway listening"',
 };
 

@@ -3,13 +3,16 @@ import type { RowSettings } from './run-row.js';
 
 /**
  * The stack both runs use: a 2 s gateway deadline (shorter than the 5 s default, so a slow memory row
- * lasts seconds, not tens), a breaker that probes again after 500 ms, and a 64 MiB JetStream store.
+ * lasts seconds, not tens), a breaker that probes again after 500 ms, and an 80 MiB JetStream store.
  */
 export const STACK: FaultStackOptions = {
   requestTimeoutMs: 2_000,
   breakerResetMs: 500,
-  // A "disk" JetStream can fill in seconds (the jetstream-full row); a full run stores a few MiB.
-  maxFileStore: 64 * 1024 * 1024,
+  // A "disk" JetStream can fill in seconds (the jetstream-full row); a full run stores a few MiB. The
+  // four streams (MEMORY_USAGE, MEMORY_EVENTS, GATEWAY_REQUESTS, BILLING_DEAD_LETTERS) reserve 16 MiB
+  // each on creation; with 64 MiB they reserved all of it once MEMORY_EVENTS came ([P20]), and
+  // nats-server (2.9) then refused the row's filler stream ("insufficient storage resources available").
+  maxFileStore: 80 * 1024 * 1024,
 };
 
 /** `npm run faults`: every row, a load of 6 clients. */
@@ -22,6 +25,8 @@ export const FULL: RowSettings = {
   healthyWithinMs: 60_000,
   latencyMarginMs: 1_500,
   settleMs: 30_000,
+  // Past the lease of a delivery a killed webhooks instance was sending (2 s attempt bound + 30 s).
+  webhooksSettleMs: 60_000,
 };
 
 /** The CI subset (tests/e2e/faults.test.ts): the same rows' rules with a smaller load. */

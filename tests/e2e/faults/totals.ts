@@ -1,5 +1,6 @@
 import pg from 'pg';
 import { pollUntil } from '../../../infra/dev/wait-for.js';
+import type { ReceivedDeliveries } from './webhook-receiver.js';
 
 /** What the databases hold for one row's writes (its namespace in memory, its key prefix in billing). */
 export interface StoredTotals {
@@ -127,4 +128,50 @@ export function reconcile(acked: Set<string>, totals: StoredTotals): Reconciliat
     unacknowledgedStored: missing(totals.storedKeys, acked),
     exact: n === totals.records && n === totals.usage && n === totals.charges,
   };
+}
+
+/** The row's writes as the tenant's webhook receiver saw them: one `memory.retained` each, at least once. */
+export interface WebhookReconciliation {
+  /** Acknowledged writes whose memory.retained arrived (verified with the library). */
+  delivered: number;
+  /** Acknowledged writes whose memory.retained never arrived. */
+  lost: number;
+  /** Writes that arrived under more than one webhook-id: a receiver deduplicating by it would see two events. */
+  twoIds: number;
+  /** Requests beyond the first per write (the same webhook-id sent again: at least once, as the spec allows). */
+  sentAgain: number;
+  /** Deliveries cut before their answer (the sender killed) and not sent again. */
+  notResent: number;
+}
+
+export function reconcileWebhooks(acked: Set<string>, got: ReceivedDeliveries): WebhookReconciliation {
+  const delivered = [...acked].filter((key) => got.ids.has(key)).length;
+  return {
+    delivered,
+    lost: acked.size - delivered,
+    twoIds: [...got.ids.values()].filter((ids) => ids.size > 1).length,
+    sentAgain: got.requests - got.ids.size,
+    notResent: got.cutNotResent,
+  };
+}
+
+/**
+ * Deliveries follow billing off the request's path, and one a killed instance had sent comes again
+ * only when its lease ends: read until every acknowledged write's has arrived, and every delivery cut
+ * before its answer has come again, or the deadline passes.
+ */
+export async function settledWebhooks(
+  acked: Set<string>,
+  deliveriesOf: (keys: Iterable<string>) => ReceivedDeliveries,
+  deadlineMs: number,
+): Promise<WebhookReconciliation> {
+  const read = () => reconcileWebhooks(acked, deliveriesOf(acked));
+  await pollUntil(
+    async () => {
+      const now = read();
+      return now.lost === 0 && now.notResent === 0;
+    },
+    { timeoutMs: deadlineMs },
+  );
+  return read();
 }

@@ -26,6 +26,7 @@ const READY_MESSAGE = {
   billing: 'billing service ready',
   telemetry: 'telemetry service ready',
   template: 'template service ready',
+  webhooks: 'webhooks service ready',
   gateway: 'gateway listening',
 };
 

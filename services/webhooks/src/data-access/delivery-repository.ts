@@ -62,12 +62,16 @@ export const recordAttempt = (
   },
 ) => db.webhookAttempt.create({ data: attempt });
 
-/** After an attempt: done, failed for good, or due again at `nextAttemptAt`. */
+/** After an attempt: done, failed for good (from now on its age counts for pruning), or due again at `nextAttemptAt`. */
 export const settleDelivery = (
   db: Db,
   id: string,
   change: { status: 'pending' | 'succeeded' | 'failed'; scheduleStep: number; nextAttemptAt: Date | null },
-) => db.webhookDelivery.update({ where: { id }, data: change });
+) =>
+  db.webhookDelivery.update({
+    where: { id },
+    data: { ...change, finishedAt: change.status === 'pending' ? null : new Date() },
+  });
 
 export const findDelivery = (db: Db, tenantId: string, endpointId: string, id: string) =>
   db.webhookDelivery.findFirst({ where: { tenantId, endpointId, id } });
@@ -76,7 +80,7 @@ export const findDelivery = (db: Db, tenantId: string, endpointId: string, id: s
 export const requeueDelivery = (db: Db, id: string) =>
   db.webhookDelivery.update({
     where: { id },
-    data: { status: 'pending', scheduleStep: 0, nextAttemptAt: new Date() },
+    data: { status: 'pending', scheduleStep: 0, nextAttemptAt: new Date(), finishedAt: null },
     include: { attempts: { orderBy: { attemptedAt: 'asc' } } },
   });
 
@@ -98,3 +102,24 @@ export const listDeliveries = (
     take: limit,
     include: { attempts: { orderBy: { attemptedAt: 'asc' } } },
   });
+
+/**
+ * Delete up to `limit` deliveries that finished (succeeded or failed) more than `retentionDays` ago,
+ * oldest first, with their attempts (ON DELETE CASCADE); returns how many went. A pending delivery is
+ * never taken: its `finished_at` is null. The outer conditions are checked again on a row a redeliver
+ * changed meanwhile (READ COMMITTED re-reads it), so a delivery put back to pending stays.
+ */
+export async function pruneFinishedDeliveries(db: Db, retentionDays: number, limit: number): Promise<number> {
+  const [row] = await db.$queryRaw<Array<{ n: number }>>(Prisma.sql`
+    WITH gone AS (
+      DELETE FROM webhook_delivery
+       WHERE id IN (
+               SELECT id FROM webhook_delivery
+                WHERE finished_at < now() - make_interval(days => ${retentionDays})
+                ORDER BY finished_at LIMIT ${limit})
+         AND status <> 'pending'
+         AND finished_at < now() - make_interval(days => ${retentionDays})
+      RETURNING 1)
+    SELECT count(*)::int AS n FROM gone`);
+  return row?.n ?? 0;
+}
