@@ -22,6 +22,9 @@ interface Tenant {
   owner: { email: string; password: string };
 }
 
+/** What each stream reserves of the store on creation: the least the services accept. */
+export const STREAM_MB = 16;
+
 export interface FaultStackOptions {
   /** GATEWAY_REQUEST_TIMEOUT_MS: the gateway's deadline per service call. */
   requestTimeoutMs: number;
@@ -107,7 +110,7 @@ export class FaultStack {
       // Streams reserve their size limit on creation; the default (1 GiB each) would not fit the
       // suite's small store (STACK.maxFileStore), which the jetstream-full row fills. 16 MiB is the
       // least the services accept.
-      JETSTREAM_MAX_MB_PER_STREAM: '16',
+      JETSTREAM_MAX_MB_PER_STREAM: String(STREAM_MB),
       // The rows' loads are far below the defaults; keep them from ever answering 429.
       RATE_LIMIT_PER_KEY: '100000',
       RATE_LIMIT_PER_TENANT: '100000',

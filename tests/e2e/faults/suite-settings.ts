@@ -1,18 +1,21 @@
-import type { FaultStackOptions } from './fault-stack.js';
+import { Streams } from '@tm/contracts';
+import { type FaultStackOptions, STREAM_MB } from './fault-stack.js';
 import type { RowSettings } from './run-row.js';
 
 /**
  * The stack both runs use: a 2 s gateway deadline (shorter than the 5 s default, so a slow memory row
- * lasts seconds, not tens), a breaker that probes again after 500 ms, and an 80 MiB JetStream store.
+ * lasts seconds, not tens), a breaker that probes again after 500 ms, and a JetStream store of every
+ * stream's reservation plus 16 MiB.
  */
 export const STACK: FaultStackOptions = {
   requestTimeoutMs: 2_000,
   breakerResetMs: 500,
-  // A "disk" JetStream can fill in seconds (the jetstream-full row); a full run stores a few MiB. The
-  // four streams (MEMORY_USAGE, MEMORY_EVENTS, GATEWAY_REQUESTS, BILLING_DEAD_LETTERS) reserve 16 MiB
-  // each on creation; with 64 MiB they reserved all of it once MEMORY_EVENTS came ([P20]), and
-  // nats-server (2.9) then refused the row's filler stream ("insufficient storage resources available").
-  maxFileStore: 80 * 1024 * 1024,
+  // A "disk" JetStream can fill in seconds (the jetstream-full row); a full run stores a few MiB. Each
+  // stream reserves its 16 MiB on creation: when the streams reserved all of a 64 MiB store (once
+  // MEMORY_EVENTS came, [P20]), nats-server refused the row's filler stream ("insufficient storage
+  // resources available"), and a stream created after that would have been refused too. So the store
+  // is sized from the streams there are, with 16 MiB for the filler.
+  maxFileStore: (Object.keys(Streams).length + 1) * STREAM_MB * 1024 * 1024,
 };
 
 /** `npm run faults`: every row, a load of 6 clients. */
