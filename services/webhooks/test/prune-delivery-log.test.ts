@@ -3,6 +3,7 @@ import { createServer } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { createLogger, timeOrderedId } from '@tm/kit';
 import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
+import { requeueDelivery } from '../src/data-access/delivery-repository.js';
 import { closePrisma, getPrisma, initPrisma } from '../src/data-access/prisma-client.js';
 import { deliverDue } from '../src/domain/deliveries/deliver-due.js';
 import { redeliver } from '../src/domain/deliveries/delivery-log.js';
@@ -171,5 +172,16 @@ describe('pruning the delivery log by age', () => {
       attempts: [{ statusCode: 200 }, { statusCode: 200 }],
     });
     expect(resent.finishedAt?.getTime()).toBeGreaterThan(daysAgo(1).getTime());
+  });
+
+  it('when a delivery is pruned after a redeliver read it, then putting it back answers nothing (a 404 upstream), not an error', async () => {
+    const owner = await newEndpoint();
+    const id = await delivery(owner, 'succeeded', daysAgo(60), daysAgo(60));
+    await pruneDeliveryLog({ retentionDays: 30 });
+
+    const requeued = await requeueDelivery(getPrisma(), id);
+
+    expect(requeued).toBeNull();
+    expect(await stateOf(owner.endpointId)).toEqual({});
   });
 });

@@ -77,12 +77,22 @@ export const findDelivery = (db: Db, tenantId: string, endpointId: string, id: s
   db.webhookDelivery.findFirst({ where: { tenantId, endpointId, id } });
 
 /** Back to pending with a fresh schedule; its attempts stay in the log. */
-export const requeueDelivery = (db: Db, id: string) =>
-  db.webhookDelivery.update({
-    where: { id },
-    data: { status: 'pending', scheduleStep: 0, nextAttemptAt: new Date(), finishedAt: null },
-    include: { attempts: { orderBy: { attemptedAt: 'asc' } } },
-  });
+/**
+ * Put a delivery back to pending; null when it is gone since it was read (pruned, or its endpoint
+ * deleted): Prisma's P2025, which would otherwise be a 500.
+ */
+export async function requeueDelivery(db: Db, id: string) {
+  try {
+    return await db.webhookDelivery.update({
+      where: { id },
+      data: { status: 'pending', scheduleStep: 0, nextAttemptAt: new Date(), finishedAt: null },
+      include: { attempts: { orderBy: { attemptedAt: 'asc' } } },
+    });
+  } catch (err) {
+    if ((err as { code?: unknown }).code === 'P2025') return null;
+    throw err;
+  }
+}
 
 /** One page of an endpoint's deliveries, newest first, after the cursor's (created_at, id). */
 export const listDeliveries = (

@@ -67,7 +67,7 @@ export async function redeliver(
   const endpoint = await findEndpoint(db, tenant_id, endpoint_id);
   if (!endpoint) throw endpointNotFound();
   const delivery = await findDelivery(db, tenant_id, endpoint_id, delivery_id);
-  if (!delivery) throw new AppError(ErrorCode.NotFound, 'No such webhook delivery');
+  if (!delivery) throw deliveryNotFound();
   if (!endpoint.enabled) {
     throw new AppError(
       ErrorCode.PreconditionFailed,
@@ -77,5 +77,9 @@ export async function redeliver(
       },
     );
   }
-  return deliveryView(await requeueDelivery(db, delivery.id));
+  const requeued = await requeueDelivery(db, delivery.id);
+  if (!requeued) throw deliveryNotFound();
+  return deliveryView(requeued);
 }
+
+const deliveryNotFound = () => new AppError(ErrorCode.NotFound, 'No such webhook delivery');
