@@ -26,9 +26,9 @@ import { poolRunner } from '../../libs/kit/src/sql-runner.js';
 import { rankByOverlap } from '../../services/memory/src/data-access/rank-by-overlap.js';
 import { MEMORY_SESSION_SETTINGS } from '../../services/memory/src/data-access/session-settings.js';
 import { createWriteBatcher } from '../../services/memory/src/data-access/write-batcher.js';
-import { cueTerms } from '../../services/memory/src/domain/cue-terms.js';
+import { legacyCueTerms as cueTerms } from '../../services/memory/src/domain/cue-terms.js';
 import { fingerprintWrite } from '../../services/memory/src/domain/fingerprint.js';
-import { tokenize } from '../../services/memory/src/domain/tokenize.js';
+import { tokenizeV1 as tokenize } from '../../services/memory/src/domain/tokenize-v1.js';
 
 const required = (name: string) => {
   const value = process.env[name];

@@ -1,6 +1,6 @@
 import pg from 'pg';
-import { cueTerms } from '../../services/memory/src/domain/cue-terms.js';
-import { tokenize } from '../../services/memory/src/domain/tokenize.js';
+import { legacyCueTerms as cueTerms } from '../../services/memory/src/domain/cue-terms.js';
+import { tokenizeV1 as tokenize } from '../../services/memory/src/domain/tokenize-v1.js';
 import { memoryDatabaseUrl } from './baseline-database.js';
 import type { TextCorpus } from './text-corpus.js';
 

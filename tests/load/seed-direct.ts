@@ -1,7 +1,7 @@
 import pg from 'pg';
 // The bench writes the rows the write path writes, so it uses the write path's own id and tokenizer.
 import { timeOrderedId } from '../../libs/kit/src/ids.js';
-import { tokenize } from '../../services/memory/src/domain/tokenize.js';
+import { tokenizeV1 as tokenize } from '../../services/memory/src/domain/tokenize-v1.js';
 import { memoryDatabaseUrl } from './baseline-database.js';
 import { writeRequests } from './memory-api.js';
 import type { SeedOutcome } from './seed.js';

@@ -3,7 +3,7 @@ import { poolRunner } from '@tm/kit';
 import pg from 'pg';
 import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
 import { runDeletionBatch, startDeletion } from '../src/data-access/namespace-deletion.js';
-import { tokenize } from '../src/domain/tokenize.js';
+import { tokenizeV1 as tokenize } from '../src/domain/tokenize-v1.js';
 
 /**
  * A namespace deletion job's batches, with batches small enough that a few dozen records take many:

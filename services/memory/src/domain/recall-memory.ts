@@ -9,7 +9,7 @@ import {
 import type { SqlRunner } from '@tm/kit';
 import { getSql } from '../data-access/prisma-client.js';
 import { rankByOverlap } from '../data-access/rank-by-overlap.js';
-import { cueTerms } from './cue-terms.js';
+import { legacyCueTerms } from './cue-terms.js';
 import { renderContext } from './render-context.js';
 import { billableUsage, provenance } from './runtime-blocks.js';
 import { usageRecord } from './usage-record.js';
@@ -26,7 +26,7 @@ export interface RecallDeps {
 export async function recallMemory(msg: MemoryRecallMessage, deps: RecallDeps): Promise<RecallResponse> {
   const { scope, request_id: requestId, body } = msg;
   const run = deps.sql ?? getSql();
-  const terms = cueTerms(body.cue.text);
+  const terms = legacyCueTerms(body.cue.text);
   const asOf = body.as_of ? new Date(body.as_of) : null;
 
   const recordWith = usageRecord(

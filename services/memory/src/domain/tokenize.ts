@@ -1,17 +1,28 @@
-/** Longer tokens are cut: an index entry has a size limit, and no real word is this long. */
-export const MAX_TERM_LENGTH = 64;
+import { stem } from 'porter2';
+import lemmatizer from 'wink-lemmatizer';
+import { MAX_TERM_LENGTH, words } from './words.js';
 
 /**
- * The lexical representation recall ranks on: distinct, case-folded, Unicode-normalized runs of
- * letters and digits. Texts and cues go through this same function, so they always agree.
+ * One word's index term (deterministic-lexical-v2): irregular verb forms to their base form
+ * ("went" → "go", "bought" → "buy", WordNet's exception lists through wink-lemmatizer), then the
+ * Snowball English (Porter2) stem ("mesmerizes" and "mesmerized" → "mesmer"), which also drops a
+ * possessive ("caroline's" → "carolin"); a contraction's apostrophe is dropped ("don't" → "dont").
+ * Words outside Latin script pass through both unchanged.
+ */
+export function termOf(word: string): string {
+  const stemmed = stem(lemmatizer.verb(word)).replaceAll("'", '');
+  return stemmed.length > MAX_TERM_LENGTH ? [...stemmed].slice(0, MAX_TERM_LENGTH).join('') : stemmed;
+}
+
+/**
+ * The lexical representation recall ranks on: a text's distinct index terms, in order of first use.
+ * Texts and cues go through this same function, so they always agree.
  */
 export function tokenize(text: string): string[] {
   const terms = new Set<string>();
-  for (const raw of text
-    .normalize('NFKC')
-    .toLowerCase()
-    .split(/[^\p{L}\p{N}]+/u)) {
-    if (raw) terms.add(raw.length > MAX_TERM_LENGTH ? [...raw].slice(0, MAX_TERM_LENGTH).join('') : raw);
+  for (const word of words(text)) {
+    const term = termOf(word);
+    if (term) terms.add(term);
   }
   return [...terms];
 }
