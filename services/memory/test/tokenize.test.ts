@@ -82,6 +82,12 @@ describe('tokenize', () => {
 
 describe('tokenizeV1 (the index before stemming)', () => {
   it('when text has case, punctuation and inflections, then it yields distinct lower-case runs, unstemmed', () => {
-    expect(tokenizeV1("The cats, the CATS; Caroline's hat!")).toEqual(['the', 'cats', 'caroline', 's', 'hat']);
+    expect(tokenizeV1("The cats, the CATS; Caroline's hat!")).toEqual([
+      'the',
+      'cats',
+      'caroline',
+      's',
+      'hat',
+    ]);
   });
 });

@@ -10,7 +10,11 @@ const APOSTROPHES = /[\u2018\u2019\u02bc`]/g;
  */
 export function words(text: string): string[] {
   const out: string[] = [];
-  for (const raw of text.normalize('NFKC').toLowerCase().replace(APOSTROPHES, "'").split(/[^\p{L}\p{N}']+/u)) {
+  for (const raw of text
+    .normalize('NFKC')
+    .toLowerCase()
+    .replace(APOSTROPHES, "'")
+    .split(/[^\p{L}\p{N}']+/u)) {
     const word = raw.replace(/^'+|'+$/g, '');
     if (word) out.push(word);
   }
