@@ -24,19 +24,27 @@ export async function lockRecord(tx: Db, tenantId: string, id: string): Promise<
 }
 
 /**
- * Its postings, by their full key: the terms are the tokenized text, as written (one index probe
- * per term, whatever the namespace's size).
+ * Its postings, by their full key: the stemmed terms (`terms`) and, for a namespace written before
+ * recall matched on stems and not yet re-indexed, the old ones (`legacyTerms`), one index probe per
+ * term whatever the namespace's size. The namespace's record count loses it in the same transaction.
+ * Returns the postings removed.
  */
 export async function deletePostings(
   tx: Db,
   tenantId: string,
   record: LockedRecord,
-  terms: string[],
+  terms: { terms: string[]; legacyTerms: string[] },
 ): Promise<number> {
-  return tx.$executeRaw`
+  const removed = await tx.$executeRaw`
     DELETE FROM memory_term
-     WHERE scope_key = memory_scope_key(${tenantId}, ${record.namespace}) AND term = ANY(${terms}::text[])
+     WHERE ((scope_key = memory_scope_key_v2(${tenantId}, ${record.namespace}) AND term = ANY(${terms.terms}::text[]))
+         OR (scope_key = memory_scope_key(${tenantId}, ${record.namespace}) AND term = ANY(${terms.legacyTerms}::text[])))
        AND occurred_at = ${record.occurred_at} AND memory_id = ${record.id}::uuid`;
+  await tx.$executeRaw`
+    INSERT INTO memory_scope_count (scope_key, shard, records)
+    VALUES (memory_scope_key_v2(${tenantId}, ${record.namespace}), (pg_backend_pid() % 8)::smallint, -1)
+    ON CONFLICT (scope_key, shard) DO UPDATE SET records = memory_scope_count.records - 1`;
+  return removed;
 }
 
 /** The relations its own event recorded (its supersedes list); returns the targets they had found. */

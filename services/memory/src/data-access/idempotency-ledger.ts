@@ -58,7 +58,8 @@ const BATCH = `
 
 /**
  * The hot path of a write, in one statement (one round trip, atomic on its own), for one write or
- * many: claim each write's idempotency key, insert its record and recall postings only if the claim
+ * many: claim each write's idempotency key, insert its record, its recall postings and its count in its
+ * namespace's record count (the N of recall's term weights) only if the claim
  * succeeded, enqueue its usage row only if the record went in. Keys are distinct within a batch, so
  * a claim names its write. Per write (`n`), whether its key was claimed:
  *
@@ -89,8 +90,13 @@ function claimAndRetainStatement(name: string, writes: string, postings: string,
     RETURNING id, tenant_id, namespace, occurred_at
   ), postings AS (
     INSERT INTO memory_term (scope_key, term, occurred_at, memory_id)
-    SELECT memory_scope_key(r.tenant_id, r.namespace), p.term, r.occurred_at, r.id
+    SELECT memory_scope_key_v2(r.tenant_id, r.namespace), p.term, r.occurred_at, r.id
       FROM rec r JOIN ${postings} AS p(memory_id, term) ON p.memory_id = r.id
+  ), counted AS (
+    INSERT INTO memory_scope_count (scope_key, shard, records)
+    SELECT memory_scope_key_v2(r.tenant_id, r.namespace), (pg_backend_pid() % 8)::smallint, count(*)
+      FROM rec r GROUP BY r.tenant_id, r.namespace
+    ON CONFLICT (scope_key, shard) DO UPDATE SET records = memory_scope_count.records + excluded.records
   ), usage AS (
     INSERT INTO outbox_message (id, subject, payload)
     SELECT i.usage_id, i.usage_subject, i.usage_payload::jsonb FROM input i JOIN rec r ON r.id = i.id

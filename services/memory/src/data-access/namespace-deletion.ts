@@ -23,7 +23,10 @@ export interface BatchSizes {
   postings: number;
 }
 
-export type DeletionPhase = 'postings' | 'records' | 'entries' | 'relations';
+/** Postings go first (the stemmed index's, then any old ones a namespace not yet re-indexed has). */
+export type DeletionPhase = 'postings' | 'legacy_postings' | 'records' | 'entries' | 'relations';
+
+const POSTINGS_KEY = { postings: 'memory_scope_key_v2', legacy_postings: 'memory_scope_key' } as const;
 
 /** A job as the receipt reads it: counts as numbers, times as ISO text. */
 export interface DeletionJob {
@@ -242,13 +245,14 @@ async function advance(client: pg.PoolClient, job: LockedJob, sizes: BatchSizes)
       [job.id, ...params],
     );
 
-  if (job.phase === 'postings') {
+  if (job.phase === 'postings' || job.phase === 'legacy_postings') {
+    const next = job.phase === 'postings' ? 'legacy_postings' : 'records';
     // Key order from the cursor: each batch starts where the last ended, not at the dead index entries
     // its predecessors left.
     const { rows } = await client.query<{ n: number; term: string; occurred_at: string; memory_id: string }>(
       `WITH batch AS (
          SELECT ctid, term, occurred_at, memory_id FROM memory_term
-          WHERE scope_key = memory_scope_key($1, $2)
+          WHERE scope_key = ${POSTINGS_KEY[job.phase]}($1, $2)
             AND (term, occurred_at, memory_id) > ($3, $4::timestamptz, $5::uuid)
           ORDER BY term, occurred_at, memory_id LIMIT $6),
        gone AS (DELETE FROM memory_term WHERE ctid = ANY (ARRAY(SELECT ctid FROM batch)) RETURNING 1)
@@ -269,9 +273,9 @@ async function advance(client: pg.PoolClient, job: LockedJob, sizes: BatchSizes)
     const n = last?.n ?? 0;
     if (n < sizes.postings) {
       await save(
-        `postings = postings + $2, phase = 'records', cursor_term = NULL,
+        `postings = postings + $2, phase = $3, cursor_term = NULL,
                   cursor_occurred_at = NULL, cursor_memory_id = NULL`,
-        [n],
+        [n, next],
       );
     } else {
       await save(
@@ -331,6 +335,7 @@ async function advance(client: pg.PoolClient, job: LockedJob, sizes: BatchSizes)
     rows: [left],
   } = await client.query<{ left: boolean }>(
     `SELECT EXISTS (SELECT 1 FROM memory_record WHERE tenant_id = $1 AND namespace = $2)
+         OR EXISTS (SELECT 1 FROM memory_term WHERE scope_key = memory_scope_key_v2($1, $2))
          OR EXISTS (SELECT 1 FROM memory_term WHERE scope_key = memory_scope_key($1, $2)) AS left`,
     scope,
   );
@@ -339,6 +344,9 @@ async function advance(client: pg.PoolClient, job: LockedJob, sizes: BatchSizes)
     return false;
   }
   await save(`relations = relations + $2, status = 'completed', finished_at = now()`, [n]);
+  // Nothing of it is left, so neither is its record count, nor a re-index it was waiting for.
+  await client.query('DELETE FROM memory_scope_count WHERE scope_key = memory_scope_key_v2($1, $2)', scope);
+  await client.query('DELETE FROM memory_reindex WHERE tenant_id = $1 AND namespace = $2', scope);
   // In the batch's transaction: the event is committed with the completion, or neither is.
   await client.query(
     `INSERT INTO outbox_message (id, subject, payload)

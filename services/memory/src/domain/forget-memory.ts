@@ -24,6 +24,7 @@ import {
 import type { Prisma } from '../data-access/generated/client.js';
 import { isBeingDeleted } from '../data-access/namespace-deletion.js';
 import { getPrisma, getSql } from '../data-access/prisma-client.js';
+import { tokenize } from './tokenize.js';
 import { tokenizeV1 } from './tokenize-v1.js';
 
 const notFound = () => new AppError(ErrorCode.NotFound, 'No such memory');
@@ -56,7 +57,10 @@ export async function forgetMemory(
         const record = await lockRecord(tx, tenantId, memoryId);
         if (!record) return null;
         if (await isBeingDeleted(getSql(), tenantId, record.namespace)) throw notFound();
-        const postings = await deletePostings(tx, tenantId, record, tokenizeV1(record.text));
+        const postings = await deletePostings(tx, tenantId, record, {
+          terms: tokenize(record.text),
+          legacyTerms: tokenizeV1(record.text),
+        });
         const own = await deleteOwnRelations(tx, memoryId);
         const unresolved = await unresolveRelationsTo(tx, memoryId);
         await deleteRecord(tx, memoryId);

@@ -9,12 +9,15 @@ import {
 import type { SqlRunner } from '@tm/kit';
 import { getSql } from '../data-access/prisma-client.js';
 import { rankByOverlap } from '../data-access/rank-by-overlap.js';
-import { legacyCueTerms } from './cue-terms.js';
+import { rankWeighted } from '../data-access/rank-weighted.js';
+import { cueTerms, legacyCueTerms } from './cue-terms.js';
 import { renderContext } from './render-context.js';
 import { billableUsage, provenance } from './runtime-blocks.js';
 import { usageRecord } from './usage-record.js';
 
-export const RANKING_ORDER = ['score desc', 'occurred_at desc', 'event_id asc'];
+export const RANKING_ORDER = ['score desc', 'tie_break desc', 'occurred_at desc', 'event_id asc'];
+/** The order of a namespace that still ranks by its old index, while it is re-indexed. */
+export const LEGACY_RANKING_ORDER = ['score desc', 'occurred_at desc', 'event_id asc'];
 
 export interface RecallDeps {
   sql?: SqlRunner;
@@ -22,41 +25,55 @@ export interface RecallDeps {
   onCommitted?: () => void;
 }
 
+interface Ranked {
+  related: RelatedResult[];
+  cueTerms: number;
+  order: string[];
+}
+
 /** Rank the namespace's retained text against the cue (in PostgreSQL) and render the winners as context. */
 export async function recallMemory(msg: MemoryRecallMessage, deps: RecallDeps): Promise<RecallResponse> {
   const { scope, request_id: requestId, body } = msg;
   const run = deps.sql ?? getSql();
-  const terms = legacyCueTerms(body.cue.text);
   const asOf = body.as_of ? new Date(body.as_of) : null;
-
   const recordWith = usageRecord(
     { operation: 'memory.recall', scope, requestId, namespace: body.namespace },
     deps.pricingVersion,
   );
-  // The usage is recorded with the ranking (in its statement where it can be), so only a recall that ranked is billed.
-  // A namespace being deleted ranks nothing (the ranking's first statement asks), billed like a recall
-  // of an empty namespace.
-  const rows = terms.length
-    ? await rankByOverlap(
-        run,
-        { tenantId: scope.tenant_id, namespace: body.namespace, cueTerms: terms, asOf, limit: body.top_k },
-        { recordWith },
-      )
-    : await enqueueOutbox(run, recordWith.subject, recordWith.payload, recordWith.id).then(() => []);
+  const q = { tenantId: scope.tenant_id, namespace: body.namespace, asOf, limit: body.top_k };
 
-  const related: RelatedResult[] = rows.map((row) => ({
-    event_id: row.event_id,
-    memory_id: row.id,
-    occurred_at: row.occurred_at.toISOString(),
-    text: row.text,
-    score_kind: SCORE_KIND,
-    score: round(row.matched / terms.length),
-    matched_terms: row.matched,
-    ...(row.source ? { source: row.source as RelatedResult['source'] } : {}),
-  }));
+  // The usage is recorded with the ranking (in its statement), so only a recall that ranked is billed.
+  // A namespace being deleted ranks nothing, billed like a recall of an empty namespace.
+  const cue = cueTerms(body.cue.text);
+  const weighted = await rankWeighted(
+    run,
+    { ...q, terms: cue.content.map((t) => t.term), tieTerms: cue.function.map((t) => t.term) },
+    { recordWith },
+  );
+  let ranked: Ranked;
+  if (weighted.legacy) {
+    ranked = await rankLegacy(run, { ...q, cue: body.cue.text }, recordWith);
+  } else {
+    const total = weighted.weights.reduce((a, b) => a + b, 0);
+    ranked = {
+      cueTerms: cue.content.length,
+      order: RANKING_ORDER,
+      related: weighted.rows.map((row) => ({
+        event_id: row.event_id,
+        memory_id: row.id,
+        occurred_at: row.occurred_at.toISOString(),
+        text: row.text,
+        score_kind: SCORE_KIND,
+        score: round(total > 0 ? row.score / total : 0),
+        matched_terms: row.held.filter(Boolean).length,
+        ...(row.source ? { source: row.source as RelatedResult['source'] } : {}),
+      })),
+    };
+  }
 
   deps.onCommitted?.();
 
+  const { related } = ranked;
   const context = renderContext(related);
   return {
     contract_version: CONTRACT_VERSION,
@@ -66,12 +83,38 @@ export async function recallMemory(msg: MemoryRecallMessage, deps: RecallDeps): 
     retryable: false,
     namespace: body.namespace,
     retrieval_outcome: related.length ? 'matched' : 'no_match',
-    proximity: { kind: SCORE_KIND, top_score: related[0]?.score ?? null, cue_terms: terms.length },
-    ranking: { basis: SCORE_KIND, semantic: false, order: RANKING_ORDER, as_of: asOf?.toISOString() ?? null },
+    proximity: { kind: SCORE_KIND, top_score: related[0]?.score ?? null, cue_terms: ranked.cueTerms },
+    ranking: { basis: SCORE_KIND, semantic: false, order: ranked.order, as_of: asOf?.toISOString() ?? null },
     ...(context !== undefined ? { context } : {}),
     related,
     provenance: provenance(),
     usage: billableUsage(deps.pricingVersion),
+  };
+}
+
+/** A namespace written before the stemmed index, until it is re-indexed: matched terms, newest first. */
+async function rankLegacy(
+  run: SqlRunner,
+  q: { tenantId: string; namespace: string; cue: string; asOf: Date | null; limit: number },
+  recordWith: ReturnType<typeof usageRecord>,
+): Promise<Ranked> {
+  const terms = legacyCueTerms(q.cue);
+  const rows = terms.length
+    ? await rankByOverlap(run, { ...q, cueTerms: terms }, { recordWith })
+    : await enqueueOutbox(run, recordWith.subject, recordWith.payload, recordWith.id).then(() => []);
+  return {
+    cueTerms: terms.length,
+    order: LEGACY_RANKING_ORDER,
+    related: rows.map((row) => ({
+      event_id: row.event_id,
+      memory_id: row.id,
+      occurred_at: row.occurred_at.toISOString(),
+      text: row.text,
+      score_kind: SCORE_KIND,
+      score: round(row.matched / terms.length),
+      matched_terms: row.matched,
+      ...(row.source ? { source: row.source as RelatedResult['source'] } : {}),
+    })),
   };
 }
 

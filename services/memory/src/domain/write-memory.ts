@@ -21,7 +21,7 @@ import { insertRelations, markSuperseded } from '../data-access/supersession-rep
 import { retainBatched } from '../data-access/write-batcher.js';
 import { fingerprintWrite } from './fingerprint.js';
 import { billableUsage, noUsage, provenance } from './runtime-blocks.js';
-import { tokenizeV1 } from './tokenize-v1.js';
+import { tokenize } from './tokenize.js';
 import { usageRecord } from './usage-record.js';
 
 const SURPRISE = {
@@ -105,7 +105,7 @@ async function retainOnce(
       eventId,
       occurredAt,
       text: body.event.content.text,
-      terms: tokenizeV1(body.event.content.text),
+      terms: tokenize(body.event.content.text),
       source: body.event.source ?? null,
       requestId,
     },
