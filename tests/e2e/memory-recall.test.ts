@@ -45,11 +45,13 @@ describe('POST /api/v1/memory/recall', () => {
       provenance: { execution_mode: 'mock', model_execution: false, model_variant: 'Unspecified' },
       usage: { billing_state: 'billable', operation_units: 1 },
     });
+    // Each cue term weighs ln(1 + (N - df + 0.5) / (df + 0.5)) in this namespace of N = 2: "tea" and
+    // "alice" (df 1) ln 2 each, "drink" (in no record) ln 6; the record holds 2 ln 2 / (2 ln 2 + ln 6).
     expect(res.body.related[0]).toMatchObject({
       event_id: 'tea',
       text: 'Alice prefers green tea in the morning',
       score_kind: 'mock_lexical_overlap',
-      score: 0.6667,
+      score: 0.4362,
       matched_terms: 2,
       occurred_at: '2026-11-22T09:00:00.000Z',
     });
@@ -106,7 +108,9 @@ describe('POST /api/v1/memory/recall', () => {
     );
 
     expect(eventIds(res)).toEqual(['three', 'two']);
-    expect(res.body.related.map((r: { score: number }) => r.score)).toEqual([1, 0.6667]);
+    // The rarer the term, the more it weighs: apple (in all 3) ln(1 + 0.5/3.5), banana ln(1 + 1.5/2.5),
+    // cherry ln(1 + 2.5/1.5); "two" holds the two lightest, 0.38 of the cue's weight.
+    expect(res.body.related.map((r: { score: number }) => r.score)).toEqual([1, 0.3809]);
   });
 
   it('when a long cue (more terms than the full-match shortcut takes) is recalled, then overlap still ranks exactly', async () => {
@@ -129,7 +133,7 @@ describe('POST /api/v1/memory/recall', () => {
     expect(res.body.related.map((r: { matched_terms: number }) => r.matched_terms)).toEqual([4, 3, 2]);
   });
 
-  it('when the cue has content words, then function words neither match nor count; a cue of only function words still matches', async () => {
+  it('when the cue has content words, then function words neither match nor count; a cue of only function words matches on all of them', async () => {
     const tenant = await createTenant();
     const namespace = uniqueNamespace();
     await seed(tenant.api_key, namespace, [
@@ -143,7 +147,8 @@ describe('POST /api/v1/memory/recall', () => {
 
     expect(eventIds(content)).toEqual(['content']);
     expect(content.body.proximity).toMatchObject({ cue_terms: 2, top_score: 1 });
-    expect(eventIds(onlyFunctionWords)).toEqual(['hamlet']);
+    // "is" is a form of "be": the record holding one of the cue's three terms comes after the one holding all.
+    expect(eventIds(onlyFunctionWords)).toEqual(['hamlet', 'function-words']);
   });
 
   it('when nothing matches, then 200 no_data with no context', async () => {
