@@ -8,7 +8,7 @@
  * - write: the write path's claim-and-retain statement (idempotency entry, record, postings and usage
  *   row in one statement), through the memory service's per-turn write batcher, into a throwaway
  *   database with the memory schema (its usage rows are never relayed, so nobody is billed).
- * - recall: the memory service's ranking (rankByOverlap) on the bench's seeded namespace, read from
+ * - recall: the memory service's ranking (rankWeighted) on the bench's seeded namespace, read from
  *   the memory database itself, without the usage row a recall records.
  *
  *   SAME_WORK_DATABASE_URL  throwaway database with the memory schema, for writes (the bench creates it)
@@ -23,12 +23,12 @@ import express from 'express';
 import { createPgPool } from '../../libs/kit/src/database.js';
 import { timeOrderedId } from '../../libs/kit/src/ids.js';
 import { poolRunner } from '../../libs/kit/src/sql-runner.js';
-import { rankByOverlap } from '../../services/memory/src/data-access/rank-by-overlap.js';
+import { rankWeighted } from '../../services/memory/src/data-access/rank-weighted.js';
 import { MEMORY_SESSION_SETTINGS } from '../../services/memory/src/data-access/session-settings.js';
 import { createWriteBatcher } from '../../services/memory/src/data-access/write-batcher.js';
-import { legacyCueTerms as cueTerms } from '../../services/memory/src/domain/cue-terms.js';
+import { cueTerms } from '../../services/memory/src/domain/cue-terms.js';
 import { fingerprintWrite } from '../../services/memory/src/domain/fingerprint.js';
-import { tokenizeV1 as tokenize } from '../../services/memory/src/domain/tokenize-v1.js';
+import { tokenize } from '../../services/memory/src/domain/tokenize.js';
 
 const required = (name: string) => {
   const value = process.env[name];
@@ -87,16 +87,19 @@ app.post('/api/v1/memory/write', async (req, res) => {
 
 app.post('/api/v1/memory/recall', async (req, res) => {
   const body = req.body as Body;
-  const rows = await rankByOverlap(poolRunner(reads), {
+  const cue = cueTerms(body.cue?.text ?? '');
+  const ranked = await rankWeighted(poolRunner(reads), {
     tenantId,
     namespace: body.namespace ?? '',
-    cueTerms: cueTerms(body.cue?.text ?? ''),
+    terms: cue.content.map((t) => t.term),
+    tieTerms: cue.function.map((t) => t.term),
     asOf: null,
     limit: body.top_k ?? 10,
   });
+  const rows = ranked.legacy ? [] : ranked.rows;
   res.json({
     operation: 'memory.recall',
-    related: rows.map((r) => ({ event_id: r.event_id, matched: r.matched, text: r.text })),
+    related: rows.map((r) => ({ event_id: r.event_id, score: r.score, text: r.text })),
   });
 });
 

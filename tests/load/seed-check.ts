@@ -1,6 +1,6 @@
 import pg from 'pg';
-import { legacyCueTerms as cueTerms } from '../../services/memory/src/domain/cue-terms.js';
-import { tokenizeV1 as tokenize } from '../../services/memory/src/domain/tokenize-v1.js';
+import { cueTerms } from '../../services/memory/src/domain/cue-terms.js';
+import { tokenize } from '../../services/memory/src/domain/tokenize.js';
 import { memoryDatabaseUrl } from './baseline-database.js';
 import type { TextCorpus } from './text-corpus.js';
 
@@ -11,7 +11,7 @@ interface Target {
 }
 
 interface Recalled {
-  related: { event_id: string; matched_terms: number }[];
+  related: { event_id: string; score: number }[];
 }
 
 const TOP_K = 10;
@@ -19,8 +19,8 @@ const TOP_K = 10;
 /**
  * A directly seeded namespace must be one the write path could have made: a sample of its records has
  * exactly the postings the tokenizer gives their text, and recall through the API answers a sample of
- * cues exactly as plain counting over the postings does (score, newer event, then event id). Throws on
- * the first disagreement; returns what it checked.
+ * cues exactly as scoring every record does (weighted score, function words held, newer event, then
+ * event id). Throws on the first disagreement; returns what it checked.
  */
 export async function checkSeededNamespace(
   target: Target,
@@ -35,14 +35,16 @@ export async function checkSeededNamespace(
     await checkPostings(client, tenantId, target.namespace, sample.records);
     for (let i = 0; i < sample.cues; i++) {
       const cue = corpus.cue();
-      const expected = await countPlainly(client, tenantId, target.namespace, cueTerms(cue));
+      const expected = await scoreEveryRecord(client, tenantId, target.namespace, cue);
       const actual = await recall(target, cue);
-      const got = actual.related.map((r) => `${r.event_id}:${r.matched_terms}`).join(' ');
-      const want = expected.map((r) => `${r.event_id}:${r.matched}`).join(' ');
+      const got = actual.related.map((r) => `${r.event_id}:${r.score}`).join(' ');
+      const want = expected.map((r) => `${r.event_id}:${r.score}`).join(' ');
       if (got !== want)
-        throw new Error(`Recall of "${cue}" disagrees with plain counting:\n  got  ${got}\n  want ${want}`);
+        throw new Error(
+          `Recall of "${cue}" disagrees with scoring every record:\n  got  ${got}\n  want ${want}`,
+        );
     }
-    return `${sample.records} sampled records' postings match the tokenizer; ${sample.cues} cues recall as plain counting ranks them`;
+    return `${sample.records} sampled records' postings match the tokenizer; ${sample.cues} cues recall as scoring every record ranks them`;
   } finally {
     await client.end();
   }
@@ -59,37 +61,44 @@ async function tenantOf(client: pg.Client, namespace: string): Promise<string> {
 
 /** Every sampled record has a posting for each of its text's terms, and no other posting. */
 async function checkPostings(client: pg.Client, tenantId: string, namespace: string, records: number) {
-  const { rows } = await client.query<{ id: string; text: string; postings: string[]; total: number }>(
+  const { rows } = await client.query<{ id: string; text: string; postings: string[] }>(
     `SELECT r.id, r.text,
             ARRAY(SELECT t.term FROM memory_term t
-                   WHERE t.scope_key = memory_scope_key(r.tenant_id, r.namespace)
-                     AND t.term = ANY(regexp_split_to_array(lower(r.text), '[^a-z0-9]+'))
-                     AND t.occurred_at = r.occurred_at AND t.memory_id = r.id) AS postings,
-            (SELECT count(*) FROM memory_term t
-              WHERE t.scope_key = memory_scope_key(r.tenant_id, r.namespace)
-                AND t.occurred_at = r.occurred_at AND t.memory_id = r.id)::int AS total
+                   WHERE t.scope_key = memory_scope_key_v2(r.tenant_id, r.namespace)
+                     AND t.occurred_at = r.occurred_at AND t.memory_id = r.id) AS postings
        FROM (SELECT * FROM memory_record WHERE tenant_id = $1 AND namespace = $2 ORDER BY random() LIMIT $3) r`,
     [tenantId, namespace, records],
   );
   for (const row of rows) {
     const want = tokenize(row.text).sort().join(' ');
     const got = [...row.postings].sort().join(' ');
-    if (got !== want || row.total !== row.postings.length)
-      throw new Error(`Record ${row.id}: postings [${got}] (${row.total} in all), tokenizer [${want}]`);
+    if (got !== want) throw new Error(`Record ${row.id}: postings [${got}], tokenizer [${want}]`);
   }
 }
 
-/** The reference ranking: count each record's postings among the cue terms, no shortcuts. */
-async function countPlainly(client: pg.Client, tenantId: string, namespace: string, terms: string[]) {
-  const { rows } = await client.query<{ event_id: string; matched: number }>(
-    `SELECT r.event_id, p.matched FROM (
-        SELECT memory_id, count(*)::int AS matched FROM memory_term
-         WHERE scope_key = memory_scope_key($1, $2) AND term = ANY($3::text[])
-         GROUP BY memory_id) p
-       JOIN memory_record r ON r.id = p.memory_id
-      ORDER BY p.matched DESC, r.occurred_at DESC, r.event_id ASC
-      LIMIT $4`,
-    [tenantId, namespace, terms, TOP_K],
+/** The reference ranking: every record sharing a cue term, scored by the weights, no shortcuts. */
+async function scoreEveryRecord(client: pg.Client, tenantId: string, namespace: string, cue: string) {
+  const { content, function: tieWords } = cueTerms(cue);
+  const { rows } = await client.query<{ event_id: string; score: number }>(
+    `WITH n AS (SELECT coalesce(sum(records), 0)::bigint AS records FROM memory_scope_count
+                 WHERE scope_key = memory_scope_key_v2($1, $2)),
+          w AS (SELECT q.term, memory_term_weight((SELECT records FROM n),
+                        (SELECT count(*) FROM memory_term t
+                          WHERE t.scope_key = memory_scope_key_v2($1, $2) AND t.term = q.term)) AS weight
+                  FROM unnest($3::text[]) AS q(term)),
+          s AS (SELECT t.memory_id, sum(w.weight) AS score FROM w
+                  JOIN memory_term t ON t.scope_key = memory_scope_key_v2($1, $2) AND t.term = w.term
+                 GROUP BY t.memory_id)
+     SELECT r.event_id, round(s.score / (SELECT sum(weight) FROM w), 4)::float8 AS score
+       FROM s JOIN memory_record r ON r.id = s.memory_id
+      WHERE r.superseded_at IS NULL
+      ORDER BY s.score DESC,
+               (SELECT count(*) FROM memory_term t
+                 WHERE t.scope_key = memory_scope_key_v2($1, $2) AND t.term = ANY($4::text[])
+                   AND t.memory_id = r.id) DESC,
+               r.occurred_at DESC, r.event_id ASC
+      LIMIT $5`,
+    [tenantId, namespace, content.map((t) => t.term), tieWords.map((t) => t.term), TOP_K],
   );
   return rows;
 }

@@ -1,7 +1,7 @@
 import pg from 'pg';
 // The bench writes the rows the write path writes, so it uses the write path's own id and tokenizer.
 import { timeOrderedId } from '../../libs/kit/src/ids.js';
-import { tokenizeV1 as tokenize } from '../../services/memory/src/domain/tokenize-v1.js';
+import { tokenize } from '../../services/memory/src/domain/tokenize.js';
 import { memoryDatabaseUrl } from './baseline-database.js';
 import { writeRequests } from './memory-api.js';
 import type { SeedOutcome } from './seed.js';
@@ -19,9 +19,13 @@ const INSERT_RECORDS = `
 // Sorted by the key, so each batch walks the index once instead of landing at random.
 const INSERT_POSTINGS = `
   INSERT INTO memory_term (scope_key, term, occurred_at, memory_id)
-  SELECT memory_scope_key($1, $2), term, occurred_at, memory_id
+  SELECT memory_scope_key_v2($1, $2), term, occurred_at, memory_id
     FROM unnest($3::text[], $4::timestamptz[], $5::uuid[]) AS p(term, occurred_at, memory_id)
    ORDER BY 1, 2, 3, 4`;
+// The namespace's record count, the N of recall's weights, as the write statement keeps it.
+const COUNT_RECORDS = `
+  INSERT INTO memory_scope_count (scope_key, shard, records) VALUES (memory_scope_key_v2($1, $2), 0, $3)
+  ON CONFLICT (scope_key, shard) DO UPDATE SET records = memory_scope_count.records + excluded.records`;
 
 interface Scope {
   tenantId: string;
@@ -30,7 +34,8 @@ interface Scope {
 
 /**
  * Grow `namespace` by `count` records straight into the memory database: the record rows and recall
- * postings the write path makes for a plain write (its tokenizer, its id scheme, its scope key), in
+ * postings the write path makes for a plain write (its tokenizer, its id scheme, its scope key) and
+ * their count in the namespace's record count, in
  * batches, without idempotency entries or usage (nobody replays or is billed for bench data). One write
  * goes through the API first, so the tenant and user are the key's own; the rest follow it.
  * `npm run bench -- --seed direct` uses this: 1M records in minutes instead of an hour of API writes.
@@ -144,6 +149,7 @@ async function insertBatch(
       postings.times,
       postings.ids,
     ]);
+    await client.query(COUNT_RECORDS, [scope.tenantId, target.namespace, size]);
     await client.query('COMMIT');
   } catch (err) {
     await client.query('ROLLBACK').catch(() => {});
