@@ -14,7 +14,6 @@
  *
  * The bench's namespaces are deleted at the end. See tests/load/bench-options.ts for flags.
  */
-import { randomBytes } from 'node:crypto';
 import { writeFile } from 'node:fs/promises';
 import { availableParallelism, loadavg } from 'node:os';
 import { resolveApiKey } from './api-key.js';
@@ -24,7 +23,7 @@ import { type BenchOptions, readBenchOptions } from './bench-options.js';
 import { batchTable, benchTargets, type Measured, ratioTable } from './bench-targets.js';
 import {
   checkStack,
-  deleteNamespace,
+  cleanUpNamespaces,
   recallRequests,
   WRITE_BATCH_SIZE,
   writeBatchRequests,
@@ -33,6 +32,7 @@ import {
 import { vacuumMemoryTables } from './memory-statistics.js';
 import { recallChartSvg } from './recall-chart.js';
 import { type ScenarioRow, scenarioTable, targetTable } from './report.js';
+import { newRunId } from './run-id.js';
 import { type LoadRequest, type LoadResult, runLoad } from './run-load.js';
 import { seedNamespace } from './seed.js';
 import { checkSeededNamespace } from './seed-check.js';
@@ -71,7 +71,7 @@ async function main() {
   // and the telemetry seeding.
   const tenantId = await tenantOfRequest(await lastRequestId(baseUrl, apiKey));
 
-  const runId = `${Date.now().toString(36)}-${randomBytes(3).toString('hex')}`;
+  const runId = newRunId();
   const namespaces = {
     write: `bench-${runId}-write`,
     batchSingle: `bench-${runId}-batch-single`,
@@ -341,17 +341,14 @@ async function main() {
     // scenario made every write after it pay full-page images in the WAL that the baseline never paid.
     await sameWork?.stop();
     await dropBenchDatabases();
-    if (options.keep) {
-      const line = `Kept namespaces ${Object.values(namespaces).join(', ')} (--keep); delete them with DELETE /api/v1/memory?namespace=….`;
-      log(`${line} They belong to the key ${source === 'BENCH_API_KEY' ? 'in BENCH_API_KEY' : apiKey}.`);
-      notes.push(line);
-    }
-    for (const namespace of options.keep ? [] : Object.values(namespaces)) {
-      const outcome = await deleteNamespace(baseUrl, apiKey, namespace);
-      const line = `Deleted namespace ${namespace}: HTTP ${outcome.status}, ${outcome.deleted ?? '?'} records, ${outcome.attempts} call(s) and ${outcome.polls} status poll(s).`;
-      log(line);
-      notes.push(line);
-    }
+    notes.push(
+      ...(await cleanUpNamespaces(
+        { baseUrl, apiKey, keySource: source },
+        Object.values(namespaces),
+        options.keep,
+        log,
+      )),
+    );
   }
 
   notes.push(
