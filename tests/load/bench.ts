@@ -12,6 +12,8 @@
  *                at each size the same-work server runs the memory service's own ranking on the same namespace
  *   5. telemetry events, metrics, anomalies and status over the history the run left (one record per request)
  *
+ * With --quality it runs none of these, only the recall-quality bench on LoCoMo (quality/run-quality-bench.ts).
+ *
  * The bench's namespaces are deleted at the end. See tests/load/bench-options.ts for flags.
  */
 import { writeFile } from 'node:fs/promises';
@@ -30,6 +32,7 @@ import {
   writeRequests,
 } from './memory-api.js';
 import { vacuumMemoryTables } from './memory-statistics.js';
+import { runQualityBench } from './quality/run-quality-bench.js';
 import { recallChartSvg } from './recall-chart.js';
 import { type ScenarioRow, scenarioTable, targetTable } from './report.js';
 import { newRunId } from './run-id.js';
@@ -61,6 +64,7 @@ function describe(label: string, r: LoadResult) {
 
 async function main() {
   const options = readBenchOptions(process.argv.slice(2));
+  if (options.quality) return runQualityBench(options, log);
   const { baseUrl } = options;
   const started = Date.now();
   const loadBefore = loadavg()[0] ?? 0;
