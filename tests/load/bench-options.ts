@@ -1,7 +1,13 @@
+import { resolve } from 'node:path';
 import { parseArgs } from 'node:util';
+import { REPO_ROOT } from './ts-process.js';
 
 export interface BenchOptions {
   baseUrl: string;
+  /** Run only the recall-quality bench on LoCoMo (tests/load/quality/), none of the throughput scenarios. */
+  quality: boolean;
+  /** The LoCoMo file the quality bench reads, read where it lies (its licence forbids copying it). */
+  locomo: string;
   quick: boolean;
   /** Exit 1 when a target is missed. */
   check: boolean;
@@ -11,7 +17,7 @@ export interface BenchOptions {
   duration: number;
   /** Seconds of unmeasured load before each measured scenario. */
   warmup: number;
-  /** Concurrent connections for the throughput scenarios (write, baseline, recall). */
+  /** Concurrent connections for the throughput scenarios (write, baseline, recall); the quality bench's concurrent recalls. */
   connections: number;
   /** Concurrent connections for the batch-write comparison: single writes, then batches of 100 ([P20]). */
   batchConnections: number;
@@ -23,14 +29,18 @@ export interface BenchOptions {
   smallSize: number;
   /** Namespace sizes for the recall-latency scenarios, ascending; one namespace grows through them. */
   sizes: number[];
-  /** Where to write the SVG chart of recall latency by namespace size, if anywhere. */
+  /** Where to write the SVG chart (recall latency by namespace size; with --quality, recall@k), if anywhere. */
   chart: string | undefined;
   /** Request records seeded into the bench tenant's telemetry before its reads: in the last hour, and older. */
   telemetryRecords: { recent: number; older: number };
 }
 
+/** The LoCoMo dev split, beside the repository (shared/), never inside it. */
+const DEFAULT_LOCOMO = '../shared/data/locomo/locomo-dev.json';
+
 export const USAGE = `Usage: pnpm bench [--quick] [--check] [--keep] [--duration S] [--connections N] [--batch-connections N] [--seed direct|api] [--seed-connections N]
                  [--sizes 10000,100000,1000000] [--chart FILE.svg] [--telemetry-records 1000000,9000000]
+       pnpm bench --quality [--locomo FILE] [--connections N] [--chart FILE.svg] [--check] [--keep]
 
 Runs against a stack that is already up (\`pnpm start\`). --check exits 1 when a target is missed;
 --keep leaves the bench's namespaces in place (and prints them) instead of deleting them.
@@ -42,6 +52,10 @@ tokenizer and recall against plain counting; --seed api writes every record thro
 --chart writes recall latency against namespace size (p50 and p95 per recall scenario) as an SVG.
 --telemetry-records R[,O] seeds R request records over the last hour (and O over the 29 days before) into
 the bench tenant's telemetry history before the telemetry reads, straight into the telemetry database.
+--quality runs only the recall-quality bench: it writes each LoCoMo conversation (--locomo FILE, default
+${DEFAULT_LOCOMO} from the repository root) into a namespace of its own, recalls every question with
+evidence (--connections at a time), and reports evidence recall@1/5/10/25, hit@5 and MRR@25 per category
+beside an in-process BM25 baseline; --chart writes recall@k of both, --check exits 1 below the targets.
   BENCH_URL      base URL of the gateway (default http://127.0.0.1:8080)
   BENCH_API_KEY  API key to use; without it a fresh tenant is bootstrapped with the admin command
   BENCH_PG_URL   PostgreSQL server for the baseline's throwaway database (default: the memory
@@ -70,6 +84,8 @@ export function readBenchOptions(argv: string[], env: NodeJS.ProcessEnv = proces
   const { values } = parseArgs({
     args: argv,
     options: {
+      quality: { type: 'boolean', default: false },
+      locomo: { type: 'string' },
       quick: { type: 'boolean', default: false },
       check: { type: 'boolean', default: false },
       keep: { type: 'boolean', default: false },
@@ -102,6 +118,8 @@ export function readBenchOptions(argv: string[], env: NodeJS.ProcessEnv = proces
     throw new Error(`--seed must be direct or api, got ${values.seed}`);
   return {
     baseUrl: (env.BENCH_URL || 'http://127.0.0.1:8080').replace(/\/+$/, ''),
+    quality: values.quality ?? false,
+    locomo: values.locomo ? resolve(values.locomo) : resolve(REPO_ROOT, DEFAULT_LOCOMO),
     quick: values.quick ?? false,
     check: values.check ?? false,
     keep: values.keep ?? false,

@@ -12,9 +12,10 @@
  *                at each size the same-work server runs the memory service's own ranking on the same namespace
  *   5. telemetry events, metrics, anomalies and status over the history the run left (one record per request)
  *
+ * With --quality it runs none of these, only the recall-quality bench on LoCoMo (quality/run-quality-bench.ts).
+ *
  * The bench's namespaces are deleted at the end. See tests/load/bench-options.ts for flags.
  */
-import { randomBytes } from 'node:crypto';
 import { writeFile } from 'node:fs/promises';
 import { availableParallelism, loadavg } from 'node:os';
 import { resolveApiKey } from './api-key.js';
@@ -24,15 +25,17 @@ import { type BenchOptions, readBenchOptions } from './bench-options.js';
 import { batchTable, benchTargets, type Measured, ratioTable } from './bench-targets.js';
 import {
   checkStack,
-  deleteNamespace,
+  cleanUpNamespaces,
   recallRequests,
   WRITE_BATCH_SIZE,
   writeBatchRequests,
   writeRequests,
 } from './memory-api.js';
 import { vacuumMemoryTables } from './memory-statistics.js';
+import { runQualityBench } from './quality/run-quality-bench.js';
 import { recallChartSvg } from './recall-chart.js';
 import { type ScenarioRow, scenarioTable, targetTable } from './report.js';
+import { newRunId } from './run-id.js';
 import { type LoadRequest, type LoadResult, runLoad } from './run-load.js';
 import { seedNamespace } from './seed.js';
 import { checkSeededNamespace } from './seed-check.js';
@@ -61,6 +64,7 @@ function describe(label: string, r: LoadResult) {
 
 async function main() {
   const options = readBenchOptions(process.argv.slice(2));
+  if (options.quality) return runQualityBench(options, log);
   const { baseUrl } = options;
   const started = Date.now();
   const loadBefore = loadavg()[0] ?? 0;
@@ -71,7 +75,7 @@ async function main() {
   // and the telemetry seeding.
   const tenantId = await tenantOfRequest(await lastRequestId(baseUrl, apiKey));
 
-  const runId = `${Date.now().toString(36)}-${randomBytes(3).toString('hex')}`;
+  const runId = newRunId();
   const namespaces = {
     write: `bench-${runId}-write`,
     batchSingle: `bench-${runId}-batch-single`,
@@ -341,17 +345,14 @@ async function main() {
     // scenario made every write after it pay full-page images in the WAL that the baseline never paid.
     await sameWork?.stop();
     await dropBenchDatabases();
-    if (options.keep) {
-      const line = `Kept namespaces ${Object.values(namespaces).join(', ')} (--keep); delete them with DELETE /api/v1/memory?namespace=….`;
-      log(`${line} They belong to the key ${source === 'BENCH_API_KEY' ? 'in BENCH_API_KEY' : apiKey}.`);
-      notes.push(line);
-    }
-    for (const namespace of options.keep ? [] : Object.values(namespaces)) {
-      const outcome = await deleteNamespace(baseUrl, apiKey, namespace);
-      const line = `Deleted namespace ${namespace}: HTTP ${outcome.status}, ${outcome.deleted ?? '?'} records, ${outcome.attempts} call(s) and ${outcome.polls} status poll(s).`;
-      log(line);
-      notes.push(line);
-    }
+    notes.push(
+      ...(await cleanUpNamespaces(
+        { baseUrl, apiKey, keySource: source },
+        Object.values(namespaces),
+        options.keep,
+        log,
+      )),
+    );
   }
 
   notes.push(

@@ -2,12 +2,18 @@ import type { LoadRequest } from './run-load.js';
 import type { TextCorpus } from './text-corpus.js';
 
 const WRITE_PATH = '/api/v1/memory/write';
-const WRITE_BATCH_PATH = '/api/v1/memory/write/batch';
+export const WRITE_BATCH_PATH = '/api/v1/memory/write/batch';
 /** Events in one batch: the route's bound (`write_batch_max_items` in capabilities, LIMITS.writeBatchMaxItems). */
 export const WRITE_BATCH_SIZE = 100;
-const RECALL_PATH = '/api/v1/memory/recall';
+export const RECALL_PATH = '/api/v1/memory/recall';
 
-const bearer = (apiKey: string) => ({ authorization: `Bearer ${apiKey}` });
+/** The gateway the bench calls, and the key it calls with. */
+export interface StackTarget {
+  baseUrl: string;
+  apiKey: string;
+}
+
+export const bearer = (apiKey: string) => ({ authorization: `Bearer ${apiKey}` });
 
 /**
  * Writes of fresh corpus texts into `namespace`, each with its own idempotency key (also its event
@@ -156,6 +162,33 @@ export async function deleteNamespace(
   outcome.status = res?.status ?? 0;
   outcome.deleted = res?.ok && body.deletion?.status === 'completed' ? (body.deleted ?? null) : null;
   return outcome;
+}
+
+/**
+ * The end of a run: delete the run's namespaces one after the other, or with `keep` (--keep) leave
+ * them and say whose they are. One line per step for the report, each also logged.
+ */
+export async function cleanUpNamespaces(
+  target: StackTarget & { keySource: string },
+  namespaces: readonly string[],
+  keep: boolean,
+  log: (message: string) => void,
+): Promise<string[]> {
+  if (keep) {
+    const line = `Kept namespaces ${namespaces.join(', ')} (--keep); delete them with DELETE /api/v1/memory?namespace=….`;
+    log(
+      `${line} They belong to the key ${target.keySource === 'BENCH_API_KEY' ? 'in BENCH_API_KEY' : target.apiKey}.`,
+    );
+    return [line];
+  }
+  const lines: string[] = [];
+  for (const namespace of namespaces) {
+    const outcome = await deleteNamespace(target.baseUrl, target.apiKey, namespace);
+    const line = `Deleted namespace ${namespace}: HTTP ${outcome.status}, ${outcome.deleted ?? '?'} records, ${outcome.attempts} call(s) and ${outcome.polls} status poll(s).`;
+    log(line);
+    lines.push(line);
+  }
+  return lines;
 }
 
 /** Fails fast, with the reason, when the stack is not up or the key is refused. */

@@ -1,5 +1,5 @@
-import * as vega from 'vega';
-import { compile, type TopLevelSpec } from 'vega-lite';
+import type { TopLevelSpec } from 'vega-lite';
+import { vegaLiteSvg } from './vega-lite-svg.js';
 
 export interface RecallPoint {
   records: number;
@@ -11,8 +11,7 @@ export interface RecallPoint {
 
 /**
  * Recall latency against namespace size, one line per scenario, p95 solid and p50 dashed, both axes
- * logarithmic: the curve docs/benchmarks.md shows for 10k / 100k / 1M records. Rendered to SVG in
- * Node (vega's headless view), so the bench needs no browser to draw it.
+ * logarithmic: the curve docs/benchmarks.md shows for 10k / 100k / 1M records.
  */
 export async function recallChartSvg(points: RecallPoint[], title: string): Promise<string> {
   const values = points.flatMap((p) => [
@@ -42,6 +41,5 @@ export async function recallChartSvg(points: RecallPoint[], title: string): Prom
       strokeDash: { field: 'percentile', type: 'nominal', sort: ['p95', 'p50'] },
     },
   };
-  const view = new vega.View(vega.parse(compile(spec).spec), { renderer: 'none' });
-  return view.toSVG();
+  return vegaLiteSvg(spec);
 }
