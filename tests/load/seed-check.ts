@@ -76,16 +76,13 @@ async function checkPostings(client: pg.Client, tenantId: string, namespace: str
   }
 }
 
-/** The reference ranking: every record sharing a cue term, scored by the weights, no shortcuts. */
+/** The reference ranking: every record sharing a cue term, scored by the cue's weights, no shortcuts. */
 async function scoreEveryRecord(client: pg.Client, tenantId: string, namespace: string, cue: string) {
   const { content, function: tieWords } = cueTerms(cue);
   const { rows } = await client.query<{ event_id: string; score: number }>(
-    `WITH n AS (SELECT coalesce(sum(records), 0)::bigint AS records FROM memory_scope_count
-                 WHERE scope_key = memory_scope_key_v2($1, $2)),
-          w AS (SELECT q.term, memory_term_weight((SELECT records FROM n),
-                        (SELECT count(*) FROM memory_term t
-                          WHERE t.scope_key = memory_scope_key_v2($1, $2) AND t.term = q.term)) AS weight
-                  FROM unnest($3::text[]) AS q(term)),
+    `WITH w AS (SELECT q.term, st.weights[q.i] AS weight
+                  FROM memory_rank_stats(memory_scope_key_v2($1, $2), $3::text[]) AS st
+                 CROSS JOIN unnest($3::text[]) WITH ORDINALITY AS q(term, i)),
           s AS (SELECT t.memory_id, sum(w.weight) AS score FROM w
                   JOIN memory_term t ON t.scope_key = memory_scope_key_v2($1, $2) AND t.term = w.term
                  GROUP BY t.memory_id)

@@ -4,8 +4,8 @@
 -- too: the caller breaks that tie by event id and cuts. Exact: the same records as scoring every
 -- record of the namespace, computed with the pruning search engines use for weighted sums.
 --
--- 1. Statistics: the namespace's record count (memory_scope_count) and each term's list length, so a
---    term's weight follows how rare it is in this namespace.
+-- 1. Statistics, given (memory_rank_stats): each term's list length and weight, which follows how
+--    rare the term is in this namespace.
 -- 2. Short lists (fewer than p_short postings in all): every record sharing a term is scored.
 -- 3. Long lists, first the full match: the heaviest (rarest) list is walked newest first over its
 --    p_full_walk newest postings, each probed in the other lists by primary key. Records holding every
@@ -15,19 +15,19 @@
 --    lists, until the k-th best score found beats the weight of the lists not walked, which is all
 --    a record outside the walked lists can hold. Rare lists are walked, common ones only probed.
 CREATE OR REPLACE FUNCTION memory_rank(p_scope bigint, p_terms text[], p_tie_terms text[], p_as_of timestamptz,
-                                       p_hidden uuid[], p_limit int, p_short int, p_full_walk int)
+                                       p_hidden uuid[], p_limit int, p_lengths bigint[], p_weights bigint[],
+                                       p_short int, p_full_walk int)
   RETURNS TABLE (memory_id uuid, occurred_at timestamptz, score bigint, tie int, held boolean[],
                  tie_held boolean[], weights bigint[])
-  LANGUAGE plpgsql STABLE PARALLEL SAFE
+  LANGUAGE plpgsql STABLE PARALLEL SAFE ROWS 10
   SET jit = off
 AS $$
 #variable_conflict use_column
 DECLARE
   v_n int := cardinality(p_terms);
   v_at timestamptz := coalesce(p_as_of, 'infinity');
-  v_records bigint;
-  v_df bigint[];
-  v_w bigint[];
+  v_df bigint[] := p_lengths;
+  v_w bigint[] := p_weights;
   v_terms text[];
   v_sw bigint[];
   v_suffix bigint[];
@@ -43,13 +43,6 @@ BEGIN
   IF v_n = 0 THEN
     RETURN;
   END IF;
-
-  SELECT coalesce(sum(c.records), 0) INTO v_records FROM memory_scope_count c WHERE c.scope_key = p_scope;
-  SELECT array_agg(d.df ORDER BY q.i), array_agg(memory_term_weight(v_records, d.df) ORDER BY q.i)
-    INTO v_df, v_w
-    FROM unnest(p_terms) WITH ORDINALITY AS q(term, i)
-   CROSS JOIN LATERAL (SELECT count(*) AS df FROM memory_term t
-                        WHERE t.scope_key = p_scope AND t.term = q.term) AS d;
 
   IF (SELECT sum(x) FROM unnest(v_df) AS x) < p_short THEN
     SELECT coalesce(array_agg(h.memory_id), '{}'), coalesce(array_agg(h.occurred_at), '{}'),
