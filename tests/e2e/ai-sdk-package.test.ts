@@ -148,7 +148,7 @@ describe('@text-memory/ai-sdk as a user installs it', () => {
     );
     expect(manifest).toMatchObject({
       name: '@text-memory/ai-sdk',
-      version: '0.1.0',
+      version: '0.2.0',
       peerDependencies: { '@text-memory/sdk': `^${sdkVersion}`, ai: '^7.0.0', zod: '^4.1.8' },
     });
     expect(manifest.dependencies).toBeUndefined();

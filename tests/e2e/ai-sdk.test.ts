@@ -396,7 +396,7 @@ describe('@text-memory/ai-sdk: memoryTools in generateText', () => {
     expect(ours).toEqual(theirs);
     expect(ours.map((tool) => [tool.name, Object.keys(tool.arguments ?? {}).sort(), tool.required])).toEqual([
       ['remember', ['event_id', 'occurred_at', 'supersedes', 'text'], ['text']],
-      ['recall', ['as_of', 'query', 'top_k'], ['query']],
+      ['recall', ['as_of', 'explain', 'query', 'top_k'], ['query']],
     ]);
   });
 

@@ -140,6 +140,39 @@ describe('tm login, write, recall, delete with an API key', () => {
     expect(json(recall).related.map((r: { text: string }) => r.text)).toEqual(['Bo moved to Porto in May']);
   });
 
+  it('when a recall is asked with --explain, then each result shows its terms with weights and ✓/✗; with --json, the answer as it came', async () => {
+    const tenant = await createTenant();
+    const { tm } = cliUser();
+    const namespace = uniqueNamespace('cli-explain');
+    const env = { TM_API_KEY: tenant.api_key };
+    await tm(['write', 'Bob drinks black coffee', '-n', namespace, '--key', 'coffee'], { env });
+    await tm(['write', 'Alice drinks green tea', '-n', namespace, '--key', 'tea'], { env });
+    const query = ['recall', 'what does Alice drink?', '-n', namespace, '--explain'];
+
+    const human = await tm(query, { env });
+    const raw = await tm([...query, '--json'], { env });
+
+    expect(human.code, human.stderr).toBe(0);
+    expect(human.stdout).toMatch(/^ranking: +deterministic-lexical-v2$/m);
+    expect(human.stdout).toMatch(
+      /^1\. score 1\.0000 {2}tea .*\n {3}Alice drinks green tea\n {3}✓ alice {2}0\.\d{4}.*\n {3}✓ drink {2}0\.\d{4}.*\n {3}tie-break: ✗ what {2}✗ does$/m,
+    );
+    expect(human.stdout).toMatch(/^2\. score 0\.\d{4} {2}coffee .*\n.*\n {3}✗ alice .*\n {3}✓ drink /m);
+    expect(raw.code, raw.stderr).toBe(0);
+    const answer = json(raw);
+    expect(answer.related.map((r: { event_id: string }) => r.event_id)).toEqual(['tea', 'coffee']);
+    expect(answer.related[0].explanation).toMatchObject({
+      terms: [
+        { word: 'alice', matched: true },
+        { word: 'drink', matched: true },
+      ],
+      tie_break_terms: [
+        { word: 'what', matched: false },
+        { word: 'does', matched: false },
+      ],
+    });
+  });
+
   it('when delete has no --yes and no terminal, then it refuses with exit 2 and deletes nothing; with --yes it deletes', async () => {
     const tenant = await createTenant();
     const { tm } = cliUser();

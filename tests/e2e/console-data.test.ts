@@ -57,7 +57,7 @@ describe('the console: data pages through an API key', () => {
       const written = page.getByRole('region', { name: 'Write answer' });
       await expect.poll(() => written.textContent(), EVENTUALLY).toContain('retained');
       await expect.poll(() => written.textContent(), EVENTUALLY).toContain('memorized');
-      await expect.poll(() => written.textContent(), EVENTUALLY).toContain('deterministic-lexical-v1');
+      await expect.poll(() => written.textContent(), EVENTUALLY).toContain('deterministic-lexical-v2');
 
       const recall = page.getByRole('region', { name: 'Recall', exact: true });
       await recall.getByLabel('Namespace').fill(namespace);

@@ -69,7 +69,11 @@ type ToolResult = {
 
 /** A recall's related memories, from its structured content. */
 const relatedOf = (result: { structuredContent?: Record<string, unknown> }) =>
-  (result.structuredContent?.related ?? []) as Array<{ memory_id: string; text: string }>;
+  (result.structuredContent?.related ?? []) as Array<{
+    memory_id: string;
+    text: string;
+    explanation?: unknown;
+  }>;
 
 async function call(client: Client, name: string, args: Record<string, unknown> = {}) {
   const result = (await client.callTool({ name, arguments: args })) as ToolResult;
@@ -123,6 +127,7 @@ describe('tm-mcp tools/list', () => {
         query: { type: 'string', maxLength: 4_096 },
         top_k: { type: 'integer', minimum: 1, maximum: 100 },
         as_of: { type: 'string', format: 'date-time' },
+        explain: { type: 'boolean' },
       },
     });
     expect(byName.forget_memory?.inputSchema).toMatchObject({
@@ -229,6 +234,37 @@ describe('tm-mcp remember and recall', () => {
       },
     });
     expect(recalled.text).toContain(fact);
+  });
+
+  it('when recall is asked to explain, then each memory carries its explanation and the text gives its words with ✓/✗', async () => {
+    const tenant = await createTenant();
+    const client = await connectAs(tenant.api_key);
+    const namespace = uniqueNamespace('mcp-explain');
+    await call(client, 'remember', { text: 'Ana drinks green tea', namespace });
+
+    const explained = await call(client, 'recall', {
+      query: 'what does Ana drink',
+      namespace,
+      explain: true,
+    });
+    const plain = await call(client, 'recall', { query: 'what does Ana drink', namespace });
+
+    const [memory] = relatedOf(explained);
+    expect(memory?.explanation).toMatchObject({
+      terms: [
+        { word: 'ana', matched: true },
+        { word: 'drink', matched: true },
+      ],
+      tie_break_terms: [
+        { word: 'what', matched: false },
+        { word: 'does', matched: false },
+      ],
+    });
+    expect(explained.text).toMatch(
+      /\n {2}terms: ana [\d.]+ ✓, drink [\d.]+ ✓; tie-break words: what [\d.]+ ✗, does [\d.]+ ✗\nrequest_id: /,
+    );
+    expect(relatedOf(plain)[0]).not.toHaveProperty('explanation');
+    expect(plain.text).not.toContain('terms:');
   });
 
   it('when remember is retried with the same event_id and no occurred_at, then the retry is Replayed, as in LangChain and the AI SDK', async () => {

@@ -1,4 +1,6 @@
+import type { RelatedResult } from '@tm/contracts';
 import { describe, expect, it } from 'vitest';
+import { expectSelfConsistent, markedWords, weightsOf } from './support/explanations.js';
 import { createTenant, recallBody, uniqueKey, uniqueNamespace, writeBody } from './support/factories.js';
 import { useStack } from './support/stack.js';
 
@@ -259,6 +261,83 @@ describe('POST /api/v1/memory/recall', () => {
     });
   });
 
+  describe('explain', () => {
+    it('when a recall asks for explain, then each result explains its score in the cue’s words and order, rarer words weighing more', async () => {
+      const tenant = await createTenant();
+      const namespace = uniqueNamespace();
+      await seed(tenant.api_key, namespace, [
+        ['tea', 'Alice drinks green tea in the morning'],
+        ['dog', 'Alice walks her dog'],
+        ['coffee', 'Bob drinks coffee'],
+      ]);
+
+      const res = await t.api.recall(
+        tenant.api_key,
+        recallBody(namespace, 'What does Alice drink in the morning?', { explain: true }),
+      );
+
+      expect(res.status).toBe(200);
+      expect(res.body.ranking).toMatchObject({
+        model_version: 'deterministic-lexical-v2',
+        order: ['score desc', 'tie_break desc', 'occurred_at desc', 'event_id asc'],
+      });
+      expect(eventIds(res)[0]).toBe('tea');
+      const explained = Object.fromEntries(
+        res.body.related.map((r: RelatedResult) => {
+          const { terms, tie_break_terms } = expectSelfConsistent(r);
+          return [
+            r.event_id,
+            {
+              terms: markedWords(terms),
+              tie_break: markedWords(tie_break_terms),
+              terms_as_weighed: weightsOf(terms),
+            },
+          ];
+        }),
+      );
+      const cue = weightsOf(expectSelfConsistent(res.body.related[0]).terms);
+      // The weights are the cue's, the same under every result; the words are the cue's, in its order.
+      expect(explained).toEqual({
+        tea: {
+          terms: ['alice ✓', 'drink ✓', 'morning ✓'],
+          tie_break: ['what ✗', 'does ✗', 'in ✓', 'the ✓'],
+          terms_as_weighed: cue,
+        },
+        dog: {
+          terms: ['alice ✓', 'drink ✗', 'morning ✗'],
+          tie_break: ['what ✗', 'does ✗', 'in ✗', 'the ✗'],
+          terms_as_weighed: cue,
+        },
+        coffee: {
+          terms: ['alice ✗', 'drink ✓', 'morning ✗'],
+          tie_break: ['what ✗', 'does ✗', 'in ✗', 'the ✗'],
+          terms_as_weighed: cue,
+        },
+      });
+      // "morning" is in one record of three, "alice" and "drink" in two each.
+      expect(cue.morning).toBeGreaterThan(cue.alice ?? 1);
+      expect(cue.alice).toBe(cue.drink);
+    });
+
+    it('when explain is left out or false, then no result carries an explanation', async () => {
+      const tenant = await createTenant();
+      const namespace = uniqueNamespace();
+      await seed(tenant.api_key, namespace, [['tea', 'Alice prefers green tea']]);
+
+      const unasked = await t.api.recall(tenant.api_key, recallBody(namespace, 'green tea'));
+      const declined = await t.api.recall(
+        tenant.api_key,
+        recallBody(namespace, 'green tea', { explain: false }),
+      );
+
+      for (const res of [unasked, declined]) {
+        expect(res).toMatchObject({ status: 200, body: { state: 'retained' } });
+        expect(eventIds(res)).toEqual(['tea']);
+        expect(res.body.related[0]).not.toHaveProperty('explanation');
+      }
+    });
+  });
+
   describe('validation', () => {
     const invalid: Array<[string, (ns: string) => unknown, string]> = [
       ['top_k 0', (ns) => recallBody(ns, 'cue', { top_k: 0 }), 'top_k'],
@@ -269,6 +348,7 @@ describe('POST /api/v1/memory/recall', () => {
       ['missing cue', (ns) => ({ contract_version: 'v1', namespace: ns }), 'cue'],
       ['bad namespace', () => recallBody('../etc', 'cue'), 'namespace'],
       ['bad as_of', (ns) => recallBody(ns, 'cue', { as_of: '2026-13-45' }), 'as_of'],
+      ['string explain', (ns) => recallBody(ns, 'cue', { explain: 'yes' }), 'explain'],
       [
         'wrong contract_version',
         (ns) => ({ ...recallBody(ns, 'cue'), contract_version: '1' }),

@@ -44,7 +44,7 @@ describe('POST /api/v1/memory/write', () => {
       provenance: {
         execution_mode: 'mock',
         provider: 'service-local-mock',
-        model_version: 'deterministic-lexical-v1',
+        model_version: 'deterministic-lexical-v2',
         model_execution: false,
         capability_status: 'contract_fixture',
         model_variant: 'Unspecified',

@@ -14,6 +14,7 @@ import {
 import { exportToFile, uploadFile } from '../../libs/clients/sdk/src/node.js';
 import { contractCheckedFetch } from './support/checked-fetch.js';
 import { EVENTUALLY, eventually } from './support/eventually.js';
+import { expectSelfConsistent, markedWords } from './support/explanations.js';
 import { createTenant, uniqueNamespace } from './support/factories.js';
 import { recordSecrets } from './support/log-capture.js';
 import { useStack } from './support/stack.js';
@@ -258,6 +259,39 @@ describe('SDK: memory (data plane)', () => {
       top_k: 101,
     });
     expect(topK.details?.fields).toEqual(serverTopK.body.details.fields);
+    const explain = await failure(
+      tm.memory.recall({ namespace: 'ok', query: 'tea', explain: 'yes' as unknown as boolean }),
+    );
+    const serverExplain = await t.api.recall(tenant.api_key, {
+      contract_version: 'v1',
+      namespace: 'ok',
+      cue: { text: 'tea' },
+      explain: 'yes',
+    });
+    expect(explain.details?.fields).toEqual(serverExplain.body.details.fields);
+  });
+
+  it('when a recall, or a write’s related recall, asks for explain, then each result carries its explanation', async () => {
+    const { tm } = await tenantWithSdk();
+    const namespace = uniqueNamespace('sdk-explain');
+    await tm.memory.write({ namespace, text: 'Bob drinks black coffee', event_id: 'coffee' });
+
+    const written = await tm.memory.write(
+      { namespace, text: 'Alice drinks green tea', event_id: 'tea' },
+      { recall: { query: 'what does Alice drink?', explain: true } },
+    );
+    const recalled = await tm.memory.recall({ namespace, query: 'what does Alice drink?', explain: true });
+    const plain = await tm.memory.recall({ namespace, query: 'what does Alice drink?' });
+
+    expect(recalled.related.map((r) => r.event_id)).toEqual(['tea', 'coffee']);
+    expect(written.related_recall?.related).toEqual(recalled.related);
+    const [tea, coffee] = recalled.related.map(expectSelfConsistent);
+    expect([tea && markedWords(tea.terms), coffee && markedWords(coffee.terms)]).toEqual([
+      ['alice ✓', 'drink ✓'],
+      ['alice ✗', 'drink ✓'],
+    ]);
+    expect(tea && markedWords(tea.tie_break_terms)).toEqual(['what ✗', 'does ✗']);
+    expect(plain.related.map((r) => r.explanation)).toEqual([undefined, undefined]);
   });
 
   it('when capabilities are read, then the SDK’s limits are the published ones', async () => {

@@ -1,6 +1,6 @@
 import type { CapabilitiesResponse } from './infrastructure.js';
 import { LIMITS } from './limits.js';
-import { RESERVED_NAMESPACE_PREFIX } from './memory.js';
+import { RANKING_ORDER, RESERVED_NAMESPACE_PREFIX } from './memory.js';
 import { NAMESPACES_PAGE } from './namespaces.js';
 import { RESTORE_LIMITS } from './restore.js';
 import { CONTRACT_VERSION, RUNTIME, SCHEMA_VERSION } from './runtime.js';
@@ -40,7 +40,9 @@ export const CAPABILITIES: CapabilitiesResponse = {
       name: 'lexical_retrieval',
       title: 'Lexical retrieval',
       status: 'available_mock',
-      meaning: 'Deterministic tenant-scoped ranking over retained text',
+      meaning:
+        'Deterministic tenant-scoped ranking over retained text: cue and text stemmed (Snowball English), ' +
+        'each cue term weighted by its inverse document frequency in the namespace',
     },
     {
       name: 'stored_text_rendering',
@@ -89,13 +91,16 @@ export const CAPABILITIES: CapabilitiesResponse = {
     'read_after_write: a recall issued after a write has returned 200 sees that write',
     'idempotent_writes: the same idempotency key and body return the original result (Replayed) and are billed once; another body with the same key is 409',
     'tenant_isolation: tenant and user scope come only from the verified credential',
-    'deterministic_ranking: the same retained text and cue always rank in the same order (score desc, occurred_at desc, event_id asc)',
+    `deterministic_ranking: the same retained text and cue always rank in the same order (${RANKING_ORDER.join(', ')})`,
     'namespace_scoped_delete: a delete removes exactly one namespace, with its supersession relations and idempotency state',
     'usage_recorded_atomically: a usage record is committed in the same transaction as the memory change it measures',
     'request_history: every answered request is recorded once, redacted (no text, cue, namespace name or credential); a namespace delete keeps its redacted history',
   ],
   limitations: [
-    'Ranking is lexical overlap, not semantic; scores carry no model confidence',
+    'Ranking is weighted lexical overlap, not semantic; scores carry no model confidence',
+    'Ranking is English-stemmed: other languages match on exact word forms only',
+    'Term weights follow the namespace’s own statistics: a record’s score for the same cue changes as the namespace grows',
+    'A namespace written before a ranking upgrade ranks by its old index until it is re-indexed (ranking.model_version says which; progress in health and the release record)',
     'No learned memory model executes; model_variant Unspecified means nothing is billed as model usage',
     'No embeddings or vector search',
     'Billing is sandbox only; no live charge is implied',

@@ -1,7 +1,7 @@
 import { z } from 'zod';
 import { BusErrorBody, ErrorEnvelope } from './envelope.js';
 import { LIMITS } from './limits.js';
-import { CONTRACT_VERSION, DECISION_VERSION, Provenance, SCORE_KIND, Usage } from './runtime.js';
+import { CONTRACT_VERSION, DECISION_VERSION, Provenance, RUNTIME, SCORE_KIND, Usage } from './runtime.js';
 import { Scope } from './scope.js';
 
 // ---- building blocks -------------------------------------------------------------------------
@@ -258,10 +258,59 @@ export const RecallRequest = z
     as_of: Timestamp.optional().meta({
       description: 'Temporal cutoff: the namespace as it was at this time',
     }),
+    explain: z.boolean({ error: 'explain must be true or false' }).optional().meta({
+      description:
+        'Return, per result, the cue terms with their weights and whether the result holds each (`explanation`)',
+    }),
     ...scopeFieldsRefused,
   })
   .meta({ id: 'RecallRequest' });
 export type RecallRequest = z.infer<typeof RecallRequest>;
+
+/** The index a recall ranked by: the runtime's, or the previous one while the namespace is re-indexed. */
+export const RankingModelVersion = z.enum([RUNTIME.model_version, 'deterministic-lexical-v1']).meta({
+  description:
+    'deterministic-lexical-v1 only while this namespace’s index is being rebuilt after an upgrade: the ' +
+    'answer is ranked as before it (unweighted, unstemmed), and provenance still names the runtime',
+});
+export type RankingModelVersion = z.infer<typeof RankingModelVersion>;
+
+/** How the runtime's ranking orders records, first key first; the capabilities' guarantee quotes it. */
+export const RANKING_ORDER = ['score desc', 'tie_break desc', 'occurred_at desc', 'event_id asc'] as const;
+
+export const ExplainedTerm = z
+  .object({
+    word: z.string().meta({ description: 'The cue’s word as written, lower-cased' }),
+    term: z.string().meta({
+      description:
+        'What records are matched on: the word’s Snowball English stem, an irregular verb’s taken from its base form ("went": "go")',
+    }),
+    weight: z
+      .number()
+      .min(0)
+      .max(1)
+      .meta({ description: 'Its share of its list’s total weight, 4 decimals' }),
+    matched: z.boolean().meta({ description: 'The record holds the term' }),
+  })
+  .meta({ id: 'ExplainedTerm' });
+export type ExplainedTerm = z.infer<typeof ExplainedTerm>;
+
+export const RecallExplanation = z
+  .object({
+    terms: z.array(ExplainedTerm).meta({
+      description:
+        'The cue’s content terms, in the cue’s order, each once. A term weighs its inverse document ' +
+        'frequency in the namespace, as a share of the cue’s total (the weights sum to about 1); the ' +
+        'score is the sum of the matched terms’ weights',
+    }),
+    tie_break_terms: z.array(ExplainedTerm).meta({
+      description:
+        'The cue’s function words ("what", "the", …), in the cue’s order: they do not score, they break ' +
+        'ties between records of equal score (before recency); weight is each one’s share among them',
+    }),
+  })
+  .meta({ id: 'RecallExplanation' });
+export type RecallExplanation = z.infer<typeof RecallExplanation>;
 
 export const RelatedResult = z
   .object({
@@ -270,9 +319,24 @@ export const RelatedResult = z
     occurred_at: z.string(),
     text: z.string(),
     score_kind: z.literal(SCORE_KIND),
-    score: z.number().min(0).max(1).meta({ description: 'Share of distinct cue terms found in the text' }),
-    matched_terms: z.number().int().nonnegative(),
+    score: z
+      .number()
+      .min(0)
+      .max(1)
+      .meta({
+        description:
+          "Share of the cue's term weight found in the text; each distinct cue term weighs its inverse " +
+          'document frequency in the namespace',
+      }),
+    matched_terms: z
+      .number()
+      .int()
+      .nonnegative()
+      .meta({ description: 'How many of the cue’s content terms the record holds' }),
     source: EventSource.optional(),
+    explanation: RecallExplanation.optional().meta({
+      description: 'Only when the request asked for it (`explain: true`)',
+    }),
   })
   .meta({ id: 'RelatedResult' });
 export type RelatedResult = z.infer<typeof RelatedResult>;
@@ -294,7 +358,10 @@ export const RecallResponse = z
     ranking: z.object({
       basis: z.literal(SCORE_KIND),
       semantic: z.literal(false),
-      order: z.array(z.string()),
+      model_version: RankingModelVersion,
+      order: z.array(z.string()).meta({
+        description: `Sort keys, first first: ${RANKING_ORDER.join(', ')} (tie_break: the cue’s function words the record holds)`,
+      }),
       as_of: z.string().nullable(),
     }),
     context: z.string().optional().meta({ description: 'Rendered from the selected text; absent when none' }),

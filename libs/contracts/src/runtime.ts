@@ -4,7 +4,7 @@ import { z } from 'zod';
 export const RUNTIME = {
   execution_mode: 'mock',
   provider: 'service-local-mock',
-  model_version: 'deterministic-lexical-v1',
+  model_version: 'deterministic-lexical-v2',
   model_execution: false,
   capability_status: 'contract_fixture',
   model_variant: 'Unspecified',
@@ -12,7 +12,7 @@ export const RUNTIME = {
 
 export const CONTRACT_VERSION = 'v1' as const;
 /** Moves with every change to a response or request schema; health reports it, OpenAPI carries it. */
-export const SCHEMA_VERSION = '1.8.0';
+export const SCHEMA_VERSION = '1.9.0';
 export const SCORE_KIND = 'mock_lexical_overlap' as const;
 export const DECISION_VERSION = 'decision-v1' as const;
 

@@ -43,7 +43,11 @@ export function writeBody(
   };
 }
 
-export function recallBody(namespace: string, cue: string, extra: { top_k?: unknown; as_of?: string } = {}) {
+export function recallBody(
+  namespace: string,
+  cue: string,
+  extra: { top_k?: unknown; as_of?: string; explain?: unknown } = {},
+) {
   return { contract_version: 'v1', operation: 'memory.recall', namespace, cue: { text: cue }, ...extra };
 }
 

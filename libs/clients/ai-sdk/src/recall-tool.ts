@@ -22,6 +22,7 @@ const recallInput = (topK: number) =>
       .describe(ARGS.top_k.description(topK))
       .optional(),
     as_of: timestamp(ARGS.as_of).optional(),
+    explain: z.boolean().describe(ARGS.explain).optional(),
   });
 
 export type RecallInput = z.infer<ReturnType<typeof recallInput>>;
@@ -50,6 +51,7 @@ export function recallTool(
               query: input.query,
               top_k: input.top_k ?? topK,
               ...(input.as_of !== undefined ? { as_of: input.as_of } : {}),
+              ...(input.explain !== undefined ? { explain: input.explain } : {}),
             },
             abortSignal ? { signal: abortSignal } : undefined,
           ),

@@ -8,7 +8,8 @@ export interface Column<T> {
   max?: number;
 }
 
-const cell = (value: unknown, max?: number): string => {
+/** A value as one line of a table or record: `-` for nothing, whitespace runs as one space, cut at `max`. */
+export const cell = (value: unknown, max?: number): string => {
   let text: string;
   if (value === null || value === undefined || value === '') text = '-';
   else if (typeof value === 'object') text = JSON.stringify(value);

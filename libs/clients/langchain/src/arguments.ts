@@ -33,4 +33,5 @@ export const RecallInput = z.object({
     .describe(recall.top_k.description())
     .optional(),
   as_of: timestamp(recall.as_of).optional(),
+  explain: z.boolean().describe(recall.explain).optional(),
 });

@@ -33,6 +33,7 @@ export function recallTool(client: TextMemory, namespace: string): RecallTool {
             query: args.query,
             ...(args.top_k !== undefined ? { top_k: args.top_k } : {}),
             ...(args.as_of !== undefined ? { as_of: args.as_of } : {}),
+            ...(args.explain !== undefined ? { explain: args.explain } : {}),
           },
           // A cancelled run (the agent's AbortSignal) stops the request and the SDK's retries too.
           { signal: config?.signal },

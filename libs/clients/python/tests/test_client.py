@@ -10,7 +10,7 @@ import pytest
 
 from conftest import API_KEY, Script, ok
 from text_memory import AsyncTextMemory, Result, RetryPolicy, TextMemory, TextMemoryError
-from text_memory.models import DeleteReceipt
+from text_memory.models import DeleteReceipt, ExplainedTerm, RecallExplanation, RecallResponse
 from text_memory._retry import backoff_seconds, retry_after_seconds
 
 
@@ -86,6 +86,51 @@ def test_when_a_write_asks_for_recall_then_the_related_recall_uses_the_written_t
         "supersedes": ["e-0"],
     }
     assert recall["cue"] == {"text": "Alice prefers green tea"}
+
+
+@pytest.mark.parametrize("kind", ["sync", "async"])
+def test_when_a_recall_asks_for_explain_then_it_is_sent_and_each_explanation_reads_as_typed_models(kind: str, server: Script) -> None:
+    explanation = {
+        "terms": [{"word": "drinks", "term": "drink", "weight": 0.6, "matched": True}, {"word": "alice", "term": "alic", "weight": 0.4, "matched": False}],
+        "tie_break_terms": [{"word": "what", "term": "what", "weight": 1, "matched": False}],
+    }
+    server.answers = [ok({"related": [{"event_id": "e1", "score": 0.6, "matched_terms": 1, "explanation": explanation}]})]
+
+    if kind == "sync":
+        with TextMemory(server.base_url, api_key=API_KEY) as tm:
+            r = tm.memory.recall(namespace="ns", query="what drinks Alice", explain=True)
+    else:
+
+        async def main() -> RecallResponse:
+            async with AsyncTextMemory(server.base_url, api_key=API_KEY) as tm:
+                return await tm.memory.recall(namespace="ns", query="what drinks Alice", explain=True)
+
+        r = asyncio.run(main())
+
+    assert server.bodies()[0]["explain"] is True
+    explained = r.related[0].explanation
+    assert isinstance(explained, RecallExplanation) and isinstance(explained.terms[0], ExplainedTerm)
+    assert [(t.word, t.term, t.weight, t.matched) for t in explained.terms] == [("drinks", "drink", 0.6, True), ("alice", "alic", 0.4, False)]
+    assert [t.word for t in explained.tie_break_terms] == ["what"]
+
+
+def test_when_explain_is_not_given_then_it_is_not_sent_and_a_write_passes_it_to_its_related_recall(server: Script) -> None:
+    server.answers = [ok({"related": []}), ok({"idempotency_outcome": "Accepted"}), ok({"related": []})]
+
+    with TextMemory(server.base_url, api_key=API_KEY) as tm:
+        plain = tm.memory.recall(namespace="ns", query="tea")
+        tm.memory.write(namespace="ns", text="green tea", recall={"query": "tea", "explain": True})
+
+    assert plain.related == [] and "explain" not in server.bodies()[0]
+    assert server.bodies()[2] == {"contract_version": "v1", "operation": "memory.recall", "namespace": "ns", "cue": {"text": "tea"}, "explain": True}
+
+
+@pytest.mark.parametrize("explain", ["yes", 1])
+def test_when_explain_is_not_a_bool_then_the_recall_is_refused_without_a_request(server: Script, explain: Any) -> None:
+    with TextMemory(server.base_url, api_key=API_KEY) as tm, pytest.raises(TextMemoryError) as caught:
+        tm.memory.recall(namespace="ns", query="tea", explain=explain)
+    assert caught.value.details == {"code": "validation_failed", "fields": [{"path": "explain", "message": "explain must be true or false"}]}
+    assert server.seen == []
 
 
 @pytest.mark.parametrize("kind", ["sync", "async"])

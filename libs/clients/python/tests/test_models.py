@@ -138,7 +138,7 @@ CALLS: List[Callable[[TextMemory], Any]] = [
             }
         ],
     ),
-    lambda tm: tm.memory.recall(namespace="ns", query="q", top_k=3, as_of="2026-11-01T00:00:00Z"),
+    lambda tm: tm.memory.recall(namespace="ns", query="q", top_k=3, as_of="2026-11-01T00:00:00Z", explain=True),
     lambda tm: tm.memory.restore(file=EXPORT_FILE, namespace="ns2", from_namespace="ns", wait=False),
     lambda tm: tm.control.sessions.login(email="a@example.com", password="pw"),
     lambda tm: tm.control.account.change_password(current_password=PASSWORD, new_password=PASSWORD + "!"),

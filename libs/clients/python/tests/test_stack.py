@@ -67,6 +67,27 @@ def test_sync_client_against_the_stack() -> None:
         assert tm.memory.recall(namespace=namespace, query="tea").state == "no_data"
 
 
+def test_recall_with_explain_against_the_stack() -> None:
+    namespace = f"py-{uuid.uuid4().hex[:12]}"
+    with TextMemory(URL, api_key=KEY) as tm:
+        tm.memory.write(namespace=namespace, text="Bob drinks black coffee")
+        tm.memory.write(namespace=namespace, text="Alice drinks green tea")
+
+        explained = tm.memory.recall(namespace=namespace, query="what does Alice drink?", explain=True)
+        plain = tm.memory.recall(namespace=namespace, query="what does Alice drink?")
+
+        assert explained.ranking.model_version == "deterministic-lexical-v2"
+        assert [r.text for r in explained.related] == ["Alice drinks green tea", "Bob drinks black coffee"]
+        for r in explained.related:
+            assert r.explanation is not None and [t.word for t in r.explanation.terms] == ["alice", "drink"]
+            matched = sum(t.weight for t in r.explanation.terms if t.matched)
+            assert abs(matched - r.score) <= 0.0002
+        first = explained.related[0].explanation
+        assert first is not None and [t.word for t in first.tie_break_terms] == ["what", "does"]
+        assert [r.explanation for r in plain.related] == [None, None]
+        tm.memory.delete(namespace=namespace)
+
+
 def test_async_client_against_the_stack() -> None:
     namespace = f"py-{uuid.uuid4().hex[:12]}"
 

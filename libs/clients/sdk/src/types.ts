@@ -41,6 +41,12 @@ export type WriteBatchItemResult = Schemas['WriteBatchItemResult'];
 export type WriteBatchItemCounts = Schemas['WriteBatchItemCounts'];
 export type RecallRequest = Schemas['RecallRequest'];
 export type RecallResponse = ResponseOf<'memoryRecall'>;
+/** One recalled record; `explanation` only when the recall asked for `explain: true`. */
+export type RelatedResult = Schemas['RelatedResult'];
+/** Why a record scored what it did: the cue's terms (weights summing to ~1) and its tie-break words. */
+export type RecallExplanation = Schemas['RecallExplanation'];
+/** One cue word: its index term, its weight (0..1) and whether the record holds it. */
+export type ExplainedTerm = Schemas['ExplainedTerm'];
 export type DeleteReceipt = ResponseOf<'memoryDelete'>;
 /** The answer of `memories.forget` ([P20]). */
 export type ForgetReceipt = ResponseOf<'forgetMemory'>;

@@ -36,6 +36,11 @@ export function checkTopK(topK: unknown): FieldError[] {
   return [];
 }
 
+export function checkExplain(explain: unknown): FieldError[] {
+  if (explain === undefined || typeof explain === 'boolean') return [];
+  return [{ path: 'explain', message: 'explain must be true or false' }];
+}
+
 /** A batch's item count, as the server's `items` rule words it; the items themselves it checks alone. */
 export function checkBatchItems(items: unknown): FieldError[] {
   const path = 'items';

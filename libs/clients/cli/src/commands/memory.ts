@@ -13,6 +13,7 @@ import type { Output } from '../output.js';
 import { parseCount, parseTimestamp } from '../parse.js';
 import { startProgress } from '../progress.js';
 import { confirmOrRefuse, readStdin } from '../prompt.js';
+import { explainedRecallLines } from '../recall-explanation.js';
 
 interface WriteOptions {
   namespace: string;
@@ -26,9 +27,15 @@ interface WriteOptions {
 function showRecall(out: Output, recall: RecallResponse): void {
   out.record([
     ['retrieval outcome', recall.retrieval_outcome],
+    // v1 while the namespace is re-indexed after an upgrade: worth seeing when scores look unweighted.
+    ['ranking', recall.ranking.model_version],
     ['request id', recall.request_id],
   ]);
   out.line();
+  if (recall.related.some((r) => r.explanation)) {
+    for (const line of explainedRecallLines(recall.related)) out.line(line);
+    return;
+  }
   out.table(recall.related, [
     { header: 'score', value: (r) => r.score.toFixed(3) },
     { header: 'event id', value: (r) => r.event_id },
@@ -238,6 +245,7 @@ interface RecallOptions {
   namespace: string;
   topK?: number;
   asOf?: string;
+  explain?: boolean;
 }
 
 async function recall(ctx: Context, query: string, options: RecallOptions): Promise<void> {
@@ -247,6 +255,7 @@ async function recall(ctx: Context, query: string, options: RecallOptions): Prom
     query,
     ...(options.topK !== undefined ? { top_k: options.topK } : {}),
     ...(options.asOf ? { as_of: options.asOf } : {}),
+    ...(options.explain ? { explain: true } : {}),
   });
   ctx.out.result(result, () => showRecall(ctx.out, result));
 }
@@ -305,12 +314,18 @@ export function registerMemory(program: Command): void {
     .action(withContext(write));
   program
     .command('recall')
-    .description('Rank retained text by lexical overlap with a query')
+    .description(
+      'Rank retained text against a query: score is the share of its term weight a text holds (rarer words weigh more)',
+    )
     .argument('<query>', 'the cue text')
     .requiredOption('-n, --namespace <namespace>', 'the namespace to search')
     .option('-k, --top-k <count>', 'how many results (1-100, default 10)', parseCount)
     .option('--as-of <timestamp>', 'only events up to this time, ISO 8601', parseTimestamp)
-    .addHelpText('after', '\nExample:\n  tm recall -n support-bot "what does Alice drink?" --top-k 3 --json')
+    .option('--explain', 'show under each result the query terms, their weights and which it holds (✓/✗)')
+    .addHelpText(
+      'after',
+      '\nExamples:\n  tm recall -n support-bot "what does Alice drink?" --top-k 3 --json\n  tm recall -n support-bot "what does Alice drink?" --explain',
+    )
     .action(withContext(recall));
   program
     .command('delete')

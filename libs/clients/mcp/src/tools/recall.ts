@@ -8,6 +8,13 @@ import { callService, noNamespace, success } from './results.js';
 
 const ARGS = RECALL_TOOL.arguments;
 
+const ExplainedTerm = z.object({
+  word: z.string(),
+  term: z.string(),
+  weight: z.number(),
+  matched: z.boolean(),
+});
+
 /** What `recall` answers: the recall as every adapter hands it to code (context null when none). */
 const RecallOutput = mirrors<RecallReport>()(
   z.object({
@@ -22,6 +29,9 @@ const RecallOutput = mirrors<RecallReport>()(
         occurred_at: z.string(),
         text: z.string(),
         score: z.number(),
+        explanation: z
+          .object({ terms: z.array(ExplainedTerm), tie_break_terms: z.array(ExplainedTerm) })
+          .optional(),
       }),
     ),
     request_id: z.string(),
@@ -45,6 +55,7 @@ export function registerRecall(server: McpServer, { tm, defaultNamespace, namesp
           .describe(ARGS.top_k.description())
           .optional(),
         as_of: timestampArgument(ARGS.as_of).optional(),
+        explain: z.boolean().describe(ARGS.explain).optional(),
       },
       outputSchema: RecallOutput,
       annotations: { readOnlyHint: true, openWorldHint: false },
@@ -59,6 +70,7 @@ export function registerRecall(server: McpServer, { tm, defaultNamespace, namesp
             query: args.query,
             ...(args.top_k !== undefined ? { top_k: args.top_k } : {}),
             ...(args.as_of !== undefined ? { as_of: args.as_of } : {}),
+            ...(args.explain !== undefined ? { explain: args.explain } : {}),
           }),
         );
         return success(RecallOutput, recallAnswer(report), report);

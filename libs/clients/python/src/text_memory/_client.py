@@ -291,7 +291,7 @@ class Memory:
         """Retain one event. Safe to retry: the idempotency key (``evt_<uuid>`` when not given) and
         ``occurred_at`` (now) are fixed before the first attempt, so a write whose answer was lost
         comes back ``Replayed`` on the retry, never doubled. ``recall=True`` (or a dict of query,
-        top_k, as_of) also recalls after the write, as ``related_recall``."""
+        top_k, as_of, explain) also recalls after the write, as ``related_recall``."""
         spec = write_spec(namespace, text, idempotency_key, event_id, occurred_at, source, supersedes, recall)
         data = self._client._request(spec, timeout, max_retries, request_id, extra_headers, cancel).data
         if not recall:
@@ -336,14 +336,18 @@ class Memory:
         query: str,
         top_k: Optional[int] = None,
         as_of: Optional[Time] = None,
+        explain: Optional[bool] = None,
         timeout: Optional[float] = None,
         max_retries: Optional[int] = None,
         request_id: Optional[str] = None,
         extra_headers: Optional[Mapping[str, str]] = None,
         cancel: Optional[threading.Event] = None,
     ) -> RecallResponse:
-        """Rank retained text by lexical overlap with ``query`` (top_k 1–100, server default 10)."""
-        spec = recall_spec(namespace, query, top_k, as_of)
+        """Rank retained text against ``query`` (top_k 1–100, server default 10). A result's ``score`` is
+        the share of the query's term weight it holds (words rare in the namespace weigh more);
+        ``explain=True`` gives each result an ``explanation``: the query's terms with their weights and
+        whether the result holds each, and the function words that only break ties."""
+        spec = recall_spec(namespace, query, top_k, as_of, explain)
         return RecallResponse(self._client._request(spec, timeout, max_retries, request_id, extra_headers, cancel).data)
 
     def delete(

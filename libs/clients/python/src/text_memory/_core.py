@@ -206,6 +206,12 @@ def check_top_k(top_k: object) -> List[Dict[str, str]]:
     return []
 
 
+def check_explain(explain: object) -> List[Dict[str, str]]:
+    if explain is None or isinstance(explain, bool):
+        return []
+    return [{"path": "explain", "message": "explain must be true or false"}]
+
+
 def check_batch_items(items: object) -> List[Dict[str, str]]:
     """A batch's item count, as the server's ``items`` rule words it; each item the server checks alone
     (one bad item refuses only itself, so refusing it here would refuse its neighbours too)."""
@@ -257,7 +263,7 @@ def write_spec(
     every retry sends the same body and key, so a write whose answer was lost comes back Replayed."""
     assert_valid(check_namespace(namespace), check_text(text, "event.content.text", TEXT_MAX_CHARS))
     if isinstance(recall, Mapping):
-        assert_valid(check_top_k(recall.get("top_k")))
+        assert_valid(check_top_k(recall.get("top_k")), check_explain(recall.get("explain")))
     key = idempotency_key if idempotency_key is not None else new_event_id()
     event: Dict[str, Any] = {
         "event_id": event_id if event_id is not None else key,
@@ -295,18 +301,25 @@ def write_batch_spec(namespace: str, items: Sequence[WriteBatchItem]) -> Spec:
 
 
 def related_recall_args(text: str, recall: RecallOption) -> Dict[str, Any]:
-    """The recall after a write: ``True`` recalls with the written text, a mapping gives query/top_k/as_of."""
+    """The recall after a write: ``True`` recalls with the written text, a mapping gives
+    query/top_k/as_of/explain."""
     options: Mapping[str, Any] = recall if isinstance(recall, Mapping) else {}
     query = options.get("query")
     return {
         "query": text[:CUE_MAX_CHARS] if query is None else query,
         "top_k": options.get("top_k"),
         "as_of": options.get("as_of"),
+        "explain": options.get("explain"),
     }
 
 
-def recall_spec(namespace: str, query: str, top_k: Optional[int], as_of: Optional[Time]) -> Spec:
-    assert_valid(check_namespace(namespace), check_text(query, "cue.text", CUE_MAX_CHARS), check_top_k(top_k))
+def recall_spec(namespace: str, query: str, top_k: Optional[int], as_of: Optional[Time], explain: Optional[bool]) -> Spec:
+    assert_valid(
+        check_namespace(namespace),
+        check_text(query, "cue.text", CUE_MAX_CHARS),
+        check_top_k(top_k),
+        check_explain(explain),
+    )
     body: Dict[str, Any] = {
         "contract_version": "v1",
         "operation": "memory.recall",
@@ -317,6 +330,8 @@ def recall_spec(namespace: str, query: str, top_k: Optional[int], as_of: Optiona
         body["top_k"] = top_k
     if as_of is not None:
         body["as_of"] = iso(as_of, "as_of")
+    if explain is not None:
+        body["explain"] = explain
     return Spec("POST", "/api/v1/memory/recall", "api_key", True, json=body)
 
 

@@ -1,2 +1,2 @@
-__version__ = "0.3.0"
+__version__ = "0.4.0"
 USER_AGENT = f"text-memory-python/{__version__}"

@@ -238,6 +238,7 @@ class RecallRequest(_RecallRequestRequired, total=False):
     operation: Literal["memory.recall"]
     top_k: int
     as_of: str
+    explain: bool
     tenant_id: Any
     user_id: Any
 
@@ -842,7 +843,7 @@ class ChatProvenance(Model):
     _fields = {"execution_mode": None, "provider": None, "model_version": None, "model_execution": None, "capability_status": None, "model_variant": None}
     execution_mode: Literal["mock"]
     provider: Literal["service-local-mock"]
-    model_version: Literal["deterministic-lexical-v1"]
+    model_version: Literal["deterministic-lexical-v2"]
     model_execution: Literal[False]
     capability_status: Literal["contract_fixture"]
     model_variant: Literal["Unspecified"]
@@ -1179,6 +1180,17 @@ class EventsPage(Model):
     contract_version: Literal["v1"]
     data: List[RequestEvent]
     paging: EventsPagePaging
+
+
+class ExplainedTerm(Model):
+    """The API's ``ExplainedTerm``."""
+
+    __slots__ = ()
+    _fields = {"word": None, "term": None, "weight": None, "matched": None}
+    word: str
+    term: str
+    weight: float
+    matched: bool
 
 
 class ExportDocumentSelection(Model):
@@ -1818,10 +1830,19 @@ class Provenance(Model):
     _fields = {"execution_mode": None, "provider": None, "model_version": None, "model_execution": None, "capability_status": None, "model_variant": None}
     execution_mode: Literal["mock"]
     provider: Literal["service-local-mock"]
-    model_version: Literal["deterministic-lexical-v1"]
+    model_version: Literal["deterministic-lexical-v2"]
     model_execution: Literal[False]
     capability_status: Literal["contract_fixture"]
     model_variant: Literal["Unspecified"]
+
+
+class RecallExplanation(Model):
+    """The API's ``RecallExplanation``."""
+
+    __slots__ = ()
+    _fields = {"terms": "[ExplainedTerm]", "tie_break_terms": "[ExplainedTerm]"}
+    terms: List[ExplainedTerm]
+    tie_break_terms: List[ExplainedTerm]
 
 
 class RecallResponseProximity(Model):
@@ -1838,9 +1859,10 @@ class RecallResponseRanking(Model):
     """The API's ``RecallResponseRanking``."""
 
     __slots__ = ()
-    _fields = {"basis": None, "semantic": None, "order": None, "as_of": None}
+    _fields = {"basis": None, "semantic": None, "model_version": None, "order": None, "as_of": None}
     basis: Literal["mock_lexical_overlap"]
     semantic: Literal[False]
+    model_version: Literal["deterministic-lexical-v2", "deterministic-lexical-v1"]
     order: List[str]
     as_of: Optional[str]
 
@@ -1849,7 +1871,7 @@ class RelatedResult(Model):
     """The API's ``RelatedResult``."""
 
     __slots__ = ()
-    _fields = {"event_id": None, "memory_id": None, "occurred_at": None, "text": None, "score_kind": None, "score": None, "matched_terms": None, "source": "EventSource"}
+    _fields = {"event_id": None, "memory_id": None, "occurred_at": None, "text": None, "score_kind": None, "score": None, "matched_terms": None, "source": "EventSource", "explanation": "RecallExplanation"}
     event_id: str
     memory_id: str
     occurred_at: str
@@ -1858,6 +1880,7 @@ class RelatedResult(Model):
     score: float
     matched_terms: int
     source: Optional[EventSource]
+    explanation: Optional[RecallExplanation]
 
 
 class RecallResponse(Model):

@@ -16,7 +16,14 @@ import type {
   WriteRequest,
   WriteResponse,
 } from '../types.js';
-import { assertValid, checkBatchItems, checkNamespace, checkText, checkTopK } from '../validation.js';
+import {
+  assertValid,
+  checkBatchItems,
+  checkExplain,
+  checkNamespace,
+  checkText,
+  checkTopK,
+} from '../validation.js';
 
 export interface WriteInput {
   namespace: string;
@@ -50,6 +57,11 @@ export interface RecallInput {
   top_k?: number;
   /** Temporal cutoff (ISO 8601 with a zone). */
   as_of?: string | Date;
+  /**
+   * Also return, per result, the cue's terms with their weights and whether the result holds each
+   * (`related[i].explanation`); the cue's function words are in `tie_break_terms`.
+   */
+  explain?: boolean;
 }
 
 export interface WriteOptions extends CallOptions {
@@ -121,7 +133,7 @@ export class MemoryFamily {
       checkText(input.text, 'event.content.text', LIMITS.textMaxChars),
     );
     const recall = options?.recall;
-    if (recall && recall !== true) assertValid(checkTopK(recall.top_k));
+    if (recall && recall !== true) assertValid(checkTopK(recall.top_k), checkExplain(recall.explain));
     const key = input.idempotency_key ?? newEventId();
     const body: WriteRequest = {
       contract_version: 'v1',
@@ -158,6 +170,7 @@ export class MemoryFamily {
             : recall.query,
         ...(recall !== true && recall.top_k !== undefined ? { top_k: recall.top_k } : {}),
         ...(recall !== true && recall.as_of !== undefined ? { as_of: recall.as_of } : {}),
+        ...(recall !== true && recall.explain !== undefined ? { explain: recall.explain } : {}),
       },
       callOptions,
     );
@@ -186,12 +199,16 @@ export class MemoryFamily {
     return data;
   }
 
-  /** Rank retained text by lexical overlap with `query`. */
+  /**
+   * Rank retained text against `query`: each result's `score` is the share of the query's term weight
+   * it holds (rarer words in the namespace weigh more). `explain: true` shows the weights per result.
+   */
   async recall(input: RecallInput, options?: CallOptions): Promise<RecallResponse> {
     assertValid(
       checkNamespace(input.namespace),
       checkText(input.query, 'cue.text', LIMITS.cueMaxChars),
       checkTopK(input.top_k),
+      checkExplain(input.explain),
     );
     const { data } = await this.http.request<RecallResponse>(
       {
@@ -206,6 +223,7 @@ export class MemoryFamily {
           cue: { text: input.query },
           ...(input.top_k !== undefined ? { top_k: input.top_k } : {}),
           ...(input.as_of !== undefined ? { as_of: iso(input.as_of) } : {}),
+          ...(input.explain !== undefined ? { explain: input.explain } : {}),
         },
       },
       options,

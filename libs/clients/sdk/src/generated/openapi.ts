@@ -1481,6 +1481,8 @@ export interface components {
              * @example 2026-11-22T09:30:00Z
              */
             as_of?: string;
+            /** @description Return, per result, the cue terms with their weights and whether the result holds each (`explanation`) */
+            explain?: boolean;
             tenant_id?: unknown;
             user_id?: unknown;
         };
@@ -2693,7 +2695,7 @@ export interface components {
             /** @constant */
             provider: "service-local-mock";
             /** @constant */
-            model_version: "deterministic-lexical-v1";
+            model_version: "deterministic-lexical-v2";
             /** @constant */
             model_execution: false;
             /** @constant */
@@ -2862,7 +2864,7 @@ export interface components {
             /** @constant */
             provider: "service-local-mock";
             /** @constant */
-            model_version: "deterministic-lexical-v1";
+            model_version: "deterministic-lexical-v2";
             /** @constant */
             model_execution: false;
             /** @constant */
@@ -2918,6 +2920,12 @@ export interface components {
                 basis: "mock_lexical_overlap";
                 /** @constant */
                 semantic: false;
+                /**
+                 * @description deterministic-lexical-v1 only while this namespace’s index is being rebuilt after an upgrade: the answer is ranked as before it (unweighted, unstemmed), and provenance still names the runtime
+                 * @enum {string}
+                 */
+                model_version: "deterministic-lexical-v2" | "deterministic-lexical-v1";
+                /** @description Sort keys, first first: score desc, tie_break desc, occurred_at desc, event_id asc (tie_break: the cue’s function words the record holds) */
                 order: string[];
                 as_of: string | null;
             };
@@ -2934,10 +2942,29 @@ export interface components {
             text: string;
             /** @constant */
             score_kind: "mock_lexical_overlap";
-            /** @description Share of distinct cue terms found in the text */
+            /** @description Share of the cue's term weight found in the text; each distinct cue term weighs its inverse document frequency in the namespace */
             score: number;
+            /** @description How many of the cue’s content terms the record holds */
             matched_terms: number;
             source?: components["schemas"]["EventSource"];
+            /** @description Only when the request asked for it (`explain: true`) */
+            explanation?: components["schemas"]["RecallExplanation"];
+        };
+        RecallExplanation: {
+            /** @description The cue’s content terms, in the cue’s order, each once. A term weighs its inverse document frequency in the namespace, as a share of the cue’s total (the weights sum to about 1); the score is the sum of the matched terms’ weights */
+            terms: components["schemas"]["ExplainedTerm"][];
+            /** @description The cue’s function words ("what", "the", …), in the cue’s order: they do not score, they break ties between records of equal score (before recency); weight is each one’s share among them */
+            tie_break_terms: components["schemas"]["ExplainedTerm"][];
+        };
+        ExplainedTerm: {
+            /** @description The cue’s word as written, lower-cased */
+            word: string;
+            /** @description What records are matched on: the word’s Snowball English stem, an irregular verb’s taken from its base form ("went": "go") */
+            term: string;
+            /** @description Its share of its list’s total weight, 4 decimals */
+            weight: number;
+            /** @description The record holds the term */
+            matched: boolean;
         };
         DeleteReceipt: {
             /** @constant */

@@ -1,4 +1,4 @@
-import type { RecallResponse, WriteResponse } from '../types.js';
+import type { RecallExplanation, RecallResponse, WriteResponse } from '../types.js';
 
 // The answer texts a model reads from `remember` and `recall`, the same on every surface (tm-mcp's text
 // content, LangChain's ToolMessage content, the AI SDK's model output). Each ends with the request id.
@@ -46,7 +46,8 @@ export type RecallReport = Pick<
   'state' | 'retrieval_outcome' | 'namespace' | 'request_id'
 > & {
   context: string | null;
-  related: Pick<Related, 'event_id' | 'memory_id' | 'occurred_at' | 'text' | 'score'>[];
+  /** `explanation` only when the recall asked for `explain`. */
+  related: Pick<Related, 'event_id' | 'memory_id' | 'occurred_at' | 'text' | 'score' | 'explanation'>[];
 };
 
 export const recallReport = (recalled: RecallResponse): RecallReport => ({
@@ -60,11 +61,12 @@ export const recallReport = (recalled: RecallResponse): RecallReport => ({
     occurred_at: item.occurred_at,
     text: item.text,
     score: item.score,
+    ...(item.explanation ? { explanation: item.explanation } : {}),
   })),
   request_id: recalled.request_id,
 });
 
-/** What `recall` tells the model: the context first, then one line per memory. */
+/** What `recall` tells the model: the context first, then one line per memory (and its explanation, if asked). */
 export function recallAnswer(report: RecallReport): string {
   const { related } = report;
   const found =
@@ -74,8 +76,20 @@ export function recallAnswer(report: RecallReport): string {
           '',
           report.context,
           '',
-          ...related.map((r) => `- event_id ${r.event_id}, memory_id ${r.memory_id}, score ${r.score}`),
+          ...related.flatMap((r) => [
+            `- event_id ${r.event_id}, memory_id ${r.memory_id}, score ${r.score}`,
+            ...(r.explanation ? [explanationLine(r.explanation)] : []),
+          ]),
         ]
       : [`No stored memory in "${report.namespace}" shares words with the query.`];
   return [...found, `request_id: ${report.request_id}`].join('\n');
+}
+
+const marked = (terms: RecallExplanation['terms']) =>
+  terms.map((t) => `${t.word} ${t.weight} ${t.matched ? '✓' : '✗'}`).join(', ');
+
+/** A memory's explanation in one line: each query word's weight and whether the memory holds it (✓/✗). */
+function explanationLine({ terms, tie_break_terms }: RecallExplanation): string {
+  const tieBreak = tie_break_terms.length > 0 ? `; tie-break words: ${marked(tie_break_terms)}` : '';
+  return `  terms: ${marked(terms)}${tieBreak}`;
 }

@@ -56,8 +56,8 @@ export const RECALL_TOOL = {
   title: 'Recall memories',
   description:
     'Find stored memories related to a query and get them as a context text to use in your answer. ' +
-    'Ranking is by shared words (lexical overlap), not by meaning: put the distinctive words you ' +
-    'expect in the memory into the query (names, things, places).',
+    'Ranking is by shared words (lexical overlap; words rare in the namespace weigh more), not by ' +
+    'meaning: put the distinctive words you expect in the memory into the query (names, things, places).',
   arguments: {
     query: {
       maxLength: LIMITS.cueMaxChars,
@@ -73,5 +73,8 @@ export const RECALL_TOOL = {
         `How many memories at most (default ${defaultK}).`,
     },
     as_of: 'Recall the namespace as it was at this time (ISO 8601).',
+    explain:
+      'Also show, per memory, each query word’s weight (rarer words in the namespace weigh more) and ' +
+      'whether the memory holds it: to see which words to change in a query that found the wrong memories.',
   },
 } as const;
