@@ -2,22 +2,26 @@ import { enqueueOutbox } from '@tm/bus';
 import {
   CONTRACT_VERSION,
   type MemoryRecallMessage,
+  RANKING_ORDER,
+  type RankingModelVersion,
   type RecallResponse,
   type RelatedResult,
+  RUNTIME,
   SCORE_KIND,
 } from '@tm/contracts';
 import type { SqlRunner } from '@tm/kit';
 import { getSql } from '../data-access/prisma-client.js';
 import { rankByOverlap } from '../data-access/rank-by-overlap.js';
 import { rankWeighted } from '../data-access/rank-weighted.js';
-import { cueTerms, legacyCueTerms } from './cue-terms.js';
+import { type Cue, cueTerms, legacyCueTerms } from './cue-terms.js';
+import { explanation } from './explain-ranking.js';
 import { renderContext } from './render-context.js';
 import { billableUsage, provenance } from './runtime-blocks.js';
+import { tokenizeV1 } from './tokenize-v1.js';
 import { usageRecord } from './usage-record.js';
 
-export const RANKING_ORDER = ['score desc', 'tie_break desc', 'occurred_at desc', 'event_id asc'];
 /** The order of a namespace that still ranks by its old index, while it is re-indexed. */
-export const LEGACY_RANKING_ORDER = ['score desc', 'occurred_at desc', 'event_id asc'];
+const LEGACY_RANKING_ORDER = ['score desc', 'occurred_at desc', 'event_id asc'];
 
 export interface RecallDeps {
   sql?: SqlRunner;
@@ -28,6 +32,7 @@ export interface RecallDeps {
 interface Ranked {
   related: RelatedResult[];
   cueTerms: number;
+  modelVersion: RankingModelVersion;
   order: string[];
 }
 
@@ -52,12 +57,13 @@ export async function recallMemory(msg: MemoryRecallMessage, deps: RecallDeps): 
   );
   let ranked: Ranked;
   if (weighted.legacy) {
-    ranked = await rankLegacy(run, { ...q, cue: body.cue.text }, recordWith);
+    ranked = await rankLegacy(run, { ...q, cue: body.cue.text, explain: body.explain === true }, recordWith);
   } else {
     const total = weighted.weights.reduce((a, b) => a + b, 0);
     ranked = {
       cueTerms: cue.content.length,
-      order: RANKING_ORDER,
+      modelVersion: RUNTIME.model_version,
+      order: [...RANKING_ORDER],
       related: weighted.rows.map((row) => ({
         event_id: row.event_id,
         memory_id: row.id,
@@ -67,6 +73,9 @@ export async function recallMemory(msg: MemoryRecallMessage, deps: RecallDeps): 
         score: round(total > 0 ? row.score / total : 0),
         matched_terms: row.held.filter(Boolean).length,
         ...(row.source ? { source: row.source as RelatedResult['source'] } : {}),
+        ...(body.explain
+          ? { explanation: explanation(cue, weighted.weights, { terms: row.held, tieTerms: row.tieHeld }) }
+          : {}),
       })),
     };
   }
@@ -84,7 +93,13 @@ export async function recallMemory(msg: MemoryRecallMessage, deps: RecallDeps): 
     namespace: body.namespace,
     retrieval_outcome: related.length ? 'matched' : 'no_match',
     proximity: { kind: SCORE_KIND, top_score: related[0]?.score ?? null, cue_terms: ranked.cueTerms },
-    ranking: { basis: SCORE_KIND, semantic: false, order: ranked.order, as_of: asOf?.toISOString() ?? null },
+    ranking: {
+      basis: SCORE_KIND,
+      semantic: false,
+      model_version: ranked.modelVersion,
+      order: ranked.order,
+      as_of: asOf?.toISOString() ?? null,
+    },
     ...(context !== undefined ? { context } : {}),
     related,
     provenance: provenance(),
@@ -92,18 +107,23 @@ export async function recallMemory(msg: MemoryRecallMessage, deps: RecallDeps): 
   };
 }
 
-/** A namespace written before the stemmed index, until it is re-indexed: matched terms, newest first. */
+/**
+ * A namespace written before the stemmed index, until it is re-indexed: matched terms, newest first,
+ * every term weighing the same and none breaking ties.
+ */
 async function rankLegacy(
   run: SqlRunner,
-  q: { tenantId: string; namespace: string; cue: string; asOf: Date | null; limit: number },
+  q: { tenantId: string; namespace: string; cue: string; asOf: Date | null; limit: number; explain: boolean },
   recordWith: ReturnType<typeof usageRecord>,
 ): Promise<Ranked> {
   const terms = legacyCueTerms(q.cue);
+  const asCue: Cue = { content: terms.map((term) => ({ word: term, term })), function: [] };
   const rows = terms.length
     ? await rankByOverlap(run, { ...q, cueTerms: terms }, { recordWith })
     : await enqueueOutbox(run, recordWith.subject, recordWith.payload, recordWith.id).then(() => []);
   return {
     cueTerms: terms.length,
+    modelVersion: 'deterministic-lexical-v1',
     order: LEGACY_RANKING_ORDER,
     related: rows.map((row) => ({
       event_id: row.event_id,
@@ -114,8 +134,18 @@ async function rankLegacy(
       score: round(row.matched / terms.length),
       matched_terms: row.matched,
       ...(row.source ? { source: row.source as RelatedResult['source'] } : {}),
+      ...(q.explain ? { explanation: explainLegacy(asCue, row.text) } : {}),
     })),
   };
+}
+
+function explainLegacy(cue: Cue, text: string) {
+  const held = new Set(tokenizeV1(text));
+  return explanation(
+    cue,
+    cue.content.map(() => 1),
+    { terms: cue.content.map((t) => held.has(t.term)), tieTerms: [] },
+  );
 }
 
 const round = (n: number) => Math.round(n * 10_000) / 10_000;
