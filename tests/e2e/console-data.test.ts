@@ -125,7 +125,7 @@ describe('the console: data pages through an API key', () => {
   );
 
   it(
-    'when a recalled memory is forgotten in the playground, then it leaves the answer after a second yes, and the API no longer finds it',
+    'when a recalled memory is forgotten in the playground, then it leaves the answer after a second yes, and the API no longer finds it; recalled with Explain, the one left shows its terms',
     async () => {
       const tenant = await createTenant();
       const namespace = uniqueNamespace('console-forget');
@@ -166,6 +166,22 @@ describe('the console: data pages through an API key', () => {
       expect(viaApi.status).toBe(404);
       const stillThere = await t.api.recall(tenant.api_key, recallBody(namespace, 'harbour'));
       expect(stillThere.body.related.map((r: { event_id: string }) => r.event_id)).toEqual(['evt-bell']);
+
+      // Explained, the record left shows which of the cue's terms it holds, with their weights.
+      await recall.getByLabel(/Explain/).check();
+      await recall.getByLabel('Cue').fill('The harbour bell gate');
+      await recall.getByRole('button', { name: 'Recall' }).click();
+      const terms = recalled.getByRole('table', { name: 'Terms of evt-bell' });
+      await expect
+        .poll(() => terms.getByRole('row').allTextContents(), EVENTUALLY)
+        .toEqual([
+          'TermWeightMatched',
+          expect.stringMatching(/^harbour[\d.]+✓ yes$/),
+          expect.stringMatching(/^bell[\d.]+✓ yes$/),
+          expect.stringMatching(/^gate[\d.]+✗ no$/),
+        ]);
+      await expect.poll(() => recalled.textContent(), EVENTUALLY).toContain('do not score): the ✓');
+      await screenshot(page, 'playground-explain');
       expect(errors).toEqual([]);
       await context.close();
     },

@@ -63,6 +63,28 @@ describe('GET /api/v1/infrastructure/capabilities', () => {
     ]);
     expect(res.body.guarantees.some((g: string) => g.startsWith('read_after_write'))).toBe(true);
   });
+
+  it('when the runtime ranks by weighted terms, then its version, meaning, order and limitations say so together', async () => {
+    const res = await t.api.get('/api/v1/infrastructure/capabilities');
+
+    expect(res.body.runtime).toMatchObject({
+      provider: 'service-local-mock',
+      model_version: 'deterministic-lexical-v2',
+    });
+    expect(
+      res.body.capabilities.find((c: { name: string }) => c.name === 'lexical_retrieval').meaning,
+    ).toMatch(/stemmed \(Snowball English\).*inverse document frequency/);
+    expect(res.body.guarantees).toContain(
+      'deterministic_ranking: the same retained text and cue always rank in the same order (score desc, tie_break desc, occurred_at desc, event_id asc)',
+    );
+    expect(res.body.limitations).toEqual(
+      expect.arrayContaining([
+        expect.stringMatching(/^Ranking is English-stemmed/),
+        expect.stringMatching(/score for the same cue changes as the namespace grows/),
+        expect.stringMatching(/ranks by its old index until it is re-indexed/),
+      ]),
+    );
+  });
 });
 
 describe('GET /api/v1/openapi.json', () => {

@@ -1,5 +1,5 @@
 import type { ForgetReceipt, RecallResponse } from '@text-memory/sdk';
-import { type FormEvent, useId, useState } from 'react';
+import { type FormEvent, Fragment, useId, useState } from 'react';
 import { ConfirmButton } from '../../components/confirm-button.js';
 import { DataTable, numberColumn } from '../../components/data-table.js';
 import { DateTime } from '../../components/date-time.js';
@@ -8,6 +8,7 @@ import { FieldList } from '../../components/field-list.js';
 import { MemoryStateBadge } from '../../components/memory-state-badge.js';
 import { useAction } from '../../hooks/use-action.js';
 import { useDataKey } from '../../session/data-key-context.js';
+import { ExplanationTable } from './explanation-table.js';
 import { PlaygroundPanel } from './playground-panel.js';
 import { ProvenanceAndUsage } from './provenance-and-usage.js';
 
@@ -18,6 +19,7 @@ export function RecallPanel() {
   const [namespace, setNamespace] = useState('playground');
   const [cue, setCue] = useState('');
   const [topK, setTopK] = useState(10);
+  const [explain, setExplain] = useState(false);
   const [answer, setAnswer] = useState<RecallResponse>();
   const { busy, error, run } = useAction();
 
@@ -26,7 +28,14 @@ export function RecallPanel() {
     if (!client) return;
     setAnswer(undefined);
     await run(async () =>
-      setAnswer(await client.memory.recall({ namespace: namespace.trim(), query: cue, top_k: topK })),
+      setAnswer(
+        await client.memory.recall({
+          namespace: namespace.trim(),
+          query: cue,
+          top_k: topK,
+          ...(explain ? { explain: true } : {}),
+        }),
+      ),
     );
   };
 
@@ -56,6 +65,10 @@ export function RecallPanel() {
             value={topK}
             onChange={(e) => setTopK(Number(e.target.value))}
           />
+          <label>
+            <input type="checkbox" checked={explain} onChange={(e) => setExplain(e.target.checked)} /> Explain
+            (each result's terms, their weights and whether it holds each)
+          </label>
         </>
       }
     />
@@ -99,6 +112,8 @@ function RecallAnswer({
           ],
           ['Cue terms', answer.proximity.cue_terms.toLocaleString()],
           ['Ranking', `${answer.ranking.basis} (${answer.ranking.order.join(', ')})`],
+          // deterministic-lexical-v1 while the namespace is re-indexed after an upgrade.
+          ['Ranking index', answer.ranking.model_version],
           ['As of', <DateTime key="a" value={answer.ranking.as_of} empty="now" />],
           ['Request id', <code key="r">{answer.request_id}</code>],
         ]}
@@ -110,27 +125,36 @@ function RecallAnswer({
           showCaption
         >
           {answer.related.map((record) => (
-            <tr key={record.memory_id}>
-              <td className="number">
-                {record.score.toLocaleString(undefined, { maximumFractionDigits: 4 })}
-                <span className="hint"> ({record.matched_terms} terms)</span>
-              </td>
-              <th scope="row">{record.text}</th>
-              <td>
-                <DateTime value={record.occurred_at} />
-              </td>
-              <td>
-                <code>{record.event_id}</code>
-              </td>
-              <td>
-                <ConfirmButton
-                  label="Forget"
-                  name={`Forget ${record.event_id}`}
-                  question="Forget this memory for good?"
-                  onConfirm={() => forget(record.memory_id)}
-                />
-              </td>
-            </tr>
+            <Fragment key={record.memory_id}>
+              <tr>
+                <td className="number">
+                  {record.score.toLocaleString(undefined, { maximumFractionDigits: 4 })}
+                  <span className="hint"> ({record.matched_terms} terms)</span>
+                </td>
+                <th scope="row">{record.text}</th>
+                <td>
+                  <DateTime value={record.occurred_at} />
+                </td>
+                <td>
+                  <code>{record.event_id}</code>
+                </td>
+                <td>
+                  <ConfirmButton
+                    label="Forget"
+                    name={`Forget ${record.event_id}`}
+                    question="Forget this memory for good?"
+                    onConfirm={() => forget(record.memory_id)}
+                  />
+                </td>
+              </tr>
+              {record.explanation && (
+                <tr>
+                  <td colSpan={5}>
+                    <ExplanationTable eventId={record.event_id} explanation={record.explanation} />
+                  </td>
+                </tr>
+              )}
+            </Fragment>
           ))}
         </DataTable>
       ) : (
