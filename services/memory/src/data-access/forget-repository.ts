@@ -42,7 +42,7 @@ export async function deletePostings(
        AND occurred_at = ${record.occurred_at} AND memory_id = ${record.id}::uuid`;
   await tx.$executeRaw`
     INSERT INTO memory_scope_count (scope_key, shard, records)
-    VALUES (memory_scope_key_v2(${tenantId}, ${record.namespace}), (pg_backend_pid() % 8)::smallint, -1)
+    VALUES (memory_scope_key_v2(${tenantId}, ${record.namespace}), (pg_backend_pid() % 64)::smallint, -1)
     ON CONFLICT (scope_key, shard) DO UPDATE SET records = memory_scope_count.records - 1`;
   return removed;
 }

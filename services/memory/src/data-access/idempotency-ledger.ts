@@ -94,8 +94,10 @@ function claimAndRetainStatement(name: string, writes: string, postings: string,
       FROM rec r JOIN ${postings} AS p(memory_id, term) ON p.memory_id = r.id
   ), counted AS (
     INSERT INTO memory_scope_count (scope_key, shard, records)
-    SELECT memory_scope_key_v2(r.tenant_id, r.namespace), (pg_backend_pid() % 8)::smallint, count(*)
+    SELECT memory_scope_key_v2(r.tenant_id, r.namespace), (pg_backend_pid() % 64)::smallint, count(*)
       FROM rec r GROUP BY r.tenant_id, r.namespace
+     -- one lock order for every statement, so two batches of several namespaces never deadlock
+     ORDER BY 1
     ON CONFLICT (scope_key, shard) DO UPDATE SET records = memory_scope_count.records + excluded.records
   ), usage AS (
     INSERT INTO outbox_message (id, subject, payload)
