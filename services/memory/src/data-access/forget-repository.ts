@@ -26,8 +26,7 @@ export async function lockRecord(tx: Db, tenantId: string, id: string): Promise<
 /**
  * Its postings, by their full key: the stemmed terms (`terms`) and, for a namespace written before
  * recall matched on stems and not yet re-indexed, the old ones (`legacyTerms`), one index probe per
- * term whatever the namespace's size. The namespace's record count loses it in the same transaction.
- * Returns the postings removed.
+ * term whatever the namespace's size. Returns the postings removed.
  */
 export async function deletePostings(
   tx: Db,
@@ -40,11 +39,20 @@ export async function deletePostings(
      WHERE ((scope_key = memory_scope_key_v2(${tenantId}, ${record.namespace}) AND term = ANY(${terms.terms}::text[]))
          OR (scope_key = memory_scope_key(${tenantId}, ${record.namespace}) AND term = ANY(${terms.legacyTerms}::text[])))
        AND occurred_at = ${record.occurred_at} AND memory_id = ${record.id}::uuid`;
+  return removed;
+}
+
+/**
+ * One record fewer in its namespace's count, as the forgetting transaction's last statement, on a shard
+ * no write adds to (64 + the connection's): a write locks its own shard first and then what it
+ * supersedes, while a forget takes this row only once it holds everything else, so the two never wait
+ * on each other in a circle.
+ */
+export async function countForgotten(tx: Db, tenantId: string, namespace: string): Promise<void> {
   await tx.$executeRaw`
     INSERT INTO memory_scope_count (scope_key, shard, records)
-    VALUES (memory_scope_key_v2(${tenantId}, ${record.namespace}), (pg_backend_pid() % 64)::smallint, -1)
+    VALUES (memory_scope_key_v2(${tenantId}, ${namespace}), (64 + pg_backend_pid() % 64)::smallint, -1)
     ON CONFLICT (scope_key, shard) DO UPDATE SET records = memory_scope_count.records - 1`;
-  return removed;
 }
 
 /** The relations its own event recorded (its supersedes list); returns the targets they had found. */

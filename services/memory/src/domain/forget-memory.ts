@@ -12,6 +12,7 @@ import {
 } from '@tm/contracts';
 import { prismaRunner, retryOnConflict, timeOrderedId } from '@tm/kit';
 import {
+  countForgotten,
   deleteOwnRelations,
   deletePostings,
   deleteRecord,
@@ -94,6 +95,7 @@ export async function forgetMemory(
           } satisfies MemoryDeletedEvent,
           eventId,
         );
+        await countForgotten(tx, tenantId, record.namespace);
         return receipt(msg, memoryId, kept, msg.request_id, forgottenAt, 'Accepted');
       },
       { maxWait: 5_000, timeout: 10_000 },
