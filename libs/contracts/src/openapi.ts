@@ -78,7 +78,13 @@ const writeBatchOp: ZodOpenApiOperationObject = {
 
 const recallOp: ZodOpenApiOperationObject = {
   operationId: 'memoryRecall',
-  summary: 'Rank retained text by lexical overlap with a cue',
+  summary: 'Rank retained text by weighted lexical overlap with a cue',
+  description:
+    'Cue and text are stemmed (Snowball English); each distinct content term of the cue weighs its inverse ' +
+    'document frequency in the namespace, and a record’s score is the share of that weight it holds. The ' +
+    'cue’s function words do not score; they break ties between records of equal score, before recency. ' +
+    '`explain: true` returns each result’s terms, weights and matches (`explanation`). A namespace written ' +
+    'before a ranking upgrade ranks by its old index until re-indexed (`ranking.model_version`).',
   security: authed,
   requestParams: { header: z.object({ 'X-Request-Id': requestIdHeader }) },
   requestBody: { required: true, ...json(RecallRequest) },
