@@ -11,7 +11,7 @@ import { type StubDataset, type StubHub, startStubHub } from './support/stub-hub
 import { importJobsOf } from './support/template-db.js';
 
 // Whole imports of thousands of rows paged from the stub hub: a hang guard, not a speed check.
-vi.setConfig({ testTimeout: 90_000 });
+vi.setConfig({ testTimeout: 180_000 });
 
 let hub: StubHub;
 beforeAll(async () => {

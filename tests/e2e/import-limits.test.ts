@@ -16,7 +16,7 @@ import { useStack } from './support/stack.js';
 
 // Uploads of up to a million rows, parsed end to end: seconds alone, but they once passed 30 s when
 // CI runs three files at a time on 2 cores. The bound is a hang guard, not a speed check.
-vi.setConfig({ testTimeout: 90_000 });
+vi.setConfig({ testTimeout: 180_000 });
 const UNZIPPED_LIMIT = 8 * 1024 * 1024;
 const t = useStack({
   // Silence over 300 ms is a stall: reading a 20,000-row file after it arrived takes longer than

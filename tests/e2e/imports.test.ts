@@ -9,7 +9,7 @@ import { importJobsOf } from './support/template-db.js';
 
 // Whole imports of thousands of rows, end to end: 12 s alone, but past 30 s when CI runs three
 // files at a time on 2 cores. The bound is a hang guard, not a speed check.
-vi.setConfig({ testTimeout: 90_000 });
+vi.setConfig({ testTimeout: 180_000 });
 const MAX_BYTES = 1024 * 1024;
 const t = useStack({
   // An upload silent for 1.5 s is refused; supertest sends its files at once, so only the stalled one is.

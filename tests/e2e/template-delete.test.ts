@@ -15,7 +15,7 @@ import { bugTemplate, templateSteps, uniqueName } from './support/templates.js';
  * A namespace deletion's template part ([P14]): batches of 5 rows, each committed, and no wait in the
  * template service, so a DELETE answers a retryable 503 while the deletion goes on without it.
  */
-vi.setConfig({ testTimeout: 120_000 });
+vi.setConfig({ testTimeout: 180_000 });
 const t = useStack({
   templateEnv: {
     TEMPLATE_DELETE_BATCH_SIZE: '5',
