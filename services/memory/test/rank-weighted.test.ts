@@ -155,8 +155,9 @@ const listed = (rows: WeightedRow[]) => rows.map((r) => `${r.event_id}:${r.score
 
 const WAYS: Array<[string, RankOptions]> = [
   ['scoring every record', { scoreAllBelow: 1_000_000 }],
-  ['classes, newest first', { scoreAllBelow: 0, classWalkAbove: 0, firstChunk: 3 }],
-  ['classes, read in long chunks', { scoreAllBelow: 0, classWalkAbove: 0, firstChunk: 500 }],
+  ['classes, two lists merged, newest first', { scoreAllBelow: 0, classWalk: { firstChunk: 3 } }],
+  ['classes, read in long chunks', { scoreAllBelow: 0, classWalk: { firstChunk: 500 } }],
+  ['classes, one list at a time', { scoreAllBelow: 0, classWalk: { firstChunk: 3, mergePairs: false } }],
   ['the full-match walk, then MaxScore', { scoreAllBelow: 0, classesUpTo: 0 }],
   [
     'MaxScore after a full-match walk of a few postings',

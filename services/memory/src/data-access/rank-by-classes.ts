@@ -35,6 +35,25 @@ const NEXT_POSTINGS = prepared(
     LIMIT $9`,
 );
 
+/**
+ * The next records holding both of two cue terms, newest first after the cursor, with the same masks:
+ * the two lists merged in event order (memory_pair_walk, services/memory/sql/memory_pair_walk.sql), only
+ * the records in both probed.
+ */
+const NEXT_PAIR = prepared(
+  'rank_class_pair_walk',
+  `SELECT w.memory_id::text AS id, w.occurred_at, w.mask, w.tie_mask
+     FROM memory_pair_walk(memory_scope_key_v2($1, $2), $3::text[], $4::text[], $5::text[], $6::timestamptz,
+                           $7::uuid[], $8::timestamptz, $9::uuid, $10::int) AS w`,
+);
+
+/**
+ * A probe by primary key costs about as much as reading this many postings of a merged list (measured
+ * at 1M for the count-based walks): a class reads two lists merged unless the second is so much longer
+ * than the first that reading it costs more than probing every term for each posting of the first.
+ */
+const PROBE_COST = 4;
+
 /** A record the class walk ranks: its score (millionths), cue terms and function words held. */
 export interface ClassRanked {
   id: string;
@@ -43,6 +62,20 @@ export interface ClassRanked {
   mask: number;
   tieMask: number;
   tie: number;
+}
+
+export interface ClassWalkOptions {
+  /** The first read of a list or pair, in postings; each further read doubles, up to MAX_CHUNK. */
+  firstChunk?: number;
+  /** Read a class's two shortest lists merged where that saves probes (classWalk); off, one list. */
+  mergePairs?: boolean;
+}
+
+interface Posting {
+  id: string;
+  occurred_at: Date;
+  mask: number;
+  tie_mask: number;
 }
 
 interface Cursor {
@@ -61,13 +94,15 @@ const START: Omit<Cursor, 'chunk'> = {
 /**
  * Exact top-k of the weighted ranking where lists are long, newest first wherever it can be. A record's
  * score is fixed by the set of cue terms it holds (its class), so classes are taken in descending score,
- * those of equal score together as one level. A class's records all lie in its shortest list, which is
- * read newest first from where it was left, each record's class and function words probed; a class is
- * settled once its list is read to the end, or once the k still wanted of its records holding every
+ * those of equal score together as one level. A class's records all lie in its shortest list, and in
+ * its next shortest too: the two are read merged (or the shortest alone, see classWalk) newest first
+ * from where they were left, and each record found has its class and function words probed. A class is
+ * settled once its read reaches the end, or once the k still wanted of its records holding every
  * function word (the most a record of that class can have) are found strictly newer than where the read
  * stopped: nothing older can come before them. A level's best k go to the answer, and the next level
- * starts, until k are found. A cue whose best records hold every term reads a few hundred postings of
- * one list; reads are shared, so a list read for one class serves the next.
+ * starts, until k are found. A cue whose best records hold every term reads the newest few hundred
+ * records its two rarest lists share; reads are shared, so lists read for one class serve the next
+ * class read from the same lists.
  */
 export async function rankByClasses(
   run: SqlRunner,
@@ -82,28 +117,51 @@ export async function rankByClasses(
     weights: number[];
     hidden: string[];
   },
-  firstChunk = FIRST_CHUNK,
+  { firstChunk = FIRST_CHUNK, mergePairs = true }: ClassWalkOptions = {},
 ): Promise<ClassRanked[]> {
   const n = q.terms.length;
   const fullTie = q.tieTerms.length;
-  const cursors = q.terms.map((): Cursor => ({ ...START, chunk: firstChunk }));
+  const probes = n - 1 + q.tieTerms.length;
+  const cursors = new Map<string, Cursor>();
+  const cursorOf = (walk: number[]) => {
+    const key = walk.join(',');
+    const cursor = cursors.get(key) ?? { ...START, chunk: firstChunk };
+    cursors.set(key, cursor);
+    return cursor;
+  };
+  const walkOf = (mask: number) => classWalk(mask, q.lengths, mergePairs ? probes : 0);
   const seen = new Map<string, ClassRanked>();
   const byClass = new Map<number, ClassRanked[]>();
 
-  const read = async (i: number) => {
-    const cursor = cursors[i] as Cursor;
-    const rows = await run<{ id: string; occurred_at: Date; mask: number; tie_mask: number }>(NEXT_POSTINGS, [
-      q.tenantId,
-      q.hidden,
-      q.terms[i],
-      q.asOf,
-      q.terms,
-      q.tieTerms,
-      cursor.at,
-      cursor.id,
-      cursor.chunk,
-      q.namespace,
-    ]);
+  const read = async (walk: number[]) => {
+    const cursor = cursorOf(walk);
+    const [first, second] = walk as [number, number | undefined];
+    const rows =
+      second === undefined
+        ? await run<Posting>(NEXT_POSTINGS, [
+            q.tenantId,
+            q.hidden,
+            q.terms[first],
+            q.asOf,
+            q.terms,
+            q.tieTerms,
+            cursor.at,
+            cursor.id,
+            cursor.chunk,
+            q.namespace,
+          ])
+        : await run<Posting>(NEXT_PAIR, [
+            q.tenantId,
+            q.namespace,
+            [q.terms[first], q.terms[second]],
+            q.terms,
+            q.tieTerms,
+            q.asOf,
+            q.hidden,
+            cursor.at,
+            cursor.id,
+            cursor.chunk,
+          ]);
     for (const row of rows) {
       if (seen.has(row.id)) continue;
       const ranked: ClassRanked = {
@@ -133,8 +191,8 @@ export async function rankByClasses(
   for (const level of levels(q.weights, n)) {
     const wanted = q.limit - answer.length;
     for (const mask of level) {
-      const list = shortestIn(mask, q.lengths);
-      const cursor = cursors[list] as Cursor;
+      const walk = walkOf(mask);
+      const cursor = cursorOf(walk);
       for (;;) {
         if (cursor.done) break;
         const full = (byClass.get(mask) ?? [])
@@ -142,12 +200,12 @@ export async function rankByClasses(
           .sort(newestFirst);
         const kth = full[wanted - 1];
         if (kth && kth.at > cursor.at) break;
-        await read(list);
+        await read(walk);
       }
     }
     const members = level
       .flatMap((mask) => {
-        const cursor = cursors[shortestIn(mask, q.lengths)] as Cursor;
+        const cursor = cursorOf(walkOf(mask));
         return (byClass.get(mask) ?? []).filter((r) => reached(r, cursor));
       })
       .sort((a, b) => b.tie - a.tie || newestFirst(a, b));
@@ -174,14 +232,20 @@ function levels(weights: number[], n: number): number[][] {
   return out;
 }
 
-/** The shortest list among the class's terms: every record of the class is in it. */
-function shortestIn(mask: number, lengths: number[]): number {
-  let best = -1;
-  for (let i = 0; i < lengths.length; i++) {
-    if ((mask & (1 << i)) === 0) continue;
-    if (best < 0 || (lengths[i] ?? 0) < (lengths[best] ?? 0)) best = i;
-  }
-  return best;
+/**
+ * The lists a class is read from: its shortest (every record of the class is in it), and with it the
+ * next shortest, merged, unless that one is longer than the probes it saves (`probes` per posting of
+ * the first: none, and it is read alone).
+ */
+export function classWalk(mask: number, lengths: number[], probes: number): number[] {
+  const members = lengths
+    .map((length, i) => ({ length, i }))
+    .filter(({ i }) => (mask & (1 << i)) !== 0)
+    .sort((a, b) => a.length - b.length || a.i - b.i);
+  const [first, second] = members;
+  if (!first) return [];
+  if (!second || second.length > first.length * PROBE_COST * probes) return [first.i];
+  return [first.i, second.i];
 }
 
 function scoreOf(mask: number, weights: number[]): number {

@@ -1,28 +1,28 @@
 import type { OutboxEntry } from '@tm/bus';
 import { prepared, type SqlRunner } from '@tm/kit';
-import { type ClassRanked, MAX_CLASS_TERMS, MAX_CLASS_TIE_TERMS, rankByClasses } from './rank-by-classes.js';
+import {
+  type ClassRanked,
+  type ClassWalkOptions,
+  MAX_CLASS_TERMS,
+  MAX_CLASS_TIE_TERMS,
+  rankByClasses,
+} from './rank-by-classes.js';
 
 /** Below this many postings in all, the cue's lists are scored outright: pruning would cost more. */
 const SCORE_ALL_BELOW = 5_000;
 /** How many of the heaviest list's newest postings memory_rank's full-match walk probes. */
 const FULL_MATCH_WALK = 2_000;
 /**
- * Cues whose every list is at least this long rank by classes (rank-by-classes.ts); a cue with a
- * shorter list by memory_rank's MaxScore, which walks that list whole and probes the rest. Measured
- * at 1M records on the loaded 2-core machine (p50, one client): cues of three common words 129 ms by
- * classes against 317 by MaxScore; natural questions, most of which hold a rarer word, 374 against 113.
- */
-const CLASS_WALK_ABOVE = 5_000;
-
-/**
  * The first statement of a recall on the stemmed index (deterministic-lexical-v2), and for most
  * recalls the only one: whether the namespace still ranks by its old index (it is being re-indexed:
  * nothing ranked, the caller goes there), whether it is being deleted (nothing ranked), the records
- * recall hides, the cue's statistics (memory_rank_stats), and, unless every list is long and the cue
- * has no more terms than ranking by classes takes, the ranking itself (memory_rank, in
- * services/memory/sql/memory_rank.sql), the winners' records in recall's order and the recall's usage
- * row, written with the ranking so that only a recall that ranked is billed. One row even when nothing
- * matched. Otherwise it hands back the statistics and hidden records, and rankByClasses ranks.
+ * recall hides, the cue's statistics (memory_rank_stats), and, where the cue's lists are short (all
+ * scored) or its terms more than ranking by classes takes (MaxScore), the ranking itself (memory_rank,
+ * in services/memory/sql/memory_rank.sql), the winners' records in recall's order and the recall's
+ * usage row, written with the ranking so that only a recall that ranked is billed. One row even when
+ * nothing matched. Otherwise it hands back the statistics and hidden records, and rankByClasses ranks:
+ * with its merged reads it beat MaxScore at 1M (natural questions p95 86-110 ms against 107-144, one
+ * client, the 2-core machine half loaded), where reading one list at a time had lost to it.
  */
 const RANK_WEIGHTED = prepared(
   'rank_weighted',
@@ -40,8 +40,7 @@ const RANK_WEIGHTED = prepared(
    ), here AS MATERIALIZED (
      SELECT s.deleting OR NOT EXISTS (SELECT 1 FROM stats) OR cardinality($3::text[]) > $9
             OR cardinality($4::text[]) > ${MAX_CLASS_TIE_TERMS}
-            OR (SELECT sum(x) FROM stats, unnest(stats.lengths) AS x) < $7
-            OR (SELECT min(x) FROM stats, unnest(stats.lengths) AS x) < $13 AS yes
+            OR (SELECT sum(x) FROM stats, unnest(stats.lengths) AS x) < $7 AS yes
        FROM survey s
    ), ranked AS MATERIALIZED (
      SELECT k.* FROM survey s, stats st
@@ -131,10 +130,8 @@ export interface RankOptions {
   fullMatchWalk?: number;
   /** Cues of up to this many terms rank by classes; longer ones by memory_rank's MaxScore. */
   classesUpTo?: number;
-  /** Cues whose shortest list is at least this long rank by classes. */
-  classWalkAbove?: number;
-  /** The class walk's first read of a list, in postings (tests shrink it). */
-  firstChunk?: number;
+  /** How the class walk reads (tests shrink its first read and turn its merged reads off). */
+  classWalk?: ClassWalkOptions;
 }
 
 /**
@@ -168,7 +165,6 @@ export async function rankWeighted(
     recordWith?.id ?? null,
     recordWith?.subject ?? null,
     recordWith ? JSON.stringify(recordWith.payload) : null,
-    options.classWalkAbove ?? CLASS_WALK_ABOVE,
   ]);
   const [first] = rows;
   if (!first || first.legacy) return { legacy: true };
@@ -191,7 +187,7 @@ export async function rankWeighted(
   const winners = await rankByClasses(
     run,
     { ...q, lengths: (first.lengths ?? []).map(Number), weights, hidden: first.hidden ?? [] },
-    options.firstChunk,
+    options.classWalk,
   );
   return { legacy: false, weights, rows: await fetchRecords(run, q, winners, recordWith) };
 }
