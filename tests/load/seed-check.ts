@@ -32,7 +32,7 @@ export async function checkSeededNamespace(
   await client.connect();
   try {
     const tenantId = await tenantOf(client, target.namespace);
-    await checkPostings(client, tenantId, target.namespace, sample.records);
+    await checkPostings(client, tenantId, target.namespace, sample.records, tokenize(corpus.words.join(' ')));
     for (let i = 0; i < sample.cues; i++) {
       const cue = corpus.cue();
       const expected = await scoreEveryRecord(client, tenantId, target.namespace, cue);
@@ -59,15 +59,24 @@ async function tenantOf(client: pg.Client, namespace: string): Promise<string> {
   return (rows[0] as { tenant_id: string }).tenant_id;
 }
 
-/** Every sampled record has a posting for each of its text's terms, and no other posting. */
-async function checkPostings(client: pg.Client, tenantId: string, namespace: string, records: number) {
+/**
+ * Every sampled record has a posting for each of its text's terms, and no other posting of a term the
+ * corpus could give (`vocabulary`): looked up by key, as a record's postings are not indexed together.
+ */
+async function checkPostings(
+  client: pg.Client,
+  tenantId: string,
+  namespace: string,
+  records: number,
+  vocabulary: string[],
+) {
   const { rows } = await client.query<{ id: string; text: string; postings: string[] }>(
     `SELECT r.id, r.text,
             ARRAY(SELECT t.term FROM memory_term t
-                   WHERE t.scope_key = memory_scope_key_v2(r.tenant_id, r.namespace)
+                   WHERE t.scope_key = memory_scope_key_v2(r.tenant_id, r.namespace) AND t.term = ANY ($4::text[])
                      AND t.occurred_at = r.occurred_at AND t.memory_id = r.id) AS postings
        FROM (SELECT * FROM memory_record WHERE tenant_id = $1 AND namespace = $2 ORDER BY random() LIMIT $3) r`,
-    [tenantId, namespace, records],
+    [tenantId, namespace, records, vocabulary],
   );
   for (const row of rows) {
     const want = tokenize(row.text).sort().join(' ');
@@ -92,7 +101,7 @@ async function scoreEveryRecord(client: pg.Client, tenantId: string, namespace: 
       ORDER BY s.score DESC,
                (SELECT count(*) FROM memory_term t
                  WHERE t.scope_key = memory_scope_key_v2($1, $2) AND t.term = ANY($4::text[])
-                   AND t.memory_id = r.id) DESC,
+                   AND t.occurred_at = r.occurred_at AND t.memory_id = r.id) DESC,
                r.occurred_at DESC, r.event_id ASC
       LIMIT $5`,
     [tenantId, namespace, content.map((t) => t.term), tieWords.map((t) => t.term), TOP_K],

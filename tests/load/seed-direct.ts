@@ -86,11 +86,21 @@ async function anchorWrite(
 ): Promise<Scope> {
   const request = writeRequests(target.apiKey, target.namespace, corpus, `${target.keyPrefix}-anchor`);
   const { body, headers } = request.next();
-  const res = await fetch(`${target.baseUrl}${request.path}`, {
-    method: 'POST',
-    headers: { ...request.headers, ...headers, 'content-type': 'application/json' },
-    body,
-  });
+  const send = () =>
+    fetch(`${target.baseUrl}${request.path}`, {
+      method: 'POST',
+      headers: { ...request.headers, ...headers, 'content-type': 'application/json' },
+      body,
+    });
+  let res = await send();
+  // The batch scenarios before it may have spent the tenant's rate: the same write again once allowed.
+  for (let attempt = 1; res.status === 429 && attempt <= 10; attempt++) {
+    const retryAfter = Number(res.headers.get('retry-after'));
+    await new Promise((r) =>
+      setTimeout(r, Number.isFinite(retryAfter) && retryAfter > 0 ? retryAfter * 1_000 : 1_000),
+    );
+    res = await send();
+  }
   if (!res.ok) throw new Error(`The anchor write was refused: ${res.status} ${await res.text()}`);
   const eventId = (JSON.parse(body) as { event: { event_id: string } }).event.event_id;
   const { rows } = await pool.query<{ tenant_id: string; user_id: string }>(
