@@ -21,6 +21,7 @@ import {
   schemaVersion,
 } from './data-access/prisma-client.js';
 import { startDeletionWorker } from './domain/deletion-worker.js';
+import { startReindexWorker } from './domain/reindex-worker.js';
 import { serveMemoryEndpoints } from './entry-points/nats/memory-endpoints.js';
 
 export interface MemoryService {
@@ -57,6 +58,12 @@ export async function startMemoryService(
     pool: getPool,
     sizes: { records: config.MEMORY_DELETE_BATCH_SIZE, postings: config.MEMORY_DELETE_BATCH_SIZE * 25 },
     intervalMs: config.MEMORY_DELETE_INTERVAL_MS,
+    logger,
+  });
+  const reindex = startReindexWorker({
+    pool: getPool,
+    sizes: { records: config.REINDEX_BATCH_SIZE, postings: config.REINDEX_BATCH_SIZE * 25 },
+    pollMs: config.REINDEX_POLL_MS,
     logger,
   });
   const service = createService(
@@ -101,7 +108,7 @@ export async function startMemoryService(
     stop: async () => {
       await service.stop(config.DRAIN_TIMEOUT_MS);
       // The batch in flight commits; the next start (here or on another instance) goes on from it.
-      await Promise.all([relay.stop(), pruning.stop(), deletions.stop()]);
+      await Promise.all([relay.stop(), pruning.stop(), deletions.stop(), reindex.stop()]);
       await nc.drain();
       await closePrisma();
     },
