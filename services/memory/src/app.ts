@@ -71,7 +71,11 @@ export async function startMemoryService(
     {
       name: 'memory',
       version,
-      health: () => checkServiceHealth({ database: pingDatabase, schemaVersion }),
+      health: async () => {
+        const report = await checkServiceHealth({ database: pingDatabase, schemaVersion });
+        const progress = reindex.progress();
+        return progress ? { ...report, reindex: progress } : report;
+      },
       mapError: storageOutage('Memory storage'),
     },
     logger,
