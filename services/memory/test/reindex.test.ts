@@ -356,6 +356,86 @@ describe('re-index of a namespace written before recall matched on stems', () =>
     expect(await postings(tenantId, 'old', 'v1')).toEqual([]);
   });
 
+  it('when a write that saw the namespace indexing is still in flight as it moves to cleaning, then neither waits for the other, and the last cleaning batch waits for the write and removes its old postings', async () => {
+    const tenantId = `reindex-${randomUUID()}`;
+    await seedLegacy(tenantId, 'old', corpus(3));
+    await runReindexBatch(pool, SMALL, tokenize);
+    expect(await reindexRow(tenantId, 'old')).toMatchObject({ status: 'indexing', records_done: 3 });
+    // A write in flight, as the write statement holds it: the row KEY SHARE locked, an old posting in.
+    const write = await pool.connect();
+    try {
+      await write.query('BEGIN');
+      const locked = await write.query(
+        `SELECT 1 FROM memory_reindex WHERE tenant_id = $1 AND namespace = $2
+            AND status IN ('pending', 'indexing') FOR KEY SHARE`,
+        [tenantId, 'old'],
+      );
+      expect(locked.rowCount).toBe(1);
+      await write.query(
+        `INSERT INTO memory_term (scope_key, term, occurred_at, memory_id)
+         VALUES (memory_scope_key($1, $2), 'late', now(), $3)`,
+        [tenantId, 'old', randomUUID()],
+      );
+
+      // The batch that finds no record left moves on without waiting for the write.
+      expect(await runReindexBatch(pool, SMALL, tokenize)).toMatchObject({
+        from: 'indexing',
+        status: 'cleaning',
+      });
+      // The cleaning batch reaches the end of the old postings it can see, then waits for the write.
+      let finished = false;
+      const last = runReindexBatch(pool, SMALL, tokenize).finally(() => {
+        finished = true;
+      });
+      await new Promise((resolve) => setTimeout(resolve, 500));
+      expect(finished).toBe(false);
+      await write.query('COMMIT');
+
+      expect(await last).toMatchObject({ from: 'cleaning', status: 'completed' });
+      expect(await postings(tenantId, 'old', 'v1')).toEqual([]);
+    } finally {
+      await write.query('ROLLBACK').catch(() => undefined);
+      write.release();
+    }
+  });
+
+  it('when a batch holds the namespace, then a write to it does not wait and still posts both indexes', async () => {
+    const tenantId = `reindex-${randomUUID()}`;
+    await seedLegacy(tenantId, 'old', corpus(20));
+    await runReindexBatch(pool, SMALL, tokenize);
+    const batch = await pool.connect();
+    try {
+      await batch.query('BEGIN');
+      await batch.query(
+        'SELECT 1 FROM memory_reindex WHERE tenant_id = $1 AND namespace = $2 FOR NO KEY UPDATE',
+        [tenantId, 'old'],
+      );
+      await batch.query(
+        `UPDATE memory_reindex SET records_done = records_done + 7, updated_at = now()
+          WHERE tenant_id = $1 AND namespace = $2`,
+        [tenantId, 'old'],
+      );
+
+      const started = Date.now();
+      const written = await writeMemory(writeMessage(tenantId, 'old', 'zebra during a batch'), deps);
+      const waited = Date.now() - started;
+
+      expect(written).toMatchObject({ state: 'retained' });
+      // Far under the pool's 3 s lock_timeout, which a conflicting lock would have run into.
+      expect(waited).toBeLessThan(2_000);
+      expect((await postings(tenantId, 'old', 'v1')).some((p) => p.startsWith(`${written.memory_id} `))).toBe(
+        true,
+      );
+      expect((await postings(tenantId, 'old', 'v2')).some((p) => p.startsWith(`${written.memory_id} `))).toBe(
+        true,
+      );
+    } finally {
+      await batch.query('ROLLBACK');
+      batch.release();
+    }
+    await runAll();
+  });
+
   it('when memories are forgotten while it is indexing, before, at and after the cursor, then none of their postings is left in either index', async () => {
     const tenantId = `reindex-${randomUUID()}`;
     const records = corpus(40);

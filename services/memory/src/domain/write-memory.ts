@@ -107,6 +107,7 @@ async function retainOnce(
       occurredAt,
       text: body.event.content.text,
       terms: tokenize(body.event.content.text),
+      // Posted only if the namespace still ranks by its old index (decided in the statement); 3 µs.
       legacyTerms: tokenizeV1(body.event.content.text),
       source: body.event.source ?? null,
       requestId,
