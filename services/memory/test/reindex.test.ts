@@ -14,13 +14,14 @@ import {
   dropDatabase,
   templateDatabase,
 } from '../../../tests/e2e/support/private-databases.js';
+import { runDeletionBatch, startDeletion } from '../src/data-access/namespace-deletion.js';
 import {
   type ReindexBatch,
   type ReindexSizes,
   reindexProgress,
   runReindexBatch,
 } from '../src/data-access/namespace-reindex.js';
-import { closePrisma, getPool, initPrisma } from '../src/data-access/prisma-client.js';
+import { closePrisma, getPool, getSql, initPrisma } from '../src/data-access/prisma-client.js';
 import { MEMORY_SESSION_SETTINGS } from '../src/data-access/session-settings.js';
 import { forgetMemory } from '../src/domain/forget-memory.js';
 import { recallMemory } from '../src/domain/recall-memory.js';
@@ -455,6 +456,20 @@ describe('re-index of a namespace written before recall matched on stems', () =>
     expect(left.filter((p) => gone.has(p.split(' ')[0]))).toEqual([]);
     expect(await postings(tenantId, 'old', 'v2')).toEqual(await expectedV2(tenantId, 'old'));
     expect(await reindexRow(tenantId, 'old')).toMatchObject({ status: 'completed' });
+  });
+
+  it('when the namespace is being deleted, then the worker leaves it to the deletion, which removes its re-index with it', async () => {
+    const tenantId = `reindex-${randomUUID()}`;
+    await seedLegacy(tenantId, 'doomed', corpus(12));
+    await runReindexBatch(pool, SMALL, tokenize);
+    await startDeletion(getSql(), { id: randomUUID(), tenantId, namespace: 'doomed', requestId: 'r' });
+
+    expect(await runReindexBatch(pool, SMALL, tokenize)).toBeUndefined();
+    while (await runDeletionBatch(pool, { records: 5, postings: 40 })) {}
+
+    expect(await reindexRow(tenantId, 'doomed')).toBeUndefined();
+    expect(await postings(tenantId, 'doomed', 'v1')).toEqual([]);
+    expect(await postings(tenantId, 'doomed', 'v2')).toEqual([]);
   });
 
   it('when two workers on two connections run at once, then no batch is run twice and each namespace is indexed once', async () => {
