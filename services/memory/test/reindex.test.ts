@@ -472,6 +472,27 @@ describe('re-index of a namespace written before recall matched on stems', () =>
     expect(await postings(tenantId, 'doomed', 'v2')).toEqual([]);
   });
 
+  it('when a namespace’s batch fails, then it rolls back alone and the next batch takes another namespace', async () => {
+    const tenantId = `reindex-${randomUUID()}`;
+    const poisoned = corpus(5);
+    (poisoned[2] as Seeded).text = 'poison pill';
+    await seedLegacy(tenantId, 'poisoned', poisoned);
+    await seedLegacy(tenantId, 'healthy', corpus(5));
+    const terms = (text: string) => {
+      if (text === 'poison pill') throw new Error('cannot tokenize');
+      return tokenize(text);
+    };
+
+    await expect(runReindexBatch(pool, SMALL, terms)).rejects.toThrow('cannot tokenize');
+    expect(await reindexRow(tenantId, 'poisoned')).toMatchObject({ status: 'pending', records_done: 0 });
+    expect(await runReindexBatch(pool, SMALL, terms)).toMatchObject({ namespace: 'healthy', records: 5 });
+    expect((await postings(tenantId, 'poisoned', 'v2')).length).toBe(0);
+
+    // Mended (here: the real tokenizer), it goes on from where it was.
+    await runAll();
+    expect(await reindexRow(tenantId, 'poisoned')).toMatchObject({ status: 'completed', records_done: 5 });
+  });
+
   it('when two workers on two connections run at once, then no batch is run twice and each namespace is indexed once', async () => {
     const tenantId = `reindex-${randomUUID()}`;
     const namespaces = ['a', 'b', 'c'];

@@ -86,10 +86,21 @@ export async function runReindexBatch(
       await client.query('COMMIT');
       return undefined;
     }
-    const batch =
-      claimed.status === 'cleaning'
-        ? await clean(client, claimed, sizes)
-        : await index(client, claimed, sizes, terms);
+    let batch: Omit<ReindexBatch, 'from'>;
+    try {
+      batch =
+        claimed.status === 'cleaning'
+          ? await clean(client, claimed, sizes)
+          : await index(client, claimed, sizes, terms);
+    } catch (err) {
+      // A namespace whose batch fails goes to the back of the queue, so it cannot hold up the others.
+      await client.query('ROLLBACK');
+      await client.query(
+        'UPDATE memory_reindex SET updated_at = now() WHERE tenant_id = $1 AND namespace = $2',
+        [claimed.tenant_id, claimed.namespace],
+      );
+      throw err;
+    }
     await client.query('COMMIT');
     return { ...batch, from: claimed.status };
   } catch (err) {
