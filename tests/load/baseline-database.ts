@@ -48,7 +48,7 @@ async function createDatabase(database: string): Promise<string> {
   return serverUrl(database);
 }
 
-async function dropDatabase(database: string): Promise<void> {
+export async function dropDatabase(database: string): Promise<void> {
   await onMaintenanceDb((c) => c.query(`DROP DATABASE IF EXISTS ${database} WITH (FORCE)`));
 }
 
@@ -56,8 +56,11 @@ async function dropDatabase(database: string): Promise<void> {
 export const createBaselineDatabase = () => createDatabase(BASELINE_DATABASE);
 
 /** The same-work server's database, with the memory service's migrations applied in order. */
-export async function createSameWorkDatabase(): Promise<string> {
-  const url = await createDatabase(SAME_WORK_DATABASE);
+export const createSameWorkDatabase = () => createMemoryDatabase(SAME_WORK_DATABASE);
+
+/** A fresh throwaway database with the memory service's migrations applied in order. */
+export async function createMemoryDatabase(database: string): Promise<string> {
+  const url = await createDatabase(database);
   const client = new pg.Client({ connectionString: url });
   await client.connect();
   try {

@@ -29,6 +29,7 @@ import { createWriteBatcher } from '../../services/memory/src/data-access/write-
 import { cueTerms } from '../../services/memory/src/domain/cue-terms.js';
 import { fingerprintWrite } from '../../services/memory/src/domain/fingerprint.js';
 import { tokenize } from '../../services/memory/src/domain/tokenize.js';
+import { tokenizeV1 } from '../../services/memory/src/domain/tokenize-v1.js';
 
 const required = (name: string) => {
   const value = process.env[name];
@@ -72,6 +73,7 @@ app.post('/api/v1/memory/write', async (req, res) => {
       occurredAt: new Date(body.event?.occurred_at ?? Date.now()),
       text,
       terms: tokenize(text),
+      legacyTerms: tokenizeV1(text),
       source: null,
       requestId,
     },

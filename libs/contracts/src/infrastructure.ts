@@ -1,7 +1,7 @@
 import { z } from 'zod';
 import { ErrorDetails } from './envelope.js';
 import { CONTRACT_VERSION } from './runtime.js';
-import { DependencyHealth } from './service-health.js';
+import { DependencyHealth, ReindexProgress } from './service-health.js';
 import { Anomaly } from './telemetry.js';
 
 export const CapabilityStatus = z.enum([
@@ -54,6 +54,10 @@ export const ServiceHealth = z
     dependencies: z.record(z.string(), DependencyHealth).optional().meta({
       description:
         'What it reported of its own dependencies (`database`, `nats`, its JetStream consumers by name); absent when it did not answer',
+    }),
+    reindex: ReindexProgress.optional().meta({
+      description:
+        'The memory service: namespaces written before recall matched on stems, re-indexed in the background; absent when none needed it',
     }),
   })
   .meta({ id: 'ServiceHealth' });

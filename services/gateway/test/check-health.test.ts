@@ -1,3 +1,4 @@
+import { HealthResponse } from '@tm/contracts';
 import { describe, expect, it } from 'vitest';
 import { checkHealth, type HealthProbe } from '../src/domain/operations/check-health.js';
 
@@ -77,5 +78,27 @@ describe('checkHealth', () => {
       available: true,
       services: { memory: { available: true, required: true } },
     });
+  });
+
+  it('when the memory service reports its re-index, then health carries it on the memory entry and nowhere else', async () => {
+    const reindex = {
+      namespaces_pending: 2,
+      namespaces_indexing: 1,
+      namespaces_cleaning: 0,
+      namespaces_completed: 4,
+      namespaces_total: 7,
+      records_done: 1_250,
+      records_total: 3_000,
+    };
+    const memory: HealthProbe = {
+      required: true,
+      check: async () => ({ available: true, dependencies: { database }, reindex }),
+    };
+
+    const health = await checkHealth({ memory, billing: answers(false) }, deployment);
+
+    expect(health).toMatchObject({ status: 'ok', services: { memory: { available: true, reindex } } });
+    expect(health.services.billing).not.toHaveProperty('reindex');
+    expect(HealthResponse.parse(health).services.memory?.reindex).toEqual(reindex);
   });
 });

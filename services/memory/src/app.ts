@@ -21,6 +21,7 @@ import {
   schemaVersion,
 } from './data-access/prisma-client.js';
 import { startDeletionWorker } from './domain/deletion-worker.js';
+import { startReindexWorker } from './domain/reindex-worker.js';
 import { serveMemoryEndpoints } from './entry-points/nats/memory-endpoints.js';
 
 export interface MemoryService {
@@ -59,12 +60,22 @@ export async function startMemoryService(
     intervalMs: config.MEMORY_DELETE_INTERVAL_MS,
     logger,
   });
+  const reindex = startReindexWorker({
+    pool: getPool,
+    sizes: { records: config.REINDEX_BATCH_SIZE, postings: config.REINDEX_BATCH_SIZE * 25 },
+    pollMs: config.REINDEX_POLL_MS,
+    logger,
+  });
   const service = createService(
     nc,
     {
       name: 'memory',
       version,
-      health: () => checkServiceHealth({ database: pingDatabase, schemaVersion }),
+      health: async () => {
+        const report = await checkServiceHealth({ database: pingDatabase, schemaVersion });
+        const progress = reindex.progress();
+        return progress ? { ...report, reindex: progress } : report;
+      },
       mapError: storageOutage('Memory storage'),
     },
     logger,
@@ -101,7 +112,7 @@ export async function startMemoryService(
     stop: async () => {
       await service.stop(config.DRAIN_TIMEOUT_MS);
       // The batch in flight commits; the next start (here or on another instance) goes on from it.
-      await Promise.all([relay.stop(), pruning.stop(), deletions.stop()]);
+      await Promise.all([relay.stop(), pruning.stop(), deletions.stop(), reindex.stop()]);
       await nc.drain();
       await closePrisma();
     },

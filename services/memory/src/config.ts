@@ -48,6 +48,14 @@ export const MemoryConfigSchema = z.object({
   MEMORY_DELETE_INTERVAL_MS: z.coerce.number().int().min(50).max(600_000).default(1_000),
   /** Completed deletions (their receipts) are kept this long for the status route, then pruned. */
   MEMORY_DELETE_RECEIPT_RETENTION_HOURS: env.positiveInt(24 * 7),
+  /**
+   * Re-index of namespaces written before recall matched on stems (docs/operations.md, "Re-index"):
+   * records indexed per committed batch (old postings removed per batch: 25 times as many). Each
+   * batch holds its records' KEY SHARE locks, and a forget of one of them waits, until it commits.
+   */
+  REINDEX_BATCH_SIZE: z.coerce.number().int().min(1).max(50_000).default(500),
+  /** How often the re-index worker looks for namespaces with work left while it has none. */
+  REINDEX_POLL_MS: z.coerce.number().int().min(50).max(600_000).default(5_000),
 });
 export type MemoryConfig = z.output<typeof MemoryConfigSchema>;
 

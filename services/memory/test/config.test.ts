@@ -14,4 +14,21 @@ describe('memory configuration', () => {
     });
     expect(loadMemoryConfig({})).toMatchObject({ MEMORY_DELETE_WAIT_MS: 2_000 });
   });
+
+  it('when the re-index settings are unset, then batches of 500 records and a 5 s poll', () => {
+    expect(loadMemoryConfig({})).toMatchObject({ REINDEX_BATCH_SIZE: 500, REINDEX_POLL_MS: 5_000 });
+    expect(loadMemoryConfig({ REINDEX_BATCH_SIZE: '20', REINDEX_POLL_MS: '100' })).toMatchObject({
+      REINDEX_BATCH_SIZE: 20,
+      REINDEX_POLL_MS: 100,
+    });
+  });
+
+  it('when a re-index setting is out of range or not a number, then the configuration is refused naming it', () => {
+    for (const bad of ['0', '-5', '50001', 'lots', '1.5']) {
+      expect(() => loadMemoryConfig({ REINDEX_BATCH_SIZE: bad })).toThrow(/REINDEX_BATCH_SIZE/);
+    }
+    for (const bad of ['0', '49', '600001', 'soon']) {
+      expect(() => loadMemoryConfig({ REINDEX_POLL_MS: bad })).toThrow(/REINDEX_POLL_MS/);
+    }
+  });
 });

@@ -18,6 +18,11 @@ export interface NewRecord {
   occurredAt: Date;
   text: string;
   terms: string[];
+  /**
+   * Its terms as the index before stemming had them (tokenizeV1): posted only while its namespace
+   * still ranks by that index (memory_reindex pending or indexing), which the statement decides.
+   */
+  legacyTerms: string[];
   source: Prisma.InputJsonValue | null;
   requestId: string;
 }
@@ -69,9 +74,23 @@ const BATCH = `
  *   exists in the namespace; the whole statement, every claim included, is rolled back.
  *
  * `postings` are the (record id, term) pairs: one write's terms ($16) with its id, or a batch's
- * pairs as two arrays ($16, $17). The marker is the last parameter.
+ * pairs as two arrays ($16, $17); `legacyPostings` likewise its old index's terms ($17, or $18 and
+ * $19). The marker is the last parameter.
+ *
+ * A namespace still ranking by its old index (its memory_reindex row pending or indexing) gets the
+ * old postings too, so its recall finds the write before the re-index completes. Decided here, not
+ * before: the row is read and KEY SHARE locked in this statement, so the worker's move to `cleaning`
+ * (an update, which this lock does not block) is either seen here, or waited for by its final
+ * FOR UPDATE, which then finds and removes these postings. Any other namespace pays one probe of the
+ * row's primary key.
  */
-function claimAndRetainStatement(name: string, writes: string, postings: string, marker: string) {
+function claimAndRetainStatement(
+  name: string,
+  writes: string,
+  postings: string,
+  legacyPostings: string,
+  marker: string,
+) {
   return prepared(
     name,
     `
@@ -92,6 +111,16 @@ function claimAndRetainStatement(name: string, writes: string, postings: string,
     INSERT INTO memory_term (scope_key, term, occurred_at, memory_id)
     SELECT memory_scope_key_v2(r.tenant_id, r.namespace), p.term, r.occurred_at, r.id
       FROM rec r JOIN ${postings} AS p(memory_id, term) ON p.memory_id = r.id
+  ), legacy AS MATERIALIZED (
+    SELECT x.tenant_id, x.namespace FROM memory_reindex x
+     WHERE (x.tenant_id, x.namespace) IN (SELECT tenant_id, namespace FROM input)
+       AND x.status IN ('pending', 'indexing')
+       FOR KEY SHARE
+  ), legacy_postings AS (
+    INSERT INTO memory_term (scope_key, term, occurred_at, memory_id)
+    SELECT memory_scope_key(r.tenant_id, r.namespace), p.term, r.occurred_at, r.id
+      FROM rec r JOIN legacy l ON l.tenant_id = r.tenant_id AND l.namespace = r.namespace
+      JOIN ${legacyPostings} AS p(memory_id, term) ON p.memory_id = r.id
   ), counted AS (
     INSERT INTO memory_scope_count (scope_key, shard, records)
     SELECT memory_scope_key_v2(r.tenant_id, r.namespace), (pg_backend_pid() % 64)::smallint, count(*)
@@ -116,13 +145,15 @@ const CLAIM_AND_RETAIN_ONE = claimAndRetainStatement(
   'memory_claim_and_retain',
   ONE_WRITE,
   '(SELECT $7::uuid, term FROM unnest($16::text[]) AS term)',
-  '$17',
+  '(SELECT $7::uuid, term FROM unnest($17::text[]) AS term)',
+  '$18',
 );
 const CLAIM_AND_RETAIN_BATCH = claimAndRetainStatement(
   'memory_claim_and_retain_batch',
   BATCH,
   'unnest($16::uuid[], $17::text[])',
-  '$18',
+  'unnest($18::uuid[], $19::text[])',
+  '$20',
 );
 
 /** One write's values in the order the statement takes them ($1-$15); its terms go separately. */
@@ -148,13 +179,17 @@ function retainValues(input: RetainInput): unknown[] {
 }
 
 function batchParameters(inputs: readonly RetainInput[]): unknown[] {
-  const columns: unknown[][] = Array.from({ length: 17 }, () => []);
+  const columns: unknown[][] = Array.from({ length: 19 }, () => []);
   for (const input of inputs) {
     const values = retainValues(input);
     for (let c = 0; c < values.length; c++) columns[c]?.push(values[c]);
     for (const term of input.record.terms) {
       columns[15]?.push(input.record.id);
       columns[16]?.push(term);
+    }
+    for (const term of input.record.legacyTerms) {
+      columns[17]?.push(input.record.id);
+      columns[18]?.push(term);
     }
   }
   return [...columns, DUPLICATE_EVENT_MARKER];
@@ -171,7 +206,7 @@ export async function claimAndRetain(
   const [first] = inputs;
   if (inputs.length === 1 && first) {
     const values = retainValues(first);
-    values.push(first.record.terms, DUPLICATE_EVENT_MARKER);
+    values.push(first.record.terms, first.record.legacyTerms, DUPLICATE_EVENT_MARKER);
     return run(CLAIM_AND_RETAIN_ONE, values);
   }
   return run(CLAIM_AND_RETAIN_BATCH, batchParameters(inputs));

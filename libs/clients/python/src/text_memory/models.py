@@ -1288,14 +1288,29 @@ class ForgetReceipt(Model):
     forgotten_at: str
 
 
+class ReindexProgress(Model):
+    """The API's ``ReindexProgress``."""
+
+    __slots__ = ()
+    _fields = {"namespaces_pending": None, "namespaces_indexing": None, "namespaces_cleaning": None, "namespaces_completed": None, "namespaces_total": None, "records_done": None, "records_total": None}
+    namespaces_pending: int
+    namespaces_indexing: int
+    namespaces_cleaning: int
+    namespaces_completed: int
+    namespaces_total: int
+    records_done: int
+    records_total: int
+
+
 class ServiceHealth(Model):
     """The API's ``ServiceHealth``."""
 
     __slots__ = ()
-    _fields = {"available": None, "required": None, "dependencies": "{DependencyHealth}"}
+    _fields = {"available": None, "required": None, "dependencies": "{DependencyHealth}", "reindex": "ReindexProgress"}
     available: bool
     required: bool
     dependencies: Optional[Result]
+    reindex: Optional[ReindexProgress]
 
 
 class HealthResponse(Model):

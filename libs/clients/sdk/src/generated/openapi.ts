@@ -2244,6 +2244,8 @@ export interface components {
             dependencies?: {
                 [key: string]: components["schemas"]["DependencyHealth"];
             };
+            /** @description The memory service: namespaces written before recall matched on stems, re-indexed in the background; absent when none needed it */
+            reindex?: components["schemas"]["ReindexProgress"];
         };
         DependencyHealth: {
             available: boolean;
@@ -2253,6 +2255,22 @@ export interface components {
             pending?: number;
             /** @description A JetStream consumer: messages delivered but not yet acknowledged */
             ack_pending?: number;
+        };
+        ReindexProgress: {
+            /** @description Not started: still ranked by the old index */
+            namespaces_pending: number;
+            /** @description Being indexed: still ranked by the old index */
+            namespaces_indexing: number;
+            /** @description Ranked by the new index; its old postings being removed */
+            namespaces_cleaning: number;
+            /** @description Done */
+            namespaces_completed: number;
+            /** @description Every namespace that needed a re-index */
+            namespaces_total: number;
+            /** @description Records indexed so far */
+            records_done: number;
+            /** @description Records to index, as counted when each namespace started */
+            records_total: number;
         };
         ExportDocument: {
             /** @constant */

@@ -27,6 +27,7 @@ async function probe({ required, check }: HealthProbe): Promise<[ServiceHealth, 
       available: report?.available ?? true,
       required,
       ...(report?.dependencies && { dependencies: report.dependencies }),
+      ...(report?.reindex && { reindex: report.reindex }),
     };
     return [health, report?.schema_version ?? null];
   } catch {
