@@ -135,42 +135,59 @@ BEGIN
   -- The answer, score by score from the top: of a score''s records, the newest holding every function
   -- word are found first, probing each only until a word it lacks\073 only when fewer than wanted hold
   -- them all are that score''s records counted out. A score shared by thousands of records (a single
-  -- common term) costs the newest few of them, not every record times every function word.
-  FOR v_score IN SELECT DISTINCT x FROM unnest(c_scores) AS x WHERE x >= coalesce(v_theta, 0) ORDER BY x DESC LOOP
-    v_wanted := p_limit - cardinality(a_ids)\073
-    EXIT WHEN v_wanted <= 0\073
-    SELECT coalesce(array_agg(f.id), ''{}''), coalesce(array_agg(f.at), ''{}'')
-      INTO n_ids, n_ats
-      FROM (SELECT c.id, c.at FROM unnest(c_ids, c_ats, c_scores) AS c(id, at, score)
-             WHERE c.score = v_score
-               AND NOT EXISTS (SELECT 1 FROM unnest(p_tie_terms) AS f(term)
-                                WHERE NOT EXISTS (SELECT 1 FROM memory_term o
-                                                   WHERE o.scope_key = p_scope AND o.term = f.term
-                                                     AND o.occurred_at = c.at AND o.memory_id = c.id
-                                                  OFFSET 0))
-             ORDER BY c.at DESC
-             FETCH FIRST v_wanted ROWS WITH TIES) AS f\073
-    IF cardinality(n_ids) >= v_wanted THEN
-      a_ids := a_ids || n_ids\073
-      a_ats := a_ats || n_ats\073
-      a_scores := a_scores || array_fill(v_score, ARRAY[cardinality(n_ids)])\073
-      a_ties := a_ties || array_fill(cardinality(p_tie_terms), ARRAY[cardinality(n_ids)])\073
-    ELSE
-      SELECT a_ids || coalesce(array_agg(f.id), ''{}''), a_ats || coalesce(array_agg(f.at), ''{}''),
-             a_scores || coalesce(array_agg(v_score), ''{}''), a_ties || coalesce(array_agg(f.tie), ''{}'')
-        INTO a_ids, a_ats, a_scores, a_ties
-        FROM (SELECT c.id, c.at,
-                     (SELECT count(*)::int FROM unnest(p_tie_terms) AS f(term)
-                       WHERE EXISTS (SELECT 1 FROM memory_term o
-                                      WHERE o.scope_key = p_scope AND o.term = f.term
-                                        AND o.occurred_at = c.at AND o.memory_id = c.id
-                                     OFFSET 0)) AS tie
-                FROM unnest(c_ids, c_ats, c_scores) AS c(id, at, score)
+  -- common term) costs the newest few of them, not every record times every function word. A few
+  -- candidates are counted out at once: one statement costs less than a loop of them.
+  IF cardinality(c_ids) <= 4 * p_limit THEN
+    SELECT coalesce(array_agg(f.id), ''{}''), coalesce(array_agg(f.at), ''{}''), coalesce(array_agg(f.score), ''{}''),
+           coalesce(array_agg(f.tie), ''{}'')
+      INTO a_ids, a_ats, a_scores, a_ties
+      FROM (SELECT c.id, c.at, c.score,
+                   (SELECT count(*)::int FROM unnest(p_tie_terms) AS f(term)
+                     WHERE EXISTS (SELECT 1 FROM memory_term o
+                                    WHERE o.scope_key = p_scope AND o.term = f.term
+                                      AND o.occurred_at = c.at AND o.memory_id = c.id
+                                   OFFSET 0)) AS tie
+              FROM unnest(c_ids, c_ats, c_scores) AS c(id, at, score)
+             WHERE c.score >= coalesce(v_theta, 0)
+             ORDER BY c.score DESC, tie DESC, c.at DESC
+             FETCH FIRST p_limit ROWS WITH TIES) AS f\073
+  ELSE
+    FOR v_score IN SELECT DISTINCT x FROM unnest(c_scores) AS x WHERE x >= coalesce(v_theta, 0) ORDER BY x DESC LOOP
+      v_wanted := p_limit - cardinality(a_ids)\073
+      EXIT WHEN v_wanted <= 0\073
+      SELECT coalesce(array_agg(f.id), ''{}''), coalesce(array_agg(f.at), ''{}'')
+        INTO n_ids, n_ats
+        FROM (SELECT c.id, c.at FROM unnest(c_ids, c_ats, c_scores) AS c(id, at, score)
                WHERE c.score = v_score
-               ORDER BY tie DESC, c.at DESC
+                 AND NOT EXISTS (SELECT 1 FROM unnest(p_tie_terms) AS f(term)
+                                  WHERE NOT EXISTS (SELECT 1 FROM memory_term o
+                                                     WHERE o.scope_key = p_scope AND o.term = f.term
+                                                       AND o.occurred_at = c.at AND o.memory_id = c.id
+                                                    OFFSET 0))
+               ORDER BY c.at DESC
                FETCH FIRST v_wanted ROWS WITH TIES) AS f\073
-    END IF\073
-  END LOOP\073
+      IF cardinality(n_ids) >= v_wanted THEN
+        a_ids := a_ids || n_ids\073
+        a_ats := a_ats || n_ats\073
+        a_scores := a_scores || array_fill(v_score, ARRAY[cardinality(n_ids)])\073
+        a_ties := a_ties || array_fill(cardinality(p_tie_terms), ARRAY[cardinality(n_ids)])\073
+      ELSE
+        SELECT a_ids || coalesce(array_agg(f.id), ''{}''), a_ats || coalesce(array_agg(f.at), ''{}''),
+               a_scores || coalesce(array_agg(v_score), ''{}''), a_ties || coalesce(array_agg(f.tie), ''{}'')
+          INTO a_ids, a_ats, a_scores, a_ties
+          FROM (SELECT c.id, c.at,
+                       (SELECT count(*)::int FROM unnest(p_tie_terms) AS f(term)
+                         WHERE EXISTS (SELECT 1 FROM memory_term o
+                                        WHERE o.scope_key = p_scope AND o.term = f.term
+                                          AND o.occurred_at = c.at AND o.memory_id = c.id
+                                       OFFSET 0)) AS tie
+                  FROM unnest(c_ids, c_ats, c_scores) AS c(id, at, score)
+                 WHERE c.score = v_score
+                 ORDER BY tie DESC, c.at DESC
+                 FETCH FIRST v_wanted ROWS WITH TIES) AS f\073
+      END IF\073
+    END LOOP\073
+  END IF\073
 
   RETURN QUERY
   SELECT a.id, a.at, a.score, a.tie,
