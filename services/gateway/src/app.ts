@@ -157,6 +157,7 @@ export async function startGateway(config: GatewayConfig, logger: Logger): Promi
       requestTimeoutMs: config.GATEWAY_HTTP_REQUEST_TIMEOUT_MS,
       keepAliveTimeoutMs: config.GATEWAY_HTTP_KEEP_ALIVE_TIMEOUT_MS,
       maxConnections: config.GATEWAY_MAX_CONNECTIONS,
+      maxConnectionsPerAddress: config.GATEWAY_MAX_CONNECTIONS_PER_ADDRESS,
     },
     logger,
   );

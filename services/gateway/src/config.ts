@@ -164,6 +164,11 @@ export const GatewayConfigSchema = z
     /** Connections held at once; one more is closed as it is accepted. Keep it under the open-file limit. */
     GATEWAY_MAX_CONNECTIONS: env.positiveInt(1_000),
     /**
+     * Connections one peer address may hold at once; one more is closed as it is accepted. Counted on
+     * the socket's peer: trusted proxies (GATEWAY_TRUST_PROXY) are not capped, they cap their clients.
+     */
+    GATEWAY_MAX_CONNECTIONS_PER_ADDRESS: env.positiveInt(64),
+    /**
      * Browser origins allowed to call the remote MCP endpoint (/mcp), besides the gateway's own
      * (comma-separated; `http://localhost:*` allows any port). Default: the loopback names, any port.
      */
@@ -177,6 +182,10 @@ export const GatewayConfigSchema = z
   .refine((c) => c.GATEWAY_HTTP_HEADERS_TIMEOUT_MS <= c.GATEWAY_HTTP_REQUEST_TIMEOUT_MS, {
     path: ['GATEWAY_HTTP_HEADERS_TIMEOUT_MS'],
     message: 'GATEWAY_HTTP_HEADERS_TIMEOUT_MS must not exceed GATEWAY_HTTP_REQUEST_TIMEOUT_MS',
+  })
+  .refine((c) => c.GATEWAY_MAX_CONNECTIONS_PER_ADDRESS <= c.GATEWAY_MAX_CONNECTIONS, {
+    path: ['GATEWAY_MAX_CONNECTIONS_PER_ADDRESS'],
+    message: 'GATEWAY_MAX_CONNECTIONS_PER_ADDRESS must not exceed GATEWAY_MAX_CONNECTIONS',
   })
   .refine((c) => c.DEPLOYMENT_ENVIRONMENT !== 'production' || c.GATEWAY_SECRET_KEY !== undefined, {
     path: ['GATEWAY_SECRET_KEY'],

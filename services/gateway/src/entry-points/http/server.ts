@@ -9,7 +9,8 @@ import type { TemplateClient } from '../../clients/template-client.js';
 import type { HealthProbes } from '../../domain/operations/check-health.js';
 import type { SmokeTestPolicy } from '../../domain/operations/run-smoke-test.js';
 import { answerClientError } from './answer-client-error.js';
-import { connectionsDropped } from './connection-metrics.js';
+import { capConnectionsPerAddress } from './connection-limits.js';
+import { connectionsDropped, connectionsRefusedPerAddress } from './connection-metrics.js';
 import { drainServer } from './drain-server.js';
 import type { InFlightRequests } from './in-flight-requests.js';
 import { accessLog } from './middleware/access-log.js';
@@ -99,6 +100,7 @@ export interface ConnectionLimits {
   requestTimeoutMs: number;
   keepAliveTimeoutMs: number;
   maxConnections: number;
+  maxConnectionsPerAddress: number;
 }
 
 /**
@@ -107,7 +109,8 @@ export interface ConnectionLimits {
  * the header and request deadlines every `connectionsCheckingInterval` (30 s by default, which would
  * let a client overstay its deadline by that much): once a second here, a walk over the open
  * connections. Past the deadline the client gets 408 `request_timeout` (answer-client-error.ts) and
- * the connection is closed; a connection over the cap is closed as it is accepted.
+ * the connection is closed; a connection over the cap, or over its address's share
+ * (connection-limits.ts), is closed as it is accepted.
  */
 export async function startServer(
   app: express.Express,
@@ -130,6 +133,17 @@ export async function startServer(
   server.on('drop', () => {
     connectionsDropped.inc();
     logger.debug('connection refused: at the connection cap');
+  });
+  // The trusted proxies are judged by Express's compiled form of GATEWAY_TRUST_PROXY, the one
+  // X-Forwarded-For is believed by: a proxy carries many clients and caps each itself (decisions.md).
+  const isTrustedProxy = app.get('trust proxy fn') as (address: string, hop: number) => boolean;
+  capConnectionsPerAddress(server, {
+    maxPerAddress: limits.maxConnectionsPerAddress,
+    isExempt: (address) => isTrustedProxy(address, 0),
+    onRefused: (address) => {
+      connectionsRefusedPerAddress.inc();
+      logger.debug({ address }, 'connection refused: its address is at its connection cap');
+    },
   });
   return new Promise((resolve, reject) => {
     server.once('error', reject);

@@ -1,0 +1,158 @@
+import { once } from 'node:events';
+import { request, type Server } from 'node:http';
+import { type AddressInfo, connect } from 'node:net';
+import { setTimeout as sleep } from 'node:timers/promises';
+import { createLogger } from '@tm/kit';
+import express from 'express';
+import { describe, expect, it, onTestFinished } from 'vitest';
+import { GatewayConfigSchema } from '../src/config.js';
+import { answerShape } from '../src/entry-points/http/middleware/answer-shape.js';
+import { errorHandler, notFound } from '../src/entry-points/http/middleware/error-handler.js';
+import { jsonBody } from '../src/entry-points/http/middleware/json-body.js';
+import { requestContext } from '../src/entry-points/http/middleware/request-context.js';
+import { type ConnectionLimits, startServer } from '../src/entry-points/http/server.js';
+
+const silent = createLogger({ name: 'connection-limits-test', level: 'silent' });
+const LIVE = '/api/v1/live';
+const WRITE = '/api/v1/things';
+
+/**
+ * The gateway's server (startServer) with the request middleware that bounds bodies, the JSON body
+ * parser and the error handler, in front of a route that stores what it is given; on a free port.
+ */
+async function serve(options: { maxPerAddress: number; trustProxy?: string[] }) {
+  const stored: unknown[] = [];
+  const app = express();
+  app.set('trust proxy', options.trustProxy ?? false);
+  app.use(answerShape, requestContext);
+  app.get(LIVE, (_req, res) => {
+    res.json({ live: true });
+  });
+  app.post(WRITE, ...jsonBody, (req, res) => {
+    stored.push(req.body);
+    res.status(201).json({ stored: true });
+  });
+  app.use(notFound, errorHandler(silent));
+  const limits: ConnectionLimits = {
+    headersTimeoutMs: 10_000,
+    requestTimeoutMs: 60_000,
+    keepAliveTimeoutMs: 65_000,
+    maxConnections: 100,
+    maxConnectionsPerAddress: options.maxPerAddress,
+  };
+  const server: Server = await startServer(app, 0, '127.0.0.1', limits, silent);
+  onTestFinished(() => {
+    server.closeAllConnections();
+    server.close();
+  });
+  return { port: (server.address() as AddressInfo).port, stored };
+}
+
+/** A raw connection from `localAddress`, with what it received and a promise of its close. */
+async function openSocket(port: number, localAddress = '127.0.0.1') {
+  const socket = connect({ port, host: '127.0.0.1', localAddress, noDelay: true });
+  onTestFinished(() => {
+    socket.destroy();
+  });
+  let received = '';
+  socket.setEncoding('utf8');
+  socket.on('data', (chunk: string) => {
+    received += chunk;
+  });
+  socket.on('error', () => {}); // a reset is one of the outcomes looked at
+  const closed = once(socket, 'close').then(() => received);
+  await once(socket, 'connect');
+  return { socket, closed };
+}
+
+/** Headers announcing a 100-byte JSON body, and its first byte: then nothing. */
+const STALLED_WRITE = `POST ${WRITE} HTTP/1.1\r\nHost: x\r\nContent-Type: application/json\r\nContent-Length: 100\r\n\r\n{`;
+
+/** GET liveness on a fresh connection from `localAddress`: its status, or the error if it failed. */
+function getLive(port: number, localAddress: string): Promise<number | Error> {
+  return new Promise((resolve) => {
+    const req = request(
+      { host: '127.0.0.1', port, path: LIVE, localAddress, agent: false, timeout: 5_000 },
+      (res) => {
+        res.resume();
+        res.once('end', () => resolve(res.statusCode ?? 0));
+      },
+    );
+    req.once('timeout', () => req.destroy(new Error('no answer')));
+    req.once('error', resolve);
+    req.end();
+  });
+}
+
+/** Asks until liveness answers from `localAddress` (at most `attempts` times), then its last outcome. */
+async function pollLive(port: number, localAddress: string, attempts = 50): Promise<number | Error> {
+  let outcome: number | Error = new Error('not asked');
+  for (let i = 0; i < attempts; i++) {
+    outcome = await getLive(port, localAddress);
+    if (outcome === 200) return outcome;
+    await sleep(50);
+  }
+  return outcome;
+}
+
+describe('connections per client address', () => {
+  it('when one address holds its cap of stalled requests, then its next connection is closed unanswered while another address is served, and it is taken again once they close', async () => {
+    // Arrange: the cap's worth of stalled writes from 127.0.0.1, opened one after another (the
+    // server accepts in order, so they are counted before the one over the cap).
+    const { port, stored } = await serve({ maxPerAddress: 3 });
+    const stalled: Array<Awaited<ReturnType<typeof openSocket>>> = [];
+    for (let i = 0; i < 3; i++) {
+      const client = await openSocket(port);
+      client.socket.write(STALLED_WRITE);
+      stalled.push(client);
+    }
+
+    // Act
+    const overCap = await openSocket(port);
+    overCap.socket.write(STALLED_WRITE);
+    const refused = await overCap.closed;
+    const fromElsewhere = await pollLive(port, '127.0.0.2');
+
+    // Assert
+    expect(refused).toBe(''); // closed, nothing answered
+    expect(fromElsewhere).toBe(200);
+    expect(stalled.map((c) => c.socket.destroyed)).toEqual([false, false, false]);
+    // Once the stalled ones are gone, the address is served again.
+    for (const client of stalled) client.socket.destroy();
+    await Promise.all(stalled.map((c) => c.closed));
+    expect(await pollLive(port, '127.0.0.1')).toBe(200);
+    expect(stored).toEqual([]);
+  });
+
+  it('when the peer is a trusted proxy, then it is not capped per address', async () => {
+    const { port } = await serve({ maxPerAddress: 1, trustProxy: ['loopback'] });
+    const held = await openSocket(port);
+    held.socket.write(STALLED_WRITE);
+
+    const second = await pollLive(port, '127.0.0.1');
+
+    expect(second).toBe(200);
+    expect(held.socket.destroyed).toBe(false);
+  });
+});
+
+describe('connection settings', () => {
+  const parse = (env: Record<string, string>) => GatewayConfigSchema.safeParse(env);
+
+  it('when unset, then 64 connections per address', () => {
+    expect(parse({}).data).toMatchObject({ GATEWAY_MAX_CONNECTIONS_PER_ADDRESS: 64 });
+  });
+
+  it.each([
+    ['GATEWAY_MAX_CONNECTIONS_PER_ADDRESS', '0'],
+    ['GATEWAY_MAX_CONNECTIONS_PER_ADDRESS', '-1'],
+    ['GATEWAY_MAX_CONNECTIONS_PER_ADDRESS', '2.5'],
+    ['GATEWAY_MAX_CONNECTIONS_PER_ADDRESS', 'many'],
+    ['GATEWAY_MAX_CONNECTIONS_PER_ADDRESS', '1001'], // above GATEWAY_MAX_CONNECTIONS (1,000)
+  ])('when %s is %s, then the configuration is refused naming it', (name, value) => {
+    const parsed = parse({ [name]: value });
+
+    expect(parsed.success).toBe(false);
+    expect(parsed.error?.issues.map((issue) => issue.path.join('.'))).toContain(name);
+  });
+});
