@@ -168,6 +168,13 @@ export const GatewayConfigSchema = z
      * the socket's peer: trusted proxies (GATEWAY_TRUST_PROXY) are not capped, they cap their clients.
      */
     GATEWAY_MAX_CONNECTIONS_PER_ADDRESS: env.positiveInt(64),
+    /** A request body that sends nothing for this long is 408 request_timeout, its connection closed. */
+    GATEWAY_BODY_IDLE_TIMEOUT_MS: env.positiveInt(10_000),
+    /**
+     * The slowest a body may arrive on average: it has one idle period plus its size at this rate
+     * (16 KiB/s: a 256 KiB body in 26 s), within GATEWAY_HTTP_REQUEST_TIMEOUT_MS.
+     */
+    GATEWAY_BODY_MIN_BYTES_PER_SECOND: env.positiveInt(16 * 1024),
     /**
      * Browser origins allowed to call the remote MCP endpoint (/mcp), besides the gateway's own
      * (comma-separated; `http://localhost:*` allows any port). Default: the loopback names, any port.
@@ -186,6 +193,10 @@ export const GatewayConfigSchema = z
   .refine((c) => c.GATEWAY_MAX_CONNECTIONS_PER_ADDRESS <= c.GATEWAY_MAX_CONNECTIONS, {
     path: ['GATEWAY_MAX_CONNECTIONS_PER_ADDRESS'],
     message: 'GATEWAY_MAX_CONNECTIONS_PER_ADDRESS must not exceed GATEWAY_MAX_CONNECTIONS',
+  })
+  .refine((c) => c.GATEWAY_BODY_IDLE_TIMEOUT_MS <= c.GATEWAY_HTTP_REQUEST_TIMEOUT_MS, {
+    path: ['GATEWAY_BODY_IDLE_TIMEOUT_MS'],
+    message: 'GATEWAY_BODY_IDLE_TIMEOUT_MS must not exceed GATEWAY_HTTP_REQUEST_TIMEOUT_MS',
   })
   .refine((c) => c.DEPLOYMENT_ENVIRONMENT !== 'production' || c.GATEWAY_SECRET_KEY !== undefined, {
     path: ['GATEWAY_SECRET_KEY'],

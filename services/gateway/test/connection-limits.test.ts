@@ -2,11 +2,13 @@ import { once } from 'node:events';
 import { request, type Server } from 'node:http';
 import { type AddressInfo, connect } from 'node:net';
 import { setTimeout as sleep } from 'node:timers/promises';
+import { ErrorEnvelope } from '@tm/contracts';
 import { createLogger } from '@tm/kit';
 import express from 'express';
 import { describe, expect, it, onTestFinished } from 'vitest';
 import { GatewayConfigSchema } from '../src/config.js';
 import { answerShape } from '../src/entry-points/http/middleware/answer-shape.js';
+import { boundRequestBodies } from '../src/entry-points/http/middleware/body-deadlines.js';
 import { errorHandler, notFound } from '../src/entry-points/http/middleware/error-handler.js';
 import { jsonBody } from '../src/entry-points/http/middleware/json-body.js';
 import { requestContext } from '../src/entry-points/http/middleware/request-context.js';
@@ -20,11 +22,27 @@ const WRITE = '/api/v1/things';
  * The gateway's server (startServer) with the request middleware that bounds bodies, the JSON body
  * parser and the error handler, in front of a route that stores what it is given; on a free port.
  */
-async function serve(options: { maxPerAddress: number; trustProxy?: string[] }) {
+async function serve(options: {
+  maxPerAddress: number;
+  bodyIdleMs: number;
+  minBytesPerSecond?: number;
+  trustProxy?: string[];
+}) {
   const stored: unknown[] = [];
   const app = express();
   app.set('trust proxy', options.trustProxy ?? false);
   app.use(answerShape, requestContext);
+  app.use(
+    boundRequestBodies(
+      {
+        idleMs: options.bodyIdleMs,
+        minBytesPerSecond: options.minBytesPerSecond ?? 16 * 1024,
+        maxMs: 60_000,
+        upload: { stallMs: options.bodyIdleMs },
+      },
+      silent,
+    ),
+  );
   app.get(LIVE, (_req, res) => {
     res.json({ live: true });
   });
@@ -95,11 +113,16 @@ async function pollLive(port: number, localAddress: string, attempts = 50): Prom
   return outcome;
 }
 
+const split = (answer: string) => {
+  const [head = '', body = ''] = answer.split('\r\n\r\n');
+  return { status: Number(head.split(' ')[1]), head, body: JSON.parse(body) as unknown };
+};
+
 describe('connections per client address', () => {
   it('when one address holds its cap of stalled requests, then its next connection is closed unanswered while another address is served, and it is taken again once they close', async () => {
     // Arrange: the cap's worth of stalled writes from 127.0.0.1, opened one after another (the
     // server accepts in order, so they are counted before the one over the cap).
-    const { port, stored } = await serve({ maxPerAddress: 3 });
+    const { port, stored } = await serve({ maxPerAddress: 3, bodyIdleMs: 60_000 });
     const stalled: Array<Awaited<ReturnType<typeof openSocket>>> = [];
     for (let i = 0; i < 3; i++) {
       const client = await openSocket(port);
@@ -125,7 +148,7 @@ describe('connections per client address', () => {
   });
 
   it('when the peer is a trusted proxy, then it is not capped per address', async () => {
-    const { port } = await serve({ maxPerAddress: 1, trustProxy: ['loopback'] });
+    const { port } = await serve({ maxPerAddress: 1, bodyIdleMs: 60_000, trustProxy: ['loopback'] });
     const held = await openSocket(port);
     held.socket.write(STALLED_WRITE);
 
@@ -136,11 +159,79 @@ describe('connections per client address', () => {
   });
 });
 
-describe('connection settings', () => {
+describe('request bodies that stall', () => {
+  it('when a body stops after its first byte, then 408 request_timeout in the error envelope, the connection is closed and nothing is stored', async () => {
+    const { port, stored } = await serve({ maxPerAddress: 10, bodyIdleMs: 200 });
+    const client = await openSocket(port);
+
+    client.socket.write(STALLED_WRITE);
+    const answer = split(await client.closed);
+
+    expect(answer.status).toBe(408);
+    expect(answer.head).toMatch(/\r\nConnection: close\r\n/i);
+    expect(ErrorEnvelope.safeParse(answer.body).success).toBe(true);
+    expect(answer.body).toMatchObject({
+      error: expect.stringMatching(/sent nothing/),
+      retryable: false,
+      details: { code: 'request_timeout' },
+    });
+    expect(stored).toEqual([]);
+  });
+
+  it('when a body keeps coming at the minimum rate, then the route gets it whole', async () => {
+    // 8 bytes/s: the 26-byte body has 0.2 s + 4 s, and comes a byte every 20 ms.
+    const { port, stored } = await serve({ maxPerAddress: 10, bodyIdleMs: 200, minBytesPerSecond: 8 });
+    const client = await openSocket(port);
+    const body = JSON.stringify({ text: 'slow but steady' });
+
+    client.socket.write(
+      `POST ${WRITE} HTTP/1.1\r\nHost: x\r\nContent-Type: application/json\r\nContent-Length: ${body.length}\r\nConnection: close\r\n\r\n`,
+    );
+    for (const character of body) {
+      client.socket.write(character);
+      await sleep(20); // well inside the idle bound between bytes
+    }
+    const answer = split(await client.closed);
+
+    expect(answer).toMatchObject({ status: 201, body: { stored: true } });
+    expect(stored).toEqual([{ text: 'slow but steady' }]);
+  });
+});
+
+describe('request bodies that come too slowly', () => {
+  it('when a body keeps coming but below the minimum rate, then 408 request_timeout before it is all in, and nothing is stored', async () => {
+    // 1,000 bytes at 16 KiB/s have 0.2 s + 0.06 s; a byte every 20 ms never goes silent for 0.2 s.
+    const { port, stored } = await serve({ maxPerAddress: 10, bodyIdleMs: 200 });
+    const client = await openSocket(port);
+    client.socket.write(
+      `POST ${WRITE} HTTP/1.1\r\nHost: x\r\nContent-Type: application/json\r\nContent-Length: 1000\r\n\r\n{`,
+    );
+    const dribble = setInterval(() => {
+      if (client.socket.writable) client.socket.write(' ');
+    }, 20);
+
+    const answer = split(await client.closed.finally(() => clearInterval(dribble)));
+
+    expect(answer.status).toBe(408);
+    expect(ErrorEnvelope.safeParse(answer.body).success).toBe(true);
+    expect(answer.body).toMatchObject({
+      error: expect.stringMatching(/too slow/),
+      retryable: false,
+      details: { code: 'request_timeout' },
+    });
+    expect(stored).toEqual([]);
+  });
+});
+
+describe('connection and body settings', () => {
   const parse = (env: Record<string, string>) => GatewayConfigSchema.safeParse(env);
 
-  it('when unset, then 64 connections per address', () => {
-    expect(parse({}).data).toMatchObject({ GATEWAY_MAX_CONNECTIONS_PER_ADDRESS: 64 });
+  it('when unset, then 64 connections per address, 10 s of body silence and 16 KiB/s', () => {
+    expect(parse({}).data).toMatchObject({
+      GATEWAY_MAX_CONNECTIONS_PER_ADDRESS: 64,
+      GATEWAY_BODY_IDLE_TIMEOUT_MS: 10_000,
+      GATEWAY_BODY_MIN_BYTES_PER_SECOND: 16_384,
+    });
   });
 
   it.each([
@@ -149,6 +240,11 @@ describe('connection settings', () => {
     ['GATEWAY_MAX_CONNECTIONS_PER_ADDRESS', '2.5'],
     ['GATEWAY_MAX_CONNECTIONS_PER_ADDRESS', 'many'],
     ['GATEWAY_MAX_CONNECTIONS_PER_ADDRESS', '1001'], // above GATEWAY_MAX_CONNECTIONS (1,000)
+    ['GATEWAY_BODY_IDLE_TIMEOUT_MS', '0'],
+    ['GATEWAY_BODY_IDLE_TIMEOUT_MS', 'soon'],
+    ['GATEWAY_BODY_IDLE_TIMEOUT_MS', '300001'], // above GATEWAY_HTTP_REQUEST_TIMEOUT_MS (300 s)
+    ['GATEWAY_BODY_MIN_BYTES_PER_SECOND', '0'],
+    ['GATEWAY_BODY_MIN_BYTES_PER_SECOND', '1e3.5'],
   ])('when %s is %s, then the configuration is refused naming it', (name, value) => {
     const parsed = parse({ [name]: value });
 

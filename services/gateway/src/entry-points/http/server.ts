@@ -16,6 +16,7 @@ import type { InFlightRequests } from './in-flight-requests.js';
 import { accessLog } from './middleware/access-log.js';
 import { answerShape } from './middleware/answer-shape.js';
 import type { AuthDeps } from './middleware/authenticate.js';
+import { type BodyDeadlines, boundRequestBodies } from './middleware/body-deadlines.js';
 import type { McpAddress } from './middleware/check-origin.js';
 import { refuseUndeclaredQuery } from './middleware/declared-query.js';
 import { answerWithError, errorHandler, notFound } from './middleware/error-handler.js';
@@ -44,6 +45,8 @@ export interface HttpDeps {
   templates: TemplateClient;
   /** Document upload bounds: file size and how long an upload may stall. */
   imports: { maxBytes: number; stallMs: number };
+  /** How request bodies must arrive: the silence allowed between bytes, a minimum rate, a bound. */
+  bodies: Omit<BodyDeadlines, 'upload'>;
   smokeTestPolicy: SmokeTestPolicy;
   auth: AuthDeps;
   requestRecorder: RequestRecorder;
@@ -69,6 +72,7 @@ export function createHttpApp(deps: HttpDeps): express.Express {
   // Only proxies named in the configuration are believed about the client's address (req.ip).
   app.set('trust proxy', deps.trustProxy.length > 0 ? deps.trustProxy : false);
   app.use(answerShape, requestContext, deps.inFlight.track, securityHeaders, literalPathSegments);
+  app.use(boundRequestBodies({ ...deps.bodies, upload: deps.imports }, deps.logger));
   // Before the access log and the request records: an orchestrator asks every few seconds, and
   // those lines and records would say nothing but "still running" (decisions.md, [P11]).
   app.get('/api/v1/infrastructure/health/live', liveness);
