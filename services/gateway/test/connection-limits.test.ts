@@ -12,11 +12,13 @@ import { boundRequestBodies } from '../src/entry-points/http/middleware/body-dea
 import { errorHandler, notFound } from '../src/entry-points/http/middleware/error-handler.js';
 import { jsonBody } from '../src/entry-points/http/middleware/json-body.js';
 import { requestContext } from '../src/entry-points/http/middleware/request-context.js';
+import { receiveMultipartUpload } from '../src/entry-points/http/receive-multipart-upload.js';
 import { type ConnectionLimits, startServer } from '../src/entry-points/http/server.js';
 
 const silent = createLogger({ name: 'connection-limits-test', level: 'silent' });
 const LIVE = '/api/v1/live';
 const WRITE = '/api/v1/things';
+const UPLOAD = '/api/v1/uploads';
 
 /**
  * The gateway's server (startServer) with the request middleware that bounds bodies, the JSON body
@@ -26,8 +28,10 @@ async function serve(options: {
   maxPerAddress: number;
   bodyIdleMs: number;
   minBytesPerSecond?: number;
+  uploadStallMs?: number;
   trustProxy?: string[];
 }) {
+  const uploadStallMs = options.uploadStallMs ?? options.bodyIdleMs;
   const stored: unknown[] = [];
   const app = express();
   app.set('trust proxy', options.trustProxy ?? false);
@@ -38,7 +42,7 @@ async function serve(options: {
         idleMs: options.bodyIdleMs,
         minBytesPerSecond: options.minBytesPerSecond ?? 16 * 1024,
         maxMs: 60_000,
-        upload: { stallMs: options.bodyIdleMs },
+        upload: { stallMs: uploadStallMs },
       },
       silent,
     ),
@@ -48,6 +52,16 @@ async function serve(options: {
   });
   app.post(WRITE, ...jsonBody, (req, res) => {
     stored.push(req.body);
+    res.status(201).json({ stored: true });
+  });
+  app.post(UPLOAD, async (req, res) => {
+    const limits = { maxBytes: 1024 * 1024, stallMs: uploadStallMs };
+    const bytes = await receiveMultipartUpload(req, limits, async ({ stream }) => {
+      let length = 0;
+      for await (const chunk of stream) length += (chunk as Buffer).length;
+      return length;
+    });
+    stored.push({ upload: bytes });
     res.status(201).json({ stored: true });
   });
   app.use(notFound, errorHandler(silent));
@@ -195,6 +209,24 @@ describe('request bodies that stall', () => {
 
     expect(answer).toMatchObject({ status: 201, body: { stored: true } });
     expect(stored).toEqual([{ text: 'slow but steady' }]);
+  });
+});
+
+describe('uploads that stall', () => {
+  it('when a multipart upload stalls, then its own bound answers it (408 upload_timeout) before the body bound backs it up', async () => {
+    const { port, stored } = await serve({ maxPerAddress: 10, bodyIdleMs: 200, uploadStallMs: 300 });
+    const client = await openSocket(port);
+    const part = '--b\r\nContent-Disposition: form-data; name="file"; filename="a.csv"\r\n\r\nx,y\r\n';
+
+    client.socket.write(
+      `POST ${UPLOAD} HTTP/1.1\r\nHost: x\r\nContent-Type: multipart/form-data; boundary=b\r\nContent-Length: 1000\r\n\r\n${part}`,
+    );
+    const answer = split(await client.closed);
+
+    expect(answer.status).toBe(408);
+    expect(ErrorEnvelope.safeParse(answer.body).success).toBe(true);
+    expect(answer.body).toMatchObject({ retryable: false, details: { code: 'upload_timeout' } });
+    expect(stored).toEqual([]);
   });
 });
 

@@ -32,8 +32,8 @@ function deadlineMs(req: Request, limits: BodyDeadlines, multipart: boolean): nu
 }
 
 /**
- * Bounds how a request body arrives, on every route: no byte for `idleMs` (a multipart upload: its
- * own stall bound, if longer, which the upload route answers first as `upload_timeout`), or the body
+ * Bounds how a request body arrives, on every route: no byte for `idleMs` (a multipart upload: the
+ * upload route's own stall bound, answered there as `upload_timeout`, plus `idleMs`), or the body
  * not all in by its deadline, is 408 `request_timeout` and the connection is closed; the route never
  * sees a body, so nothing is stored. Node bounds only the headers and the whole request (300 s, sized
  * for uploads): a probe held 1,000 connections with one byte of a 100-byte body each, and each was
@@ -47,7 +47,9 @@ export function boundRequestBodies(limits: BodyDeadlines, logger: Logger): Reque
       return;
     }
     const multipart = req.is('multipart/form-data') === 'multipart/form-data';
-    const idleMs = multipart ? Math.max(limits.idleMs, limits.upload.stallMs) : limits.idleMs;
+    // An upload's silence is its route's to judge (upload_timeout, timed from the route's own reads);
+    // here it is only backed up, one idle period later, so the route's answer comes first.
+    const idleMs = multipart ? limits.upload.stallMs + limits.idleMs : limits.idleMs;
     const started = performance.now();
     const deadline = started + deadlineMs(req, limits, multipart);
     const socket = req.socket;
