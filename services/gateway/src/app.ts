@@ -106,6 +106,11 @@ export async function startGateway(config: GatewayConfig, logger: Logger): Promi
     telemetry,
     templates,
     imports: { maxBytes: config.IMPORT_MAX_BYTES, stallMs: config.IMPORT_UPLOAD_TIMEOUT_MS },
+    bodies: {
+      idleMs: config.GATEWAY_BODY_IDLE_TIMEOUT_MS,
+      minBytesPerSecond: config.GATEWAY_BODY_MIN_BYTES_PER_SECOND,
+      maxMs: config.GATEWAY_HTTP_REQUEST_TIMEOUT_MS,
+    },
     smokeTestPolicy: smokeTestPolicyOf(config),
     requestRecorder,
     auth: {
@@ -157,6 +162,7 @@ export async function startGateway(config: GatewayConfig, logger: Logger): Promi
       requestTimeoutMs: config.GATEWAY_HTTP_REQUEST_TIMEOUT_MS,
       keepAliveTimeoutMs: config.GATEWAY_HTTP_KEEP_ALIVE_TIMEOUT_MS,
       maxConnections: config.GATEWAY_MAX_CONNECTIONS,
+      maxConnectionsPerAddress: config.GATEWAY_MAX_CONNECTIONS_PER_ADDRESS,
     },
     logger,
   );

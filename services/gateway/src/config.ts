@@ -164,6 +164,23 @@ export const GatewayConfigSchema = z
     /** Connections held at once; one more is closed as it is accepted. Keep it under the open-file limit. */
     GATEWAY_MAX_CONNECTIONS: env.positiveInt(1_000),
     /**
+     * Connections one peer address may hold at once; one more is closed as it is accepted. Counted on
+     * the socket's peer: trusted proxies (GATEWAY_TRUST_PROXY) are not capped, they cap their clients.
+     * Not refused above GATEWAY_MAX_CONNECTIONS (a deployment that lowered that one would fail to
+     * start on upgrade): there it simply never binds.
+     */
+    GATEWAY_MAX_CONNECTIONS_PER_ADDRESS: env.positiveInt(64),
+    /**
+     * A request body that sends nothing for this long is 408 request_timeout, its connection closed.
+     * Above GATEWAY_HTTP_REQUEST_TIMEOUT_MS it never binds (not refused, for the reason above).
+     */
+    GATEWAY_BODY_IDLE_TIMEOUT_MS: env.positiveInt(10_000),
+    /**
+     * The slowest a body may arrive on average: it has one idle period plus its size at this rate
+     * (16 KiB/s: a 256 KiB body in 26 s), within GATEWAY_HTTP_REQUEST_TIMEOUT_MS.
+     */
+    GATEWAY_BODY_MIN_BYTES_PER_SECOND: env.positiveInt(16 * 1024),
+    /**
      * Browser origins allowed to call the remote MCP endpoint (/mcp), besides the gateway's own
      * (comma-separated; `http://localhost:*` allows any port). Default: the loopback names, any port.
      */

@@ -9,12 +9,14 @@ import type { TemplateClient } from '../../clients/template-client.js';
 import type { HealthProbes } from '../../domain/operations/check-health.js';
 import type { SmokeTestPolicy } from '../../domain/operations/run-smoke-test.js';
 import { answerClientError } from './answer-client-error.js';
-import { connectionsDropped } from './connection-metrics.js';
+import { capConnectionsPerAddress } from './connection-limits.js';
+import { connectionsDropped, connectionsRefusedPerAddress } from './connection-metrics.js';
 import { drainServer } from './drain-server.js';
 import type { InFlightRequests } from './in-flight-requests.js';
 import { accessLog } from './middleware/access-log.js';
 import { answerShape } from './middleware/answer-shape.js';
 import type { AuthDeps } from './middleware/authenticate.js';
+import { type BodyDeadlines, boundRequestBodies } from './middleware/body-deadlines.js';
 import type { McpAddress } from './middleware/check-origin.js';
 import { refuseUndeclaredQuery } from './middleware/declared-query.js';
 import { answerWithError, errorHandler, notFound } from './middleware/error-handler.js';
@@ -43,6 +45,8 @@ export interface HttpDeps {
   templates: TemplateClient;
   /** Document upload bounds: file size and how long an upload may stall. */
   imports: { maxBytes: number; stallMs: number };
+  /** How request bodies must arrive: the silence allowed between bytes, a minimum rate, a bound. */
+  bodies: Omit<BodyDeadlines, 'upload'>;
   smokeTestPolicy: SmokeTestPolicy;
   auth: AuthDeps;
   requestRecorder: RequestRecorder;
@@ -68,6 +72,7 @@ export function createHttpApp(deps: HttpDeps): express.Express {
   // Only proxies named in the configuration are believed about the client's address (req.ip).
   app.set('trust proxy', deps.trustProxy.length > 0 ? deps.trustProxy : false);
   app.use(answerShape, requestContext, deps.inFlight.track, securityHeaders, literalPathSegments);
+  app.use(boundRequestBodies({ ...deps.bodies, upload: deps.imports }, deps.logger));
   // Before the access log and the request records: an orchestrator asks every few seconds, and
   // those lines and records would say nothing but "still running" (decisions.md, [P11]).
   app.get('/api/v1/infrastructure/health/live', liveness);
@@ -99,6 +104,7 @@ export interface ConnectionLimits {
   requestTimeoutMs: number;
   keepAliveTimeoutMs: number;
   maxConnections: number;
+  maxConnectionsPerAddress: number;
 }
 
 /**
@@ -107,7 +113,8 @@ export interface ConnectionLimits {
  * the header and request deadlines every `connectionsCheckingInterval` (30 s by default, which would
  * let a client overstay its deadline by that much): once a second here, a walk over the open
  * connections. Past the deadline the client gets 408 `request_timeout` (answer-client-error.ts) and
- * the connection is closed; a connection over the cap is closed as it is accepted.
+ * the connection is closed; a connection over the cap, or over its address's share
+ * (connection-limits.ts), is closed as it is accepted.
  */
 export async function startServer(
   app: express.Express,
@@ -130,6 +137,17 @@ export async function startServer(
   server.on('drop', () => {
     connectionsDropped.inc();
     logger.debug('connection refused: at the connection cap');
+  });
+  // The trusted proxies are judged by Express's compiled form of GATEWAY_TRUST_PROXY, the one
+  // X-Forwarded-For is believed by: a proxy carries many clients and caps each itself (decisions.md).
+  const isTrustedProxy = app.get('trust proxy fn') as (address: string, hop: number) => boolean;
+  capConnectionsPerAddress(server, {
+    maxPerAddress: limits.maxConnectionsPerAddress,
+    isExempt: (address) => isTrustedProxy(address, 0),
+    onRefused: (address) => {
+      connectionsRefusedPerAddress.inc();
+      logger.debug({ address }, 'connection refused: its address is at its connection cap');
+    },
   });
   return new Promise((resolve, reject) => {
     server.once('error', reject);
