@@ -74,7 +74,9 @@ export function boundRequestBodies(limits: BodyDeadlines, logger: Logger): Reque
         socket.destroy();
         return;
       }
-      const waited = now < deadline ? `sent nothing for ${Math.round(idleMs / 1000)} s` : 'was too slow';
+      // A silence is named as such even when the sample came late enough to be past the deadline too.
+      const waited =
+        now - lastProgress >= idleMs ? `sent nothing for ${Math.round(idleMs / 1000)} s` : 'was too slow';
       res.setHeader('Connection', 'close');
       answerWithError(
         req,
