@@ -1,6 +1,7 @@
 import { Subjects } from '@tm/contracts';
 import { type SqlRunner, timeOrderedId } from '@tm/kit';
 import type pg from 'pg';
+import { removePostingsAfter } from './remove-postings.js';
 
 /*
  * Namespace deletion jobs ([P14]). A DELETE creates one (or finds the one running for that tenant and
@@ -247,30 +248,13 @@ async function advance(client: pg.PoolClient, job: LockedJob, sizes: BatchSizes)
 
   if (job.phase === 'postings' || job.phase === 'legacy_postings') {
     const next = job.phase === 'postings' ? 'legacy_postings' : 'records';
-    // Key order from the cursor: each batch starts where the last ended, not at the dead index entries
-    // its predecessors left.
-    const { rows } = await client.query<{ n: number; term: string; occurred_at: string; memory_id: string }>(
-      `WITH batch AS (
-         SELECT ctid, term, occurred_at, memory_id FROM memory_term
-          WHERE scope_key = ${POSTINGS_KEY[job.phase]}($1, $2)
-            AND (term, occurred_at, memory_id) > ($3, $4::timestamptz, $5::uuid)
-          ORDER BY term, occurred_at, memory_id LIMIT $6),
-       gone AS (DELETE FROM memory_term WHERE ctid = ANY (ARRAY(SELECT ctid FROM batch)) RETURNING 1)
-       SELECT (SELECT count(*) FROM gone)::int AS n, l.term, l.occurred_at::text AS occurred_at,
-              l.memory_id::text AS memory_id
-         FROM (SELECT 1) AS one LEFT JOIN LATERAL (
-           SELECT term, occurred_at, memory_id FROM batch
-            ORDER BY term DESC, occurred_at DESC, memory_id DESC LIMIT 1) AS l ON true`,
-      [
-        ...scope,
-        job.cursor_term ?? '',
-        job.cursor_occurred_at ?? '-infinity',
-        job.cursor_memory_id ?? '00000000-0000-0000-0000-000000000000',
-        sizes.postings,
-      ],
+    const { removed: n, last } = await removePostingsAfter(
+      client,
+      POSTINGS_KEY[job.phase],
+      [job.tenant_id, job.namespace],
+      { term: job.cursor_term, occurred_at: job.cursor_occurred_at, memory_id: job.cursor_memory_id },
+      sizes.postings,
     );
-    const last = rows[0];
-    const n = last?.n ?? 0;
     if (n < sizes.postings) {
       await save(
         `postings = postings + $2, phase = $3, cursor_term = NULL,
@@ -280,7 +264,7 @@ async function advance(client: pg.PoolClient, job: LockedJob, sizes: BatchSizes)
     } else {
       await save(
         'postings = postings + $2, cursor_term = $3, cursor_occurred_at = $4, cursor_memory_id = $5',
-        [n, last?.term, last?.occurred_at, last?.memory_id],
+        [n, last.term, last.occurred_at, last.memory_id],
       );
     }
     return false;

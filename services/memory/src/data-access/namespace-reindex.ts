@@ -1,4 +1,5 @@
 import type pg from 'pg';
+import { removePostingsAfter } from './remove-postings.js';
 
 /*
  * Re-indexing a namespace written before recall matched on stems (memory_reindex, the
@@ -193,36 +194,19 @@ async function clean(
     records: 0,
     postings,
   });
-  // Key order from the cursor, as a namespace deletion walks them: each batch starts where the last
-  // ended, not at the dead index entries its predecessors left.
-  const { rows } = await client.query<{ n: number; term: string; occurred_at: string; memory_id: string }>(
-    `WITH batch AS (
-       SELECT ctid, term, occurred_at, memory_id FROM memory_term
-        WHERE scope_key = memory_scope_key($1, $2)
-          AND (term, occurred_at, memory_id) > ($3, $4::timestamptz, $5::uuid)
-        ORDER BY term, occurred_at, memory_id LIMIT $6),
-     gone AS (DELETE FROM memory_term WHERE ctid = ANY (ARRAY(SELECT ctid FROM batch)) RETURNING 1)
-     SELECT (SELECT count(*) FROM gone)::int AS n, l.term, l.occurred_at::text AS occurred_at,
-            l.memory_id::text AS memory_id
-       FROM (SELECT 1) AS one LEFT JOIN LATERAL (
-         SELECT term, occurred_at, memory_id FROM batch
-          ORDER BY term DESC, occurred_at DESC, memory_id DESC LIMIT 1) AS l ON true`,
-    [
-      ...scope,
-      row.cursor_term ?? '',
-      row.cursor_occurred_at ?? '-infinity',
-      row.cursor_memory_id ?? '00000000-0000-0000-0000-000000000000',
-      sizes.postings,
-    ],
+  const { removed: n, last } = await removePostingsAfter(
+    client,
+    'memory_scope_key',
+    [row.tenant_id, row.namespace],
+    { term: row.cursor_term, occurred_at: row.cursor_occurred_at, memory_id: row.cursor_memory_id },
+    sizes.postings,
   );
-  const first = rows[0];
-  const n = first?.n ?? 0;
   if (n === sizes.postings) {
     await client.query(
       `UPDATE memory_reindex SET cursor_term = $3, cursor_occurred_at = $4, cursor_memory_id = $5,
               updated_at = now()
         WHERE tenant_id = $1 AND namespace = $2`,
-      [...scope, first?.term, first?.occurred_at, first?.memory_id],
+      [...scope, last.term, last.occurred_at, last.memory_id],
     );
     return done('cleaning', n);
   }
