@@ -3,7 +3,7 @@ import type { FaultStack } from '../faults/fault-stack.js';
 import { type Attempt, Load } from '../faults/load.js';
 import { readTotals, reconcile, settledWebhooks } from '../faults/totals.js';
 import type { FairnessSettings } from './fairness-settings.js';
-import type { Pressure, PressureContext, TenantA } from './pressure-table.js';
+import type { Pressure, PressureContext, PressureSession, TenantA } from './pressure-table.js';
 import { A_ADDRESS, AddressedClient } from './second-address.js';
 
 /** What B saw in one window, quiet or under pressure. */
@@ -161,6 +161,7 @@ export async function runFairnessRow(
   let quiet: BRun | undefined;
   let loaded: BRun | undefined;
   let a: TenantA | undefined;
+  let session: PressureSession | undefined;
   try {
     a = await tenantA(stack, pressure.id, runTag);
     const ctx: PressureContext = {
@@ -173,7 +174,7 @@ export async function runFairnessRow(
         problems.push(text);
       },
     };
-    const session = await pressure.prepare(ctx);
+    session = await pressure.prepare(ctx);
 
     const q = startB(stack, settings, `${prefix}-quiet`);
     await sleep(settings.windowMs);
@@ -190,10 +191,10 @@ export async function runFairnessRow(
     await b.stop();
     await pressing;
     loaded = await b.read();
-    await session.cleanup?.();
   } catch (err) {
     problems.push(`the row could not run: ${(err as Error).message}`);
   } finally {
+    await session?.cleanup?.().catch((err: Error) => notes.push(`A's clean-up failed: ${err.message}`));
     a?.client.close();
   }
   const p95Ratio = quiet && loaded && quiet.p95Ms > 0 ? loaded.p95Ms / quiet.p95Ms : undefined;
