@@ -1,5 +1,5 @@
 #!/usr/bin/env node
-// `npm start | test | bench | faults | admin | compose | pack` on a fresh clone, with Node alone: this file runs before any install,
+// `npm start | test | bench | faults | fairness | admin | compose | pack` on a fresh clone, with Node alone: this file runs before any install,
 // so it uses nothing but Node's built-ins. It installs and generates only what is stale, then runs the
 // command from the workspace.
 import { spawn, spawnSync } from 'node:child_process';
@@ -20,6 +20,9 @@ const COMMANDS = {
   bench: tsx('tests/load/bench.ts'),
   // The fault suite: its own PostgreSQL, nats-server and service processes (docs/operations.md#fault-suite).
   faults: tsx('tests/e2e/faults/run-faults.ts'),
+  // The fairness suite: one tenant's load beside another's pressure, on the fault suite's stack
+  // (docs/operations.md#fairness-suite).
+  fairness: tsx('tests/e2e/fairness/run-fairness.ts'),
   admin: tsx('services/gateway/src/admin/cli.ts'),
   // docker-compose.yml built and run in containers: up, down, or check (infra/dev/compose/main.ts).
   compose: tsx('infra/dev/compose/main.ts'),

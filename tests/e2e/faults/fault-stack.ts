@@ -16,7 +16,7 @@ import { WebhookReceiver } from './webhook-receiver.js';
 
 const root = join(dirname(fileURLToPath(import.meta.url)), '..', '..', '..');
 
-interface Tenant {
+export interface Tenant {
   tenantId: string;
   apiKey: string;
   owner: { email: string; password: string };
@@ -33,6 +33,8 @@ export interface FaultStackOptions {
   maxFileStore?: number;
   /** Told each start-up step as it ends, with the time since the start. */
   progress?: (step: string) => void;
+  /** Settings over the suite's own for every process; an undefined value leaves the service's default. */
+  env?: NodeJS.ProcessEnv;
 }
 
 /**
@@ -116,6 +118,10 @@ export class FaultStack {
       RATE_LIMIT_PER_TENANT: '100000',
       ...Object.fromEntries(PROCESSES.map((name) => [`${name.toUpperCase()}_METRICS_PORT`, '0'])),
     };
+    for (const [name, value] of Object.entries(options.env ?? {})) {
+      if (value === undefined) delete env[name];
+      else env[name] = value;
+    }
     const stack = new FaultStack(dir, options, pg, nats, env, gatewayPort);
     const began = Date.now();
     const step = (name: string) =>
@@ -130,7 +136,7 @@ export class FaultStack {
       // All at once, with the tenant's creation (it needs only the gateway's database): the gateway
       // answers 503 until the services it calls are up, which healthy-before-the-row waits out.
       const [tenant] = await Promise.all([
-        stack.bootstrapTenant(),
+        stack.bootstrapTenant('faults', 'owner@faults.test'),
         ...PROCESSES.map((p) => stack.processes[p].start()),
       ]);
       stack.tenant = tenant;
@@ -165,7 +171,7 @@ export class FaultStack {
    * A tenant with managed storage, consent and an API key, from the gateway's admin command, with an
    * owner who can log in (to register the webhook endpoint).
    */
-  private async bootstrapTenant(): Promise<Tenant> {
+  async bootstrapTenant(name: string, email: string): Promise<Tenant> {
     const stdout = await runCommand(
       process.execPath,
       [
@@ -175,9 +181,9 @@ export class FaultStack {
         'bootstrap',
         '--json',
         '--name',
-        'faults',
+        name,
         '--email',
-        'owner@faults.test',
+        email,
       ],
       { cwd: root, env: this.env, label: 'bootstrap', quiet: true },
     );
@@ -207,7 +213,7 @@ export class FaultStack {
    * as a customer would; returns its signing secret (shown once). Tried again while the stack settles
    * (the gateway answers 503 until the services it calls are up).
    */
-  private async registerEndpoint(tenant: Tenant, url: string): Promise<string> {
+  async registerEndpoint(tenant: Tenant, url: string, description = 'fault suite'): Promise<string> {
     const post = async (path: string, body: unknown, token?: string) => {
       const res = await fetch(`${this.baseUrl}${path}`, {
         method: 'POST',
@@ -229,7 +235,7 @@ export class FaultStack {
           if (login.status !== 201) throw new Error(`login: ${login.status}`);
           const created = await post(
             '/api/v1/control/webhook-endpoints',
-            { url, events: ['memory.retained'], description: 'fault suite' },
+            { url, events: ['memory.retained'], description },
             String(login.body.token),
           );
           if (created.status !== 201) throw new Error(`endpoint: ${created.status}`);

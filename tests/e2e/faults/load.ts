@@ -40,6 +40,8 @@ const op = (url: string): Attempt['op'] => (url.includes('/recall') ? 'recall' :
 export class Load {
   readonly attempts: Attempt[] = [];
   readonly acked = new Set<string>();
+  /** When each acknowledged write's answer arrived (epoch ms): a webhook's delivery time starts there. */
+  readonly ackedAt = new Map<string, number>();
   /** Writes the SDK gave up on (its retries spent): the application re-sends them with the same key. */
   readonly gaveUp = new Map<string, TextMemoryError>();
   readonly nonRetryable: TextMemoryError[] = [];
@@ -118,6 +120,7 @@ export class Load {
         occurred_at: '2026-11-25T00:00:00.000Z',
       });
       this.acked.add(key);
+      if (!this.ackedAt.has(key)) this.ackedAt.set(key, Date.now());
       this.gaveUp.delete(key);
     } catch (err) {
       this.failed(err, () => this.gaveUp.set(key, err as TextMemoryError));

@@ -1,15 +1,6 @@
 import { existsSync, readFileSync, writeFileSync } from 'node:fs';
+import { BAD_INPUT, FAIRNESS, keptSection } from '../support/reliability-sections.js';
 import type { RowResult, RowSettings } from './run-row.js';
-
-/** The fuzz test's section of docs/reliability.md (support/fuzz/fuzz-tally.ts writes it; this page keeps it). */
-export const BAD_INPUT_START = '<!-- bad-input-classes:start -->';
-export const BAD_INPUT_END = '<!-- bad-input-classes:end -->';
-const BAD_INPUT_PLACEHOLDER = [
-  BAD_INPUT_START,
-  '_To be filled by the fuzzing effort (one row per bad-input class). `npm run faults` keeps whatever',
-  'stands between these markers when it rewrites this page._',
-  BAD_INPUT_END,
-].join('\n');
 
 const seconds = (ms: number | undefined) => (ms === undefined ? '—' : `${(ms / 1000).toFixed(1)} s`);
 
@@ -39,14 +30,10 @@ export interface RunInfo {
 
 /**
  * docs/reliability.md from one run of `npm run faults`. The bad-input section belongs to the fuzzing
- * effort: whatever it holds between its markers is kept.
+ * effort and the fairness section to `npm run fairness`: whatever they hold between their markers is kept.
  */
 export function writeReliabilityPage(file: string, rows: RowResult[], info: RunInfo): void {
   const previous = existsSync(file) ? readFileSync(file, 'utf8') : '';
-  const start = previous.indexOf(BAD_INPUT_START);
-  const end = previous.indexOf(BAD_INPUT_END);
-  const badInput =
-    start >= 0 && end > start ? previous.slice(start, end + BAD_INPUT_END.length) : BAD_INPUT_PLACEHOLDER;
   const s = info.settings;
   const passed = rows.filter((r) => r.passed).length;
   const page = `# Reliability
@@ -94,7 +81,11 @@ ${rows.map(tableRow).join('\n')}
 
 ## Per bad-input class
 
-${badInput}
+${keptSection(previous, BAD_INPUT)}
+
+## Per tenant under pressure (fairness)
+
+${keptSection(previous, FAIRNESS)}
 `;
   writeFileSync(file, page);
 }

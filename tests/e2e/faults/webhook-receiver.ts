@@ -30,6 +30,8 @@ export interface ReceivedDeliveries {
 export class WebhookReceiver {
   private readonly ids = new Map<string, Set<string>>();
   private readonly requests = new Map<string, number>();
+  /** When each event id's first request arrived whole (epoch ms). */
+  private readonly firstAt = new Map<string, number>();
   /** Event ids whose request was unanswered when its sender was killed, not received again since. */
   private readonly cut = new Set<string>();
   /** Requests whose signature the library refused. */
@@ -80,6 +82,7 @@ export class WebhookReceiver {
     }
     const eventId = payload.data?.event_id;
     if (payload.type !== 'memory.retained' || typeof eventId !== 'string') return { ok: true };
+    if (!this.firstAt.has(eventId)) this.firstAt.set(eventId, Date.now());
     const ids = this.ids.get(eventId) ?? new Set<string>();
     ids.add(String(headers['webhook-id']));
     this.ids.set(eventId, ids);
@@ -101,6 +104,11 @@ export class WebhookReceiver {
     const cut = [...this.unanswered].filter((h) => h.eventId.startsWith(prefix));
     for (const h of cut) this.cut.add(h.eventId);
     return cut.length;
+  }
+
+  /** When an event id's first delivery arrived, if it has. */
+  arrivedAt(eventId: string): number | undefined {
+    return this.firstAt.get(eventId);
   }
 
   deliveriesOf(eventIds: Iterable<string>): ReceivedDeliveries {

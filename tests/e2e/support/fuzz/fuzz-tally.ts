@@ -1,5 +1,4 @@
-import { readFileSync, writeFileSync } from 'node:fs';
-import { BAD_INPUT_END, BAD_INPUT_START } from '../../faults/report.js';
+import { BAD_INPUT, writeSection } from '../reliability-sections.js';
 import type { Operation } from './operations.js';
 import type { FuzzRequest, InputMutation } from './request-arbitrary.js';
 
@@ -121,16 +120,10 @@ export class FuzzTally {
 
   /** Replaces what stands between the bad-input markers in `file` with this run's table; the rest stays. */
   writeSection(file: string, run: { seed: number; runs: number; startedAt: Date }): void {
-    const page = readFileSync(file, 'utf8');
-    const start = page.indexOf(BAD_INPUT_START);
-    const end = page.indexOf(BAD_INPUT_END);
-    if (start < 0 || end < start)
-      throw new Error(`${file} has no ${BAD_INPUT_START} … ${BAD_INPUT_END} section`);
     const failed = this.failed.length
       ? `\n\n**${this.failed.length} operations failed** (their counts include fast-check's shrinking replays): ${this.failed.join(', ')}.`
       : '';
-    const section = `${BAD_INPUT_START}
-Written by \`FUZZ_REPORT=docs/reliability.md npx vitest run tests/e2e/openapi-fuzz.test.ts\`
+    const section = `Written by \`FUZZ_REPORT=docs/reliability.md npx vitest run tests/e2e/openapi-fuzz.test.ts\`
 ([operations](operations.md#fuzzing-the-api-from-its-openapi-document-p11)); do not edit it by hand, run it again.
 \`npm run faults\` keeps this section as it is.
 
@@ -145,6 +138,6 @@ ignores it).${failed}
 
 ${this.table()}
 `;
-    writeFileSync(file, page.slice(0, start) + section + page.slice(end));
+    writeSection(file, BAD_INPUT, section);
   }
 }
