@@ -95,6 +95,23 @@ describe('memory.retained delivered to a registered endpoint', () => {
     });
   });
 
+  it('when an endpoint is registered with a URL not in its parsed form, then the stored URL is the one called', async () => {
+    const tenant = await tenantWithSession({ consent: true });
+    const path = `/hooks/${suffix()}`;
+    const sent = `${receiver.url.replace('http://', 'HTTP://')}/detour/..${path}`;
+
+    const created = await t.api.post(WEBHOOK_ENDPOINTS, {
+      key: tenant.session,
+      body: { url: sent, events: ['memory.retained'] },
+    });
+    await writeOne(tenant.api_key);
+    const [request] = await received(path, 1);
+
+    expect(created).toMatchObject({ status: 201, body: { url: `${receiver.url}${path}` } });
+    expect(request).toMatchObject({ path });
+    expect(receiver.at(`/detour/..${path}`)).toEqual([]);
+  });
+
   it('when the endpoint opted in to text, then the payload also carries the memory text', async () => {
     const { tenant, path, endpoint } = await tenantWithEndpoint({ include_text: true });
 

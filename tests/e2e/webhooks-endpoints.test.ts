@@ -77,6 +77,16 @@ describe('POST /api/v1/control/webhook-endpoints', () => {
     ['a link-local address', { url: 'http://169.254.169.254/latest/meta-data' }, 'url'],
     ['an IPv4-mapped private address', { url: 'http://[::ffff:192.168.0.1]/hook' }, 'url'],
     ['an unspecified address', { url: 'http://0.0.0.0:8080/' }, 'url'],
+    ['IPv4-compatible 10.0.0.1', { url: 'http://[::a00:1]/hook' }, 'url'],
+    ['IPv4-compatible 169.254.169.254', { url: 'http://[::a9fe:a9fe]/latest/meta-data' }, 'url'],
+    ['IPv4-compatible 192.168.1.1', { url: 'http://[::c0a8:101]/hook' }, 'url'],
+    ['IPv4-compatible 127.0.0.1', { url: 'http://[::7f00:1]/hook' }, 'url'],
+    ['a leading space', { url: ' https://hooks.example.com/x' }, 'url'],
+    ['a CR LF', { url: 'https://hooks.example.com/x\r\nX-Injected: 1' }, 'url'],
+    ['a tab', { url: 'https://hooks.exa\tmple.com/x' }, 'url'],
+    ['a backslash before an @', { url: 'http://hooks.example.com\\@127.0.0.1/' }, 'url'],
+    ['an empty user and password', { url: 'http://:@hooks.example.com/x' }, 'url'],
+    ['an empty user before the host', { url: 'http://@hooks.example.com/x' }, 'url'],
     ['an ftp URL', { url: 'ftp://hooks.example.com/x' }, 'url'],
     ['a URL with a password', { url: 'https://user:pw@hooks.example.com/x' }, 'url'],
     ['an unknown event type', { events: ['memory.recalled'] }, 'events.0'],
@@ -98,6 +108,37 @@ describe('POST /api/v1/control/webhook-endpoints', () => {
       expect((await t.api.get(WEBHOOK_ENDPOINTS, { key: tenant.session })).body.data).toEqual([]);
     },
   );
+
+  it.each([
+    [' https://hooks.example.com/x', 'must not contain spaces or control characters'],
+    ['http://hooks.example.com\\@127.0.0.1/', 'must not contain a backslash'],
+    ['http://:@hooks.example.com/x', 'must not carry a user name or password'],
+  ])('when the URL is %j, then the 400 says why', async (url, message) => {
+    const tenant = await tenantWithSession();
+
+    const res = await t.api.post(WEBHOOK_ENDPOINTS, { key: tenant.session, body: newEndpoint({ url }) });
+
+    expect(res).toMatchObject({
+      status: 400,
+      body: { retryable: false, details: { code: 'validation_failed', fields: [{ path: 'url', message }] } },
+    });
+  });
+
+  it('when the URL is valid but not in its parsed form, then the parsed form is stored and answered', async () => {
+    const tenant = await tenantWithSession();
+
+    const created = await t.api.post(WEBHOOK_ENDPOINTS, {
+      key: tenant.session,
+      body: newEndpoint({ url: 'HTTPS://Hooks.Example.COM:443/a/../text-memory?x=1%202' }),
+    });
+    const listed = await t.api.get(WEBHOOK_ENDPOINTS, { key: tenant.session });
+
+    expect(created).toMatchObject({
+      status: 201,
+      body: { url: 'https://hooks.example.com/text-memory?x=1%202' },
+    });
+    expect(listed.body.data).toMatchObject([{ url: 'https://hooks.example.com/text-memory?x=1%202' }]);
+  });
 });
 
 describe('PATCH and DELETE /api/v1/control/webhook-endpoints/{id}', () => {
@@ -144,12 +185,15 @@ describe('PATCH and DELETE /api/v1/control/webhook-endpoints/{id}', () => {
 
     const empty = await t.api.patch(path, { key: tenant.session, body: {} });
     const inward = await t.api.patch(path, { key: tenant.session, body: { url: 'http://192.168.1.1/' } });
+    const compatible = await t.api.patch(path, { key: tenant.session, body: { url: 'http://[::a00:1]/' } });
+    const userinfo = await t.api.patch(path, { key: tenant.session, body: { url: 'http://:@example.com/' } });
 
     expect(empty).toMatchObject({ status: 400, body: { details: { code: 'validation_failed' } } });
-    expect(inward).toMatchObject({
-      status: 400,
-      body: { details: { code: 'validation_failed', fields: [{ path: 'url' }] } },
-    });
+    for (const refused of [inward, compatible, userinfo])
+      expect(refused).toMatchObject({
+        status: 400,
+        body: { details: { code: 'validation_failed', fields: [{ path: 'url' }] } },
+      });
     expect((await t.api.get(path, { key: tenant.session })).body.url).toBe(created.url);
   });
 

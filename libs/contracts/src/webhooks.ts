@@ -24,10 +24,24 @@ export const WEBHOOK_DELIVERY_PAGE = { default: 50, max: 100 } as const;
 
 const Timestamp = z.iso.datetime({ offset: true });
 
-/** http or https, no user or password; whether its addresses may be reached is decided when it connects. */
+/**
+ * What a URL's authority holds as written: after `scheme:` and any slashes (`http:host` and
+ * `http:///host` parse too), to the first `/`, `\`, `?` or `#`, where the WHATWG parser ends it for http(s).
+ */
+const rawAuthority = (value: string) => /^[a-z][a-z0-9+.-]*:[/\\]*([^/\\?#]*)/i.exec(value)?.[1] ?? '';
+
+/**
+ * http or https, no userinfo, nothing the URL parser would silently drop or rewrite (whitespace,
+ * control characters, a backslash read as `/`): the service stores the parsed `href` and calls exactly
+ * that, so what was sent must read the same. Whether its addresses may be reached is decided when it
+ * connects.
+ */
 export const WebhookUrl = z
   .string()
   .max(WEBHOOK_LIMITS.urlMaxChars, `url must be at most ${WEBHOOK_LIMITS.urlMaxChars} characters`)
+  // biome-ignore lint/suspicious/noControlCharactersInRegex: control characters are what is refused
+  .refine((value) => !/[\s\x00-\x1f\x7f]/u.test(value), 'must not contain spaces or control characters')
+  .refine((value) => !value.includes('\\'), 'must not contain a backslash')
   .refine((value) => {
     if (!URL.canParse(value)) return false;
     const url = new URL(value);
@@ -36,7 +50,8 @@ export const WebhookUrl = z
   .refine((value) => {
     if (!URL.canParse(value)) return true;
     const url = new URL(value);
-    return url.username === '' && url.password === '';
+    // An empty userinfo (`http://:@host`) parses to no user and no password: the `@` is refused as written.
+    return url.username === '' && url.password === '' && !rawAuthority(value).includes('@');
   }, 'must not carry a user name or password')
   .meta({ description: 'Where deliveries are POSTed (http or https); private addresses are refused' });
 

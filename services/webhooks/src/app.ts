@@ -55,6 +55,10 @@ export async function startWebhooksService(
     timeoutMs: config.WEBHOOKS_ATTEMPT_TIMEOUT_MS,
     allowLoopback: config.WEBHOOKS_ALLOW_LOOPBACK,
     concurrency: config.WEBHOOKS_CONCURRENCY,
+    tenantConcurrency: config.WEBHOOKS_TENANT_CONCURRENCY,
+    endpointConcurrency: config.WEBHOOKS_ENDPOINT_CONCURRENCY,
+    breakerResetMs: config.WEBHOOKS_BREAKER_RESET_MS,
+    breakerVolume: config.WEBHOOKS_BREAKER_VOLUME,
     intervalMs: config.WEBHOOKS_POLL_INTERVAL_MS,
     logger,
   });

@@ -51,8 +51,25 @@ export const WebhooksConfigSchema = z.object({
     .default(10_000),
   /** How often each instance looks for due deliveries (a new event also wakes it). */
   WEBHOOKS_POLL_INTERVAL_MS: env.positiveInt(1_000),
-  /** Deliveries one instance sends at once. */
+  /** Deliveries one instance sends at once (its send slots). */
   WEBHOOKS_CONCURRENCY: env.positiveInt(16),
+  /**
+   * The most send slots one tenant holds on an instance, even with nothing else due: below
+   * WEBHOOKS_CONCURRENCY, so a tenant whose receiver hangs leaves slots free for the next tenant's
+   * event rather than making it wait out a time-out. With others due, each gets an even share.
+   */
+  WEBHOOKS_TENANT_CONCURRENCY: env.positiveInt(8),
+  /** The most deliveries in flight to one endpoint from one instance. */
+  WEBHOOKS_ENDPOINT_CONCURRENCY: env.positiveInt(4),
+  /** How long an endpoint that stopped answering (time-outs, refused connections) is left alone before one probe. */
+  WEBHOOKS_BREAKER_RESET_MS: z.coerce
+    .number({ message: 'must be whole milliseconds' })
+    .int('must be whole milliseconds')
+    .min(1_000, 'must be at least 1000 (1 s)')
+    .max(3_600_000, 'must be at most 3600000 (1 h)')
+    .default(60_000),
+  /** Attempts to an endpoint in a minute before half of them unanswered back it off. */
+  WEBHOOKS_BREAKER_VOLUME: env.positiveInt(4),
   /** Endpoints a tenant may register. */
   WEBHOOKS_MAX_ENDPOINTS: env.positiveInt(20),
   /** Usage records taken from the stream per fan-out transaction. */

@@ -1,6 +1,6 @@
 import { createServer } from 'node:http';
-import type { AddressInfo } from 'node:net';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { type AddressInfo, Socket } from 'node:net';
+import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import { addressAllowed, guardedLookup } from '../src/domain/deliveries/address-guard.js';
 import { delivered, postWebhook } from '../src/domain/deliveries/post-webhook.js';
 
@@ -23,6 +23,13 @@ describe('addressAllowed', () => {
     ['::ffff:10.0.0.1'],
     ['::ffff:127.0.0.1'],
     ['2002:a00:1::'],
+    ['::a00:1'],
+    ['::a9fe:a9fe'],
+    ['::c0a8:101'],
+    ['::7f00:1'],
+    ['::10.0.0.1'],
+    ['::8.8.8.8'],
+    ['64:ff9b::a00:1'],
     ['not-an-address'],
   ])('when the address is %s, then it is refused', (address) => {
     expect(addressAllowed(address, false)).toBe(false);
@@ -41,6 +48,10 @@ describe('addressAllowed', () => {
       false,
       false,
     ]);
+  });
+
+  it('when loopback is allowed, then loopback written as IPv4-compatible IPv6 (::7f00:1) is still refused', () => {
+    expect([addressAllowed('::7f00:1', true), addressAllowed('::a00:1', true)]).toEqual([false, false]);
   });
 });
 
@@ -111,6 +122,30 @@ describe('postWebhook', () => {
     expect(outcome).toMatchObject({ statusCode: 204, error: null, latencyMs: expect.any(Number) });
     expect(got).toEqual(['/allowed']);
   });
+
+  // The socket's connect is the outside world here: it is replaced so that a guard that let one of
+  // these through would fail the test instead of dialling a private address.
+  it.each([
+    ['http://[::a00:1]/hook'],
+    ['http://[::a9fe:a9fe]/latest/meta-data'],
+    ['http://[::c0a8:101]/hook'],
+    ['http://[::7f00:1]:8080/hook'],
+  ])(
+    'when the URL is %s (an IPv4-compatible private address), then the attempt is refused before any connection',
+    async (url) => {
+      const connect = vi.spyOn(Socket.prototype, 'connect').mockImplementation(() => {
+        throw new Error('a connection was attempted');
+      });
+      try {
+        const outcome = await postWebhook(url, '{}', {}, { timeoutMs: 2_000, allowLoopback: true });
+
+        expect(outcome).toEqual({ statusCode: null, error: 'address_not_allowed', latencyMs: 0 });
+        expect(connect).not.toHaveBeenCalled();
+      } finally {
+        connect.mockRestore();
+      }
+    },
+  );
 
   it('when the receiver does not answer in time, then the attempt ends as a timeout', async () => {
     const outcome = await postWebhook(

@@ -15,6 +15,11 @@ describe('webhooks settings', () => {
       WEBHOOKS_ALLOW_LOOPBACK: false,
       WEBHOOKS_ATTEMPT_TIMEOUT_MS: 10_000,
       WEBHOOKS_DELIVERY_RETENTION_DAYS: 30,
+      WEBHOOKS_CONCURRENCY: 16,
+      WEBHOOKS_TENANT_CONCURRENCY: 8,
+      WEBHOOKS_ENDPOINT_CONCURRENCY: 4,
+      WEBHOOKS_BREAKER_RESET_MS: 60_000,
+      WEBHOOKS_BREAKER_VOLUME: 4,
     });
   });
 
@@ -27,6 +32,11 @@ describe('webhooks settings', () => {
     ['a time-out over 30 s', { ...secret, WEBHOOKS_ATTEMPT_TIMEOUT_MS: '30001' }],
     ['loopback allowed as yes', { ...secret, WEBHOOKS_ALLOW_LOOPBACK: 'yes' }],
     ['a retention of 0 days', { ...secret, WEBHOOKS_DELIVERY_RETENTION_DAYS: '0' }],
+    ['no slots for a tenant', { ...secret, WEBHOOKS_TENANT_CONCURRENCY: '0' }],
+    ['part of a slot per endpoint', { ...secret, WEBHOOKS_ENDPOINT_CONCURRENCY: '1.5' }],
+    ['a breaker reset under 1 s', { ...secret, WEBHOOKS_BREAKER_RESET_MS: '999' }],
+    ['a breaker reset over an hour', { ...secret, WEBHOOKS_BREAKER_RESET_MS: '3600001' }],
+    ['a breaker volume of 0', { ...secret, WEBHOOKS_BREAKER_VOLUME: '0' }],
     ['a retention in part days', { ...secret, WEBHOOKS_DELIVERY_RETENTION_DAYS: '1.5' }],
     ['a retention over 10 years', { ...secret, WEBHOOKS_DELIVERY_RETENTION_DAYS: '3651' }],
     ['a retention that is not a number', { ...secret, WEBHOOKS_DELIVERY_RETENTION_DAYS: '30d' }],

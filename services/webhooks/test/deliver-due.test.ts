@@ -4,9 +4,9 @@ import type { AddressInfo } from 'node:net';
 import { createLogger } from '@tm/kit';
 import { Webhook } from 'standardwebhooks';
 import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
-import { claimDue } from '../src/data-access/delivery-repository.js';
+import { claimDeliveries } from '../src/data-access/delivery-repository.js';
 import { closePrisma, getPrisma, initPrisma } from '../src/data-access/prisma-client.js';
-import { deliverDue } from '../src/domain/deliveries/deliver-due.js';
+import { createDeliveryDispatcher } from '../src/domain/deliveries/deliver-due.js';
 import { listEndpointDeliveries } from '../src/domain/deliveries/delivery-log.js';
 import { fanOut, type TenantEvent } from '../src/domain/deliveries/fan-out.js';
 import { createEndpoint } from '../src/domain/endpoints/manage-endpoints.js';
@@ -40,14 +40,29 @@ const settings = () => ({
   timeoutMs: 2_000,
   allowLoopback: true,
   concurrency: 4,
+  tenantConcurrency: 4,
+  endpointConcurrency: 4,
+  breakerResetMs: 60_000,
+  breakerVolume: 4,
   readText: async () => null,
   logger: createLogger({ name: 'webhooks-test', level: 'silent' }),
 });
 
+/** Send everything due now, refilling slots as answers come, until nothing is due or in flight. */
+async function deliverDue() {
+  const dispatcher = createDeliveryDispatcher(settings());
+  dispatcher.fill();
+  await dispatcher.idle();
+  await dispatcher.stop();
+}
+
 async function endpointWithEvent() {
   const tenantId = randomUUID();
   const endpoint = await createEndpoint(
-    { tenant_id: tenantId, body: { url, events: ['memory.retained'], description: '', include_text: false } },
+    {
+      tenant_id: tenantId,
+      body: { url, events: ['memory.retained'], description: '', include_text: false },
+    },
     { sealingKey: key, maxEndpoints: 20, allowLoopback: true },
   );
   const event: TenantEvent = {
@@ -61,6 +76,12 @@ async function endpointWithEvent() {
   };
   return { tenantId, endpoint, event };
 }
+
+/** The ids of an event's queued deliveries, as the scheduler would pick them. */
+const queuedIds = async (messageId: string) =>
+  (await getPrisma().webhookDelivery.findMany({ where: { messageId }, select: { id: true } })).map(
+    (d) => d.id,
+  );
 
 describe('the delivery outbox', () => {
   it('when the same event is handed over twice (a redelivered message), then it is queued once', async () => {
@@ -76,10 +97,10 @@ describe('the delivery outbox', () => {
     const { tenantId, endpoint, event } = await endpointWithEvent();
     await fanOut([event]);
     // The instance that "died": it leased the delivery (0 ms, so the lease is over at once) and never recorded.
-    const taken = await claimDue(getPrisma(), 100, 0);
+    const taken = await claimDeliveries(getPrisma(), await queuedIds(event.messageId), 0);
     expect(taken.map((d) => d.message_id)).toContain(event.messageId);
 
-    await deliverDue(settings());
+    await deliverDue();
     const log = await listEndpointDeliveries({
       tenant_id: tenantId,
       endpoint_id: endpoint.id,
@@ -100,8 +121,10 @@ describe('the delivery outbox', () => {
     const { event } = await endpointWithEvent();
     await fanOut([event]);
 
-    const first = await claimDue(getPrisma(), 100, 60_000);
-    const second = await claimDue(getPrisma(), 100, 60_000);
+    const ids = await queuedIds(event.messageId);
+
+    const first = await claimDeliveries(getPrisma(), ids, 60_000);
+    const second = await claimDeliveries(getPrisma(), ids, 60_000);
 
     expect(first.map((d) => d.message_id)).toContain(event.messageId);
     expect(second.map((d) => d.message_id)).not.toContain(event.messageId);

@@ -5,7 +5,7 @@ import { createLogger, timeOrderedId } from '@tm/kit';
 import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
 import { requeueDelivery } from '../src/data-access/delivery-repository.js';
 import { closePrisma, getPrisma, initPrisma } from '../src/data-access/prisma-client.js';
-import { deliverDue } from '../src/domain/deliveries/deliver-due.js';
+import { createDeliveryDispatcher } from '../src/domain/deliveries/deliver-due.js';
 import { redeliver } from '../src/domain/deliveries/delivery-log.js';
 import { fanOut } from '../src/domain/deliveries/fan-out.js';
 import { pruneDeliveryLog } from '../src/domain/deliveries/prune-delivery-log.js';
@@ -90,9 +90,21 @@ const settings = () => ({
   timeoutMs: 2_000,
   allowLoopback: true,
   concurrency: 4,
+  tenantConcurrency: 4,
+  endpointConcurrency: 4,
+  breakerResetMs: 60_000,
+  breakerVolume: 4,
   readText: async () => null,
   logger: createLogger({ name: 'webhooks-test', level: 'silent' }),
 });
+
+/** Send everything due now, refilling slots as answers come, until nothing is due or in flight. */
+async function deliverDue() {
+  const dispatcher = createDeliveryDispatcher(settings());
+  dispatcher.fill();
+  await dispatcher.idle();
+  await dispatcher.stop();
+}
 
 describe('pruning the delivery log by age', () => {
   it('when deliveries finished longer ago than the retention, then they and their attempts are deleted, batch after batch, and pending and younger ones stay', async () => {
@@ -140,7 +152,7 @@ describe('pruning the delivery log by age', () => {
         payload: { type: 'memory.retained', timestamp: new Date().toISOString(), data: {} },
       },
     ]);
-    await deliverDue(settings());
+    await deliverDue();
     const db = getPrisma();
     const sent = await db.webhookDelivery.findFirstOrThrow({
       where: { endpointId: owner.endpointId, messageId },
@@ -155,7 +167,7 @@ describe('pruning the delivery log by age', () => {
     await redeliver({ tenant_id: owner.tenantId, endpoint_id: owner.endpointId, delivery_id: sent.id });
     const whilePending = await pruneDeliveryLog({ retentionDays: 30 });
     const pendingState = await stateOf(owner.endpointId);
-    await deliverDue(settings());
+    await deliverDue();
     const afterSending = await pruneDeliveryLog({ retentionDays: 30 });
     const resent = await db.webhookDelivery.findUniqueOrThrow({
       where: { id: sent.id },

@@ -14,6 +14,31 @@ export interface NewDelivery {
 export const queueDeliveries = (db: Db, rows: NewDelivery[]) =>
   db.webhookDelivery.createMany({ data: rows, skipDuplicates: true });
 
+/**
+ * Due deliveries of enabled endpoints, at most `perEndpoint` of each, tenants interleaved (each
+ * tenant's oldest first, then each one's second, …) so a tenant with thousands due does not fill the
+ * list. Read per endpoint through (endpoint_id, next_attempt_at), so the work grows with the
+ * endpoints, not with the backlog. Nothing is locked: `claimDeliveries` takes what is picked.
+ */
+export const findDueDeliveries = (
+  db: Db,
+  options: { perEndpoint: number; limit: number; skipEndpoints: readonly string[] },
+) =>
+  db.$queryRaw<Array<{ id: string; tenantId: string; endpointId: string }>>(Prisma.sql`
+    SELECT id, "tenantId", "endpointId" FROM (
+      SELECT c.id::text, c.tenant_id::text AS "tenantId", c.endpoint_id::text AS "endpointId",
+             c.next_attempt_at,
+             row_number() OVER (PARTITION BY c.tenant_id ORDER BY c.next_attempt_at, c.id) AS tenant_turn
+        FROM webhook_endpoint e
+        CROSS JOIN LATERAL (
+          SELECT d.id, d.tenant_id, d.endpoint_id, d.next_attempt_at FROM webhook_delivery d
+           WHERE d.endpoint_id = e.id AND d.next_attempt_at <= now() AND d.status = 'pending'
+           ORDER BY d.next_attempt_at, d.id LIMIT ${options.perEndpoint}) c
+       WHERE e.enabled AND e.id <> ALL(${[...options.skipEndpoints]}::uuid[])
+    ) due
+    ORDER BY tenant_turn, next_attempt_at, id
+    LIMIT ${options.limit}`);
+
 export interface ClaimedDelivery {
   id: string;
   tenant_id: string;
@@ -29,16 +54,17 @@ export interface ClaimedDelivery {
 }
 
 /**
- * Take up to `limit` due deliveries of enabled endpoints and lease them: `next_attempt_at` moves past
- * the attempt's time-out, so another instance skips them now (SKIP LOCKED) and takes them again only
- * if this one never records the attempt (killed between send and record: sent again, same webhook-id).
+ * Lease the picked deliveries that are still due: `next_attempt_at` moves past the attempt's
+ * time-out, so another instance skips them now (SKIP LOCKED, and the due check is made again on a
+ * row it just leased) and takes them again only if this one never records the attempt (killed
+ * between send and record: sent again, same webhook-id).
  */
-export const claimDue = (db: Db, limit: number, leaseMs: number) =>
+export const claimDeliveries = (db: Db, ids: readonly string[], leaseMs: number) =>
   db.$queryRaw<ClaimedDelivery[]>(Prisma.sql`
     WITH due AS (
       SELECT d.id FROM webhook_delivery d JOIN webhook_endpoint e ON e.id = d.endpoint_id
-       WHERE d.next_attempt_at <= now() AND d.status = 'pending' AND e.enabled
-       ORDER BY d.next_attempt_at LIMIT ${limit}
+       WHERE d.id = ANY(${[...ids]}::uuid[]) AND d.next_attempt_at <= now() AND d.status = 'pending'
+         AND e.enabled
          FOR UPDATE OF d SKIP LOCKED
     ), leased AS (
       UPDATE webhook_delivery d SET next_attempt_at = now() + make_interval(secs => ${leaseMs / 1000})
@@ -49,6 +75,10 @@ export const claimDue = (db: Db, limit: number, leaseMs: number) =>
            e.url, e.include_text,
            e.secret_ciphertext, e.previous_secret_ciphertext, e.previous_secret_expires_at
       FROM leased l JOIN webhook_endpoint e ON e.id = l.endpoint_id`);
+
+/** Give back a leased delivery that was not sent (its endpoint is backed off): due again at `at`, same step. */
+export const deferDelivery = (db: Db, id: string, at: Date) =>
+  db.webhookDelivery.updateMany({ where: { id, status: 'pending' }, data: { nextAttemptAt: at } });
 
 export const recordAttempt = (
   db: Db,

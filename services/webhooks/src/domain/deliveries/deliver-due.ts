@@ -3,15 +3,19 @@ import type { Logger } from '@tm/kit';
 import { timeOrderedId } from '@tm/kit';
 import {
   type ClaimedDelivery,
-  claimDue,
+  claimDeliveries,
+  deferDelivery,
+  findDueDeliveries,
   recordAttempt,
   settleDelivery,
 } from '../../data-access/delivery-repository.js';
 import { updateEndpoint } from '../../data-access/endpoint-repository.js';
 import { type Db, getPrisma } from '../../data-access/prisma-client.js';
 import { openSigningSecret } from '../endpoints/signing-secret.js';
+import { type EndpointBreakers, endpointBreakers, NOT_SENT } from './endpoint-breakers.js';
 import { type AttemptOutcome, delivered, postWebhook } from './post-webhook.js';
 import { describePeriod, nextAfterFailure } from './retry-schedule.js';
+import { pickDeliveries } from './send-slots.js';
 import { signDelivery } from './sign-delivery.js';
 
 export interface DeliverySettings {
@@ -19,36 +23,160 @@ export interface DeliverySettings {
   retrySchedule: readonly number[];
   timeoutMs: number;
   allowLoopback: boolean;
-  /** Deliveries claimed and sent at once. */
+  /** Send slots of this instance: deliveries in flight at once. */
   concurrency: number;
+  /** The most slots one tenant holds, even with nothing else due. */
+  tenantConcurrency: number;
+  /** The most deliveries in flight to one endpoint. */
+  endpointConcurrency: number;
+  /** How long an endpoint that stopped answering is left alone before one probe. */
+  breakerResetMs: number;
+  /** Attempts an endpoint's breaker counts before unanswered ones can open it. */
+  breakerVolume: number;
   /** A record's text from memory, for endpoints that opted in (null: the record is gone). */
   readText: (tenantId: string, memoryId: string) => Promise<string | null>;
   logger: Logger;
   db?: Db;
 }
 
-/** Past the attempt's own bound: a lease that expires only when the instance holding it is gone. */
-const LEASE_MARGIN_MS = 30_000;
-
-/**
- * Send what is due, `concurrency` at a time, until nothing due is left; returns how many attempts
- * were made. Each attempt is recorded and its delivery settled after the answer, so a process killed
- * in between leaves the lease to expire and the delivery is sent again (at least once).
- */
-export async function deliverDue(settings: DeliverySettings): Promise<number> {
-  const db = settings.db ?? getPrisma();
-  let attempts = 0;
-  for (;;) {
-    const claimed = await claimDue(db, settings.concurrency, settings.timeoutMs + LEASE_MARGIN_MS);
-    await Promise.all(claimed.map((delivery) => attemptOne(db, delivery, settings)));
-    attempts += claimed.length;
-    if (claimed.length < settings.concurrency) return attempts;
-  }
+export interface DeliveryDispatcher {
+  /** Fill the free send slots with due deliveries (a tick, a new event, a slot just freed). */
+  fill: () => void;
+  /** Resolves once no fill is running and nothing is in flight (tests, and stop). */
+  idle: () => Promise<void>;
+  /** Stop filling, wait for the attempts in flight to be recorded, drop the breakers. */
+  stop: () => Promise<void>;
 }
 
-async function attemptOne(db: Db, delivery: ClaimedDelivery, settings: DeliverySettings): Promise<void> {
+/** Past the attempt's own bound: a lease that expires only when the instance holding it is gone. */
+const LEASE_MARGIN_MS = 30_000;
+/** Candidates read per fill, per send slot: enough for the scheduler to skip busy tenants and endpoints. */
+const CANDIDATES_PER_SLOT = 4;
+
+/**
+ * Send what is due, each delivery in a send slot of its own: a slot freed by an answer (or a
+ * time-out) is refilled at once, not when a whole batch is done, and which due delivery takes it is
+ * `pickDeliveries`' rule (a share per tenant, a cap per endpoint, tenants in turn). Endpoints that
+ * stop answering are backed off by their breaker. Each attempt is recorded and its delivery settled
+ * after the answer, so a process killed in between leaves the lease to expire and the delivery is
+ * sent again (at least once, same webhook-id).
+ */
+export function createDeliveryDispatcher(settings: DeliverySettings): DeliveryDispatcher {
+  const db = settings.db ?? getPrisma();
+  const breakers = endpointBreakers({
+    resetMs: settings.breakerResetMs,
+    volume: settings.breakerVolume,
+    logger: settings.logger,
+  });
+  const inFlight = new Map<string, { tenantId: string; endpointId: string; done: Promise<void> }>();
+  let filling: Promise<void> | undefined;
+  let again = false;
+  let stopped = false;
+
+  const counted = () => {
+    const byTenant = new Map<string, number>();
+    const byEndpoint = new Map<string, number>();
+    for (const { tenantId, endpointId } of inFlight.values()) {
+      byTenant.set(tenantId, (byTenant.get(tenantId) ?? 0) + 1);
+      byEndpoint.set(endpointId, (byEndpoint.get(endpointId) ?? 0) + 1);
+    }
+    return { byTenant, byEndpoint };
+  };
+
+  const start = (delivery: ClaimedDelivery) => {
+    const done = attemptOne(db, delivery, settings, breakers)
+      .catch((err) =>
+        settings.logger.warn(
+          { err, delivery_id: delivery.id },
+          'webhook attempt not recorded; it is sent again when its lease ends',
+        ),
+      )
+      .finally(() => {
+        inFlight.delete(delivery.id);
+        fill();
+      });
+    inFlight.set(delivery.id, { tenantId: delivery.tenant_id, endpointId: delivery.endpoint_id, done });
+  };
+
+  /** One look: pick for the free slots, lease what was picked, send it; false when nothing was taken. */
+  const fillOnce = async () => {
+    if (inFlight.size >= settings.concurrency) return false;
+    const { open, probing } = breakers.states();
+    const busy = counted();
+    const full = [...busy.byEndpoint]
+      .filter(([id, n]) => n >= (probing.has(id) ? 1 : settings.endpointConcurrency))
+      .map(([id]) => id);
+    const due = await findDueDeliveries(db, {
+      perEndpoint: settings.endpointConcurrency,
+      limit: settings.concurrency * CANDIDATES_PER_SLOT,
+      skipEndpoints: [...open, ...full],
+    });
+    const picked = pickDeliveries(due, counted(), {
+      slots: settings.concurrency,
+      perTenant: settings.tenantConcurrency,
+      perEndpoint: settings.endpointConcurrency,
+      probing,
+    });
+    if (picked.length === 0) return false;
+    const claimed = await claimDeliveries(
+      db,
+      picked.map((d) => d.id),
+      settings.timeoutMs + LEASE_MARGIN_MS,
+    );
+    for (const delivery of claimed) start(delivery);
+    return claimed.length > 0;
+  };
+
+  function fill() {
+    if (stopped) return;
+    if (filling) {
+      again = true;
+      return;
+    }
+    breakers.sweep((endpointId) => [...inFlight.values()].some((f) => f.endpointId === endpointId));
+    filling = (async () => {
+      do {
+        again = false;
+        while (!stopped && (await fillOnce()));
+      } while (again && !stopped);
+    })()
+      .catch((err) => settings.logger.warn({ err }, 'webhook delivery pass failed; trying again'))
+      .finally(() => {
+        filling = undefined;
+      });
+  }
+
+  const idle = async () => {
+    while (filling || inFlight.size > 0) {
+      await filling;
+      await Promise.all([...inFlight.values()].map((f) => f.done));
+    }
+  };
+
+  return {
+    fill,
+    idle,
+    stop: async () => {
+      stopped = true;
+      await idle();
+      breakers.shutdown();
+    },
+  };
+}
+
+async function attemptOne(
+  db: Db,
+  delivery: ClaimedDelivery,
+  settings: DeliverySettings,
+  breakers: EndpointBreakers,
+): Promise<void> {
   const attemptedAt = new Date();
-  const outcome = await send(delivery, settings, attemptedAt);
+  const outcome = await send(delivery, settings, attemptedAt, breakers);
+  if (outcome === NOT_SENT) {
+    // Its endpoint was backed off after this was leased: no attempt was made, so none is recorded.
+    await deferDelivery(db, delivery.id, new Date(Date.now() + settings.breakerResetMs));
+    return;
+  }
   await recordAttempt(db, {
     id: timeOrderedId(),
     deliveryId: delivery.id,
@@ -77,12 +205,16 @@ async function attemptOne(db: Db, delivery: ClaimedDelivery, settings: DeliveryS
   );
 }
 
-/** Read what the payload needs, sign it and POST it; every failure is an outcome, never a throw. */
+/**
+ * Read what the payload needs, sign it and POST it through the endpoint's breaker; every failure is an
+ * outcome, never a throw (NOT_SENT: the breaker is open).
+ */
 async function send(
   delivery: ClaimedDelivery,
   settings: DeliverySettings,
   at: Date,
-): Promise<AttemptOutcome> {
+  breakers: EndpointBreakers,
+): Promise<AttemptOutcome | typeof NOT_SENT> {
   let body: string;
   try {
     body = JSON.stringify(await withText(delivery, settings));
@@ -99,7 +231,7 @@ async function send(
     settings.logger.error({ err, delivery_id: delivery.id }, 'webhook delivery could not be signed');
     return { statusCode: null, error: 'signing_failed', latencyMs: 0 };
   }
-  return postWebhook(delivery.url, body, headers, settings);
+  return breakers.send(delivery.endpoint_id, () => postWebhook(delivery.url, body, headers, settings));
 }
 
 /**

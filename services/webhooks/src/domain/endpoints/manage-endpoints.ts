@@ -33,16 +33,20 @@ export interface EndpointSettings {
 const notFound = () => new AppError(ErrorCode.NotFound, 'No such webhook endpoint');
 
 /**
- * A URL whose host is written as an address can be judged now: a private one is refused at once
- * rather than left to fail every attempt. Names are judged when each attempt connects.
+ * The URL as it will be called: the parsed `href` (the contract refused whatever parsing would drop or
+ * rewrite), so the stored URL is the one each attempt dials. A host written as an address can be
+ * judged now: a private one is refused at once rather than left to fail every attempt. Names are
+ * judged when each attempt connects.
  */
-function requireReachableUrl(url: string, allowLoopback: boolean): void {
-  const literal = literalAddress(new URL(url).hostname);
+function reachableUrl(url: string, allowLoopback: boolean): string {
+  const parsed = new URL(url);
+  const literal = literalAddress(parsed.hostname);
   if (literal !== undefined && !addressAllowed(literal, allowLoopback)) {
     throw new AppError(ErrorCode.ValidationFailed, 'Webhook endpoints must be public addresses', {
       fields: [{ path: 'url', message: 'must not be a private, loopback, link-local or reserved address' }],
     });
   }
+  return parsed.href;
 }
 
 export async function listEndpoints(tenantId: string, db = getPrisma()) {
@@ -61,7 +65,7 @@ export async function createEndpoint(
   settings: EndpointSettings,
 ): Promise<WebhookEndpointCreated> {
   const db = settings.db ?? getPrisma();
-  requireReachableUrl(body.url, settings.allowLoopback);
+  const url = reachableUrl(body.url, settings.allowLoopback);
   if ((await countEndpoints(db, tenant_id)) >= settings.maxEndpoints) {
     throw new AppError(
       ErrorCode.ValidationFailed,
@@ -74,7 +78,7 @@ export async function createEndpoint(
   const row = await insertEndpoint(db, {
     id,
     tenantId: tenant_id,
-    url: body.url,
+    url,
     description: body.description,
     events: body.events,
     includeText: body.include_text,
@@ -88,9 +92,9 @@ export async function updateEndpoint(
   { tenant_id, endpoint_id, body }: WebhookEndpointUpdateMessage,
   settings: EndpointSettings,
 ): Promise<WebhookEndpointView> {
-  if (body.url !== undefined) requireReachableUrl(body.url, settings.allowLoopback);
+  const url = body.url === undefined ? undefined : reachableUrl(body.url, settings.allowLoopback);
   const [row] = await writeEndpoint(settings.db ?? getPrisma(), tenant_id, endpoint_id, {
-    ...(body.url !== undefined && { url: body.url }),
+    ...(url !== undefined && { url }),
     ...(body.description !== undefined && { description: body.description }),
     ...(body.events !== undefined && { events: body.events }),
     ...(body.include_text !== undefined && { includeText: body.include_text }),

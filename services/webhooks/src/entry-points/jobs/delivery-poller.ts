@@ -1,5 +1,4 @@
-import type { Logger } from '@tm/kit';
-import { type DeliverySettings, deliverDue } from '../../domain/deliveries/deliver-due.js';
+import { createDeliveryDispatcher, type DeliverySettings } from '../../domain/deliveries/deliver-due.js';
 
 export interface DeliveryPoller {
   /** Look for due deliveries now (an event was queued, a delivery requeued) instead of at the next tick. */
@@ -9,41 +8,20 @@ export interface DeliveryPoller {
 }
 
 /**
- * Every instance polls: the claim takes due rows with SKIP LOCKED and a lease, so instances never send
- * the same delivery at once. One pass at a time per instance; a wake during a pass runs another after it.
+ * Every instance polls: a claim leases the picked rows with SKIP LOCKED, so instances never send the
+ * same delivery at once. The tick finds deliveries that became due (retries, expired leases); a new
+ * event wakes it early, and each answer refills its slot without waiting for either.
  */
-export function startDeliveryPoller(
-  settings: DeliverySettings & { intervalMs: number; logger: Logger },
-): DeliveryPoller {
-  let running: Promise<void> | undefined;
-  let again = false;
-  let stopped = false;
-  const run = () => {
-    if (stopped) return;
-    if (running) {
-      again = true;
-      return;
-    }
-    running = deliverDue(settings)
-      .then(() => undefined)
-      .catch((err) => settings.logger.warn({ err }, 'webhook delivery pass failed; trying again'))
-      .finally(() => {
-        running = undefined;
-        if (again) {
-          again = false;
-          run();
-        }
-      });
-  };
-  const timer = setInterval(run, settings.intervalMs);
+export function startDeliveryPoller(settings: DeliverySettings & { intervalMs: number }): DeliveryPoller {
+  const dispatcher = createDeliveryDispatcher(settings);
+  const timer = setInterval(dispatcher.fill, settings.intervalMs);
   timer.unref();
-  run();
+  dispatcher.fill();
   return {
-    wake: run,
+    wake: dispatcher.fill,
     stop: async () => {
-      stopped = true;
       clearInterval(timer);
-      await running;
+      await dispatcher.stop();
     },
   };
 }
