@@ -4,6 +4,7 @@ import {
   batchItemNotStarted,
   CONTRACT_VERSION,
   ErrorCode,
+  LIMITS,
   type MemoryWriteBatchMessage,
   type WriteResponse,
 } from '@tm/contracts';
@@ -13,13 +14,15 @@ import { namespaceBeingDeleted, type WriteDeps, writeMemory } from './write-memo
 export type BatchItemAnswer = { ok: WriteResponse } | { error: AppError };
 
 /**
- * Characters of text a batch starts at once. Tokenizing is synchronous, about 25 ms per 32,768
- * characters here (100 such items: 2.5 s, measured under load), and all of a batch's items used to
- * start in one turn: 15 long items held the event loop, and every other tenant's write, for up to a
- * second. Four long items (about 100 ms of tokenizing, 22,000 postings in one statement) a chunk,
- * then the loop is let go, so other writes are taken between a batch's chunks.
+ * Characters of text a batch starts at once: one item of the longest text, or many short ones (an
+ * ordinary batch of notes is still one chunk, its writes sharing statements). Tokenizing is
+ * synchronous, 25 to 80 ms per 32,768 characters here (100 such items: 2.5 to 8.1 s under load), and
+ * all of a batch's items used to start in one turn: 15 long items held the event loop, and every
+ * other tenant's write, for up to a second. Four long items a chunk still took 7 s to commit at a
+ * load average of 35, past the whole deadline; one (about 5,400 postings, one statement) keeps both
+ * the loop's hold and the time between two looks at the budget as short as an item allows.
  */
-const CHUNK_CHARS = 4 * 32_768;
+const CHUNK_CHARS = LIMITS.textMaxChars;
 
 /** The items in chunks of at most CHUNK_CHARS of text (never an empty one), in order. */
 function chunksOf<T extends { event: { content: { text: string } } }>(items: readonly T[]): T[][] {
