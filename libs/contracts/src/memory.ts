@@ -1,5 +1,6 @@
 import { z } from 'zod';
 import { BusErrorBody, ErrorEnvelope } from './envelope.js';
+import { AppError, ErrorCode } from './errors.js';
 import { LIMITS } from './limits.js';
 import { CONTRACT_VERSION, DECISION_VERSION, Provenance, RUNTIME, SCORE_KIND, Usage } from './runtime.js';
 import { Scope } from './scope.js';
@@ -447,8 +448,25 @@ export const MemoryWriteBatchMessage = z.object({
   request_id: z.string(),
   namespace: Namespace,
   items: z.array(WriteBatchItem).min(1).max(LIMITS.writeBatchMaxItems),
+  /**
+   * How long memory may go on starting items, from when it takes the message: items not started by
+   * then are answered retryable (service_unavailable) rather than written after the caller gave up.
+   * Absent (an older gateway): no bound.
+   */
+  time_budget_ms: z.number().int().nonnegative().optional(),
 });
 export type MemoryWriteBatchMessage = z.infer<typeof MemoryWriteBatchMessage>;
+
+/**
+ * A batch item its time budget ran out before (memory's, or the gateway's for a message it did not
+ * send): not written, retryable; a resend of the batch writes it and replays the items written.
+ */
+export const batchItemNotStarted = () =>
+  new AppError(
+    ErrorCode.ServiceUnavailable,
+    'This item was not written within the request’s time; resend the batch (its written items replay)',
+    { retryAfter: 1 },
+  );
 
 /** Per item: its write response, or the typed error a single write of it would have been answered with. */
 export const MemoryWriteBatchReply = z.object({

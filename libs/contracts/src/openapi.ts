@@ -62,7 +62,10 @@ const writeBatchOp: ZodOpenApiOperationObject = {
     '`validation_failed` naming `items[i].…`). Good items are written even when others are refused. A ' +
     'fault of the batch itself (not JSON, contract_version, operation, namespace, items not a list of ' +
     `1 to ${LIMITS.writeBatchMaxItems}) is one 400 and nothing is written. Billed per item retained, as the ` +
-    'single writes would be; a batch counts as one request per item against the rate limits. On a retryable ' +
+    "single writes would be; a batch counts as one request per item against the rate limits, and its items' " +
+    "text past the first 1,024 characters of each against the tenant's text budget (429 with Retry-After " +
+    "past it, nothing written). An item not started within the request's time is answered 503 " +
+    "`service_unavailable`, retryable, and is not written (the batch's `retryable` is then true). On a retryable " +
     'failure of the whole batch (503, 504, 429, 409 `namespace_being_deleted`) resend the same batch: ' +
     `written items replay, the rest are written. Body at most ${LIMITS.writeBatchBodyMaxBytes} bytes (413). ` +
     'The `Idempotency-Key` header is refused (400): keys are per item.',

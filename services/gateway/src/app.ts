@@ -87,6 +87,8 @@ export async function startGateway(config: GatewayConfig, logger: Logger): Promi
       windowSeconds: config.RATE_LIMIT_WINDOW_SECONDS,
       perKey: config.RATE_LIMIT_PER_KEY,
       perTenant: config.RATE_LIMIT_PER_TENANT,
+      textCharsPerTenant: config.RATE_LIMIT_TEXT_CHARS_PER_TENANT,
+      textWindowSeconds: config.RATE_LIMIT_TEXT_WINDOW_SECONDS,
       loginAttemptsPer15Minutes: config.LOGIN_ATTEMPTS_PER_15_MINUTES,
       loginAttemptsPerAddressPer15Minutes: config.LOGIN_ATTEMPTS_PER_ADDRESS_PER_15_MINUTES,
     },
@@ -99,6 +101,9 @@ export async function startGateway(config: GatewayConfig, logger: Logger): Promi
   const inFlight = trackInFlightRequests();
   const app = createHttpApp({
     inFlight,
+    // Half the deadline to start a batch's items; the item in flight then and the answer's way back
+    // fit in the other half, so a batch is answered, never a 504 (decisions.md, "Admission by cost").
+    writeBatchBudgetMs: Math.floor(config.GATEWAY_REQUEST_TIMEOUT_MS / 2),
     consoleDir: config.CONSOLE_DIR ?? defaultConsoleDir(),
     trustProxy: config.GATEWAY_TRUST_PROXY,
     mcp: { allowedOrigins: config.MCP_ALLOWED_ORIGINS, publicUrl: config.GATEWAY_PUBLIC_URL },

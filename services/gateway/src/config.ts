@@ -1,6 +1,8 @@
 import { isIP } from 'node:net';
+import { LIMITS } from '@tm/contracts';
 import { env, jetstreamEnv, loadConfig } from '@tm/kit';
 import { z } from 'zod';
+import { LARGEST_BATCH_TEXT_COST } from './domain/data-plane/write-cost.js';
 import { DEFAULT_HASHING_SLOTS } from './domain/identity/hashing-slots.js';
 import {
   DEFAULT_ALLOWED_ORIGINS,
@@ -122,6 +124,13 @@ export const GatewayConfigSchema = z
     RATE_LIMIT_WINDOW_SECONDS: env.positiveInt(1),
     RATE_LIMIT_PER_KEY: env.positiveInt(2_000),
     RATE_LIMIT_PER_TENANT: env.positiveInt(5_000),
+    /**
+     * A tenant's text budget: characters of long text (past each item's first 1,024) its writes may
+     * carry per window, shared by every instance. Default one largest batch (100 items of 32,768
+     * characters) per 10 s; the numbers and why: docs/decisions.md, "Admission by cost".
+     */
+    RATE_LIMIT_TEXT_CHARS_PER_TENANT: env.positiveInt(LIMITS.writeBatchMaxItems * LIMITS.textMaxChars),
+    RATE_LIMIT_TEXT_WINDOW_SECONDS: env.positiveInt(10),
     /** Request records held in memory while NATS is unreachable; beyond it the oldest are dropped (counted). */
     REQUEST_RECORD_BUFFER: env.positiveInt(10_000),
     /**
@@ -194,6 +203,10 @@ export const GatewayConfigSchema = z
   .refine((c) => c.GATEWAY_HTTP_HEADERS_TIMEOUT_MS <= c.GATEWAY_HTTP_REQUEST_TIMEOUT_MS, {
     path: ['GATEWAY_HTTP_HEADERS_TIMEOUT_MS'],
     message: 'GATEWAY_HTTP_HEADERS_TIMEOUT_MS must not exceed GATEWAY_HTTP_REQUEST_TIMEOUT_MS',
+  })
+  .refine((c) => c.RATE_LIMIT_TEXT_CHARS_PER_TENANT >= LARGEST_BATCH_TEXT_COST, {
+    path: ['RATE_LIMIT_TEXT_CHARS_PER_TENANT'],
+    message: `RATE_LIMIT_TEXT_CHARS_PER_TENANT must be at least ${LARGEST_BATCH_TEXT_COST}, what the largest allowed batch costs; below it that batch could never be written`,
   })
   .refine((c) => c.DEPLOYMENT_ENVIRONMENT !== 'production' || c.GATEWAY_SECRET_KEY !== undefined, {
     path: ['GATEWAY_SECRET_KEY'],

@@ -13,6 +13,12 @@ export interface RateLimitSettings {
   windowSeconds: number;
   perKey: number;
   perTenant: number;
+  /**
+   * Long-text characters (past the first 1,024 of each item: write-cost.ts) a tenant's writes may
+   * carry per `textWindowSeconds`: what a write costs downstream is its postings, not its count.
+   */
+  textCharsPerTenant: number;
+  textWindowSeconds: number;
   /** Failed password checks per account (an email at login, a user at a password change). */
   loginAttemptsPer15Minutes: number;
   /** Failed password checks per client address, logins and password changes together. */
@@ -155,9 +161,10 @@ export function createRateLimits(
     });
   }
 
-  async function enforce(limits: Limit[], points = 1): Promise<void> {
-    const taken = await Promise.all(limits.map((limit) => take(limit, points)));
-    const over = limits.flatMap((limit, i) => {
+  /** Take each limit's points (one turn, one round trip for all), and refuse if any is past its limit. */
+  async function enforce(limits: Array<{ limit: Limit; points: number }>): Promise<void> {
+    const taken = await Promise.all(limits.map(({ limit, points }) => take(limit, points)));
+    const over = limits.flatMap(({ limit }, i) => {
       const t = taken[i] as { position: number; retryAfterMs: number };
       return t.position > limit.limit ? [{ limit, retryAfterMs: t.retryAfterMs }] : [];
     });
@@ -205,21 +212,37 @@ export function createRateLimits(
     windowSeconds: settings.windowSeconds,
     refusal: () => 'Rate limit exceeded',
   });
+  const textLimit = (tenantId: string): Limit => ({
+    bucket: `text:${tenantId}`,
+    limit: settings.textCharsPerTenant,
+    windowSeconds: settings.textWindowSeconds,
+    refusal: (s) =>
+      `Text budget exceeded: this tenant's writes may carry ${settings.textCharsPerTenant} characters of long text per ${inWords(settings.textWindowSeconds)}; try again in ${inWords(s)}`,
+  });
+  const requestLimits = (credentialId: string, tenantId: string, points: number) => [
+    { limit: rateLimit(`cred:${credentialId}`, settings.perKey), points },
+    { limit: rateLimit(`tenant:${tenantId}`, settings.perTenant), points },
+  ];
 
   return {
     /**
      * Count one request against its credential and its tenant; 429 when either is over its limit. A
-     * request that does the work of several (a batch write's items, [P20]) counts `points`; it is
-     * refused whole when its last point is past a limit.
+     * request that does the work of several (a batch write's items) counts `points`; it is refused
+     * whole when its last point is past a limit.
      */
     consume(credentialId: string, tenantId: string, points = 1): Promise<void> {
-      return enforce(
-        [
-          rateLimit(`cred:${credentialId}`, settings.perKey),
-          rateLimit(`tenant:${tenantId}`, settings.perTenant),
-        ],
-        points,
-      );
+      return enforce(requestLimits(credentialId, tenantId, points));
+    },
+    /**
+     * A write's cost past its first request: `requests` more (a batch's other items) and its long-text
+     * characters against the tenant's text budget, counted together in one round trip. A write of
+     * ordinary size (one item, no long text) costs nothing more and never gets here.
+     */
+    consumeWrite(credentialId: string, tenantId: string, cost: { requests: number; textChars: number }) {
+      return enforce([
+        ...(cost.requests > 0 ? requestLimits(credentialId, tenantId, cost.requests) : []),
+        ...(cost.textChars > 0 ? [{ limit: textLimit(tenantId), points: cost.textChars }] : []),
+      ]);
     },
     /**
      * Before checking a password (a login, or the current password at a change): count the attempt
@@ -228,7 +251,10 @@ export function createRateLimits(
      * recorded; the outcome gives back what was not a failure.
      */
     takePasswordAttempt(attempt: PasswordAttempt): Promise<void> {
-      return enforce([accountLimit(attempt.account), addressLimit(attempt.address)]);
+      return enforce([
+        { limit: accountLimit(attempt.account), points: 1 },
+        { limit: addressLimit(attempt.address), points: 1 },
+      ]);
     },
     /**
      * The password was right: the account's failures are forgiven, and this attempt is given back to

@@ -61,6 +61,8 @@ export interface HttpDeps {
   mcp: McpAddress;
   /** Requests taken and not yet answered, for the drain on stop. */
   inFlight: InFlightRequests;
+  /** How long a batch write may go on starting its items (write-memory-batch.ts). */
+  writeBatchBudgetMs: number;
   logger: Logger;
 }
 
@@ -84,7 +86,10 @@ export function createHttpApp(deps: HttpDeps): express.Express {
   // its tools make are, each recorded and billed like any other (decisions.md, "Remote MCP").
   app.use(mcpRoutes(deps.auth, deps.mcp));
   app.use(refuseUndeclaredQuery());
-  app.use('/api/v1/memory', memoryRoutes(deps.memory, deps.auth, deps.templates));
+  app.use(
+    '/api/v1/memory',
+    memoryRoutes(deps.memory, deps.auth, deps.templates, { writeBatchBudgetMs: deps.writeBatchBudgetMs }),
+  );
   app.use('/api/v1/memory', restoreRoutes(deps.templates, deps.auth));
   app.use('/api/v1/control', controlRoutes(deps.auth, deps.control));
   app.use('/api/v1/infrastructure', infrastructureRoutes({ ...deps, billing: deps.control.billing }));

@@ -36,13 +36,24 @@ async function countKeyRequest(deps: AuthDeps, req: Request, keyId: string, tena
 }
 
 /**
- * A request that does the work of `count` requests (a batch write of `count` items, [P20]) counts for
- * all of them: the one `requireApiKey` counted, and `count - 1` more here, so a batch is limited as
- * the single writes it replaces would be. Over a limit, the whole request is refused (429).
+ * A write's cost past the one request `requireApiKey` counted: a batch of `items` counts for all of
+ * them (`items - 1` more, so it is limited as the single writes it replaces would be), and its long
+ * text counts against the tenant's text budget (write-cost.ts). Over either, the whole request is
+ * refused (429) before anything is written. An ordinary single write has nothing more to count and
+ * makes no second round trip.
  */
-export async function countAsRequests(deps: AuthDeps, req: Request, count: number): Promise<void> {
+export async function countWriteCost(
+  deps: AuthDeps,
+  req: Request,
+  cost: { items: number; textChars: number },
+): Promise<void> {
+  const requests = cost.items - 1;
+  if (requests <= 0 && cost.textChars <= 0) return;
   const scope = scopeOf(req);
-  if (count > 1) await deps.rateLimits.consume(`k:${scope.key_id}`, scope.tenant_id, count - 1);
+  await deps.rateLimits.consumeWrite(`k:${scope.key_id}`, scope.tenant_id, {
+    requests,
+    textChars: cost.textChars,
+  });
 }
 
 /**

@@ -15,6 +15,7 @@ import { type Response, Router } from 'express';
 import type { MemoryClient } from '../../../clients/memory-client.js';
 import type { TemplateClient } from '../../../clients/template-client.js';
 import { resolveIdempotencyKey } from '../../../domain/data-plane/idempotency-key.js';
+import { textCostOf, textCostOfAll } from '../../../domain/data-plane/write-cost.js';
 import {
   type BatchItemAnswer,
   batchState,
@@ -22,7 +23,7 @@ import {
   readWriteBatch,
   writeMemoryBatch,
 } from '../../../domain/data-plane/write-memory-batch.js';
-import { type AuthDeps, countAsRequests, requireApiKey, scopeOf } from '../middleware/authenticate.js';
+import { type AuthDeps, countWriteCost, requireApiKey, scopeOf } from '../middleware/authenticate.js';
 import { errorEnvelope, idempotentWrite } from '../middleware/error-handler.js';
 import { jsonBody, jsonBodyUpTo } from '../middleware/json-body.js';
 import { meteredNote, noteForRecord, type RecordNote } from '../middleware/record-requests.js';
@@ -30,7 +31,12 @@ import { uuidRef } from '../path-params.js';
 import { refuseReserved } from './reserved-namespace.js';
 
 /** The v1 data plane: validate, call the memory service once, answer with what it said. */
-export function memoryRoutes(memory: MemoryClient, auth: AuthDeps, templates: TemplateClient): Router {
+export function memoryRoutes(
+  memory: MemoryClient,
+  auth: AuthDeps,
+  templates: TemplateClient,
+  options: { writeBatchBudgetMs: number },
+): Router {
   const router = Router();
 
   router.post(
@@ -42,6 +48,7 @@ export function memoryRoutes(memory: MemoryClient, auth: AuthDeps, templates: Te
       const body = parseOrThrow(WriteRequest, req.body, 'write request');
       noteForRecord(req, { namespace: refuseReserved(body.namespace) });
       const idempotencyKey = resolveIdempotencyKey(req.get('idempotency-key'), body.idempotency_key);
+      await countWriteCost(auth, req, { items: 1, textChars: textCostOf(body.event.content.text) });
       const result = await memory.write({
         scope: scopeOf(req),
         request_id: req.requestId,
@@ -63,12 +70,15 @@ export function memoryRoutes(memory: MemoryClient, auth: AuthDeps, templates: Te
       refuseBatchKeyHeader(req.get('idempotency-key'));
       const batch = readWriteBatch(req.body);
       noteForRecord(req, { namespace: refuseReserved(batch.namespace) });
-      // A batch of N does the work of N writes, and is limited as they would be.
-      await countAsRequests(auth, req, batch.items.length);
+      // A batch of N does the work of N writes, and is limited as they would be; its long text counts
+      // against the tenant's text budget, so one tenant's largest batches cannot fill memory's queue.
+      const texts = batch.items.flatMap((entry) => ('item' in entry ? [entry.item.event.content.text] : []));
+      await countWriteCost(auth, req, { items: batch.items.length, textChars: textCostOfAll(texts) });
       const answers = await writeMemoryBatch(
         memory,
         { scope: scopeOf(req), requestId: req.requestId },
         batch,
+        options.writeBatchBudgetMs,
       );
       const result = batchAnswer(req.requestId, batch.namespace, answers);
       noteForRecord(req, batchNote(result, answers));
