@@ -84,8 +84,10 @@ describe('POST /api/v1/control/sessions: password hashing is bounded', () => {
 
     expect(owner).toMatchObject({ status: 201, body: { user: { id: tenant.user_id } } });
     const statuses = flooded.map((r) => r.status);
-    expect(statuses.filter((s) => s !== 401 && s !== 429)).toEqual([]);
-    expect(statuses.filter((s) => s === 401).length).toBeGreaterThanOrEqual(2); // its slot and its one wait
+    // Its share is checked (401); on a machine so loaded that a hash outlasts the 2 s wait, its
+    // waiting one is refused by the global bound (503) instead.
+    expect(statuses.filter((s) => s !== 401 && s !== 429 && s !== 503)).toEqual([]);
+    expect(statuses.filter((s) => s === 401).length).toBeGreaterThanOrEqual(1);
     const refused = flooded.filter((r) => r.status === 429);
     expect(refused.length).toBeGreaterThan(0);
     for (const res of refused) {
