@@ -4,14 +4,14 @@ import { setTimeout as sleep } from 'node:timers/promises';
 
 type Release = { health?: { status?: string }; schema_versions?: Record<string, string | null> };
 
-/** Every service has answered: health `ok`, and each database's migration known. */
+/** Every service has answered: health `ok`, and each database's migration known where the record says them (the operator view). */
 const complete = (r: Release) =>
   r.health?.status === 'ok' && Object.values(r.schema_versions ?? {}).every((v) => v !== null);
 
 /**
  * Keep the stack's release record (the spec: deployment, contract and schema versions, capability
  * manifest and health) as `<dataDir>/releases/<start time>.json`: what the gateway's
- * `GET /api/v1/infrastructure/release` answers once the stack is up. Health turns 200 as soon as what
+ * `GET /api/v1/infrastructure/release` answers without a credential (its public view) once the stack is up. Health turns 200 as soon as what
  * writes need answers, so the optional services may not have yet: the record is asked again for up to
  * `settleMs` until every service is in it, and written as it is then. Returns the file written.
  */

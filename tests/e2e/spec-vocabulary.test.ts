@@ -307,18 +307,82 @@ const latestMigration = (service: string) =>
     .at(-1);
 
 describe('GET /api/v1/infrastructure/release', () => {
-  it('when asked without a credential, then the release record: versions, migrations per database, capabilities and health', async () => {
+  /** The record both views share: versions, the manifest and health's status, for this stack. */
+  const releaseOf = (res: { body: { deployment_version: string; environment: string } }, schema: string) => ({
+    contract_version: 'v1',
+    deployment_version: expect.any(String),
+    environment: expect.any(String),
+    schema_version: schema,
+    health: {
+      status: 'ok',
+      available: true,
+      execution_mode: 'mock',
+      deployment_version: res.body.deployment_version,
+      environment: res.body.environment,
+      contract_version: 'v1',
+      schema_version: schema,
+      checked_at: expect.any(String),
+      production_ready: false,
+    },
+    recorded_at: expect.any(String),
+  });
+  /** The record once every service answers its probe in time (a loaded machine starts slowly). */
+  const releaseOnceHealthy = (headers: Record<string, string>) =>
+    eventually(async () => {
+      const res = await t.api.get('/api/v1/infrastructure/release', { headers });
+      expect(res.body.health?.status).toBe('ok');
+      return res;
+    });
+  const ENTRIES = {
+    gateway_store: true,
+    memory: true,
+    billing: false,
+    telemetry: false,
+    template: false,
+    webhooks: false,
+  } as const;
+
+  it('when asked without a credential, then the public view: versions, capabilities and health by entry, without migrations or readings', async () => {
     const id = rid('release');
 
-    const res = await t.api.get('/api/v1/infrastructure/release', { headers: { 'X-Request-Id': id } });
+    const res = await releaseOnceHealthy({ 'X-Request-Id': id });
     const capabilities = await t.api.get('/api/v1/infrastructure/capabilities');
 
     expect(res.status).toBe(200);
+    const shared = releaseOf(res, capabilities.body.schema_version);
     expect(res.body).toEqual({
-      contract_version: 'v1',
-      deployment_version: expect.any(String),
-      environment: expect.any(String),
-      schema_version: capabilities.body.schema_version,
+      ...shared,
+      view: 'public',
+      capabilities: capabilities.body,
+      health: {
+        ...shared.health,
+        services: Object.fromEntries(
+          Object.entries(ENTRIES).map(([name, required]) => [name, { available: true, required }]),
+        ),
+      },
+      request_id: id,
+    });
+    expect(Date.parse(res.body.recorded_at)).not.toBeNaN();
+  });
+
+  it('when asked with a live operator token, then the operator view adds each database’s migration and health’s readings', async () => {
+    const tenant = await createTenant();
+    const session = await t.api.login(tenant.owner.email, tenant.owner.password);
+    const issued = await t.api.post('/api/v1/control/operator-tokens', {
+      key: session,
+      body: { name: 'release' },
+    });
+    expect(issued.status).toBe(201);
+    const id = rid('release');
+
+    const res = await releaseOnceHealthy({ 'X-Request-Id': id, 'X-Operator-Token': issued.body.token });
+    const capabilities = await t.api.get('/api/v1/infrastructure/capabilities');
+
+    expect(res.status).toBe(200);
+    const shared = releaseOf(res, capabilities.body.schema_version);
+    expect(res.body).toEqual({
+      ...shared,
+      view: 'operator',
       schema_versions: {
         gateway_store: latestMigration('gateway'),
         memory: latestMigration('memory'),
@@ -329,27 +393,36 @@ describe('GET /api/v1/infrastructure/release', () => {
       },
       capabilities: capabilities.body,
       health: {
-        status: 'ok',
-        available: true,
-        execution_mode: 'mock',
-        deployment_version: res.body.deployment_version,
-        environment: res.body.environment,
-        contract_version: 'v1',
-        schema_version: capabilities.body.schema_version,
-        checked_at: expect.any(String),
-        production_ready: false,
-        services: {
-          gateway_store: expect.objectContaining({ available: true, required: true }),
-          memory: expect.objectContaining({ available: true, required: true }),
-          billing: expect.objectContaining({ available: true, required: false }),
-          telemetry: expect.objectContaining({ available: true, required: false }),
-          template: expect.objectContaining({ available: true, required: false }),
-          webhooks: expect.objectContaining({ available: true, required: false }),
-        },
+        ...shared.health,
+        services: Object.fromEntries(
+          Object.entries(ENTRIES).map(([name, required]) => [
+            name,
+            expect.objectContaining({ available: true, required }),
+          ]),
+        ),
       },
-      recorded_at: expect.any(String),
       request_id: id,
     });
-    expect(Date.parse(res.body.recorded_at)).not.toBeNaN();
+    // The readings the public view leaves out: the memory service's database latency, for one.
+    expect(res.body.health.services.memory.dependencies.database).toEqual({
+      available: true,
+      latency_ms: expect.any(Number),
+    });
+  });
+
+  it('when the operator token sent is not a live one, then 403 operator_capability_required, not a quiet public view', async () => {
+    const res = await t.api.get('/api/v1/infrastructure/release', {
+      headers: { 'X-Operator-Token': `tmo_${'a'.repeat(8)}_${'b'.repeat(40)}` },
+    });
+
+    expect(res).toMatchObject({
+      status: 403,
+      body: {
+        error: 'The release record’s operator view needs a valid operator token (X-Operator-Token)',
+        retryable: false,
+        details: { code: 'operator_capability_required' },
+      },
+    });
+    expect(res.body).not.toHaveProperty('schema_versions');
   });
 });

@@ -391,3 +391,101 @@ describe('request records in the events history', () => {
     expect((await page(other.api_key)).paging.total).toBe(2);
   });
 });
+
+describe('GET /api/v1/infrastructure/events: refusals of a verified key', () => {
+  it("when a verified key is refused (no permission, no storage, a session-only route), then each 403 is in its tenant's history as blocked, with the key, and counts in blocked_rate", async () => {
+    const tenant = await createTenant();
+    const session = await t.api.login(tenant.owner.email, tenant.owner.password);
+    const newKey = async (name: string, permissions?: string[]) => {
+      const created = await t.api.post('/api/v1/control/api-keys', {
+        key: session,
+        body: permissions ? { name, permissions } : { name },
+      });
+      expect(created.status).toBe(201);
+      return created.body as { id: string; key: string };
+    };
+    const writer = await newKey('writer', ['memory:write']);
+    const detached = await newKey('detached');
+    const detaching = await t.api.delete(`/api/v1/control/api-keys/${detached.id}/storage-connection`, {
+      key: session,
+    });
+    expect(detaching.status).toBe(200);
+    const ids = {
+      noPermission: rid('no-permission'),
+      noTelemetry: rid('no-telemetry'),
+      noStorage: rid('no-storage'),
+      controlRoute: rid('control-route'),
+    };
+    const headers = (id: string) => ({ 'X-Request-Id': id });
+
+    const refused = [
+      await t.api.post('/api/v1/memory/recall', {
+        key: writer.key,
+        body: recallBody(uniqueNamespace(), 'anything'),
+        headers: headers(ids.noPermission),
+      }),
+      // Not the events route: reads of the history are left out of it.
+      await t.api.get('/api/v1/infrastructure/metrics', {
+        key: writer.key,
+        headers: headers(ids.noTelemetry),
+      }),
+      await t.api.write(detached.key, writeBody(uniqueNamespace(), 'never stored'), uniqueKey(), {
+        ...headers(ids.noStorage),
+      }),
+      await t.api.get('/api/v1/control/account', { key: writer.key, headers: headers(ids.controlRoute) }),
+    ];
+    const events = await eventsFor(t.api, tenant.api_key, Object.values(ids));
+
+    expect(refused.map((r) => [r.status, r.body.details?.code])).toEqual([
+      [403, 'permission_denied'],
+      [403, 'permission_denied'],
+      [403, 'storage_not_attached'],
+      [403, 'credential_not_accepted'],
+    ]);
+    const only = (id: string) => {
+      const matching = events.filter((e) => e.request_id === id);
+      expect(matching, id).toHaveLength(1);
+      return matching[0];
+    };
+    const blocked = {
+      status: 403,
+      outcome: 'blocked',
+      units: 0,
+      billing_state: 'no_data',
+      user_id: tenant.user_id,
+    };
+    expect(only(ids.noPermission)).toMatchObject({
+      ...blocked,
+      key_id: writer.id,
+      route: '/api/v1/memory/recall',
+      operation: 'memory.recall',
+      error_code: 'permission_denied',
+    });
+    expect(only(ids.noTelemetry)).toMatchObject({
+      ...blocked,
+      key_id: writer.id,
+      route: '/api/v1/infrastructure/metrics',
+      error_code: 'permission_denied',
+    });
+    expect(only(ids.noStorage)).toMatchObject({
+      ...blocked,
+      key_id: detached.id,
+      route: '/api/v1/memory/write',
+      operation: 'memory.write',
+      error_code: 'storage_not_attached',
+    });
+    expect(only(ids.controlRoute)).toMatchObject({
+      ...blocked,
+      key_id: writer.id,
+      route: '/api/v1/control/account',
+      error_code: 'credential_not_accepted',
+    });
+    // The tenant's only refusals: its blocked rate counts exactly these four.
+    const metrics = await t.api.get('/api/v1/infrastructure/metrics', { key: tenant.api_key });
+    expect(metrics.status).toBe(200);
+    expect(metrics.body.quality).toMatchObject({
+      blocked: 4,
+      blocked_rate: expect.closeTo(4 / metrics.body.quality.requests, 5),
+    });
+  });
+});

@@ -365,6 +365,33 @@ describe('POST /api/v1/infrastructure/smoke-test', () => {
     expect(requestsByOperation(after)).toEqual({ 'memory.write': 1, 'memory.recall': 1 });
   });
 
+  it('when a smoke test passes, then its request record carries the units the billing ledger charged for it', async () => {
+    const tenant = await operatorTenant();
+    const usage = () => t.api.get(USAGE, { key: tenant.api_key, query: { window_minutes: '60' } });
+
+    const res = await smokeTest(tenant.api_key, tenant.operatorToken);
+    await t.stack.memory.flushOutbox();
+    await expect
+      .poll(async () => (await usage()).body.request_volume, { timeout: 10_000, interval: 100 })
+      .toBe(2);
+    const charged = (await usage()).body.operations as Array<{ units: number }>;
+    const [event] = (await eventsFor(t.api, tenant.api_key, [res.body.request_id])).filter(
+      (e) => e.request_id === res.body.request_id,
+    );
+
+    expect(res.status).toBe(200);
+    const units = charged.reduce((sum, o) => sum + o.units, 0);
+    expect(units).toBeGreaterThan(0);
+    expect(event).toMatchObject({
+      route: SMOKE_TEST,
+      status: 200,
+      outcome: 'accepted',
+      state: 'passed',
+      units,
+      billing_state: 'billable',
+    });
+  });
+
   it('when no operator token is sent, or one that is not a token, then 403 operator_capability_required and nothing is written', async () => {
     const tenant = await operatorTenant();
 

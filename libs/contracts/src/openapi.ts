@@ -253,15 +253,27 @@ export function buildOpenApiDocument(): ReturnType<typeof createDocument> {
           get: {
             operationId: 'release',
             summary:
-              'Release record (public): deployment, contract and schema versions, capability manifest and health',
+              'Release record: deployment, contract and schema versions, capability manifest and health (public view; all of it with an operator token)',
             description:
-              'Made of what health and capabilities answer (both public), plus the latest migration applied to ' +
-              'each database. Answered 200 whatever the health: the record says it. The dev launcher writes the ' +
-              'same record to `.data/releases/<time>.json` on each start.',
+              'Without a credential, the public view: versions, the capability manifest and health by entry ' +
+              '(available, required), without readings. With a live operator token in `X-Operator-Token` (any ' +
+              'tenant’s), the operator view adds the latest migration applied to each database and health’s ' +
+              'readings (database latencies, consumer backlogs, re-index progress). Answered 200 whatever the ' +
+              'health: the record says it. The dev launcher writes the public record to ' +
+              '`.data/releases/<time>.json` on each start.',
             security: publicRoute,
-            requestParams: { header: z.object({ 'X-Request-Id': requestIdHeader }) },
+            requestParams: {
+              header: z.object({
+                'X-Request-Id': requestIdHeader,
+                'X-Operator-Token': z.string().optional().meta({
+                  description:
+                    'A live operator token (POST /api/v1/control/operator-tokens): the operator view',
+                }),
+              }),
+            },
             responses: {
               '200': { description: 'The deployment as it is now', ...json(ReleaseRecord) },
+              ...errors(403),
               ...parserErrors(),
             },
           },

@@ -12,7 +12,7 @@ export const RUNTIME = {
 
 export const CONTRACT_VERSION = 'v1' as const;
 /** Moves with every change to a response or request schema; health reports it, OpenAPI carries it. */
-export const SCHEMA_VERSION = '1.10.0';
+export const SCHEMA_VERSION = '1.11.0';
 export const SCORE_KIND = 'mock_lexical_overlap' as const;
 export const DECISION_VERSION = 'decision-v1' as const;
 

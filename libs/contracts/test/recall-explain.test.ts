@@ -113,7 +113,7 @@ describe('RecallResponse with explanations', () => {
 describe('the capability manifest of the weighted ranking', () => {
   it('when read, then the runtime is v2, the guarantee states the tie-break and the limitations the weighting', () => {
     expect(CAPABILITIES.runtime.model_version).toBe('deterministic-lexical-v2');
-    expect(CAPABILITIES.schema_version).toBe('1.10.0');
+    expect(CAPABILITIES.schema_version).toBe('1.11.0');
     expect(CAPABILITIES.guarantees).toContain(
       'deterministic_ranking: the same retained text and cue always rank in the same order (score desc, tie_break desc, occurred_at desc, event_id asc)',
     );

@@ -80,6 +80,7 @@ export async function startGateway(config: GatewayConfig, logger: Logger): Promi
     ...DEFAULT_HASHING_SLOTS,
     concurrency: config.PASSWORD_HASH_CONCURRENCY,
     maxWaiting: config.PASSWORD_HASH_QUEUE,
+    perSource: config.PASSWORD_HASH_PER_ADDRESS,
   });
   const rateLimits = createRateLimits(
     getSql(),

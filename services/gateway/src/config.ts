@@ -150,9 +150,16 @@ export const GatewayConfigSchema = z
      * subnets, or loopback/linklocal/uniquelocal). Unset: none, the connection's peer is the client.
      */
     GATEWAY_TRUST_PROXY: trustedProxies,
-    /** Password hashes (scrypt, on libuv's thread pool of 4) run at once, and how many may wait. */
+    /**
+     * Password hashes (scrypt, on libuv's thread pool of UV_THREADPOOL_SIZE) run at once, and how many
+     * may wait, all client addresses together; fewer at once than the pool has threads (checked below).
+     */
     PASSWORD_HASH_CONCURRENCY: env.positiveInt(DEFAULT_HASHING_SLOTS.concurrency),
     PASSWORD_HASH_QUEUE: z.coerce.number().int().min(0).default(DEFAULT_HASHING_SLOTS.maxWaiting),
+    /** Hashes one client address may have running or waiting at once; one more is a 429. */
+    PASSWORD_HASH_PER_ADDRESS: env.positiveInt(DEFAULT_HASHING_SLOTS.perSource),
+    /** libuv's thread pool (Node's own variable, read here only to check the hashing bound against it). */
+    UV_THREADPOOL_SIZE: z.coerce.number().int().min(1).max(1024).default(4),
     /** Largest document import upload (the file part), refused with 413 as it streams past it. */
     IMPORT_MAX_BYTES: env.positiveInt(20 * 1024 * 1024),
     /** An upload that sends nothing for this long is refused with 408 upload_timeout. */
@@ -207,6 +214,12 @@ export const GatewayConfigSchema = z
   .refine((c) => c.RATE_LIMIT_TEXT_CHARS_PER_TENANT >= LARGEST_BATCH_TEXT_COST, {
     path: ['RATE_LIMIT_TEXT_CHARS_PER_TENANT'],
     message: `RATE_LIMIT_TEXT_CHARS_PER_TENANT must be at least ${LARGEST_BATCH_TEXT_COST}, what the largest allowed batch costs; below it that batch could never be written`,
+  })
+  // Hashes on every thread of the pool would stall file reads and DNS behind them (hashing-slots.ts).
+  .refine((c) => c.PASSWORD_HASH_CONCURRENCY < c.UV_THREADPOOL_SIZE, {
+    path: ['PASSWORD_HASH_CONCURRENCY'],
+    message:
+      'PASSWORD_HASH_CONCURRENCY must be below UV_THREADPOOL_SIZE (default 4), to leave the pool a free thread',
   })
   .refine((c) => c.DEPLOYMENT_ENVIRONMENT !== 'production' || c.GATEWAY_SECRET_KEY !== undefined, {
     path: ['GATEWAY_SECRET_KEY'],

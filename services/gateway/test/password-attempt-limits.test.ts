@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { GatewayConfigSchema } from '../src/config.js';
-import { addressBucketOf } from '../src/domain/operations/rate-limits.js';
+import { addressBucketOf } from '../src/domain/identity/address-bucket.js';
 
 describe('the address failed password attempts count against', () => {
   it('when the address is IPv4, or IPv4 mapped into IPv6, then it counts as that IPv4 address', () => {

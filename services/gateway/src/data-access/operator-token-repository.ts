@@ -19,6 +19,10 @@ export async function markOperatorTokenRevoked(db: Db, tenantId: string, id: str
   });
 }
 
+/** Any tenant's unrevoked, unexpired token with this hash: the release record's operator view. */
+export const findAnyLiveOperatorToken = (db: Db, secretHash: string) =>
+  db.operatorToken.findFirst({ where: { secretHash, revokedAt: null, expiresAt: { gt: new Date() } } });
+
 /** The tenant's unrevoked, unexpired token with this hash, if any. */
 export const findLiveOperatorToken = (db: Db, tenantId: string, secretHash: string) =>
   db.operatorToken.findFirst({

@@ -1922,12 +1922,13 @@ class ReleaseRecord(Model):
     """The API's ``ReleaseRecord``."""
 
     __slots__ = ()
-    _fields = {"contract_version": None, "deployment_version": None, "environment": None, "schema_version": None, "schema_versions": None, "capabilities": "CapabilitiesResponse", "health": "HealthResponse", "recorded_at": None, "request_id": None}
+    _fields = {"view": None, "contract_version": None, "deployment_version": None, "environment": None, "schema_version": None, "schema_versions": None, "capabilities": "CapabilitiesResponse", "health": "HealthResponse", "recorded_at": None, "request_id": None}
+    view: Literal["public", "operator"]
     contract_version: Literal["v1"]
     deployment_version: str
     environment: str
     schema_version: str
-    schema_versions: Result
+    schema_versions: Optional[Result]
     capabilities: CapabilitiesResponse
     health: HealthResponse
     recorded_at: str

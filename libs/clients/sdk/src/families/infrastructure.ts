@@ -65,8 +65,10 @@ export class InfrastructureFamily {
   }
 
   /**
-   * The release record (public): deployment, contract and schema versions, each database's latest
-   * migration, the capability manifest and health, as the deployment is now.
+   * The release record, as the deployment is now: without a credential the public view (deployment,
+   * contract and schema versions, the capability manifest, health by entry); with a live operator
+   * token (`headers: { 'X-Operator-Token': token }`) the operator view, which adds each database's
+   * latest migration and health's readings.
    */
   release(options?: CallOptions) {
     return this.get<ResponseOf<'release'>>('/infrastructure/release', 'none', options);

@@ -1098,8 +1098,8 @@ export interface paths {
             cookie?: never;
         };
         /**
-         * Release record (public): deployment, contract and schema versions, capability manifest and health
-         * @description Made of what health and capabilities answer (both public), plus the latest migration applied to each database. Answered 200 whatever the health: the record says it. The dev launcher writes the same record to `.data/releases/<time>.json` on each start.
+         * Release record: deployment, contract and schema versions, capability manifest and health (public view; all of it with an operator token)
+         * @description Without a credential, the public view: versions, the capability manifest and health by entry (available, required), without readings. With a live operator token in `X-Operator-Token` (any tenant’s), the operator view adds the latest migration applied to each database and health’s readings (database latencies, consumer backlogs, re-index progress). Answered 200 whatever the health: the record says it. The dev launcher writes the public record to `.data/releases/<time>.json` on each start.
          */
         get: operations["release"];
         put?: never;
@@ -3125,14 +3125,19 @@ export interface components {
             };
         };
         ReleaseRecord: {
+            /**
+             * @description public: without a credential (no `schema_versions`; health says each entry is available and required, no readings); operator: with a live operator token in X-Operator-Token, everything
+             * @enum {string}
+             */
+            view: "public" | "operator";
             /** @constant */
             contract_version: "v1";
             deployment_version: string;
             environment: string;
             /** @description The API schema version (the OpenAPI document’s) */
             schema_version: string;
-            /** @description Per database, by health entry (`gateway_store`, `memory`, `billing`, `telemetry`, `template`, `webhooks`): its latest applied migration; null when the service did not say (down, or from before [P14]) */
-            schema_versions: {
+            /** @description Operator view only. Per database, by health entry (`gateway_store`, `memory`, `billing`, `telemetry`, `template`, `webhooks`): its latest applied migration; null when the service did not say (down, or from before it was reported) */
+            schema_versions?: {
                 [key: string]: string | null;
             };
             capabilities: components["schemas"]["CapabilitiesResponse"];
@@ -10501,6 +10506,8 @@ export interface operations {
             header?: {
                 /** @description Client-chosen correlation id: 1–200 printable ASCII characters, kept and echoed; anything else is refused (400). Generated when absent */
                 "X-Request-Id"?: string;
+                /** @description A live operator token (POST /api/v1/control/operator-tokens): the operator view */
+                "X-Operator-Token"?: string;
             };
             path?: never;
             cookie?: never;
@@ -10518,6 +10525,15 @@ export interface operations {
             };
             /** @description Malformed or invalid request; correct it, do not retry unchanged */
             400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description Valid credential denied by policy, role, consent, storage or capability */
+            403: {
                 headers: {
                     [name: string]: unknown;
                 };

@@ -34,8 +34,8 @@ export async function login(
   const user = await findUserByEmail(db, email);
   const valid = await checkedOrGivenBack(attempt, deps.rateLimits, () =>
     user?.passwordHash && user.status === 'active'
-      ? verifyPassword(password, user.passwordHash)
-      : burnPasswordCheck(password),
+      ? verifyPassword(password, user.passwordHash, { from })
+      : burnPasswordCheck(password, { from }),
   );
   if (!user || !valid) throw invalidLogin();
   await deps.rateLimits.passwordAttemptSucceeded(attempt);

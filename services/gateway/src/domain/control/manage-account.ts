@@ -45,7 +45,7 @@ export async function changePassword(
   await deps.rateLimits.takePasswordAttempt(attempt);
   const user = await findUser(db, account.tenantId, account.userId);
   const right = await checkedOrGivenBack(attempt, deps.rateLimits, async () =>
-    user?.passwordHash ? verifyPassword(passwords.current_password, user.passwordHash) : false,
+    user?.passwordHash ? verifyPassword(passwords.current_password, user.passwordHash, { from }) : false,
   );
   if (!right) throw new AppError(ErrorCode.PermissionDenied, 'The current password is incorrect');
   await deps.rateLimits.passwordAttemptSucceeded(attempt);
@@ -55,7 +55,7 @@ export async function changePassword(
     { field: 'new_password', what: 'password change' },
     { email: account.email, tenantName: account.tenantName },
   );
-  const passwordHash = await hashPassword(passwords.new_password);
+  const passwordHash = await hashPassword(passwords.new_password, { from });
   await inTransaction(db, async (tx) => {
     await updateUser(tx, account.tenantId, account.userId, { passwordHash });
     await revokeUserSessions(tx, account.userId, account.sessionId);

@@ -32,10 +32,14 @@ export async function getTenantUser(account: Account, userId: string, db = getPr
   return userView(user);
 }
 
-/** Add a user to the caller's tenant with an initial password they should change. */
+/**
+ * Add a user to the caller's tenant with an initial password they should change. `from`: the
+ * client's address, whose share of the hashing slots the new password's hash takes.
+ */
 export async function createTenantUser(
   account: Account,
   input: { email: string; password: string; role: Role },
+  from: string,
   db = getPrisma(),
 ): Promise<UserView> {
   requireRole(account.role, 'users:manage');
@@ -45,7 +49,7 @@ export async function createTenantUser(
     { field: 'password', what: 'user' },
     { email: input.email, tenantName: account.tenantName },
   );
-  const passwordHash = await hashPassword(input.password);
+  const passwordHash = await hashPassword(input.password, { from });
   try {
     const user = await createUser(db, {
       id: randomUUID(),

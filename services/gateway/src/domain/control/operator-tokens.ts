@@ -1,6 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import { AppError, ErrorCode, type OperatorTokenView } from '@tm/contracts';
 import {
+  findAnyLiveOperatorToken,
   findLiveOperatorToken,
   findOperatorToken,
   insertOperatorToken,
@@ -72,4 +73,25 @@ export async function requireOperatorCapability(
   if (!presented || !OPERATOR_TOKEN_PATTERN.test(presented)) throw refuse();
   const row = await findLiveOperatorToken(db, tenantId, hashApiKey(presented));
   if (!row) throw refuse();
+}
+
+/**
+ * The release record's view: `public` without a token, `operator` with a live operator token of any
+ * tenant (the record holds no tenant data; what it hides from the public is the deployment's
+ * internals). A token sent that is not live is a 403, not a quiet public view, so a caller knows.
+ */
+export async function releaseViewFor(
+  presented: string | undefined,
+  db = getPrisma(),
+): Promise<'public' | 'operator'> {
+  if (presented === undefined) return 'public';
+  const live =
+    OPERATOR_TOKEN_PATTERN.test(presented) && (await findAnyLiveOperatorToken(db, hashApiKey(presented)));
+  if (!live) {
+    throw new AppError(
+      ErrorCode.OperatorCapabilityRequired,
+      'The release record’s operator view needs a valid operator token (X-Operator-Token)',
+    );
+  }
+  return 'operator';
 }

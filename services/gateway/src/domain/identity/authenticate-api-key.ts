@@ -40,13 +40,15 @@ export async function verifyApiKey(
   return key;
 }
 
-/** A live key that holds `permission`, for read-only routes that need no storage connection. */
-export async function authenticateKeyFor(
-  presented: string,
+/**
+ * A verified key that holds `permission`, for read-only routes that need no storage connection. The
+ * caller verifies first (`verifyApiKey`), so a refusal here is attributed to the key's tenant.
+ */
+export function keyHolding(
+  key: KeyRecord,
   permission: KeyPermission,
-  deps: { cache?: VerifiedKeyCache; usage?: KeyUsage } = {},
-): Promise<KeyRecord> {
-  const key = await verifyApiKey(presented, deps);
+  deps: { usage?: KeyUsage } = {},
+): KeyRecord {
   if (!key.permissions.includes(permission)) {
     throw new AppError(ErrorCode.PermissionDenied, `This API key does not have the ${permission} permission`);
   }
@@ -55,16 +57,16 @@ export async function authenticateKeyFor(
 }
 
 /**
- * Verify a presented key for one operation and derive the caller's scope from it: tenant, user, key,
- * the attached storage connection and the user's private-memory consent. Nothing here comes from the
- * request. In the spec's order: the credential (401), then the key's permission and its storage (403).
+ * Derive the scope of a verified key (`verifyApiKey`) for one operation: tenant, user, key, the
+ * attached storage connection and the user's private-memory consent. Nothing here comes from the
+ * request. In the spec's order: the credential (401, verified first), then the key's permission and
+ * its storage (403), refusals the caller can attribute to the key's tenant.
  */
-export async function authenticateApiKey(
-  presented: string,
+export function scopeForOperation(
+  key: KeyRecord,
   permission: KeyPermission | readonly KeyPermission[],
-  deps: { cache?: VerifiedKeyCache; run?: SqlRunner; usage?: KeyUsage } = {},
-): Promise<Scope> {
-  const key = await verifyApiKey(presented, deps);
+  deps: { usage?: KeyUsage } = {},
+): Scope {
   // An operation that both reads and writes (a chat completion) needs every permission it uses.
   for (const needed of typeof permission === 'string' ? [permission] : permission) {
     if (!key.permissions.includes(needed)) {

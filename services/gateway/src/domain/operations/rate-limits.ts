@@ -1,6 +1,5 @@
 import { AppError, ErrorCode } from '@tm/contracts';
 import type { Logger, SqlRunner } from '@tm/kit';
-import ipaddr from 'ipaddr.js';
 import {
   addToCounters,
   type CounterTotal,
@@ -8,6 +7,7 @@ import {
   deleteExpiredCounters,
   takeOneFromCounter,
 } from '../../data-access/rate-limit-counter-repository.js';
+import { addressBucketOf } from '../identity/address-bucket.js';
 
 export interface RateLimitSettings {
   windowSeconds: number;
@@ -54,18 +54,6 @@ const LOGIN_WINDOW_SECONDS = 15 * 60;
 
 const pointsOf = (p: Pending) => p.waiters.reduce((sum, w) => sum + w.points, 0);
 const CLEANUP_INTERVAL_MS = 5 * 60_000;
-
-/**
- * Whose address a request counts against. IPv4 (an IPv4-mapped IPv6 address too) per address; IPv6
- * per /64, since one subscriber is usually given a whole /64 and would otherwise have 2^64 addresses
- * to spread guesses over. Anything unreadable counts as itself.
- */
-export function addressBucketOf(address: string): string {
-  if (!ipaddr.isValid(address)) return address;
-  const parsed = ipaddr.process(address);
-  if (parsed.kind() === 'ipv4') return parsed.toString();
-  return `${parsed.toNormalizedString().split(':').slice(0, 4).join(':')}::/64`;
-}
 
 /** "3 seconds", "15 minutes": a Retry-After in words for the people reading a refusal. */
 function inWords(seconds: number): string {

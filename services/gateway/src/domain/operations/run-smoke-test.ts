@@ -8,6 +8,7 @@ import {
   type SmokeTestResponse,
 } from '@tm/contracts';
 import type { MemoryClient } from '../../clients/memory-client.js';
+import { chargedUnits } from '../data-plane/charged-units.js';
 
 type Step = SmokeTestResponse['steps'][number];
 
@@ -52,6 +53,12 @@ const fail = (detail: string): never => {
   throw new AppError(ErrorCode.Internal, detail);
 };
 
+/** The report, and the units the ledger charged for its steps (null: none), for the request record. */
+export interface SmokeTestRun {
+  report: SmokeTestResponse;
+  chargedUnits: number | null;
+}
+
 /**
  * Write, recall and delete in a namespace of its own under the reserved prefix, through the same
  * memory service, consent check and metering as any request. The delete runs whatever happened
@@ -61,8 +68,14 @@ export async function runSmokeTest(
   memory: MemoryClient,
   scope: Scope,
   requestId: string,
-): Promise<SmokeTestResponse> {
+): Promise<SmokeTestRun> {
   const probe = randomUUID();
+  // The write and the recall are charged like any others: the record says so, as the ledger does.
+  let charged: number | null = null;
+  const charge = (result: Parameters<typeof chargedUnits>[0]) => {
+    const units = chargedUnits(result);
+    if (units !== null) charged = (charged ?? 0) + units;
+  };
   const namespace = `${RESERVED_NAMESPACE_PREFIX}${probe}`;
   const token = `probe${probe.replaceAll('-', '')}`;
   let memoryId: string | null = null;
@@ -78,6 +91,7 @@ export async function runSmokeTest(
         event: { occurred_at: new Date().toISOString(), content: { text: `Smoke test ${token}` } },
       },
     });
+    charge(result);
     if (result.state !== 'retained') fail(`write answered ${result.state}`);
     memoryId = result.memory_id;
     return `retained (${result.idempotency_outcome})`;
@@ -90,6 +104,7 @@ export async function runSmokeTest(
             request_id: requestId,
             body: { contract_version: CONTRACT_VERSION, namespace, cue: { text: token }, top_k: 1 },
           });
+          charge(result);
           if (!result.related.some((r) => r.memory_id === memoryId))
             fail('recall did not return the written record');
           return `${result.retrieval_outcome}, the written record ranked first`;
@@ -102,11 +117,14 @@ export async function runSmokeTest(
   });
   const steps = [write, recall, remove];
   return {
-    contract_version: CONTRACT_VERSION,
-    request_id: requestId,
-    outcome: steps.every((s) => s.outcome === 'passed') ? 'passed' : 'failed',
-    namespace,
-    steps,
-    metered: true,
+    report: {
+      contract_version: CONTRACT_VERSION,
+      request_id: requestId,
+      outcome: steps.every((s) => s.outcome === 'passed') ? 'passed' : 'failed',
+      namespace,
+      steps,
+      metered: true,
+    },
+    chargedUnits: charged,
   };
 }

@@ -2,6 +2,7 @@ import type { ErrorCode, RequestOutcome, RequestRecord, WriteBatchItemCounts } f
 import { timeOrderedId } from '@tm/kit';
 import type { Request, RequestHandler } from 'express';
 import type { RequestRecorder } from '../../../clients/request-recorder.js';
+import { chargedUnits } from '../../../domain/data-plane/charged-units.js';
 import { namespaceRef } from '../../../domain/data-plane/namespace-ref.js';
 import { routeOperationOf } from '../route-operations.js';
 
@@ -41,21 +42,16 @@ function outcomeOf(status: number): RequestOutcome {
 }
 
 /**
- * What a metered answer (a write, a recall, a delete, a template memory) says for the record: a replay
- * returns the original answer, billable block and all, but the ledger charged the original only
- * ([P14]: telemetry counted replays nobody was charged for), so a replay is `no_data` with 0 units.
+ * What a metered answer (a write, a recall, a delete, a template memory) says for the record: what
+ * the ledger charged for it (a replay: nothing, so `no_data` with 0 units).
  */
-export function meteredNote(result: {
-  state: string;
-  usage?: { billing_state: string; operation_units?: number | null };
-  idempotency_outcome?: string;
-}): RecordNote {
-  const billed = result.usage?.billing_state === 'billable' && result.idempotency_outcome !== 'Replayed';
-  return {
-    state: result.state,
-    units: billed ? (result.usage?.operation_units ?? 0) : 0,
-    billingState: billed ? 'billable' : 'no_data',
-  };
+export function meteredNote(result: Parameters<typeof chargedUnits>[0] & { state: string }): RecordNote {
+  return { state: result.state, ...chargedNote(chargedUnits(result)) };
+}
+
+/** Units the ledger charged (null: none) in the record's words. */
+export function chargedNote(units: number | null): Pick<RecordNote, 'units' | 'billingState'> {
+  return units === null ? { units: 0, billingState: 'no_data' } : { units, billingState: 'billable' };
 }
 
 /**
@@ -87,8 +83,15 @@ export function recordRequests(recorder: RequestRecorder, deploymentVersion: str
     res.once('close', () => {
       const note = req.recordNote ?? {};
       const mcp = req.mcpCaller;
+      // A key refused after it was verified (403) is its tenant's blocked attempt.
+      const verified = req.verifiedCaller;
       const tenantId =
-        req.scope?.tenant_id ?? req.account?.tenantId ?? req.reader?.tenantId ?? mcp?.tenantId ?? null;
+        req.scope?.tenant_id ??
+        req.account?.tenantId ??
+        req.reader?.tenantId ??
+        mcp?.tenantId ??
+        verified?.tenantId ??
+        null;
       // A stream the gateway broke off (error-handler.ts) is recorded with its error's status.
       const status = res.writableFinished
         ? res.statusCode
@@ -101,8 +104,14 @@ export function recordRequests(recorder: RequestRecorder, deploymentVersion: str
         record_id: timeOrderedId(),
         request_id: req.requestId,
         tenant_id: tenantId,
-        key_id: req.scope?.key_id ?? req.reader?.keyId ?? mcp?.keyId ?? null,
-        user_id: req.scope?.user_id ?? req.account?.userId ?? req.reader?.userId ?? mcp?.userId ?? null,
+        key_id: req.scope?.key_id ?? req.reader?.keyId ?? mcp?.keyId ?? verified?.keyId ?? null,
+        user_id:
+          req.scope?.user_id ??
+          req.account?.userId ??
+          req.reader?.userId ??
+          mcp?.userId ??
+          verified?.userId ??
+          null,
         method,
         route: reached?.route ?? UNMATCHED,
         operation: reached?.operation ?? null,

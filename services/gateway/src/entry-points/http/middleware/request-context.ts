@@ -15,6 +15,11 @@ declare global {
       scope?: Scope;
       /** Set by session authentication on control-plane routes. */
       account?: Account;
+      /**
+       * Set as soon as an API key is verified, before its permissions are checked: whose a refused
+       * request was (attribution in its record only; never a scope to act in).
+       */
+      verifiedCaller?: { tenantId: string; userId: string; keyId: string };
       /** Set on read-only infrastructure routes, from an API key or a session. */
       reader?: { tenantId: string; userId: string; keyId?: string };
       /** Set at /mcp: the verified key's tenant, user, id and permissions, and the key for the tools' calls. */

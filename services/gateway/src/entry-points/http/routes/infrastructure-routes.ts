@@ -22,6 +22,7 @@ import type { BillingClient } from '../../../clients/billing-client.js';
 import type { MemoryClient } from '../../../clients/memory-client.js';
 import type { RequestRecorder } from '../../../clients/request-recorder.js';
 import type { TelemetryClient } from '../../../clients/telemetry-client.js';
+import { releaseViewFor } from '../../../domain/control/operator-tokens.js';
 import { checkHealth, type HealthProbes } from '../../../domain/operations/check-health.js';
 import { composeRelease } from '../../../domain/operations/compose-release.js';
 import { composeStatus } from '../../../domain/operations/compose-status.js';
@@ -165,9 +166,11 @@ export function infrastructureRoutes(deps: InfrastructureDeps): Router {
   router.get('/capabilities', (_req, res) => {
     res.json(CAPABILITIES);
   });
-  // Public like health and capabilities, which it is made of (decisions.md, [P14]).
+  // Public like health and capabilities, which it is made of; an operator token adds the internals
+  // (decisions.md, "The release record's public and operator views").
   router.get('/release', async (req, res) => {
-    res.json(await composeRelease(deps.probes, deps.deployment, req.requestId));
+    const view = await releaseViewFor(req.get('x-operator-token'));
+    res.json(await composeRelease(deps.probes, deps.deployment, req.requestId, view));
   });
   router.use(exportRoute(deps));
   router.use(smokeTestRoute(deps));

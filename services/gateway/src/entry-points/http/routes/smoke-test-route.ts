@@ -7,7 +7,7 @@ import {
   type SmokeTestPolicy,
 } from '../../../domain/operations/run-smoke-test.js';
 import { type AuthDeps, requireApiKey, scopeOf } from '../middleware/authenticate.js';
-import { noteForRecord } from '../middleware/record-requests.js';
+import { chargedNote, noteForRecord } from '../middleware/record-requests.js';
 
 /**
  * POST /smoke-test: an authorized diagnostic. It needs an API key with `memory:write` and an active
@@ -25,8 +25,8 @@ export function smokeTestRoute(deps: {
     const scope = scopeOf(req);
     await requireOperatorCapability(scope.tenant_id, req.get('x-operator-token'));
     checkSmokeTestAllowed(scope, deps.smokeTestPolicy);
-    const report = await runSmokeTest(deps.memory, scope, req.requestId);
-    noteForRecord(req, { state: report.outcome });
+    const { report, chargedUnits } = await runSmokeTest(deps.memory, scope, req.requestId);
+    noteForRecord(req, { state: report.outcome, ...chargedNote(chargedUnits) });
     if (report.outcome === 'passed') {
       res.json(report);
       return;

@@ -6,6 +6,7 @@ import {
   listTenantUsers,
   updateTenantUser,
 } from '../../../../domain/control/manage-users.js';
+import { clientAddressOf } from '../../client-address.js';
 import { accountOf } from '../../middleware/authenticate.js';
 import { jsonBody } from '../../middleware/json-body.js';
 import { idParam } from '../../path-params.js';
@@ -20,7 +21,7 @@ export function userRoutes(deps: ControlDeps): Router {
 
   router.post('/', ...jsonBody, async (req, res) => {
     const input = parseOrThrow(UserCreateRequest, req.body, 'user');
-    res.status(201).json(await createTenantUser(accountOf(req), input));
+    res.status(201).json(await createTenantUser(accountOf(req), input, clientAddressOf(req)));
   });
 
   router.get('/:id', async (req, res) => {
