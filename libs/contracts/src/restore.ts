@@ -62,8 +62,10 @@ export type RestoreDocument = z.infer<typeof RestoreDocument>;
 export const RestoreRow = z.object({ event: WriteEvent });
 export type RestoreRow = z.infer<typeof RestoreRow>;
 
-export const RestoreState = z.enum(['processing', 'completed']).meta({
-  description: 'processing (records being written) → completed (every record written, present or failed)',
+export const RestoreState = z.enum(['processing', 'completed', 'cancelled']).meta({
+  description:
+    'processing (records being written) → completed (every record written, present or failed); ' +
+    'cancelled when its namespace was deleted first (its counts are those when it stopped)',
 });
 
 export const RestoreJob = z

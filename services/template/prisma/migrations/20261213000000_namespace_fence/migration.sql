@@ -1,0 +1,11 @@
+-- AlterTable
+ALTER TABLE "import_job" ADD COLUMN     "final_counts" JSONB;
+
+-- CreateTable
+CREATE TABLE "namespace_fence" (
+    "tenant_id" TEXT NOT NULL,
+    "namespace" TEXT NOT NULL,
+    "started_at" TIMESTAMPTZ(3) NOT NULL DEFAULT CURRENT_TIMESTAMP,
+
+    CONSTRAINT "namespace_fence_pkey" PRIMARY KEY ("tenant_id","namespace")
+);
