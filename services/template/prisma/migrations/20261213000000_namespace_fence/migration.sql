@@ -1,3 +1,5 @@
+-- A namespace deletion's fence in the template service (namespace_fence), and a cancelled job's counts
+-- (import_job.final_counts), kept when its rows go with the namespace.
 -- AlterTable
 ALTER TABLE "import_job" ADD COLUMN     "final_counts" JSONB;
 
