@@ -299,6 +299,22 @@ describe('POST /api/v1/memory/restore', () => {
         'records[1].event_id',
       ],
       ['no record at all', () => ({ file: handMadeExport('hand-made', []) }), 400, 'from_namespace'],
+      [
+        "a top-level tenant_id (another tenant's)",
+        () => ({ file: { tenant_id: 'a-tenant-of-someone-else', ...good() } }),
+        400,
+        '"path":"tenant_id"',
+      ],
+      [
+        'a field the export does not write, in a record',
+        () => {
+          const file = good();
+          Object.assign(file.records[0] as ExportRecord, { owner: 'someone' });
+          return { file };
+        },
+        400,
+        '"path":"records.0.owner","message":"is not a known field"',
+      ],
     ];
 
     it.each(cases)('%s', async (_label, make, status, named) => {
@@ -376,7 +392,7 @@ describe('POST /api/v1/memory/restore', () => {
 });
 
 describe('POST /api/v1/memory/restore while its namespace is deleted', () => {
-  it('when the target namespace is deleted while the restore waits, then the job goes with it (404) and nothing is written or billed', async () => {
+  it('when the target namespace is deleted while the restore waits, then the job ends cancelled with its counts and nothing is written or billed', async () => {
     const tenant = await createTenant();
     const namespace = uniqueNamespace('deleted');
     const file = handMadeExport(namespace, [{ event_id: 'd1', text: 'Written only if the namespace stays' }]);
@@ -386,7 +402,7 @@ describe('POST /api/v1/memory/restore while its namespace is deleted', () => {
       const res = await restore(t.api, tenant.api_key, file);
       expect(res.status, JSON.stringify(res.body)).toBe(202);
       id = res.body.id;
-      // The template service drops the namespace's jobs first; memory is away, so the delete is a 503.
+      // The template service cancels the namespace's jobs first; memory is away, so the delete is a 503.
       expect((await t.api.deleteNamespace(tenant.api_key, namespace)).status).toBe(503);
     } finally {
       await t.stack.startMemory();
@@ -395,7 +411,10 @@ describe('POST /api/v1/memory/restore while its namespace is deleted', () => {
     await deleteNamespace(tenant, namespace);
     const status = await t.api.get(`${RESTORE}/${id}`, { key: tenant.api_key });
 
-    expect(status).toMatchObject({ status: 404, body: { details: { code: 'not_found' } } });
+    expect(status).toMatchObject({
+      status: 200,
+      body: { id, state: 'cancelled', total: 1, processed: 0, written: 0, already_present: 0, failed: 0 },
+    });
     expect((await exportFile(t.api, tenant.api_key, [namespace])).records).toEqual([]);
     expect(await billedWrites(tenant)).toBe(0);
   });

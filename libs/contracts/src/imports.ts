@@ -21,11 +21,14 @@ export const IMPORT_LIMITS = {
 /** Imports that name no namespace land here. */
 export const DEFAULT_IMPORT_NAMESPACE = 'imports';
 
-export const ImportState = z.enum(['estimated', 'processing', 'completed', 'failed', 'expired']).meta({
-  description:
-    'estimated → (start) processing → completed; failed if the job cannot go on; expired if it was not ' +
-    'started in time (its stored rows and any hub token are gone, and it cannot be started)',
-});
+export const ImportState = z
+  .enum(['estimated', 'processing', 'completed', 'failed', 'expired', 'cancelled'])
+  .meta({
+    description:
+      'estimated → (start) processing → completed; failed if the job cannot go on; expired if it was not ' +
+      'started in time (its stored rows and any hub token are gone, and it cannot be started); cancelled ' +
+      'when its namespace was deleted before it ended (its counts are those when it stopped, its rows are gone)',
+  });
 export type ImportState = z.infer<typeof ImportState>;
 
 export const ImportFileKind = z.enum(['csv', 'xlsx', 'xls', 'json']);

@@ -34,21 +34,24 @@ export const RestoreQuery = z
 export type RestoreQuery = z.infer<typeof RestoreQuery>;
 
 /**
- * The body: an export document exactly as the export route writes it. Its history is accepted and not
- * restored (it is the source deployment's redacted request log, not memory).
+ * The body: an export document exactly as the export route writes it, strictly: a field the export
+ * does not write (at the top, in `selection`, `counts`, a record or a relation) is refused, named, so
+ * nothing a file claims is silently ignored; above all a `tenant_id`, since the tenant is always the
+ * API key's. Its history is accepted and not restored (it is the source deployment's redacted request
+ * log, not memory, whatever its rows hold).
  */
 export const RestoreDocument = z
-  .object({
+  .strictObject({
     contract_version: z.literal(CONTRACT_VERSION),
     request_id: z.string(),
     exported_at: z.iso.datetime(),
-    selection: z.object({ namespaces: z.array(z.string()).nullable() }),
+    selection: z.strictObject({ namespaces: z.array(z.string()).nullable() }),
     records: z.array(ExportRecord).max(RESTORE_LIMITS.maxRecords, {
       error: `an export of at most ${RESTORE_LIMITS.maxRecords} records can be restored at once; export fewer namespaces`,
     }),
     supersession_relations: z.array(ExportRelation),
     history: z.array(z.unknown()),
-    counts: z.object({
+    counts: z.strictObject({
       records: z.number().int(),
       supersession_relations: z.number().int(),
       history: z.number().int(),
@@ -62,8 +65,10 @@ export type RestoreDocument = z.infer<typeof RestoreDocument>;
 export const RestoreRow = z.object({ event: WriteEvent });
 export type RestoreRow = z.infer<typeof RestoreRow>;
 
-export const RestoreState = z.enum(['processing', 'completed']).meta({
-  description: 'processing (records being written) → completed (every record written, present or failed)',
+export const RestoreState = z.enum(['processing', 'completed', 'cancelled']).meta({
+  description:
+    'processing (records being written) → completed (every record written, present or failed); ' +
+    'cancelled when its namespace was deleted first (its counts are those when it stopped)',
 });
 
 export const RestoreJob = z

@@ -318,8 +318,9 @@ export const AnomaliesResponse = AnomalyReport.extend({
 /** `?namespace=` (repeat it for several); absent means every namespace of the tenant. */
 export const EXPORT_NAMESPACES_MAX = 100;
 
+// Strict: the export writes exactly these fields, and a restore refuses a file with any other (named).
 export const ExportRecord = z
-  .object({
+  .strictObject({
     memory_id: z.string(),
     event_id: z.string(),
     namespace: z.string(),
@@ -334,7 +335,7 @@ export const ExportRecord = z
 export type ExportRecord = z.infer<typeof ExportRecord>;
 
 export const ExportRelation = z
-  .object({
+  .strictObject({
     namespace: z.string(),
     superseding_event_id: z.string(),
     superseding_memory_id: z.string(),

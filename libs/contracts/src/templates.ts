@@ -394,11 +394,23 @@ export const GetTemplateMemoryMessage = z.object({
 });
 export type GetTemplateMemoryMessage = z.infer<typeof GetTemplateMemoryMessage>;
 
-export const DeleteTemplateNamespaceMessage = z.object({ tenant_id: TenantId, namespace: Namespace });
+/**
+ * The template part of a namespace deletion. `follow`: only follow a deletion already running (the
+ * status route's poll), never start one, so reading an old receipt cannot cancel a later import.
+ */
+export const DeleteTemplateNamespaceMessage = z.object({
+  tenant_id: TenantId,
+  namespace: Namespace,
+  follow: z.boolean().optional(),
+});
 export type DeleteTemplateNamespaceMessage = z.infer<typeof DeleteTemplateNamespaceMessage>;
 
 export const TemplateNamespaceDeleted = z.object({
+  /** `in_progress` while the template data is still being removed in the background. */
+  status: z.enum(['in_progress', 'completed']),
   template_memories: z.number().int().nonnegative(),
   import_jobs: z.number().int().nonnegative(),
+  /** Imports and restores of the namespace that were running and are now `cancelled`. */
+  cancelled_jobs: z.number().int().nonnegative(),
 });
 export type TemplateNamespaceDeleted = z.infer<typeof TemplateNamespaceDeleted>;

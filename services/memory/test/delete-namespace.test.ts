@@ -2,6 +2,7 @@ import { randomUUID } from 'node:crypto';
 import { poolRunner } from '@tm/kit';
 import pg from 'pg';
 import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
+import { claimAndRetainOne, type RetainInput } from '../src/data-access/idempotency-ledger.js';
 import { runDeletionBatch, startDeletion } from '../src/data-access/namespace-deletion.js';
 import { tokenize } from '../src/domain/tokenize.js';
 
@@ -154,5 +155,94 @@ describe('namespace deletion batches', () => {
       "SELECT records::int, records_total::int FROM namespace_deletion WHERE namespace = 'raced'",
     );
     expect(rows[0]).toEqual({ records: RECORDS + 1, records_total: RECORDS + 1 });
+  });
+});
+
+/** A write as the write path hands it to the ledger's statement. */
+function writeInput(namespace: string, eventId: string): RetainInput {
+  const id = randomUUID();
+  return {
+    record: {
+      id,
+      tenantId,
+      userId: 'u',
+      namespace,
+      eventId,
+      occurredAt: new Date(),
+      text: 'a note written during the deletion',
+      terms: tokenize('a note written during the deletion'),
+      legacyTerms: [],
+      source: null,
+      requestId: 'r',
+    },
+    idempotency: { key: `k-${eventId}`, fingerprint: 'f', response: {} },
+    usage: { id: randomUUID(), subject: 'usage.v1.recorded', payload: {} },
+  };
+}
+
+describe('a write racing a namespace deletion', () => {
+  it('when the write comes after the deletion started on another instance (not in its cached list), then its own statement refuses it and nothing is stored', async () => {
+    await seed('fenced');
+    await startDeletion(poolRunner(pool), {
+      id: randomUUID(),
+      tenantId,
+      namespace: 'fenced',
+      requestId: 'r3',
+    });
+
+    const outcome = await claimAndRetainOne(poolRunner(pool), writeInput('fenced', 'late-1'));
+
+    expect(outcome).toEqual({ claimed: false, fenced: true });
+    const { rows } = await pool.query(
+      `SELECT (SELECT count(*)::int FROM memory_record WHERE tenant_id = $1 AND event_id = 'late-1') AS records,
+              (SELECT count(*)::int FROM idempotency_entry WHERE tenant_id = $1 AND key = 'k-late-1') AS entries`,
+      [tenantId],
+    );
+    expect(rows[0]).toEqual({ records: 0, entries: 0 });
+    await runAll({ records: 10, postings: 40 });
+  });
+
+  it('when a write that began before the deletion commits only as the job ends, then the job waits for it and removes its record too', async () => {
+    await seed('in-flight');
+    // A write whose statement began before the DELETE (so it did not see the job), still uncommitted.
+    const writer = await pool.connect();
+    await writer.query('BEGIN');
+    await writer.query(
+      `INSERT INTO memory_record (id, tenant_id, user_id, namespace, event_id, occurred_at, text, request_id)
+       VALUES (gen_random_uuid(), $1, 'u', 'in-flight', 'slow', now(), 'a slow write', 'r')`,
+      [tenantId],
+    );
+    await startDeletion(poolRunner(pool), {
+      id: randomUUID(),
+      tenantId,
+      namespace: 'in-flight',
+      requestId: 'r4',
+    });
+
+    const running = runAll({ records: 10, postings: 40 });
+    // The job's completion waits on the write's lock; the write commits only then (asked on the
+    // writer's own connection: the pool's other one is the job's).
+    await expect
+      .poll(
+        async () =>
+          (
+            await writer.query(
+              "SELECT 1 FROM pg_locks WHERE NOT granted AND relation = 'memory_record'::regclass AND mode = 'ShareLock'",
+            )
+          ).rowCount,
+        { timeout: 60_000, interval: 20 },
+      )
+      .toBe(1);
+    await writer.query('COMMIT');
+    writer.release();
+    await running;
+
+    expect(await left('in-flight')).toEqual({
+      records: 0,
+      postings: 0,
+      entries: 0,
+      relations: 0,
+      progress: 0,
+    });
   });
 });

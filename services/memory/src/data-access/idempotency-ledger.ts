@@ -83,6 +83,14 @@ const BATCH = `
  * (an update, which this lock does not block) is either seen here, or waited for by its final
  * FOR UPDATE, which then finds and removes these postings. Any other namespace pays one probe of the
  * row's primary key.
+ *
+ * - `fenced: true`: the write's namespace is being deleted (a running namespace_deletion job, seen by
+ *   this statement's own snapshot): nothing of it is claimed or stored, and the caller refuses it (409).
+ *   Checked here rather than only in an instance's cached list, so a deletion started on another
+ *   instance fences from its commit; a statement whose snapshot came just before that commit holds its
+ *   lock on memory_record until it commits, and the job's completion waits for that lock
+ *   (namespace-deletion.ts), so the record is removed with the namespace. One probe of the jobs'
+ *   partial unique index per write.
  */
 function claimAndRetainStatement(
   name: string,
@@ -95,9 +103,15 @@ function claimAndRetainStatement(
     name,
     `
   WITH input AS (${writes}
+  ), fence AS MATERIALIZED (
+    SELECT d.tenant_id, d.namespace FROM namespace_deletion d
+     WHERE (d.tenant_id, d.namespace) IN (SELECT tenant_id, namespace FROM input)
+       AND d.status = 'in_progress'
   ), claim AS (
     INSERT INTO idempotency_entry (tenant_id, key, namespace, fingerprint, request_id, response)
-    SELECT tenant_id, key, namespace, fingerprint, request_id, response::jsonb FROM input ORDER BY n
+    SELECT tenant_id, key, namespace, fingerprint, request_id, response::jsonb FROM input i
+     WHERE NOT EXISTS (SELECT 1 FROM fence f WHERE f.tenant_id = i.tenant_id AND f.namespace = i.namespace)
+     ORDER BY n
     ON CONFLICT (tenant_id, key) DO NOTHING
     RETURNING tenant_id, key
   ), rec AS (
@@ -132,11 +146,13 @@ function claimAndRetainStatement(
     INSERT INTO outbox_message (id, subject, payload)
     SELECT i.usage_id, i.usage_subject, i.usage_payload::jsonb FROM input i JOIN rec r ON r.id = i.id
   )
-  SELECT n::int AS n, claimed,
+  SELECT n::int AS n, claimed, fenced,
          CASE WHEN claimed AND NOT inserted THEN (SELECT ${marker}::text FROM claim LIMIT 1)::int END AS refused
     FROM (SELECT i.n,
                  EXISTS (SELECT 1 FROM claim c WHERE c.tenant_id = i.tenant_id AND c.key = i.key) AS claimed,
-                 EXISTS (SELECT 1 FROM rec r WHERE r.id = i.id) AS inserted
+                 EXISTS (SELECT 1 FROM rec r WHERE r.id = i.id) AS inserted,
+                 EXISTS (SELECT 1 FROM fence f WHERE f.tenant_id = i.tenant_id AND f.namespace = i.namespace)
+                   AS fenced
             FROM input i) AS outcome`,
   );
 }
@@ -202,7 +218,7 @@ function batchParameters(inputs: readonly RetainInput[]): unknown[] {
 export async function claimAndRetain(
   run: SqlRunner,
   inputs: readonly RetainInput[],
-): Promise<Array<{ n: number; claimed: boolean }>> {
+): Promise<Array<{ n: number; claimed: boolean; fenced: boolean }>> {
   const [first] = inputs;
   if (inputs.length === 1 && first) {
     const values = retainValues(first);
@@ -212,10 +228,16 @@ export async function claimAndRetain(
   return run(CLAIM_AND_RETAIN_BATCH, batchParameters(inputs));
 }
 
+/** A write's claim: its key claimed (and its record stored), or its namespace being deleted. */
+export interface ClaimOutcome {
+  claimed: boolean;
+  fenced: boolean;
+}
+
 /** A single write is a batch of one. */
-export async function claimAndRetainOne(run: SqlRunner, input: RetainInput): Promise<{ claimed: boolean }> {
+export async function claimAndRetainOne(run: SqlRunner, input: RetainInput): Promise<ClaimOutcome> {
   const [outcome] = await claimAndRetain(run, [input]);
-  return { claimed: outcome?.claimed === true };
+  return { claimed: outcome?.claimed === true, fenced: outcome?.fenced === true };
 }
 
 /** True when a database error is the statement's own duplicate-event refusal. */

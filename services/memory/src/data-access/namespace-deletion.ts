@@ -27,6 +27,9 @@ export interface BatchSizes {
 /** Postings go first (the stemmed index's, then any old ones a namespace not yet re-indexed has). */
 export type DeletionPhase = 'postings' | 'legacy_postings' | 'records' | 'entries' | 'relations';
 
+/** How long a job's completion waits for the writes in flight (a write's statement takes a few ms). */
+const COMPLETION_LOCK_TIMEOUT_MS = 2_000;
+
 const POSTINGS_KEY = { postings: 'memory_scope_key_v2', legacy_postings: 'memory_scope_key' } as const;
 
 /** A job as the receipt reads it: counts as numbers, times as ISO text. */
@@ -314,7 +317,14 @@ async function advance(client: pg.PoolClient, job: LockedJob, sizes: BatchSizes)
     await save('relations = relations + $2', [n]);
     return false;
   }
-  // A write that raced the deletion's start may have landed behind a cursor: sweep again if so.
+  // A write that raced the deletion's start may have landed behind a cursor: sweep again if so. Its
+  // statement may not have committed yet (its snapshot came before the job's, so it did not see the
+  // fence): SHARE waits for every write in flight on memory_record and lets none start until this
+  // transaction ends, so the look below sees it, and a write after the completion is a new one. Held
+  // for one probe; bounded, so a long wait fails the batch (tried again next tick) rather than queueing
+  // every write behind it.
+  await client.query(`SET LOCAL lock_timeout = '${COMPLETION_LOCK_TIMEOUT_MS}ms'`);
+  await client.query('LOCK TABLE memory_record IN SHARE MODE');
   const {
     rows: [left],
   } = await client.query<{ left: boolean }>(

@@ -1,6 +1,11 @@
 import { createPerTurnBatcher, poolRunner, type SqlRunner } from '@tm/kit';
 import type pg from 'pg';
-import { claimAndRetain, claimAndRetainOne, type RetainInput } from './idempotency-ledger.js';
+import {
+  type ClaimOutcome,
+  claimAndRetain,
+  claimAndRetainOne,
+  type RetainInput,
+} from './idempotency-ledger.js';
 import { getPool } from './prisma-client.js';
 
 /** Writes that arrive in the same turn of the event loop share one statement, up to this many. */
@@ -8,7 +13,7 @@ const MAX_BATCH = 64;
 
 interface Pending {
   input: RetainInput;
-  resolve: (outcome: { claimed: boolean }) => void;
+  resolve: (outcome: ClaimOutcome) => void;
   reject: (err: unknown) => void;
 }
 
@@ -40,7 +45,7 @@ export function createWriteBatcher(run: SqlRunner) {
 
   const runUnique = async (batch: Pending[]) => {
     if (batch.length === 1) return runAlone(batch[0] as Pending);
-    let outcomes: Array<{ n: number; claimed: boolean }>;
+    let outcomes: Array<{ n: number } & ClaimOutcome>;
     try {
       outcomes = await claimAndRetain(
         run,
@@ -50,13 +55,13 @@ export function createWriteBatcher(run: SqlRunner) {
       await Promise.all(batch.map(runAlone));
       return;
     }
-    for (const o of outcomes) (batch[o.n - 1] as Pending).resolve({ claimed: o.claimed });
+    for (const o of outcomes) (batch[o.n - 1] as Pending).resolve({ claimed: o.claimed, fenced: o.fenced });
   };
 
   const add = createPerTurnBatcher<Pending>({ maxItems: MAX_BATCH, flush: (batch) => void runBatch(batch) });
 
   return (input: RetainInput) =>
-    new Promise<{ claimed: boolean }>((resolve, reject) => add({ input, resolve, reject }));
+    new Promise<ClaimOutcome>((resolve, reject) => add({ input, resolve, reject }));
 }
 
 const batchers = new WeakMap<pg.Pool, ReturnType<typeof createWriteBatcher>>();

@@ -2,14 +2,13 @@ import type { SqlRunner } from '@tm/kit';
 import { isBeingDeleted, namespacesBeingDeleted } from '../data-access/namespace-deletion.js';
 
 /**
- * The namespaces being deleted, as this instance knows them, for the write path: a write to one is
- * refused (409 namespace_being_deleted) rather than acknowledged and then removed by the job. Held in
- * memory and refreshed with the deletion worker's tick, so a write costs no query: a deletion started
- * here is known at once, one started on another instance within a tick. A write that slips through in
- * that tick commits before the job ends and is deleted with the namespace, as if it had come just
- * before the DELETE (the job sweeps again until nothing of the namespace is left). A namespace found in
- * the list is checked in the database before a write is refused, so a deletion that has just finished
- * (here or elsewhere) never refuses one.
+ * The namespaces being deleted, as this instance knows them: a write to one is answered 409
+ * namespace_being_deleted before any work (a batch refused whole). Held in memory and refreshed with
+ * the deletion worker's tick, so a write costs no query. Not the fence itself: the write's own
+ * statement checks the running jobs (idempotency-ledger.ts), so a deletion started on another instance
+ * refuses writes from its commit even before this list knows it. A namespace found in the list is
+ * checked in the database before a write is refused, so a deletion that has just finished (here or
+ * elsewhere) never refuses one.
  */
 export function createDeletingScopes() {
   let scopes = new Set<string>();

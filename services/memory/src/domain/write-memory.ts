@@ -10,6 +10,7 @@ import { prismaRunner, timeOrderedId } from '@tm/kit';
 import { forgottenAt } from '../data-access/forget-repository.js';
 import type { Prisma } from '../data-access/generated/client.js';
 import {
+  type ClaimOutcome,
   claimAndRetainOne,
   completeEntry,
   findEntry,
@@ -30,7 +31,7 @@ const SURPRISE = {
   reason: 'No activation, threshold, embedding size or confidence is provided',
 } as const;
 
-type Retain = (input: RetainInput) => Promise<{ claimed: boolean }>;
+type Retain = (input: RetainInput) => Promise<ClaimOutcome>;
 
 export interface WriteDeps {
   prisma?: ReturnType<typeof getPrisma>;
@@ -126,6 +127,7 @@ async function retainOnce(
       pricingVersion,
     ),
   });
+  if (outcome.fenced) throw namespaceBeingDeleted();
   if (!outcome.claimed) return replay(db, await findEntry(db, scope.tenant_id, key), fingerprint, requestId);
   if (targets.length === 0) return response;
 

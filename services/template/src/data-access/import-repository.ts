@@ -1,4 +1,5 @@
 import { Prisma, type PrismaClient } from './generated/client.js';
+import { refuseIfFenced } from './namespace-fence.js';
 import type { Db } from './prisma-client.js';
 
 export type ImportJobRecord = Prisma.ImportJobGetPayload<object>;
@@ -10,10 +11,12 @@ export type ImportJobRecord = Prisma.ImportJobGetPayload<object>;
  */
 export async function insertImportJobWithinLimit(
   db: PrismaClient,
-  data: Prisma.ImportJobUncheckedCreateInput & { tenantId: string },
+  data: Prisma.ImportJobUncheckedCreateInput & { tenantId: string; namespace: string },
   limit: { maxInFlight: number; inFlight: Prisma.ImportJobWhereInput },
 ): Promise<boolean> {
   return db.$transaction(async (tx) => {
+    // A namespace being deleted takes no new job (409); one opened before its fence is cancelled by it.
+    await refuseIfFenced(tx, data.tenantId, data.namespace);
     await lockTenantImports(tx, data.tenantId);
     const inFlight = await tx.importJob.count({ where: { ...limit.inFlight, tenantId: data.tenantId } });
     if (inFlight >= limit.maxInFlight) return false;
@@ -278,8 +281,15 @@ export async function settleImportRow(db: Db, importId: string, rowNumber: numbe
   });
 }
 
+export interface RowCounts {
+  pending: number;
+  retained: number;
+  present: number;
+  failed: number;
+}
+
 /** Rows per state: the job's progress, always what the rows say. */
-export async function countImportRows(db: Db, importId: string) {
+export async function countImportRows(db: Db, importId: string): Promise<RowCounts> {
   const groups = await db.importRow.groupBy({ by: ['state'], where: { importId }, _count: { _all: true } });
   const count = (state: string) => groups.find((g) => g.state === state)?._count._all ?? 0;
   return {

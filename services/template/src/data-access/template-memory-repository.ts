@@ -134,16 +134,24 @@ export type NamespaceBatch =
  * One bounded batch of a namespace's deletion, committed on its own: up to `limit` rows of the first
  * part that still holds any, in the order imports (their rows, then their chunks, then the emptied job:
  * never one cascade over a whole dataset), template memories, memory requests. Null when nothing of the
- * namespace is left. Each call finds its place from what is stored, so a call after a crash or a
+ * namespace is left (a cancelled job, emptied, stays). Each call finds its place from what is stored, so a call after a crash or a
  * timed-out request goes on from the last committed batch rather than starting over.
  */
 export async function deleteNamespaceBatch(
-  db: PrismaClient,
+  db: Db,
   tenantId: string,
   namespace: string,
   limit: number,
 ): Promise<NamespaceBatch | null> {
-  const job = await db.importJob.findFirst({ where: { tenantId, namespace }, select: { id: true } });
+  // A cancelled job stays, its counts kept on it, for its status route: only its rows and chunks go.
+  const job = await db.importJob.findFirst({
+    where: {
+      tenantId,
+      namespace,
+      OR: [{ state: { not: 'cancelled' } }, { rows: { some: {} } }, { chunks: { some: {} } }],
+    },
+    select: { id: true, state: true },
+  });
   if (job) {
     // Rows and chunks in primary-key order from the job's start: an index range scan per batch.
     const rows = await db.$executeRaw`
@@ -154,6 +162,7 @@ export async function deleteNamespaceBatch(
       DELETE FROM import_chunk WHERE import_id = ${job.id}::uuid AND seq IN (
         SELECT seq FROM import_chunk WHERE import_id = ${job.id}::uuid ORDER BY seq LIMIT ${limit})`;
     if (chunks > 0) return { part: 'import_chunks', count: chunks };
+    if (job.state === 'cancelled') return { part: 'import_rows', count: 0 };
     // Empty now; a row an import worker settles meanwhile is gone with it (cascade, a handful at most).
     await db.importJob.deleteMany({ where: { id: job.id } });
     return { part: 'import_jobs', count: 1 };

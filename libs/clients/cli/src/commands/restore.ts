@@ -37,7 +37,8 @@ function readExportFile(path: string): ExportFile {
 /**
  * `tm restore --file export.json`: the file as `tm export` wrote it, restored into a namespace of the
  * key's tenant as a job, waited for with progress. Exit 0 when every record was written or already
- * there; 3 when some failed (listed after the summary).
+ * there; 3 when some failed (listed after the summary), or when the restore was cancelled (its
+ * namespace deleted while it ran).
  */
 async function restore(ctx: Context, options: RestoreOptions): Promise<void> {
   const file = readExportFile(options.file);
@@ -76,7 +77,7 @@ async function restore(ctx: Context, options: RestoreOptions): Promise<void> {
       ]);
     }
   });
-  if (job.failed > 0) throw new ExitWith(EXIT.refused);
+  if (job.failed > 0 || job.state === 'cancelled') throw new ExitWith(EXIT.refused);
 }
 
 export function registerRestore(program: Command): void {

@@ -151,8 +151,8 @@ class EventSourceInput(_EventSourceInputRequired, total=False):
     id: str
 
 
-class ExportRecord(TypedDict):
-    """The API's ``ExportRecord``."""
+class ExportRecordInput(TypedDict):
+    """The API's ``ExportRecordInput``."""
 
     memory_id: str
     event_id: str
@@ -165,8 +165,8 @@ class ExportRecord(TypedDict):
     superseded_at: Optional[str]
 
 
-class ExportRelation(TypedDict):
-    """The API's ``ExportRelation``."""
+class ExportRelationInput(TypedDict):
+    """The API's ``ExportRelationInput``."""
 
     namespace: str
     superseding_event_id: str
@@ -264,8 +264,8 @@ class RestoreDocument(TypedDict):
     request_id: str
     exported_at: str
     selection: RestoreDocumentSelection
-    records: List[ExportRecord]
-    supersession_relations: List[ExportRelation]
+    records: List[ExportRecordInput]
+    supersession_relations: List[ExportRelationInput]
     history: List[Any]
     counts: RestoreDocumentCounts
     complete: Literal[True]
@@ -1201,8 +1201,8 @@ class ExportDocumentSelection(Model):
     namespaces: Optional[List[str]]
 
 
-class ExportRecordOutput(Model):
-    """The API's ``ExportRecordOutput``."""
+class ExportRecord(Model):
+    """The API's ``ExportRecord``."""
 
     __slots__ = ()
     _fields = {"memory_id": None, "event_id": None, "namespace": None, "occurred_at": None, "retained_at": None, "text": None, "source": None, "status": None, "superseded_at": None}
@@ -1217,8 +1217,8 @@ class ExportRecordOutput(Model):
     superseded_at: Optional[str]
 
 
-class ExportRelationOutput(Model):
-    """The API's ``ExportRelationOutput``."""
+class ExportRelation(Model):
+    """The API's ``ExportRelation``."""
 
     __slots__ = ()
     _fields = {"namespace": None, "superseding_event_id": None, "superseding_memory_id": None, "target_event_id": None, "target_memory_id": None, "status": None, "recorded_at": None}
@@ -1245,13 +1245,13 @@ class ExportDocument(Model):
     """The API's ``ExportDocument``."""
 
     __slots__ = ()
-    _fields = {"contract_version": None, "request_id": None, "exported_at": None, "selection": "ExportDocumentSelection", "records": "[ExportRecordOutput]", "supersession_relations": "[ExportRelationOutput]", "history": "[RequestEvent]", "counts": "ExportDocumentCounts", "complete": None}
+    _fields = {"contract_version": None, "request_id": None, "exported_at": None, "selection": "ExportDocumentSelection", "records": "[ExportRecord]", "supersession_relations": "[ExportRelation]", "history": "[RequestEvent]", "counts": "ExportDocumentCounts", "complete": None}
     contract_version: Literal["v1"]
     request_id: str
     exported_at: str
     selection: ExportDocumentSelection
-    records: List[ExportRecordOutput]
-    supersession_relations: List[ExportRelationOutput]
+    records: List[ExportRecord]
+    supersession_relations: List[ExportRelation]
     history: List[RequestEvent]
     counts: ExportDocumentCounts
     complete: Literal[True]
@@ -1445,7 +1445,7 @@ class ImportJob(Model):
     _fields = {"contract_version": None, "id": None, "state": None, "file_name": None, "file_kind": None, "dataset": "ImportDatasetSource", "namespace": None, "format": None, "template_name": None, "marketplace_template_id": None, "total": None, "processed": None, "retained": None, "failed": None, "estimate": "ImportEstimate", "created_at": None, "started_at": None, "completed_at": None, "error": "ImportJobError"}
     contract_version: Literal["v1"]
     id: str
-    state: Literal["estimated", "processing", "completed", "failed", "expired"]
+    state: Literal["estimated", "processing", "completed", "failed", "expired", "cancelled"]
     file_name: Optional[str]
     file_kind: Optional[Literal["csv", "xlsx", "xls", "json"]]
     dataset: Optional[ImportDatasetSource]
@@ -1973,7 +1973,7 @@ class RestoreJob(Model):
     _fields = {"contract_version": None, "id": None, "state": None, "namespace": None, "from_namespace": None, "total": None, "processed": None, "written": None, "already_present": None, "failed": None, "created_at": None, "completed_at": None}
     contract_version: Literal["v1"]
     id: str
-    state: Literal["processing", "completed"]
+    state: Literal["processing", "completed", "cancelled"]
     namespace: str
     from_namespace: str
     total: int

@@ -134,7 +134,8 @@ export class ImportsFamily {
   }
 
   /**
-   * Poll until the job is `completed`, `failed` or `expired` (cancel with `signal`); resolves with the
+   * Poll until the job is `completed`, `failed`, `expired` or `cancelled` (its namespace deleted while it
+   * ran; cancel the wait with `signal`); resolves with the
    * last job.
    */
   async wait(importId: string, options?: WaitOptions): Promise<ImportJob> {
@@ -142,7 +143,7 @@ export class ImportsFamily {
     for (;;) {
       const job = await this.get(importId, callOptions);
       onProgress?.(job);
-      if (job.state === 'completed' || job.state === 'failed' || job.state === 'expired') return job;
+      if (job.state !== 'estimated' && job.state !== 'processing') return job;
       await sleep(intervalMs, callOptions.signal);
     }
   }

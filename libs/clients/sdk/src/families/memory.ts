@@ -326,7 +326,8 @@ export class MemoryFamily {
     );
     let job = data;
     onProgress?.(job);
-    while (wait && job.state !== 'completed') {
+    // cancelled: its namespace was deleted while it ran; it goes no further either
+    while (wait && job.state === 'processing') {
       if (Date.now() - started + pollIntervalMs > maxWaitMs) break;
       await sleep(pollIntervalMs, call.signal);
       job = await this.restoreStatus(job.id, call);

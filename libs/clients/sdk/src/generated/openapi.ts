@@ -2281,8 +2281,8 @@ export interface components {
             selection: {
                 namespaces: string[] | null;
             };
-            records: components["schemas"]["ExportRecordOutput"][];
-            supersession_relations: components["schemas"]["ExportRelationOutput"][];
+            records: components["schemas"]["ExportRecord"][];
+            supersession_relations: components["schemas"]["ExportRelation"][];
             history: components["schemas"]["RequestEvent"][];
             counts: {
                 records: number;
@@ -2575,10 +2575,10 @@ export interface components {
             /** Format: uuid */
             id: string;
             /**
-             * @description estimated → (start) processing → completed; failed if the job cannot go on; expired if it was not started in time (its stored rows and any hub token are gone, and it cannot be started)
+             * @description estimated → (start) processing → completed; failed if the job cannot go on; expired if it was not started in time (its stored rows and any hub token are gone, and it cannot be started); cancelled when its namespace was deleted before it ended (its counts are those when it stopped, its rows are gone)
              * @enum {string}
              */
-            state: "estimated" | "processing" | "completed" | "failed" | "expired";
+            state: "estimated" | "processing" | "completed" | "failed" | "expired" | "cancelled";
             /** @description The uploaded file’s name; null for a dataset import */
             file_name: string | null;
             file_kind: ("csv" | "xlsx" | "xls" | "json") | null;
@@ -2791,10 +2791,10 @@ export interface components {
             /** Format: uuid */
             id: string;
             /**
-             * @description processing (records being written) → completed (every record written, present or failed)
+             * @description processing (records being written) → completed (every record written, present or failed); cancelled when its namespace was deleted first (its counts are those when it stopped)
              * @enum {string}
              */
-            state: "processing" | "completed";
+            state: "processing" | "completed" | "cancelled";
             /** @description Where the records go */
             namespace: string;
             /** @description The export’s namespace they came from */
@@ -3145,33 +3145,6 @@ export interface components {
             /** Format: date-time */
             recorded_at: string;
             request_id: string;
-        };
-        ExportRecordOutput: {
-            memory_id: string;
-            event_id: string;
-            namespace: string;
-            /** Format: date-time */
-            occurred_at: string;
-            /** Format: date-time */
-            retained_at: string;
-            text: string;
-            source: {
-                [key: string]: unknown;
-            } | null;
-            /** @enum {string} */
-            status: "current" | "superseded";
-            superseded_at: string | null;
-        };
-        ExportRelationOutput: {
-            namespace: string;
-            superseding_event_id: string;
-            superseding_memory_id: string;
-            target_event_id: string;
-            target_memory_id: string | null;
-            /** @enum {string} */
-            status: "superseded" | "unresolved";
-            /** Format: date-time */
-            recorded_at: string;
         };
         TemplateFieldOutput: {
             name: string;

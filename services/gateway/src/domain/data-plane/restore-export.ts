@@ -61,9 +61,11 @@ function sourceNamespace(doc: RestoreDocument, named: string | undefined): strin
  * meets what its original write met: a target retained before it is superseded again, one that came
  * later (or never) is unresolved again. Anything wrong is one 400 for the file, nothing stored: the
  * document's shape, counts that do not match its parts (a file cut or edited), an event id twice, a
- * relation whose record is missing, a record `/write` would refuse (named `records[i].…`).
+ * relation whose record is missing, a record `/write` would refuse (named `records[i].…`), a field the
+ * export does not write (named where it is), a `tenant_id` above all.
  */
 export function readRestore(body: unknown, query: RestoreQuery): Restore {
+  refuseTenant(body);
   const doc = parseOrThrow(RestoreDocument, body, 'export file');
   const counted = doc.counts;
   if (
@@ -129,6 +131,21 @@ export function readRestore(body: unknown, query: RestoreQuery): Restore {
     return { event: checked.data };
   });
   return { namespace: query.namespace ?? fromNamespace, fromNamespace, rows };
+}
+
+/**
+ * A file naming a tenant is refused whatever the tenant: records go into the API key's tenant only
+ * (never one a file names), and an export carries none, so a tenant_id means an edited or foreign file.
+ */
+function refuseTenant(body: unknown): void {
+  if (body && typeof body === 'object' && !Array.isArray(body) && 'tenant_id' in body) {
+    throw invalid('Invalid export file: tenant_id', [
+      {
+        path: 'tenant_id',
+        message: 'is not a field of an export file: records are restored into the API key’s own tenant',
+      },
+    ]);
+  }
 }
 
 /** The rows, cut into messages of at most MESSAGE_MAX_BYTES (never an empty one), each with its first row. */

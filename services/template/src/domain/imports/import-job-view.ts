@@ -5,7 +5,11 @@ import {
   type ImportJob,
   ImportState,
 } from '@tm/contracts';
-import { countImportRows, type ImportJobRecord } from '../../data-access/import-repository.js';
+import {
+  countImportRows,
+  type ImportJobRecord,
+  type RowCounts,
+} from '../../data-access/import-repository.js';
 import { getPrisma } from '../../data-access/prisma-client.js';
 
 const EMPTY_ESTIMATE: ImportEstimate = {
@@ -29,9 +33,9 @@ export function isVisibleJob(job: ImportJobRecord | null): job is ImportJobRecor
   return job !== null && job.state !== 'uploading' && job.state !== 'resolving';
 }
 
-/** A job as callers see it, its progress counted from its rows. */
+/** A job as callers see it, its progress counted from its rows (a cancelled one's as they stood when it stopped). */
 export async function importJobView(job: ImportJobRecord, db = getPrisma()): Promise<ImportJob> {
-  const counts = await countImportRows(db, job.id);
+  const counts = (job.finalCounts as RowCounts | null) ?? (await countImportRows(db, job.id));
   return {
     id: job.id,
     state: ImportState.parse(job.state),

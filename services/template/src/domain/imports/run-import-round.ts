@@ -3,6 +3,7 @@ import type { Logger } from '@tm/kit';
 import type { WriteMemory } from '../../clients/memory-writer.js';
 import type { PrismaClient } from '../../data-access/generated/client.js';
 import { findProcessingJobs, type ImportJobRecord } from '../../data-access/import-repository.js';
+import { underFence } from '../../data-access/namespace-fence.js';
 import { getPrisma } from '../../data-access/prisma-client.js';
 import { processRestoreBatch } from '../restores/process-restore-batch.js';
 import { type DatasetRowDeps, fetchDatasetRows } from './hub/fetch-dataset-rows.js';
@@ -44,7 +45,7 @@ async function runBatch(
   logger: Logger,
   db: PrismaClient,
 ): Promise<boolean> {
-  if (job.kind === 'restore') return processRestoreBatch(job, deps, db);
+  if (job.kind === 'restore') return writeUnderFence(job, () => processRestoreBatch(job, deps, db), db);
   if (job.datasetId !== null) {
     try {
       const rowDeps = { ...deps.datasets, batchSize: deps.batchSize, onCommitted: deps.onCommitted };
@@ -56,5 +57,31 @@ async function runBatch(
       return false;
     }
   }
-  return processImportBatch(job, deps, db);
+  return writeUnderFence(job, () => processImportBatch(job, deps, db), db);
 }
+
+/**
+ * A batch's writes into its namespace hold the namespace fence's shared lock (namespace-fence.ts), so a
+ * namespace deletion waits for them and none starts after it: a job cancelled meanwhile (or whose
+ * namespace is being deleted) writes nothing more. The rows are settled outside this transaction, as
+ * they go. Bounded by the batch: IMPORT_BATCH_SIZE rows, IMPORT_CONCURRENCY at a time, each write within
+ * MEMORY_WRITE_TIMEOUT_MS.
+ */
+async function writeUnderFence(
+  job: ImportJobRecord,
+  batch: () => Promise<boolean>,
+  db: PrismaClient,
+): Promise<boolean> {
+  return underFence(
+    db,
+    job,
+    async (tx) => {
+      const now = await tx.importJob.findUnique({ where: { id: job.id }, select: { state: true } });
+      return now?.state === 'processing' ? batch() : false;
+    },
+    { timeoutMs: BATCH_TIMEOUT_MS, ifFenced: () => false },
+  );
+}
+
+/** A batch's longest hold on its fence lock: 200 rows, 16 at a time, 2.5 s each at worst is 32 s. */
+const BATCH_TIMEOUT_MS = 5 * 60_000;

@@ -4,6 +4,7 @@ import {
   markImportProcessing,
   markImportProcessingWithinLimit,
 } from '../../data-access/import-repository.js';
+import { isBeingDeleted, namespaceBeingDeleted, underFence } from '../../data-access/namespace-fence.js';
 import { getPrisma } from '../../data-access/prisma-client.js';
 import { importJobView, isVisibleJob } from './import-job-view.js';
 import { datasetImportsInFlight } from './in-flight-imports.js';
@@ -21,9 +22,13 @@ export async function startImport(
 ): Promise<ImportJob> {
   const job = await findImportJob(db, msg.scope.tenant_id, msg.import_id);
   if (!isVisibleJob(job)) throw new AppError(ErrorCode.NotFound, 'No such import');
+  // A namespace being deleted starts no import (409); the fence cancelled this one if it was waiting.
+  if (job.state === 'estimated' && (await isBeingDeleted(db, job.tenantId, job.namespace))) {
+    throw namespaceBeingDeleted();
+  }
   const started =
     job.datasetId === null
-      ? await markImportProcessing(db, job.id, msg.scope)
+      ? await underFence(db, job, (tx) => markImportProcessing(tx, job.id, msg.scope), { timeoutMs: 5_000 })
       : await startDatasetImport(db, job, msg, deps.maxInFlightPerTenant);
   if (started) deps.nudge();
   const current = await findImportJob(db, msg.scope.tenant_id, msg.import_id);

@@ -1,10 +1,14 @@
 import { CONTRACT_VERSION, type RestoreJob, RestoreState } from '@tm/contracts';
-import { countImportRows, type ImportJobRecord } from '../../data-access/import-repository.js';
+import {
+  countImportRows,
+  type ImportJobRecord,
+  type RowCounts,
+} from '../../data-access/import-repository.js';
 import { getPrisma } from '../../data-access/prisma-client.js';
 
-/** A restore as callers see it, its progress counted from its rows. */
+/** A restore as callers see it, its progress counted from its rows (a cancelled one's as they stood when it stopped). */
 export async function restoreJobView(job: ImportJobRecord, db = getPrisma()): Promise<RestoreJob> {
-  const counts = await countImportRows(db, job.id);
+  const counts = (job.finalCounts as RowCounts | null) ?? (await countImportRows(db, job.id));
   return {
     contract_version: CONTRACT_VERSION,
     id: job.id,

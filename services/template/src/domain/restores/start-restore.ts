@@ -4,6 +4,7 @@ import {
   findImportJob,
   markRestoreProcessing,
 } from '../../data-access/import-repository.js';
+import { underFence } from '../../data-access/namespace-fence.js';
 import { getPrisma } from '../../data-access/prisma-client.js';
 import { isVisibleRestore, restoreJobView } from './restore-job-view.js';
 
@@ -23,7 +24,11 @@ export async function startRestore(
     if (stored !== job.restoreRows) {
       throw new AppError(ErrorCode.Internal, 'A restore was started before all its records arrived');
     }
-    if (await markRestoreProcessing(db, job.id, msg.scope)) deps.nudge();
+    // Under the namespace's fence: a namespace being deleted starts no restore (409).
+    const started = await underFence(db, job, (tx) => markRestoreProcessing(tx, job.id, msg.scope), {
+      timeoutMs: 5_000,
+    });
+    if (started) deps.nudge();
   }
   const current = await findImportJob(db, msg.scope.tenant_id, msg.restore_id, 'restore');
   if (!isVisibleRestore(current)) throw new AppError(ErrorCode.NotFound, 'No such restore');

@@ -7,6 +7,7 @@ import {
   LIMITS,
 } from '@tm/contracts';
 import type { WriteMemory } from '../../clients/memory-writer.js';
+import { underFence } from '../../data-access/namespace-fence.js';
 import { getPrisma } from '../../data-access/prisma-client.js';
 import {
   claimMemoryRequest,
@@ -42,7 +43,15 @@ function assertRetainable(text: string): void {
  * the database has already accepted once. If that insert still fails (an outage), the answer is an
  * error but a retry with the same key sends the very same write (the claim's time and text), which
  * memory replays, and then finishes the insert: the retry answers the original outcome.
+ *
+ * Both rows go in under the namespace's fence (namespace-fence.ts): into a namespace being deleted the
+ * request is refused (409), before the write or, if the deletion started meanwhile, after it (whose
+ * record the memory service's deletion then removes); a row stored before the fence went up is seen
+ * and removed by the deletion.
  */
+/** A row's insert under the fence's lock: one statement (the Prisma default is 5 s). */
+const STORE_TIMEOUT_MS = 5_000;
+
 export async function createTemplateMemory(
   msg: CreateTemplateMemoryMessage,
   deps: { writeMemory: WriteMemory; storeMemory?: typeof storeTemplateMemory },
@@ -56,23 +65,30 @@ export async function createTemplateMemory(
 
   const fingerprint = requestFingerprint(body);
   const { metadata } = template;
-  const claim = await claimMemoryRequest(db, {
-    idempotencyKey: msg.idempotency_key,
-    fingerprint,
-    occurredAt: new Date(),
-    pending: {
-      tenantId: scope.tenant_id,
-      namespace: body.namespace,
-      source: metadata.source,
-      templateId: metadata.template_id,
-      marketplaceTemplateId: metadata.marketplace_template_id,
-      templateName: metadata.template_name,
-      templateVersion: metadata.template_version,
-      templateRevision: metadata.template_revision,
-      data: body.data,
-      text,
-    },
-  });
+  const fence = { tenantId: scope.tenant_id, namespace: body.namespace };
+  const claim = await underFence(
+    db,
+    fence,
+    (tx) =>
+      claimMemoryRequest(tx, {
+        idempotencyKey: msg.idempotency_key,
+        fingerprint,
+        occurredAt: new Date(),
+        pending: {
+          tenantId: scope.tenant_id,
+          namespace: body.namespace,
+          source: metadata.source,
+          templateId: metadata.template_id,
+          marketplaceTemplateId: metadata.marketplace_template_id,
+          templateName: metadata.template_name,
+          templateVersion: metadata.template_version,
+          templateRevision: metadata.template_revision,
+          data: body.data,
+          text,
+        },
+      }),
+    { timeoutMs: STORE_TIMEOUT_MS },
+  );
   if (claim.fingerprint !== fingerprint) {
     throw new AppError(ErrorCode.IdempotencyConflict, 'This idempotency key was used with another request', {
       fields: [{ path: 'idempotency_key', message: 'was used with a different body' }],
@@ -118,7 +134,14 @@ export async function createTemplateMemory(
     return { ...answer, state: 'not_retained', memory_id: null, text, template: metadata, created_at: null };
   }
   const store = deps.storeMemory ?? storeTemplateMemory;
-  const view = templateMemoryView(await store(db, { memoryId: written.memory_id, ...pending }));
+  const row = { memoryId: written.memory_id, ...pending };
+  const stored = await underFence(
+    db,
+    { tenantId: scope.tenant_id, namespace: pending.namespace },
+    (tx) => store(tx, row),
+    { timeoutMs: STORE_TIMEOUT_MS },
+  );
+  const view = templateMemoryView(stored);
   return {
     ...answer,
     state: 'retained',

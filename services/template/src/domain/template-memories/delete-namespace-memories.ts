@@ -1,43 +1,47 @@
 import { setTimeout as sleep } from 'node:timers/promises';
-import {
-  AppError,
-  type DeleteTemplateNamespaceMessage,
-  ErrorCode,
-  type TemplateNamespaceDeleted,
-} from '@tm/contracts';
+import type { DeleteTemplateNamespaceMessage, TemplateNamespaceDeleted } from '@tm/contracts';
 import type { Logger } from '@tm/kit';
 import type { PrismaClient } from '../../data-access/generated/client.js';
+import { fenceNamespace, isBeingDeleted, liftFence } from '../../data-access/namespace-fence.js';
 import { getPrisma } from '../../data-access/prisma-client.js';
 import { deleteNamespaceBatch } from '../../data-access/template-memory-repository.js';
 
 export interface NamespaceDeletionOptions {
   /** Rows per committed batch (TEMPLATE_DELETE_BATCH_SIZE). */
   batchSize: number;
-  /** How long a request waits for the deletion before a retryable answer (TEMPLATE_DELETE_WAIT_MS). */
+  /** How long a request waits for the deletion before answering it in progress (TEMPLATE_DELETE_WAIT_MS). */
   waitMs: number;
   logger?: Logger;
 }
 
+type Counts = Pick<TemplateNamespaceDeleted, 'template_memories' | 'import_jobs'>;
+
 /**
  * The deletions this instance is running, by (tenant, namespace): a request arriving while one runs
- * (the gateway's retry after a timeout) waits for it rather than starting a second loop.
+ * (a second DELETE, the status route's poll) follows it rather than starting a second loop.
  */
 const running = new Map<string, Running>();
 
 interface Running {
   /** Settles once the first batch has committed (or found nothing left). */
   firstBatch: Promise<unknown>;
-  done: Promise<TemplateNamespaceDeleted>;
+  done: Promise<Counts>;
+  /** What it has removed so far, for an answer while it runs. */
+  deleted: Counts;
 }
 
 /**
- * A namespace delete reaches here before the memory service: the data of its template memories goes
- * with the text, and so do their idempotency records, as memory drops its own for the namespace, and
- * the namespace's imports with the rows they read. It runs in committed bounded batches to the end,
- * whether or not the asker still waits: answered when done within `waitMs`, else a retryable 503 while
- * the loop goes on (so the gateway never starts the memory deletion before this one has finished).
- * A request that starts a deletion always waits for its first batch, bounded by the batch size: so a
- * namespace with nothing left is answered at once whatever the wait, and each ask gets somewhere.
+ * A namespace delete reaches here before the memory service. First the fence (namespace-fence.ts):
+ * from its commit, template memories, imports and restores into the namespace are refused and its
+ * running jobs are `cancelled`, their batches in flight finished: so when the memory service's job
+ * starts next, nothing of this service writes into the namespace again. Then the namespace's data here
+ * (its template memories, their idempotency records, its imports' rows) goes in committed bounded
+ * batches to the end, whether or not the asker still waits, and the fence comes down with the last.
+ * Answered `completed` when done within `waitMs`, else `in_progress` (the gateway's receipt says the
+ * deletion is still running, and its status route follows this one with `follow`). A request that
+ * starts a deletion waits for its first batch, bounded by the batch size, so a namespace with nothing
+ * here is answered completed whatever the wait. After a restart, the next ask (a DELETE or a poll)
+ * resumes the deletion from what is stored.
  */
 export async function deleteNamespaceMemories(
   msg: DeleteTemplateNamespaceMessage,
@@ -45,17 +49,23 @@ export async function deleteNamespaceMemories(
   db: PrismaClient = getPrisma(),
 ): Promise<TemplateNamespaceDeleted> {
   const key = JSON.stringify([msg.tenant_id, msg.namespace]);
+  const cancelled = msg.follow ? 0 : await fenceNamespace(db, msg.tenant_id, msg.namespace);
   let run = running.get(key);
+  if (!run && msg.follow && !(await isBeingDeleted(db, msg.tenant_id, msg.namespace))) {
+    // Nothing of a deletion is left running (its fence is down): the template part is done.
+    return { status: 'completed', template_memories: 0, import_jobs: 0, cancelled_jobs: 0 };
+  }
   if (!run) {
     let batchDone = () => {};
     const firstBatch = new Promise<void>((resolve) => {
       batchDone = resolve;
     });
-    const done = deleteAll(db, msg, options.batchSize, batchDone).finally(() => {
+    const deleted = { template_memories: 0, import_jobs: 0 };
+    const done = deleteAll(db, msg, options.batchSize, deleted, batchDone).finally(() => {
       batchDone();
       running.delete(key);
     });
-    run = { firstBatch, done };
+    run = { firstBatch, done, deleted };
     running.set(key, run);
     // Nobody may be waiting when it fails (the asker gave up): say so; the next ask goes on from there.
     done.catch((err: unknown) =>
@@ -69,30 +79,39 @@ export async function deleteNamespaceMemories(
       run.done,
       sleep(options.waitMs, undefined, { signal: waiting.signal }),
     ]);
-    if (finished) return finished;
+    if (finished) return { status: 'completed', ...finished, cancelled_jobs: cancelled };
   } finally {
     waiting.abort();
   }
-  throw new AppError(
-    ErrorCode.ServiceUnavailable,
-    'The namespace is still being deleted; ask again to follow the deletion to its end',
-    { retryAfter: 1 },
-  );
+  return { status: 'in_progress', ...run.deleted, cancelled_jobs: cancelled };
 }
 
-/** Batch after batch until a batch finds nothing of the namespace left (that last look is the sweep). */
+/**
+ * Batch after batch until a batch finds nothing of the namespace left; the last look is taken under
+ * the fence's exclusive lock and takes the fence down with it (it deletes what it finds, and goes on).
+ */
 export async function deleteAll(
   db: PrismaClient,
   msg: DeleteTemplateNamespaceMessage,
   batchSize: number,
+  deleted: Counts = { template_memories: 0, import_jobs: 0 },
   onBatch: () => void = () => {},
-): Promise<TemplateNamespaceDeleted> {
-  const deleted = { template_memories: 0, import_jobs: 0 };
+): Promise<Counts> {
+  const count = (batch: Awaited<ReturnType<typeof deleteNamespaceBatch>>) => {
+    if (batch?.part === 'template_memories') deleted.template_memories += batch.count;
+    if (batch?.part === 'import_jobs') deleted.import_jobs += batch.count;
+    return batch;
+  };
   for (;;) {
-    const batch = await deleteNamespaceBatch(db, msg.tenant_id, msg.namespace, batchSize);
+    const batch = count(await deleteNamespaceBatch(db, msg.tenant_id, msg.namespace, batchSize));
     onBatch();
-    if (!batch) return deleted;
-    if (batch.part === 'template_memories') deleted.template_memories += batch.count;
-    if (batch.part === 'import_jobs') deleted.import_jobs += batch.count;
+    if (batch) continue;
+    const lifted = await liftFence(
+      db,
+      msg.tenant_id,
+      msg.namespace,
+      async (tx) => count(await deleteNamespaceBatch(tx, msg.tenant_id, msg.namespace, batchSize)) === null,
+    );
+    if (lifted) return deleted;
   }
 }

@@ -207,6 +207,18 @@ export function ImportJobView({
           : its rows are no longer kept. Upload the file, or name the dataset, again.
         </p>
       )}
+      {job.state === 'cancelled' && (
+        <p role="status" className="notice">
+          This import was cancelled
+          {job.completed_at && (
+            <>
+              {' '}
+              (<DateTime value={job.completed_at} />)
+            </>
+          )}
+          : its namespace was deleted while it ran. The counts below are those when it stopped.
+        </p>
+      )}
       {job.state !== 'estimated' && job.state !== 'expired' && (
         <div aria-live="polite">
           <label htmlFor={`${id}-progress`}>Progress</label>

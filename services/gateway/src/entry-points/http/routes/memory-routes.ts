@@ -7,6 +7,7 @@ import {
   LIMITS,
   parseOrThrow,
   RecallRequest,
+  type TemplateNamespaceDeleted,
   WRITE_BATCH_OPERATION,
   type WriteBatchResponse,
   WriteRequest,
@@ -98,14 +99,15 @@ export function memoryRoutes(
     const { namespace } = parseOrThrow(DeleteRequest, deleteRequestOf(req.query, req.body), 'delete request');
     noteForRecord(req, { namespace: refuseReserved(namespace) });
     const scope = scopeOf(req);
-    // Template memories first, to their end, so a copy of the data never stays readable once the text
-    // is gone. The template service deletes in committed batches and goes on after answering: when it
-    // is not done within its wait it answers a retryable 503, and the retry joins its running deletion
-    // (or resumes from the last batch), so every retry gets further and none starts over.
-    await templates.deleteNamespace({ tenant_id: scope.tenant_id, namespace });
+    // The template service's part first: its fence (new template memories, imports and restores into
+    // the namespace refused, its running jobs cancelled, their batches in flight finished) is up when
+    // it answers, so nothing of it writes into the namespace once memory's job starts, which hides the
+    // records and refuses every write from its commit. Its data goes on being removed after it answers;
+    // the receipt is final only when both parts are.
+    const templatePart = await templates.deleteNamespace({ tenant_id: scope.tenant_id, namespace });
     const result = await memory.delete({ scope, request_id: req.requestId, namespace });
     noteForRecord(req, meteredNote(result));
-    answerReceipt(res, result);
+    answerReceipt(res, withTemplatePart(result, templatePart));
   });
 
   // A namespace deletion's receipt as it stands, while its job runs and after (tenant-scoped: another
@@ -116,9 +118,16 @@ export function memoryRoutes(
       request_id: req.requestId,
       deletion_id: uuidRef(req.params.id, 'namespace deletion'),
     });
-    noteForRecord(req, { namespace: result.namespace, ...meteredNote(result) });
-    if (result.deletion.status === 'in_progress') res.setHeader('Retry-After', '1');
-    res.json(result);
+    // Follows (and after a restart resumes) the template part, never starts one.
+    const templatePart = await templates.deleteNamespace({
+      tenant_id: scopeOf(req).tenant_id,
+      namespace: result.namespace,
+      follow: true,
+    });
+    const receipt = withTemplatePart(result, templatePart);
+    noteForRecord(req, { namespace: result.namespace, ...meteredNote(receipt) });
+    if (receipt.deletion.status === 'in_progress') res.setHeader('Retry-After', '1');
+    res.json(receipt);
   });
 
   return router;
@@ -174,6 +183,15 @@ function batchNote(result: WriteBatchResponse, answers: BatchItemAnswer[]): Reco
 function deleteRequestOf(query: Record<string, unknown>, body: unknown): Record<string, unknown> {
   const bodyFields = body && typeof body === 'object' && !Array.isArray(body) ? body : {};
   return { ...bodyFields, ...query, namespace: deleteNamespaceOf(query.namespace, body) };
+}
+
+/**
+ * The receipt of both parts: memory's job completed while the template service still removes its
+ * data is a deletion still in progress (nothing of the namespace is left only once both are done).
+ */
+function withTemplatePart(receipt: DeleteReceipt, templatePart: TemplateNamespaceDeleted): DeleteReceipt {
+  if (templatePart.status === 'completed' || receipt.deletion.status !== 'completed') return receipt;
+  return { ...receipt, deletion: { ...receipt.deletion, status: 'in_progress', finished_at: null } };
 }
 
 /**
