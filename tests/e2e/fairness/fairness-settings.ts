@@ -27,7 +27,7 @@ const MB_PER_STREAM = 64;
 /**
  * The fault suite's stack with the settings a tenant meets in production where they bear on
  * fairness: the gateway's 5 s deadline and 5 s breaker reset, the rate limits per key and tenant, and
- * the webhooks service's 10 s attempt time-out and its send-slot caps per tenant and per endpoint (the fault suite lowers or lifts all six for its own
+ * the webhooks service's 10 s attempt time-out (the fault suite lowers or lifts all four for its own
  * reasons). Streams get 64 MiB each (the fault suite's 16 MiB would fill in seconds with 3.3 MB batches,
  * and the row would measure a full store instead of A's load), the store room for all of them.
  */
@@ -39,8 +39,6 @@ export const FAIRNESS_STACK: FaultStackOptions = {
     RATE_LIMIT_PER_KEY: undefined,
     RATE_LIMIT_PER_TENANT: undefined,
     WEBHOOKS_ATTEMPT_TIMEOUT_MS: undefined,
-    WEBHOOKS_TENANT_CONCURRENCY: undefined,
-    WEBHOOKS_ENDPOINT_CONCURRENCY: undefined,
     JETSTREAM_MAX_MB_PER_STREAM: String(MB_PER_STREAM),
   },
 };

@@ -108,10 +108,6 @@ export class FaultStack {
       // An attempt's bound, and with the service's 30 s margin the lease of a delivery in flight: what a
       // killed instance was sending is sent again 32 s later (with the 10 s default, 40 s).
       WEBHOOKS_ATTEMPT_TIMEOUT_MS: '2000',
-      // The suite's one tenant and one endpoint may use all 16 send slots (webhook-receiver.ts: 160 a
-      // second); the per-tenant and per-endpoint caps are for many tenants, which the suite has not.
-      WEBHOOKS_TENANT_CONCURRENCY: '16',
-      WEBHOOKS_ENDPOINT_CONCURRENCY: '16',
       OUTBOX_RELAY_INTERVAL_MS: '200',
       // Streams reserve their size limit on creation; the default (1 GiB each) would not fit the
       // suite's small store (STACK.maxFileStore), which the jetstream-full row fills. 16 MiB is the

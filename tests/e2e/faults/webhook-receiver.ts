@@ -4,8 +4,8 @@ import { Webhook } from 'standardwebhooks';
 
 /**
  * How long the receiver takes to answer, as one doing some work would: deliveries are then in flight
- * (sent, not yet recorded) when the webhooks service is killed. 16 at a time per instance
- * (WEBHOOKS_CONCURRENCY) is 160 a second, above any row's write rate.
+ * (sent, not yet recorded) when the webhooks service is killed. 16 at a time to one endpoint
+ * (WEBHOOKS_ENDPOINT_CONCURRENCY) is 160 a second, above any row's write rate.
  */
 const ANSWER_AFTER_MS = 100;
 
