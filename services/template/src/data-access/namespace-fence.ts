@@ -1,6 +1,6 @@
 import { AppError, ErrorCode } from '@tm/contracts';
 import type { Prisma, PrismaClient } from './generated/client.js';
-import { countImportRows } from './import-repository.js';
+import { countImportRows } from './import-row-counts.js';
 
 /*
  * A namespace's fence in the template service: from the first DELETE of a namespace until nothing of

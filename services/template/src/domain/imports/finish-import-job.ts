@@ -1,11 +1,8 @@
 import { enqueueOutbox } from '@tm/bus';
 import { type ImportCompletedEvent, type ImportFailedEvent, Subjects } from '@tm/contracts';
 import { prismaRunner, timeOrderedId } from '@tm/kit';
-import {
-  countImportRows,
-  markImportCompleted,
-  markImportFailed,
-} from '../../data-access/import-repository.js';
+import { markImportCompleted, markImportFailed } from '../../data-access/import-repository.js';
+import { countImportRows } from '../../data-access/import-row-counts.js';
 import { getPrisma } from '../../data-access/prisma-client.js';
 
 /** How a job in `processing` ends: every row settled, or stopped with why. */

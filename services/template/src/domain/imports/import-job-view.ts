@@ -5,11 +5,8 @@ import {
   type ImportJob,
   ImportState,
 } from '@tm/contracts';
-import {
-  countImportRows,
-  type ImportJobRecord,
-  type RowCounts,
-} from '../../data-access/import-repository.js';
+import type { ImportJobRecord } from '../../data-access/import-repository.js';
+import { countImportRows, type RowCounts } from '../../data-access/import-row-counts.js';
 import { getPrisma } from '../../data-access/prisma-client.js';
 
 const EMPTY_ESTIMATE: ImportEstimate = {

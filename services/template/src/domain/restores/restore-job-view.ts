@@ -1,9 +1,6 @@
 import { CONTRACT_VERSION, type RestoreJob, RestoreState } from '@tm/contracts';
-import {
-  countImportRows,
-  type ImportJobRecord,
-  type RowCounts,
-} from '../../data-access/import-repository.js';
+import type { ImportJobRecord } from '../../data-access/import-repository.js';
+import { countImportRows, type RowCounts } from '../../data-access/import-row-counts.js';
 import { getPrisma } from '../../data-access/prisma-client.js';
 
 /** A restore as callers see it, its progress counted from its rows (a cancelled one's as they stood when it stopped). */
