@@ -141,8 +141,10 @@ describe('POST /v1/memories, GET /v1/memories/{memory_id}', () => {
     await t.stack.memory.flushOutbox();
     const charges = () => t.api.get('/api/v1/control/billing/charges', { key: session });
     await expect.poll(async () => (await charges()).body.paging.total, EVENTUALLY).toBeGreaterThanOrEqual(1);
-    const recalled = await t.api.recall(tenant.api_key, recallBody(namespace, 'deep review nested'));
+    const charged = await charges();
     const usage = await t.api.get('/api/v1/infrastructure/usage', { key: tenant.api_key });
+    // Read after the charges and usage: the recall is charged too, and its charge may already be in.
+    const recalled = await t.api.recall(tenant.api_key, recallBody(namespace, 'deep review nested'));
 
     const refused = {
       status: 400,
@@ -158,7 +160,7 @@ describe('POST /v1/memories, GET /v1/memories/{memory_id}', () => {
     expect(retry).toMatchObject(refused);
     expect(control.status).toBe(201);
     expect(recalled).toMatchObject({ status: 200, body: { state: 'no_data', related: [] } });
-    expect((await charges()).body).toMatchObject({
+    expect(charged.body).toMatchObject({
       data: [{ idempotency_key: controlKey, operation: 'memory.write', state: 'recorded' }],
       paging: { total: 1 },
     });
