@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { followDeletion, holdJob, tenantWithRecords } from './support/deletions.js';
+import { followDeletion, holdCompletions, tenantWithRecords } from './support/deletions.js';
 import { eventually } from './support/eventually.js';
 import { createTenant, recallBody, uniqueKey, uniqueNamespace, writeBody } from './support/factories.js';
 import { importSteps } from './support/imports.js';
@@ -13,7 +13,7 @@ import { bugTemplate, templateSteps, uniqueName } from './support/templates.js';
  * A namespace deleted while something writes into it: a restore, a document import, a template
  * memory, single and batch writes. Jobs written slowly (batches of 10, two at a time) so the DELETE
  * lands mid-job; memory's deletion in batches of 5 with no wait in the DELETE, so it answers 202 and
- * its job (held by the test where the window matters) is followed to the end.
+ * its job (kept from completing while the test looks: holdCompletions) is followed to the end.
  */
 const t = useStack({
   memoryEnv: { MEMORY_DELETE_BATCH_SIZE: '5', MEMORY_DELETE_WAIT_MS: '0', MEMORY_DELETE_INTERVAL_MS: '200' },
@@ -82,8 +82,8 @@ describe('DELETE /api/v1/memory while a restore writes into the namespace', () =
       const path = `${RESTORE}/${started.body.id}`;
       await partlyDone(key, path);
 
+      const release = await holdCompletions();
       const deleted = await t.api.deleteNamespace(key, namespace);
-      const release = await holdJob(deleted.body.deletion.id);
       let job: Awaited<ReturnType<typeof t.api.get>>;
       let meanwhile: Awaited<ReturnType<typeof duringDeletion>>;
       try {
@@ -143,8 +143,8 @@ describe('DELETE /api/v1/memory while a document import writes into the namespac
       await partlyDone(key, path);
       const template = await createTemplate(key, bugTemplate(uniqueName('fence')));
 
+      const release = await holdCompletions();
       const deleted = await t.api.deleteNamespace(key, namespace);
-      const release = await holdJob(deleted.body.deletion.id);
       let job: Awaited<ReturnType<typeof t.api.get>>;
       let memory: Awaited<ReturnType<typeof createMemory>>;
       let meanwhile: Awaited<ReturnType<typeof duringDeletion>>;
@@ -202,8 +202,8 @@ describe('DELETE /api/v1/memory racing single writes', () => {
       const racing = Array.from({ length: 20 }, (_, i) =>
         t.api.write(key, writeBody(namespace, `racing note ${i}`), uniqueKey()),
       );
+      const release = await holdCompletions();
       const deleted = await t.api.deleteNamespace(key, namespace);
-      const release = await holdJob(deleted.body.deletion.id);
       let after: Awaited<ReturnType<typeof t.api.write>>;
       try {
         after = await t.api.write(key, writeBody(namespace, 'after the answer'), uniqueKey());

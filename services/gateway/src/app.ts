@@ -81,6 +81,7 @@ export async function startGateway(config: GatewayConfig, logger: Logger): Promi
     concurrency: config.PASSWORD_HASH_CONCURRENCY,
     maxWaiting: config.PASSWORD_HASH_QUEUE,
     perSource: config.PASSWORD_HASH_PER_ADDRESS,
+    maxWaitMs: config.PASSWORD_HASH_MAX_WAIT_MS,
   });
   const rateLimits = createRateLimits(
     getSql(),

@@ -156,6 +156,8 @@ export const GatewayConfigSchema = z
      */
     PASSWORD_HASH_CONCURRENCY: env.positiveInt(DEFAULT_HASHING_SLOTS.concurrency),
     PASSWORD_HASH_QUEUE: z.coerce.number().int().min(0).default(DEFAULT_HASHING_SLOTS.maxWaiting),
+    /** The longest a hash waits for a slot before its login is refused with a retryable 503. */
+    PASSWORD_HASH_MAX_WAIT_MS: env.positiveInt(DEFAULT_HASHING_SLOTS.maxWaitMs),
     /** Hashes one client address may have running or waiting at once; one more is a 429. */
     PASSWORD_HASH_PER_ADDRESS: env.positiveInt(DEFAULT_HASHING_SLOTS.perSource),
     /** libuv's thread pool (Node's own variable, read here only to check the hashing bound against it). */

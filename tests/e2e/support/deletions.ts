@@ -50,3 +50,20 @@ export async function holdJob(id: string) {
     await client.end();
   };
 }
+
+/**
+ * Keep every namespace deletion of the stack in progress until released, however few records it has:
+ * a transaction holding memory_record in ROW EXCLUSIVE mode, which a job's completion (SHARE mode, with
+ * a 2 s lock timeout) waits for and gives up on, to try again at the next tick. Batches, writes and
+ * reads go on meanwhile. Taken before the DELETE, so the job cannot complete before the test looks.
+ */
+export async function holdCompletions() {
+  const client = new pg.Client({ connectionString: stackEnv().memoryDbUrl });
+  await client.connect();
+  await client.query('BEGIN');
+  await client.query('LOCK TABLE memory_record IN ROW EXCLUSIVE MODE');
+  return async () => {
+    await client.query('COMMIT');
+    await client.end();
+  };
+}
