@@ -1,4 +1,5 @@
 import { FAIRNESS, writeSection } from '../support/reliability-sections.js';
+import type { TableRunInfo } from '../support/table-suite.js';
 import type { FairnessSettings } from './fairness-settings.js';
 import type { BRun, FairnessRow } from './run-fairness-row.js';
 
@@ -24,15 +25,7 @@ export function fairnessRow(r: FairnessRow): string {
   return `| ${r.pressure.title} | ${verdict} | ${latency(q)} | ${latency(l)} | ${ratio} | ${cell(q?.errors ?? '—')} → ${cell(l?.errors ?? '—')} | ${deliveries(q)} | ${deliveries(l)} | ${l ? `${l.acknowledged} / ${l.lost}` : '—'} | ${cell(why)} |`;
 }
 
-export interface FairnessRunInfo {
-  startedAt: Date;
-  durationMs: number;
-  requestTimeoutMs: number;
-  settings: FairnessSettings;
-  node: string;
-  cpus: number;
-  loadAverage: number[];
-}
+export type FairnessRunInfo = TableRunInfo<FairnessSettings>;
 
 /** The section of docs/reliability.md between the fairness markers, from one run of `npm run fairness`. */
 export function fairnessSection(rows: FairnessRow[], info: FairnessRunInfo): string {

@@ -1,5 +1,6 @@
 import { existsSync, readFileSync, writeFileSync } from 'node:fs';
 import { BAD_INPUT, FAIRNESS, keptSection } from '../support/reliability-sections.js';
+import type { TableRunInfo } from '../support/table-suite.js';
 import type { RowResult, RowSettings } from './run-row.js';
 
 const seconds = (ms: number | undefined) => (ms === undefined ? '—' : `${(ms / 1000).toFixed(1)} s`);
@@ -18,15 +19,7 @@ export const TABLE_HEADER = [
   '|---|---|---|---|---|---|---|---|---|---|---|---|---|---|',
 ].join('\n');
 
-export interface RunInfo {
-  startedAt: Date;
-  durationMs: number;
-  requestTimeoutMs: number;
-  settings: RowSettings;
-  node: string;
-  cpus: number;
-  loadAverage: number[];
-}
+export type RunInfo = TableRunInfo<RowSettings>;
 
 /**
  * docs/reliability.md from one run of `npm run faults`. The bad-input section belongs to the fuzzing
