@@ -4,7 +4,7 @@ import type { AddressInfo } from 'node:net';
 import { createLogger } from '@tm/kit';
 import { Webhook } from 'standardwebhooks';
 import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
-import { claimDeliveries } from '../src/data-access/delivery-repository.js';
+import { claimDeliveries, findDueDeliveries } from '../src/data-access/delivery-repository.js';
 import { closePrisma, getPrisma, initPrisma } from '../src/data-access/prisma-client.js';
 import { createDeliveryDispatcher } from '../src/domain/deliveries/deliver-due.js';
 import { listEndpointDeliveries } from '../src/domain/deliveries/delivery-log.js';
@@ -115,6 +115,22 @@ describe('the delivery outbox', () => {
       new Webhook(endpoint.secret).verify(request.body, request.headers as Record<string, string>),
     ).toEqual(event.payload);
     expect(log.data).toMatchObject([{ status: 'succeeded', attempts: [{ status_code: 200 }] }]);
+  });
+
+  it("when a tenant is at its cap of deliveries in flight, then its due deliveries are not read, and another tenant's are", async () => {
+    const atCap = await endpointWithEvent();
+    const other = await endpointWithEvent();
+    await fanOut([atCap.event, other.event]);
+    const find = (skipTenants: string[]) =>
+      findDueDeliveries(getPrisma(), { perEndpoint: 4, limit: 1_000, skipEndpoints: [], skipTenants });
+
+    const all = await find([]);
+    const skipping = await find([atCap.tenantId]);
+
+    const tenantsOf = (rows: Array<{ tenantId: string }>) => new Set(rows.map((r) => r.tenantId));
+    expect([...tenantsOf(all)]).toEqual(expect.arrayContaining([atCap.tenantId, other.tenantId]));
+    expect([...tenantsOf(skipping)]).toContain(other.tenantId);
+    expect([...tenantsOf(skipping)]).not.toContain(atCap.tenantId);
   });
 
   it('when a delivery is leased by one instance, then another does not take it', async () => {

@@ -18,11 +18,17 @@ export const queueDeliveries = (db: Db, rows: NewDelivery[]) =>
  * Due deliveries of enabled endpoints, at most `perEndpoint` of each, tenants interleaved (each
  * tenant's oldest first, then each one's second, …) so a tenant with thousands due does not fill the
  * list. Read per endpoint through (endpoint_id, next_attempt_at), so the work grows with the
- * endpoints, not with the backlog. Nothing is locked: `claimDeliveries` takes what is picked.
+ * endpoints, not with the backlog. Endpoints at their cap and tenants at theirs are left out: their
+ * rows could not be picked. Nothing is locked: `claimDeliveries` takes what is picked.
  */
 export const findDueDeliveries = (
   db: Db,
-  options: { perEndpoint: number; limit: number; skipEndpoints: readonly string[] },
+  options: {
+    perEndpoint: number;
+    limit: number;
+    skipEndpoints: readonly string[];
+    skipTenants: readonly string[];
+  },
 ) =>
   db.$queryRaw<Array<{ id: string; tenantId: string; endpointId: string }>>(Prisma.sql`
     SELECT id, "tenantId", "endpointId" FROM (
@@ -35,6 +41,7 @@ export const findDueDeliveries = (
            WHERE d.endpoint_id = e.id AND d.next_attempt_at <= now() AND d.status = 'pending'
            ORDER BY d.next_attempt_at, d.id LIMIT ${options.perEndpoint}) c
        WHERE e.enabled AND e.id <> ALL(${[...options.skipEndpoints]}::uuid[])
+         AND e.tenant_id <> ALL(${[...options.skipTenants]}::uuid[])
     ) due
     ORDER BY tenant_turn, next_attempt_at, id
     LIMIT ${options.limit}`);

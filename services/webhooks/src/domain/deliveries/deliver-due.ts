@@ -106,10 +106,17 @@ export function createDeliveryDispatcher(settings: DeliverySettings): DeliveryDi
     const full = [...busy.byEndpoint]
       .filter(([id, n]) => n >= (probing.has(id) ? 1 : settings.endpointConcurrency))
       .map(([id]) => id);
+    // A tenant at its cap takes nothing this time, whatever it has due: a tenant whose receivers hang
+    // holds its cap for their whole time-out, and its due rows (up to 16 an endpoint, 20 endpoints)
+    // were read, sorted and dropped on every fill, most of each fill's candidates.
+    const atTenantCap = [...busy.byTenant]
+      .filter(([, n]) => n >= settings.tenantConcurrency)
+      .map(([id]) => id);
     const due = await findDueDeliveries(db, {
       perEndpoint: settings.endpointConcurrency,
       limit: settings.concurrency * CANDIDATES_PER_SLOT,
       skipEndpoints: [...open, ...full],
+      skipTenants: atTenantCap,
     });
     const picked = pickDeliveries(due, counted(), {
       slots: settings.concurrency,
