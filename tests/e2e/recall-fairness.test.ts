@@ -12,17 +12,20 @@ import {
 import { useStack } from './support/stack.js';
 
 /**
- * One recall running and one waiting per tenant, so that a burst of a tenant's heavy recalls is
- * well past its share however fast the machine is.
+ * The default share (two slots, which one heavy recall takes whole) and one recall waiting, so that a
+ * burst of a tenant's heavy recalls is well past its share however fast the machine is; the longest
+ * wait, so that the one waiting runs even on a slow machine.
  */
-const PER_TENANT = 1;
 const PER_TENANT_WAITING = 1;
 const t = useStack({
   memoryEnv: {
-    MEMORY_RECALL_TENANT_CONCURRENCY: String(PER_TENANT),
+    MEMORY_RECALL_TENANT_CONCURRENCY: '2',
     MEMORY_RECALL_TENANT_QUEUE: String(PER_TENANT_WAITING),
+    MEMORY_RECALL_MAX_WAIT_MS: '3000',
   },
 });
+/** Heavy recalls a tenant holds at once: one running (both slots), the rest waiting. */
+const HELD = 1 + PER_TENANT_WAITING;
 
 type Response = Awaited<ReturnType<Api['post']>>;
 
@@ -92,9 +95,7 @@ describe('POST /api/v1/memory/recall, one tenant beside another', () => {
       recallBody(namespaceA, commonWords(LIMITS.cueMaxChars, i), { top_k: LIMITS.topK.max });
 
     // A's burst: eight times its share (running and waiting) at once; B's recalls, one after another, meanwhile.
-    const burst = Array.from({ length: 8 * (PER_TENANT + PER_TENANT_WAITING) }, (_, i) =>
-      t.api.recall(a.api_key, heavyCue(i)),
-    );
+    const burst = Array.from({ length: 8 * HELD }, (_, i) => t.api.recall(a.api_key, heavyCue(i)));
     const answersB: Response[] = [];
     for (let i = 0; i < 4; i++) {
       answersB.push(await t.api.recall(b.api_key, recallBody(namespaceB, 'parcel courier')));
@@ -111,8 +112,8 @@ describe('POST /api/v1/memory/recall, one tenant beside another', () => {
       expect(res.body).toMatchObject({ retrieval_outcome: 'matched', namespace: namespaceA });
       expect(res.body.related).toHaveLength(LIMITS.topK.max);
     }
-    // The first recall runs and the next waits; with one running and one waiting, the rest are refused.
-    expect(ran.length).toBeGreaterThanOrEqual(PER_TENANT + PER_TENANT_WAITING);
+    // The first recall runs and the next waits its turn; while both are held, the rest are refused.
+    expect(ran.length).toBeGreaterThanOrEqual(HELD);
     expect(refused.length).toBeGreaterThan(0);
   }, 180_000);
 
@@ -121,7 +122,7 @@ describe('POST /api/v1/memory/recall, one tenant beside another', () => {
     const namespace = await heavyNamespace(t.api, a.api_key);
 
     const burst = await Promise.all(
-      Array.from({ length: 4 * (PER_TENANT + PER_TENANT_WAITING) }, (_, i) =>
+      Array.from({ length: 4 * HELD }, (_, i) =>
         t.api.recall(a.api_key, recallBody(namespace, commonWords(LIMITS.cueMaxChars, i))),
       ),
     );

@@ -35,6 +35,11 @@ export interface FairSlotRun {
   cost?: number;
   /** Wait however long it takes, never refused: work no client is waiting on to retry. */
   mustRun?: boolean;
+  /**
+   * How long its slots stay taken after it ends, from how long it ran: its result is returned at once,
+   * and its source's next work waits that much longer, so costly work is paced by its own cost.
+   */
+  holdAfter?: (ranMs: number) => number;
 }
 
 interface Waiter {
@@ -168,10 +173,13 @@ export function createFairSlots(settings: FairSlotSettings, refusals: FairSlotRe
     async run<T>(work: () => Promise<T>, options: FairSlotRun): Promise<T> {
       const cost = Math.min(Math.max(1, options.cost ?? 1), settings.perSourceRunning, settings.concurrency);
       const source = await acquire(options.source, cost, options.mustRun ?? false);
+      const started = performance.now();
       try {
         return await work();
       } finally {
-        release(options.source, source, cost);
+        const holdMs = options.holdAfter?.(performance.now() - started) ?? 0;
+        if (holdMs > 0) setTimeout(() => release(options.source, source, cost), holdMs).unref();
+        else release(options.source, source, cost);
       }
     },
     /** Slots in use, work waiting, and the sources holding any, for tests and metrics. */

@@ -179,6 +179,24 @@ describe('fair slots, all sources together', () => {
     expect(slots.load).toEqual({ running: 0, waiting: 0, sources: 0 });
   });
 
+  it('when work is held after it ends, then its result comes at once and its slots free up only after the hold', async () => {
+    vi.useFakeTimers();
+    const slots = slotsOf({ concurrency: 1, perSourceRunning: 1 });
+    const order: string[] = [];
+    const held = await slots.run(async () => 'answered', { source: 'a', holdAfter: () => 500 });
+    const next = queued(slots, order, 'b');
+    await vi.advanceTimersByTimeAsync(499);
+    const beforeHoldEnds = [...order];
+    await vi.advanceTimersByTimeAsync(1);
+    next.finish();
+
+    expect(held).toBe('answered');
+    expect(beforeHoldEnds).toEqual([]);
+    expect(order).toEqual(['b']);
+    expect(await next.run).toEqual({ value: 'done' });
+    expect(slots.load).toEqual({ running: 0, waiting: 0, sources: 0 });
+  });
+
   it('when work fails, then its slots are freed all the same and the next waiter starts', async () => {
     const slots = slotsOf({ concurrency: 1, perSourceRunning: 1 });
     const failing = slots.run(() => Promise.reject(new Error('work failed')), { source: 'a' });

@@ -1,5 +1,7 @@
 import { AppError, ErrorCode, type MemoryRecallMessage } from '@tm/contracts';
 import { createFairSlots } from '@tm/kit';
+import { MAX_CLASS_TERMS } from '../data-access/rank-by-classes.js';
+import type { Cue } from './cue-terms.js';
 
 export interface RecallAdmissionSettings {
   /** Recalls one instance runs at once, all tenants together. */
@@ -28,6 +30,34 @@ const recallsBusy = () =>
     retryAfter: 1,
   });
 
+/** Above this many results a recall counts as heavy (the default top_k is 10, the most 100). */
+export const HEAVY_TOP_K = 20;
+/** What a heavy recall takes: a tenant's whole default share, so its heavy recalls run one at a time. */
+export const HEAVY_RECALL_SLOTS = 2;
+
+/**
+ * Slots a recall takes, from what is known before it runs. Its results: up to top_k texts of up to
+ * 32,768 characters each, read, rendered into context, and sent and checked twice on their way out; a
+ * 4,096-character cue of four common words at top_k 100 ranks only two terms, yet two of one tenant's at
+ * once raised another tenant's p95 1.84×, against 1.43× one at a time (docs/decisions.md, "Recalls
+ * admitted per tenant"). Its terms: past MAX_CLASS_TERMS content terms the cue is ranked over every
+ * posting of each (memory_rank). Either makes it heavy; short questions run two at a time.
+ */
+export const slotsOf = (cue: Cue, topK: number) =>
+  topK > HEAVY_TOP_K || cue.content.length > MAX_CLASS_TERMS ? HEAVY_RECALL_SLOTS : 1;
+
+/**
+ * A heavy recall keeps its slots as long again as it ran, once answered, so a tenant's heavy recalls
+ * take at most half of one slot's time: one after another without a pause they still raised another
+ * tenant's p95 1.43× and 2.53× in two runs on the shared 2-core machine, paced 1.44× (decisions).
+ */
+const heavyHold = (ranMs: number) => ranMs;
+
+function admissionOf(cue: Cue, topK: number) {
+  const cost = slotsOf(cue, topK);
+  return cost === HEAVY_RECALL_SLOTS ? { cost, holdAfter: heavyHold } : { cost };
+}
+
 export type RecallAdmission = ReturnType<typeof createRecallAdmission>;
 
 /**
@@ -53,8 +83,9 @@ export function createRecallAdmission(settings: RecallAdmissionSettings) {
     },
   );
   return {
-    run: <T>(msg: MemoryRecallMessage, recall: () => Promise<T>): Promise<T> =>
-      slots.run(recall, { source: msg.scope.tenant_id }),
+    /** Run `recall` of `cue` in its tenant's turn, or refuse it (a rejected AppError). */
+    run: <T>(msg: MemoryRecallMessage, cue: Cue, recall: () => Promise<T>): Promise<T> =>
+      slots.run(recall, { source: msg.scope.tenant_id, ...admissionOf(cue, msg.body.top_k) }),
     /** Recalls running and waiting, and the tenants holding any, for tests. */
     get load() {
       return slots.load;

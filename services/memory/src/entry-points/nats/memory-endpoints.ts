@@ -15,6 +15,7 @@ import {
   Subjects,
 } from '@tm/contracts';
 import type { Logger } from '@tm/kit';
+import { cueTerms } from '../../domain/cue-terms.js';
 import { deleteNamespace } from '../../domain/delete-namespace.js';
 import type { DeletionWorker } from '../../domain/deletion-worker.js';
 import { exportPage } from '../../domain/export-page.js';
@@ -77,7 +78,10 @@ export function serveMemoryEndpoints(
   service.endpoint({
     subject: Subjects.memory.recall,
     input: MemoryRecallMessage,
-    handler: (m) => options.recalls.run(m, () => recallMemory(m, deps)),
+    handler: (m) => {
+      const cue = cueTerms(m.body.cue.text);
+      return options.recalls.run(m, cue, () => recallMemory(m, deps, cue));
+    },
   });
   service.endpoint({
     subject: Subjects.memory.delete,
