@@ -62,9 +62,10 @@ export const MemoryConfigSchema = z.object({
   REINDEX_BATCH_SIZE: z.coerce.number().int().min(1).max(50_000).default(500),
   /**
    * Recall admission per instance (docs/decisions.md, "Recalls admitted per tenant"): slots one
-   * tenant's recalls take at once (a cue of many terms takes two: recall-admission.ts), how many more of its recalls may wait (one more is a 429), recalls of all
-   * tenants at once (under MEMORY_DB_POOL_SIZE, leaving writes connections), and all waiting (one more
-   * is a 503). A waiting recall is refused past MEMORY_RECALL_MAX_WAIT_MS.
+   * tenant's recalls take at once (a heavy recall takes two: recall-admission.ts), how many more of
+   * its recalls may wait (one more is a 429), slots of all tenants at once (under MEMORY_DB_POOL_SIZE,
+   * leaving writes connections), and recalls of all waiting (one more is a 503). A waiting recall is
+   * refused past MEMORY_RECALL_MAX_WAIT_MS.
    */
   MEMORY_RECALL_TENANT_CONCURRENCY: z.coerce.number().int().min(1).max(64).default(2),
   MEMORY_RECALL_TENANT_QUEUE: z.coerce.number().int().min(0).max(1_000).default(8),

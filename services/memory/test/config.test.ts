@@ -32,9 +32,9 @@ describe('memory configuration', () => {
     }
   });
 
-  it('when the recall admission settings are unset, then one recall a tenant runs and eight wait, eight of all tenants run and 64 wait, for at most 2 s', () => {
+  it('when the recall admission settings are unset, then two slots a tenant and eight recalls waiting, eight of all tenants run and 64 wait, for at most 2 s', () => {
     expect(loadMemoryConfig({})).toMatchObject({
-      MEMORY_RECALL_TENANT_CONCURRENCY: 1,
+      MEMORY_RECALL_TENANT_CONCURRENCY: 2,
       MEMORY_RECALL_TENANT_QUEUE: 8,
       MEMORY_RECALL_CONCURRENCY: 8,
       MEMORY_RECALL_QUEUE: 64,

@@ -1,5 +1,5 @@
 import { MemoryRecallMessage } from '@tm/contracts';
-import { describe, expect, it } from 'vitest';
+import { afterEach, describe, expect, it, vi } from 'vitest';
 import { cueTerms } from '../src/domain/cue-terms.js';
 import { createRecallAdmission, HEAVY_RECALL_SLOTS, slotsOf } from '../src/domain/recall-admission.js';
 
@@ -67,8 +67,14 @@ describe('recall admission: the slots a recall takes', () => {
   });
 });
 
+afterEach(() => {
+  vi.useRealTimers();
+});
+
 describe('recall admission per tenant', () => {
-  it("when a tenant runs a heavy recall, then its next recalls wait, past its queue are refused 429, and another tenant's recall starts at once", async () => {
+  it("when a tenant runs a heavy recall, then its next recalls wait until it has ended and as long again, past its queue are refused 429, and another tenant's recall starts at once", async () => {
+    // The clock the hold is measured by, and its timer; setImmediate stays real for settle().
+    vi.useFakeTimers({ toFake: ['setTimeout', 'clearTimeout', 'performance'] });
     const admission = createRecallAdmission({
       concurrency: 8,
       perTenant: 2,
@@ -91,15 +97,20 @@ describe('recall admission per tenant', () => {
     const load = admission.load;
 
     b.finish();
+    await vi.advanceTimersByTimeAsync(300);
     a[0]?.finish();
     await a[0]?.run;
-    await settle();
+    await vi.advanceTimersByTimeAsync(299);
+    const startedInHold = [...started];
+    await vi.advanceTimersByTimeAsync(1);
     const startedAfterFirst = [...started];
     for (const r of a) r.finish();
+    await vi.runAllTimersAsync();
     const results = await Promise.all(a.map((r) => r.run));
 
     expect(startedAtFirst).toEqual(['a heavy 1', 'b short']);
     expect(load).toEqual({ running: HEAVY_RECALL_SLOTS + 1, waiting: 3, sources: 2 });
+    expect(startedInHold).toEqual(['a heavy 1', 'b short']);
     expect(startedAfterFirst).toEqual(['a heavy 1', 'b short', 'a heavy 2']);
     expect(await b.run).toEqual({ value: 'b short' });
     expect(results.slice(0, 4)).toEqual([
