@@ -87,7 +87,11 @@ const recallOp: ZodOpenApiOperationObject = {
     'document frequency in the namespace, and a record’s score is the share of that weight it holds. The ' +
     'cue’s function words do not score; they break ties between records of equal score, before recency. ' +
     '`explain: true` returns each result’s terms, weights and matches (`explanation`). A namespace written ' +
-    'before a ranking upgrade ranks by its old index until re-indexed (`ranking.model_version`).',
+    'before a ranking upgrade ranks by its old index until re-indexed (`ranking.model_version`). A tenant’s ' +
+    'recalls run a few at a time on each instance of the memory service, a few more wait their turn, and ' +
+    'other tenants’ recalls are served in turn with them; past that a recall is refused at once with 429 ' +
+    '`rate_limited` and Retry-After (503 `service_unavailable` when every tenant together fills the ' +
+    'instance), never held until the deadline.',
   security: authed,
   requestParams: { header: z.object({ 'X-Request-Id': requestIdHeader }) },
   requestBody: { required: true, ...json(RecallRequest) },

@@ -1,6 +1,7 @@
 export * from './config.js';
 export * from './database.js';
 export * from './database-probe.js';
+export * from './fair-slots.js';
 export * from './ids.js';
 export * from './logger.js';
 export * from './metrics/index.js';

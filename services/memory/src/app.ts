@@ -21,6 +21,7 @@ import {
   schemaVersion,
 } from './data-access/prisma-client.js';
 import { startDeletionWorker } from './domain/deletion-worker.js';
+import { createRecallAdmission } from './domain/recall-admission.js';
 import { startReindexWorker } from './domain/reindex-worker.js';
 import { serveMemoryEndpoints } from './entry-points/nats/memory-endpoints.js';
 
@@ -85,6 +86,13 @@ export async function startMemoryService(
     onCommitted: relay.nudge,
     deletions,
     deleteWaitMs: config.MEMORY_DELETE_WAIT_MS,
+    recalls: createRecallAdmission({
+      concurrency: config.MEMORY_RECALL_CONCURRENCY,
+      perTenant: config.MEMORY_RECALL_TENANT_CONCURRENCY,
+      perTenantWaiting: config.MEMORY_RECALL_TENANT_QUEUE,
+      maxWaiting: config.MEMORY_RECALL_QUEUE,
+      maxWaitMs: config.MEMORY_RECALL_MAX_WAIT_MS,
+    }),
     logger,
   });
   const pruning = startPeriodicTask(

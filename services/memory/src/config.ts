@@ -7,6 +7,12 @@ import { z } from 'zod';
  */
 export const MEMORY_DELETE_WAIT_MAX_MS = 4_000;
 
+/**
+ * The longest MEMORY_RECALL_MAX_WAIT_MS: a recall that waited this long still has 2 s to run and answer
+ * inside the gateway's default 5 s deadline, so a refusal comes as a 429/503 rather than a late 504.
+ */
+export const MEMORY_RECALL_MAX_WAIT_MAX_MS = 3_000;
+
 export const MemoryConfigSchema = z.object({
   MEMORY_DATABASE_URL: env.databaseUrl('tm_memory'),
   MEMORY_DB_POOL_SIZE: env.positiveInt(10),
@@ -54,6 +60,18 @@ export const MemoryConfigSchema = z.object({
    * batch holds its records' KEY SHARE locks, and a forget of one of them waits, until it commits.
    */
   REINDEX_BATCH_SIZE: z.coerce.number().int().min(1).max(50_000).default(500),
+  /**
+   * Recall admission per instance (docs/decisions.md, "Recalls admitted per tenant"): slots one
+   * tenant's recalls take at once (a heavy recall takes two: recall-admission.ts), how many more of
+   * its recalls may wait (one more is a 429), slots of all tenants at once (under MEMORY_DB_POOL_SIZE,
+   * leaving writes connections), and recalls of all waiting (one more is a 503). A waiting recall is
+   * refused past MEMORY_RECALL_MAX_WAIT_MS.
+   */
+  MEMORY_RECALL_TENANT_CONCURRENCY: z.coerce.number().int().min(1).max(64).default(2),
+  MEMORY_RECALL_TENANT_QUEUE: z.coerce.number().int().min(0).max(1_000).default(8),
+  MEMORY_RECALL_CONCURRENCY: z.coerce.number().int().min(1).max(256).default(8),
+  MEMORY_RECALL_QUEUE: z.coerce.number().int().min(0).max(10_000).default(64),
+  MEMORY_RECALL_MAX_WAIT_MS: z.coerce.number().int().min(0).max(MEMORY_RECALL_MAX_WAIT_MAX_MS).default(2_000),
   /** How often the re-index worker looks for namespaces with work left while it has none. */
   REINDEX_POLL_MS: z.coerce.number().int().min(50).max(600_000).default(5_000),
 });

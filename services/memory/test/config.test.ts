@@ -1,6 +1,6 @@
 import { ConfigError } from '@tm/kit';
 import { describe, expect, it } from 'vitest';
-import { loadMemoryConfig, MEMORY_DELETE_WAIT_MAX_MS } from '../src/config.js';
+import { loadMemoryConfig, MEMORY_DELETE_WAIT_MAX_MS, MEMORY_RECALL_MAX_WAIT_MAX_MS } from '../src/config.js';
 
 describe('memory configuration', () => {
   it('when MEMORY_DELETE_WAIT_MS would outlast the gateway deadline, then the configuration is refused naming it', () => {
@@ -30,5 +30,30 @@ describe('memory configuration', () => {
     for (const bad of ['0', '49', '600001', 'soon']) {
       expect(() => loadMemoryConfig({ REINDEX_POLL_MS: bad })).toThrow(/REINDEX_POLL_MS/);
     }
+  });
+
+  it('when the recall admission settings are unset, then two slots a tenant and eight recalls waiting, eight of all tenants run and 64 wait, for at most 2 s', () => {
+    expect(loadMemoryConfig({})).toMatchObject({
+      MEMORY_RECALL_TENANT_CONCURRENCY: 2,
+      MEMORY_RECALL_TENANT_QUEUE: 8,
+      MEMORY_RECALL_CONCURRENCY: 8,
+      MEMORY_RECALL_QUEUE: 64,
+      MEMORY_RECALL_MAX_WAIT_MS: 2_000,
+    });
+  });
+
+  it('when MEMORY_RECALL_MAX_WAIT_MS would leave a recall no time inside the gateway deadline, or a recall slot count is 0, then the configuration is refused naming it', () => {
+    expect(
+      loadMemoryConfig({ MEMORY_RECALL_MAX_WAIT_MS: String(MEMORY_RECALL_MAX_WAIT_MAX_MS) }),
+    ).toMatchObject({ MEMORY_RECALL_MAX_WAIT_MS: MEMORY_RECALL_MAX_WAIT_MAX_MS });
+    expect(() => loadMemoryConfig({ MEMORY_RECALL_MAX_WAIT_MS: '4000' })).toThrow(
+      /MEMORY_RECALL_MAX_WAIT_MS/,
+    );
+    expect(() => loadMemoryConfig({ MEMORY_RECALL_TENANT_CONCURRENCY: '0' })).toThrow(
+      /MEMORY_RECALL_TENANT_CONCURRENCY/,
+    );
+    expect(() => loadMemoryConfig({ MEMORY_RECALL_CONCURRENCY: 'many' })).toThrow(
+      /MEMORY_RECALL_CONCURRENCY/,
+    );
   });
 });

@@ -37,7 +37,12 @@ interface Ranked {
 }
 
 /** Rank the namespace's retained text against the cue (in PostgreSQL) and render the winners as context. */
-export async function recallMemory(msg: MemoryRecallMessage, deps: RecallDeps): Promise<RecallResponse> {
+export async function recallMemory(
+  msg: MemoryRecallMessage,
+  deps: RecallDeps,
+  // Stemmed once where the admission already weighed it.
+  cue: Cue = cueTerms(msg.body.cue.text),
+): Promise<RecallResponse> {
   const { scope, request_id: requestId, body } = msg;
   const run = deps.sql ?? getSql();
   const asOf = body.as_of ? new Date(body.as_of) : null;
@@ -49,7 +54,6 @@ export async function recallMemory(msg: MemoryRecallMessage, deps: RecallDeps): 
 
   // The usage is recorded with the ranking (in its statement), so only a recall that ranked is billed.
   // A namespace being deleted ranks nothing, billed like a recall of an empty namespace.
-  const cue = cueTerms(body.cue.text);
   const weighted = await rankWeighted(
     run,
     { ...q, terms: cue.content.map((t) => t.term), tieTerms: cue.function.map((t) => t.term) },

@@ -970,7 +970,7 @@ export interface paths {
         put?: never;
         /**
          * Rank retained text by weighted lexical overlap with a cue
-         * @description Cue and text are stemmed (Snowball English); each distinct content term of the cue weighs its inverse document frequency in the namespace, and a record’s score is the share of that weight it holds. The cue’s function words do not score; they break ties between records of equal score, before recency. `explain: true` returns each result’s terms, weights and matches (`explanation`). A namespace written before a ranking upgrade ranks by its old index until re-indexed (`ranking.model_version`).
+         * @description Cue and text are stemmed (Snowball English); each distinct content term of the cue weighs its inverse document frequency in the namespace, and a record’s score is the share of that weight it holds. The cue’s function words do not score; they break ties between records of equal score, before recency. `explain: true` returns each result’s terms, weights and matches (`explanation`). A namespace written before a ranking upgrade ranks by its old index until re-indexed (`ranking.model_version`). A tenant’s recalls run a few at a time on each instance of the memory service, a few more wait their turn, and other tenants’ recalls are served in turn with them; past that a recall is refused at once with 429 `rate_limited` and Retry-After (503 `service_unavailable` when every tenant together fills the instance), never held until the deadline.
          */
         post: operations["memoryRecall"];
         delete?: never;

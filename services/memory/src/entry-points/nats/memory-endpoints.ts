@@ -15,6 +15,7 @@ import {
   Subjects,
 } from '@tm/contracts';
 import type { Logger } from '@tm/kit';
+import { cueTerms } from '../../domain/cue-terms.js';
 import { deleteNamespace } from '../../domain/delete-namespace.js';
 import type { DeletionWorker } from '../../domain/deletion-worker.js';
 import { exportPage } from '../../domain/export-page.js';
@@ -23,6 +24,7 @@ import { getDeletion } from '../../domain/get-deletion.js';
 import { getMemory } from '../../domain/get-memory.js';
 import { getMemoryText } from '../../domain/get-memory-text.js';
 import { listNamespaces } from '../../domain/list-namespaces.js';
+import type { RecallAdmission } from '../../domain/recall-admission.js';
 import { recallMemory } from '../../domain/recall-memory.js';
 import { writeMemory } from '../../domain/write-memory.js';
 import { writeMemoryBatch } from '../../domain/write-memory-batch.js';
@@ -37,6 +39,8 @@ export function serveMemoryEndpoints(
     deletions: DeletionWorker;
     /** How long memory.v1.delete waits for its job before answering with the receipt so far. */
     deleteWaitMs: number;
+    /** Recalls run in turn per tenant; what cannot start in time is refused up front. */
+    recalls: RecallAdmission;
     /** For a batch item's own unexpected failure, answered as that item's 500. */
     logger: Logger;
   },
@@ -74,7 +78,10 @@ export function serveMemoryEndpoints(
   service.endpoint({
     subject: Subjects.memory.recall,
     input: MemoryRecallMessage,
-    handler: (m) => recallMemory(m, deps),
+    handler: (m) => {
+      const cue = cueTerms(m.body.cue.text);
+      return options.recalls.run(m, cue, () => recallMemory(m, deps, cue));
+    },
   });
   service.endpoint({
     subject: Subjects.memory.delete,
