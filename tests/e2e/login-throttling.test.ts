@@ -1,9 +1,10 @@
 import { randomUUID } from 'node:crypto';
+import pg from 'pg';
 import { describe, expect, it } from 'vitest';
 import type { Api } from './support/api.js';
 import { PASSWORD, SESSIONS, suffix } from './support/control.js';
 import { createTenant } from './support/factories.js';
-import { useSecondGateway, useStack } from './support/stack.js';
+import { stackEnv, useSecondGateway, useStack } from './support/stack.js';
 
 // [P14]: failed password checks are limited per client address too, not only per account. Low
 // limits, so a test reaches them; the account limit is above the address limit, so every 429 below
@@ -38,6 +39,24 @@ async function failedLogins(api: Api, count: number, address: () => string): Pro
     statuses.push((await loginFrom(api, address(), unknownEmail(), `wrong-${randomUUID()}`)).status);
   }
   return statuses;
+}
+
+/**
+ * A failed-login count as the shared store holds it (`password-from:<address>`, `password:email:<email>`):
+ * what no API shows, and what a refusal repeated from an instance's memory must leave alone.
+ */
+async function storedCount(bucket: string): Promise<number> {
+  const client = new pg.Client({ connectionString: stackEnv().gatewayDbUrl });
+  await client.connect();
+  try {
+    const { rows } = await client.query<{ points: number }>(
+      'SELECT points FROM rate_limit_counter WHERE key = $1',
+      [bucket],
+    );
+    return rows[0]?.points ?? 0;
+  } finally {
+    await client.end();
+  }
 }
 
 function expectAddressLimited(res: Response) {
@@ -114,6 +133,82 @@ describe('failed logins per client address, behind a trusted proxy', () => {
     expectAddressLimited(refused);
     const stillOld = await loginFrom(proxied.api, newAddress(), tenant.owner.email, tenant.owner.password);
     expect(stillOld.status).toBe(201);
+  });
+});
+
+// An instance repeats a refusal the store gave it without asking again; remembered here longer than
+// any test takes (the default, 1 s, could lapse mid-test on a slow machine and let one attempt through).
+describe("failed logins past the limit, refused from the instance's memory", () => {
+  const remembering = useSecondGateway(t, {
+    GATEWAY_TRUST_PROXY: 'loopback',
+    LOGIN_REFUSAL_MEMORY_MS: '600000',
+  });
+
+  it('when an address goes on sending logins after its refusal, then each gets 429 with Retry-After without reaching the shared count, even with an unreadable body, while another address logs in', async () => {
+    const tenant = await createTenant();
+    const attacker = newAddress();
+    const failures = await failedLogins(remembering.api, PER_ADDRESS, () => attacker);
+    const refusal = await loginFrom(remembering.api, attacker, unknownEmail(), 'wrong');
+    const countedAtRefusal = await storedCount(`password-from:${attacker}`);
+
+    const flood = await Promise.all(
+      Array.from({ length: 20 }, () =>
+        loginFrom(remembering.api, attacker, unknownEmail(), `wrong-${randomUUID()}`),
+      ),
+    );
+    const unreadable = await remembering.api.post(SESSIONS, {
+      raw: { data: '{"email":', contentType: 'application/json' },
+      headers: { 'X-Forwarded-For': attacker },
+    });
+    const owner = await loginFrom(remembering.api, attacker, tenant.owner.email, tenant.owner.password);
+    const elsewhere = await loginFrom(
+      remembering.api,
+      newAddress(),
+      tenant.owner.email,
+      tenant.owner.password,
+    );
+
+    expect(failures).toEqual(Array(PER_ADDRESS).fill(401));
+    for (const res of [refusal, ...flood, unreadable, owner]) expectAddressLimited(res);
+    expect(countedAtRefusal).toBe(PER_ADDRESS + 1);
+    expect(await storedCount(`password-from:${attacker}`)).toBe(countedAtRefusal);
+    expect(elsewhere).toMatchObject({ status: 201, body: { user: { id: tenant.user_id } } });
+  });
+
+  it('when logins for a refused email go on from many addresses, then each gets 429 without reaching the shared count, while another email logs in', async () => {
+    const target = await createTenant();
+    const other = await createTenant();
+    const failures = [];
+    for (let i = 0; i < PER_ACCOUNT; i++) {
+      failures.push(
+        (await loginFrom(remembering.api, newAddress(), target.owner.email, `wrong-${i}`)).status,
+      );
+    }
+    const refusal = await loginFrom(remembering.api, newAddress(), target.owner.email, target.owner.password);
+    const countedAtRefusal = await storedCount(`password:email:${target.owner.email}`);
+
+    const flood = await Promise.all(
+      Array.from({ length: 20 }, () =>
+        loginFrom(remembering.api, newAddress(), target.owner.email, `wrong-${randomUUID()}`),
+      ),
+    );
+    const res = await loginFrom(remembering.api, newAddress(), other.owner.email, other.owner.password);
+
+    expect(failures).toEqual(Array(PER_ACCOUNT).fill(401));
+    for (const refused of [refusal, ...flood]) {
+      expect(refused).toMatchObject({
+        status: 429,
+        headers: { 'retry-after': expect.stringMatching(/^[1-9]\d*$/) },
+        body: {
+          error: expect.stringMatching(/for this account; try again in \d+ (minutes|seconds?)$/),
+          retryable: true,
+          details: { code: 'rate_limited' },
+        },
+      });
+    }
+    expect(countedAtRefusal).toBe(PER_ACCOUNT + 1);
+    expect(await storedCount(`password:email:${target.owner.email}`)).toBe(countedAtRefusal);
+    expect(res).toMatchObject({ status: 201, body: { user: { id: other.user_id } } });
   });
 });
 

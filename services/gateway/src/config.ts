@@ -146,6 +146,12 @@ export const GatewayConfigSchema = z
     /** The same per client address, logins and password changes together (docs/security.md). */
     LOGIN_ATTEMPTS_PER_ADDRESS_PER_15_MINUTES: env.positiveInt(100),
     /**
+     * How long an instance repeats a failed-login limit's refusal (an account's, an address's) without
+     * asking the shared counter again; 0: it always asks. It bounds how long an instance may refuse
+     * after a success on another instance cleared the account (docs/decisions.md).
+     */
+    LOGIN_REFUSAL_MEMORY_MS: z.coerce.number().int().min(0).default(1_000),
+    /**
      * Proxies whose X-Forwarded-For gives the client's address (comma-separated addresses, CIDR
      * subnets, or loopback/linklocal/uniquelocal). Unset: none, the connection's peer is the client.
      */

@@ -8,6 +8,7 @@ import {
   takeOneFromCounter,
 } from '../../data-access/rate-limit-counter-repository.js';
 import { addressBucketOf } from '../identity/address-bucket.js';
+import { createRememberedRefusals } from './remembered-refusals.js';
 
 export interface RateLimitSettings {
   windowSeconds: number;
@@ -23,6 +24,8 @@ export interface RateLimitSettings {
   loginAttemptsPer15Minutes: number;
   /** Failed password checks per client address, logins and password changes together. */
   loginAttemptsPerAddressPer15Minutes: number;
+  /** How long this instance repeats a password-attempt refusal without asking the store (0: never). */
+  loginRefusalMemoryMs: number;
 }
 
 /** One password check: the account it is for (`email:…` or `user:…`) and the client's address. */
@@ -38,6 +41,11 @@ interface Limit {
   windowSeconds: number;
   /** What a refusal says, given the seconds until the window ends. */
   refusal: (retryAfterSeconds: number) => string;
+  /**
+   * Whether this instance may repeat the store's refusal until it asks again (remembered-refusals.ts):
+   * only for a count of one point per attempt, where past the limit every attempt is refused alike.
+   */
+  remembered?: true;
 }
 
 interface Pending {
@@ -51,6 +59,8 @@ interface Pending {
 }
 
 const LOGIN_WINDOW_SECONDS = 15 * 60;
+/** Refused password buckets remembered per instance: about 100 bytes each, so about 1 MB at most. */
+const REMEMBERED_REFUSALS_MAX = 10_000;
 
 const pointsOf = (p: Pending) => p.waiters.reduce((sum, w) => sum + w.points, 0);
 const CLEANUP_INTERVAL_MS = 5 * 60_000;
@@ -81,6 +91,11 @@ export function createRateLimits(
   let pending = new Map<string, Pending>();
   const fallback = new Map<string, CounterTotal>();
   let warnedAt = 0;
+  const remembered = createRememberedRefusals({
+    maxEntries: REMEMBERED_REFUSALS_MAX,
+    rememberMs: settings.loginRefusalMemoryMs,
+    now,
+  });
 
   async function flush(batch: Map<string, Pending>): Promise<void> {
     const counters = [...batch.values()].map((p) => ({
@@ -149,18 +164,41 @@ export function createRateLimits(
     });
   }
 
-  /** Take each limit's points (one turn, one round trip for all), and refuse if any is past its limit. */
-  async function enforce(limits: Array<{ limit: Limit; points: number }>): Promise<void> {
-    const taken = await Promise.all(limits.map(({ limit, points }) => take(limit, points)));
-    const over = limits.flatMap(({ limit }, i) => {
-      const t = taken[i] as { position: number; retryAfterMs: number };
-      return t.position > limit.limit ? [{ limit, retryAfterMs: t.retryAfterMs }] : [];
-    });
+  /** The refusal of the limits past theirs, with the longest wait among them; none: nothing. */
+  function refuse(over: Array<{ limit: Limit; retryAfterMs: number }>): void {
     const first = over[0];
     if (first) {
       const retryAfter = Math.max(1, Math.ceil(Math.max(...over.map((o) => o.retryAfterMs)) / 1000));
       throw new AppError(ErrorCode.RateLimited, first.limit.refusal(retryAfter), { retryAfter });
     }
+  }
+
+  /**
+   * Refuse at once when this instance remembers a refusal for any of the limits: nothing is counted,
+   * as a count past its limit only refuses again (remembered-refusals.ts).
+   */
+  function refuseRemembered(limits: Limit[]): void {
+    const t = now();
+    refuse(
+      limits.flatMap((limit) => {
+        const until = limit.remembered && remembered.refusedUntil(limit.bucket);
+        return until ? [{ limit, retryAfterMs: until - t }] : [];
+      }),
+    );
+  }
+
+  /** Take each limit's points (one turn, one round trip for all), and refuse if any is past its limit. */
+  async function enforce(limits: Array<{ limit: Limit; points: number }>): Promise<void> {
+    const generation = remembered.generation;
+    const taken = await Promise.all(limits.map(({ limit, points }) => take(limit, points)));
+    const over = limits.flatMap(({ limit }, i) => {
+      const t = taken[i] as { position: number; retryAfterMs: number };
+      return t.position > limit.limit ? [{ limit, retryAfterMs: t.retryAfterMs }] : [];
+    });
+    for (const { limit, retryAfterMs } of over) {
+      if (limit.remembered) remembered.remember(limit.bucket, now() + retryAfterMs, generation);
+    }
+    refuse(over);
   }
 
   /** Best effort: a count not given back only ends with its window. */
@@ -174,6 +212,10 @@ export function createRateLimits(
         warnedAt = now();
         logger.warn({ err }, 'rate-limit store unavailable; a password attempt stays counted');
       }
+    } finally {
+      // The count went down, which may reopen the bucket: the store decides its next attempt. After
+      // the change, so that no answer read before it is remembered (the generation drops those).
+      remembered.forget(bucket);
     }
   }
 
@@ -187,12 +229,14 @@ export function createRateLimits(
     limit: settings.loginAttemptsPer15Minutes,
     windowSeconds: LOGIN_WINDOW_SECONDS,
     refusal: (s) => `Too many failed password attempts for this account; try again in ${inWords(s)}`,
+    remembered: true,
   });
   const addressLimit = (address: string): Limit => ({
     bucket: `password-from:${addressBucketOf(address)}`,
     limit: settings.loginAttemptsPerAddressPer15Minutes,
     windowSeconds: LOGIN_WINDOW_SECONDS,
     refusal: (s) => `Too many failed password attempts from this address; try again in ${inWords(s)}`,
+    remembered: true,
   });
   const rateLimit = (bucket: string, limit: number): Limit => ({
     bucket,
@@ -236,13 +280,20 @@ export function createRateLimits(
      * Before checking a password (a login, or the current password at a change): count the attempt
      * against its account and its client address, and refuse once either has used up its attempts.
      * Counted up front, so attempts sent all at once cannot each pass a check before any failure is
-     * recorded; the outcome gives back what was not a failure.
+     * recorded; the outcome gives back what was not a failure. A bucket the store has just refused is
+     * refused again from this instance's memory, uncounted, until it is time to ask again.
      */
-    takePasswordAttempt(attempt: PasswordAttempt): Promise<void> {
-      return enforce([
-        { limit: accountLimit(attempt.account), points: 1 },
-        { limit: addressLimit(attempt.address), points: 1 },
-      ]);
+    async takePasswordAttempt(attempt: PasswordAttempt): Promise<void> {
+      const limits = [accountLimit(attempt.account), addressLimit(attempt.address)];
+      refuseRemembered(limits);
+      await enforce(limits.map((limit) => ({ limit, points: 1 })));
+    },
+    /**
+     * Before a login's body is read: 429 at once when this instance remembers its client address as
+     * refused (the account's refusal needs the body's email, and comes in `takePasswordAttempt`).
+     */
+    refuseRememberedAddress(address: string): void {
+      refuseRemembered([addressLimit(address)]);
     },
     /**
      * The password was right: the account's failures are forgiven, and this attempt is given back to

@@ -10,11 +10,22 @@ import type { ControlDeps } from './control-deps.js';
 export function sessionRoutes(auth: AuthDeps, deps: ControlDeps): Router {
   const router = Router();
 
-  /** Log in: email and password for a session token (shown once). */
-  router.post('/sessions', ...jsonBody, async (req, res) => {
-    const credentials = parseOrThrow(LoginRequest, req.body, 'login request');
-    res.status(201).json(await login(credentials, clientAddressOf(req), deps));
-  });
+  /**
+   * Log in: email and password for a session token (shown once). An address this instance was just
+   * told is over its failed-login limit is refused before its body is read (rate-limits.ts).
+   */
+  router.post(
+    '/sessions',
+    (req, _res, next) => {
+      deps.rateLimits.refuseRememberedAddress(clientAddressOf(req));
+      next();
+    },
+    ...jsonBody,
+    async (req, res) => {
+      const credentials = parseOrThrow(LoginRequest, req.body, 'login request');
+      res.status(201).json(await login(credentials, clientAddressOf(req), deps));
+    },
+  );
 
   /** Log out: the token stops working at once. */
   router.delete('/sessions/current', requireSession(auth), async (req, res) => {
