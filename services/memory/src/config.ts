@@ -68,9 +68,9 @@ export const MemoryConfigSchema = z.object({
    * refused past MEMORY_RECALL_MAX_WAIT_MS.
    */
   MEMORY_RECALL_TENANT_CONCURRENCY: z.coerce.number().int().min(1).max(64).default(2),
-  MEMORY_RECALL_TENANT_QUEUE: z.coerce.number().int().min(0).max(1_000).default(8),
+  MEMORY_RECALL_TENANT_QUEUE: z.coerce.number().int().min(0).max(1_000).default(64),
   MEMORY_RECALL_CONCURRENCY: z.coerce.number().int().min(1).max(256).default(8),
-  MEMORY_RECALL_QUEUE: z.coerce.number().int().min(0).max(10_000).default(64),
+  MEMORY_RECALL_QUEUE: z.coerce.number().int().min(0).max(10_000).default(256),
   MEMORY_RECALL_MAX_WAIT_MS: z.coerce.number().int().min(0).max(MEMORY_RECALL_MAX_WAIT_MAX_MS).default(2_000),
   /** How often the re-index worker looks for namespaces with work left while it has none. */
   REINDEX_POLL_MS: z.coerce.number().int().min(50).max(600_000).default(5_000),

@@ -35,9 +35,9 @@ describe('memory configuration', () => {
   it('when the recall admission settings are unset, then two slots a tenant and eight recalls waiting, eight of all tenants run and 64 wait, for at most 2 s', () => {
     expect(loadMemoryConfig({})).toMatchObject({
       MEMORY_RECALL_TENANT_CONCURRENCY: 2,
-      MEMORY_RECALL_TENANT_QUEUE: 8,
+      MEMORY_RECALL_TENANT_QUEUE: 64,
       MEMORY_RECALL_CONCURRENCY: 8,
-      MEMORY_RECALL_QUEUE: 64,
+      MEMORY_RECALL_QUEUE: 256,
       MEMORY_RECALL_MAX_WAIT_MS: 2_000,
     });
   });
