@@ -2,7 +2,7 @@ import { randomUUID } from 'node:crypto';
 import { mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import {
   createConsoleKey,
   estimateCsvImport,
@@ -18,6 +18,9 @@ import { createTenant, recallBody, uniqueKey, uniqueNamespace, writeBody } from 
 import { recordSecrets } from './support/log-capture.js';
 import { useStack } from './support/stack.js';
 import { type StubHub, startStubHub } from './support/stub-hub.js';
+
+// A browser test walks several pages; on two shared cores (a CI run beside it) one took over 30 s.
+vi.setConfig({ testTimeout: 120_000 });
 
 /** A browser test walks several pages; on two shared cores one takes 10-40 s. */
 const TEST_MS = 120_000;

@@ -1,10 +1,13 @@
-import { describe, expect, it } from 'vitest';
+import { describe, expect, it, vi } from 'vitest';
 import { createConsoleKey, goTo, logIn, openConsole, useBrowser } from './support/browser.js';
 import { tenantWithRecords } from './support/deletions.js';
 import { EVENTUALLY } from './support/eventually.js';
 import { recallBody, uniqueNamespace } from './support/factories.js';
 import { recordsInNamespace } from './support/memory-db.js';
 import { useStack } from './support/stack.js';
+
+// A browser test walks several pages; on two shared cores (a CI run beside it) one took over 30 s.
+vi.setConfig({ testTimeout: 120_000 });
 
 /** A browser test walks several pages; on two shared cores one takes 10-40 s. */
 const TEST_MS = 180_000;

@@ -1,6 +1,6 @@
 import { randomUUID } from 'node:crypto';
 import type { Locator } from 'playwright-core';
-import { describe, expect, it } from 'vitest';
+import { describe, expect, it, vi } from 'vitest';
 import { CHARGES, publishPastUsage } from './support/billing.js';
 import { goTo, logIn, openConsole, PHONE, screenshot, useBrowser } from './support/browser.js';
 import { controlSteps } from './support/control.js';
@@ -8,6 +8,9 @@ import { EVENTUALLY } from './support/eventually.js';
 import { createTenant, recallBody, uniqueKey, uniqueNamespace, writeBody } from './support/factories.js';
 import { useStack } from './support/stack.js';
 import { eventsFor } from './support/telemetry.js';
+
+// A browser test walks several pages; on two shared cores (a CI run beside it) one took over 30 s.
+vi.setConfig({ testTimeout: 120_000 });
 
 const t = useStack();
 const b = useBrowser();

@@ -1,5 +1,5 @@
 import type { Page } from 'playwright-core';
-import { describe, expect, it } from 'vitest';
+import { describe, expect, it, vi } from 'vitest';
 import {
   createConsoleKey,
   estimateCsvImport,
@@ -12,6 +12,9 @@ import {
 import { EVENTUALLY } from './support/eventually.js';
 import { createTenant, recallBody, uniqueNamespace } from './support/factories.js';
 import { useStack } from './support/stack.js';
+
+// A browser test walks several pages; on two shared cores (a CI run beside it) one took over 30 s.
+vi.setConfig({ testTimeout: 120_000 });
 
 // The issue's journey ([P12]) in one browser tab, every step through the console: the pages' own
 // files test each page in depth; this one proves a new tenant can go from login to deletion.

@@ -1,9 +1,12 @@
 import type { Page } from 'playwright-core';
-import { describe, expect, it } from 'vitest';
+import { describe, expect, it, vi } from 'vitest';
 import { logIn, openConsole, PHONE, screenshot, useBrowser, webStorage } from './support/browser.js';
 import { EVENTUALLY } from './support/eventually.js';
 import { createTenant } from './support/factories.js';
 import { useStack } from './support/stack.js';
+
+// A browser test walks several pages; on two shared cores (a CI run beside it) one took over 30 s.
+vi.setConfig({ testTimeout: 120_000 });
 
 const t = useStack();
 const b = useBrowser();
