@@ -1,6 +1,7 @@
 import { LIMITS } from '@tm/contracts';
 import { describe, expect, it } from 'vitest';
 import type { Api } from './support/api.js';
+import { commonWords } from './support/common-words.js';
 import {
   createTenant,
   recallBody,
@@ -27,24 +28,6 @@ const t = useStack({
 const HELD = 1 + PER_TENANT_WAITING;
 
 type Response = Awaited<ReturnType<Api['post']>>;
-
-const COMMON =
-  'the and for with from that this have will your about order ticket refund invoice customer account payment delivery support issue update request email phone address note meeting'.split(
-    ' ',
-  );
-
-/** `chars` characters of the common words above, from `seed` on: every record holds most cue terms. */
-function commonWords(chars: number, seed: number): string {
-  const out: string[] = [];
-  let length = -1;
-  for (let i = seed; ; i++) {
-    const word = COMMON[(i * 7) % COMMON.length] as string;
-    if (length + word.length + 1 > chars) break;
-    out.push(word);
-    length += word.length + 1;
-  }
-  return out.join(' ');
-}
 
 /** Heavy recalls' namespace: 200 records of 2,000 characters of common words. */
 async function heavyNamespace(api: Api, key: string) {

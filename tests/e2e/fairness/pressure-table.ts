@@ -2,6 +2,7 @@ import { connect, type Socket } from 'node:net';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { CONTRACT_VERSION, LIMITS } from '@tm/contracts';
 import type { FaultStack, Tenant } from '../faults/fault-stack.js';
+import { commonWords } from '../support/common-words.js';
 import { HangingReceiver } from './hanging-receiver.js';
 import { AddressedClient, STRANGER_ADDRESS } from './second-address.js';
 
@@ -75,24 +76,6 @@ function distinctWords(from: number, chars: number): { text: string; next: numbe
     n++;
   }
   return { text, next: n };
-}
-
-const COMMON = (
-  'the and for with from that this have will your about order ticket refund invoice customer ' +
-  'account payment delivery support issue update request email phone address note meeting'
-).split(' ');
-
-/** `chars` characters of the common words above, in a rotating order. */
-function commonWords(chars: number, seed: number): string {
-  const out: string[] = [];
-  let length = -1;
-  for (let i = seed; ; i++) {
-    const word = COMMON[(i * 7) % COMMON.length] as string;
-    if (length + word.length + 1 > chars) break;
-    out.push(word);
-    length += word.length + 1;
-  }
-  return out.join(' ');
 }
 
 const write = (a: TenantA, key: string, text: string) =>
