@@ -46,11 +46,26 @@ export async function requestReply<I extends z.ZodType, O extends z.ZodType>(
 export const outsideContract = (service: string, cause: unknown) =>
   new AppError(ErrorCode.Internal, `The ${service} service answered outside its contract`, { cause });
 
+/** Errors made by `transportError`: the request got no answer, as against an error the service answered. */
+const unanswered = new WeakSet<AppError>();
+
+/**
+ * True when a request failed for want of an answer (nobody listening, no answer in time, bus down): what
+ * a circuit breaker counts. A service that answers 503 itself (busy, its database away) is there.
+ */
+export const isTransportFailure = (err: unknown): boolean => err instanceof AppError && unanswered.has(err);
+
 /**
  * A failed request (nobody listening, no answer in time, bus down) as the AppError a caller maps to
  * HTTP, counted in tm_bus_request_errors_total by kind.
  */
 export function transportError(err: unknown, service: string): AppError {
+  const mapped = unansweredError(err, service);
+  unanswered.add(mapped);
+  return mapped;
+}
+
+function unansweredError(err: unknown, service: string): AppError {
   const kind = failureKind(err);
   requestErrors.inc({ service, kind });
   if (kind === 'no_responders') {

@@ -1,3 +1,4 @@
+import { isTransportFailure } from '@tm/bus';
 import { AppError, ErrorCode } from '@tm/contracts';
 import type { Logger } from '@tm/kit';
 import CircuitBreaker from 'opossum';
@@ -16,10 +17,12 @@ export interface BreakerOptions {
   logger: Logger;
 }
 
-/** Only "the service is not there" counts against a breaker; a 400 or 409 is a healthy answer. */
-const isOutage = (err: unknown) =>
-  err instanceof AppError &&
-  (err.code === ErrorCode.ServiceUnavailable || err.code === ErrorCode.UpstreamTimeout);
+/**
+ * Only "the service is not there" (no answer) counts against a breaker. Any answer is a healthy one,
+ * a 503 too: memory refusing a recall because every tenant's recalls fill its queue must not open the
+ * breaker for all tenants' writes.
+ */
+const isOutage = isTransportFailure;
 
 /**
  * One breaker per downstream service. While open, calls fail at once with a retryable 503 and a
