@@ -17,7 +17,7 @@ import { outboxOf, type ReceivedWebhook, useReceiver, WEBHOOK_ENDPOINTS } from '
  * At least once across a crash: the webhooks service as its own process (the stack's in-process one
  * is stopped), frozen (SIGSTOP) at a chosen step of a delivery, SIGKILLed there, and started again.
  * Where it is frozen is decided by what it is doing, never by a sleep: so each run kills it at the
- * same step. A claimed delivery comes back once its lease ends: WEBHOOKS_ATTEMPT_TIMEOUT_MS (2 s)
+ * same step. A claimed delivery comes back once its lease ends: twice WEBHOOKS_ATTEMPT_TIMEOUT_MS (2 s)
  * plus the service's 30 s margin, which is most of this file's time.
  */
 const t = useStack();

@@ -90,6 +90,10 @@ describe('postWebhook', () => {
     if (req.url === '/moved') return res.writeHead(302, { location: '/elsewhere' }).end();
     res.writeHead(204).end();
   });
+  let connections = 0;
+  server.on('connection', () => {
+    connections += 1;
+  });
   let port = 0;
   beforeAll(async () => {
     await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
@@ -121,6 +125,44 @@ describe('postWebhook', () => {
 
     expect(outcome).toMatchObject({ statusCode: 204, error: null, latencyMs: expect.any(Number) });
     expect(got).toEqual(['/allowed']);
+  });
+
+  it('when deliveries go to the same receiver one after another, then they share one connection', async () => {
+    const options = { timeoutMs: 2_000, allowLoopback: true };
+    const before = connections;
+
+    for (const path of ['/first', '/second', '/third']) {
+      expect(await postWebhook(`http://127.0.0.1:${port}${path}`, '{}', {}, options)).toMatchObject({
+        statusCode: 204,
+      });
+    }
+
+    expect(connections - before).toBeLessThanOrEqual(1);
+  });
+
+  it('when a connection to a name was kept while loopback was allowed, then a call that refuses loopback does not use it', async () => {
+    const allowed = await postWebhook(
+      `http://localhost:${port}/kept`,
+      '{}',
+      {},
+      {
+        timeoutMs: 2_000,
+        allowLoopback: true,
+      },
+    );
+    const refused = await postWebhook(
+      `http://localhost:${port}/not-kept`,
+      '{}',
+      {},
+      {
+        timeoutMs: 2_000,
+        allowLoopback: false,
+      },
+    );
+
+    expect(allowed).toMatchObject({ statusCode: 204 });
+    expect(refused).toMatchObject({ statusCode: null, error: 'address_not_allowed' });
+    expect(got).not.toContain('/not-kept');
   });
 
   // The socket's connect is the outside world here: it is replaced so that a guard that let one of

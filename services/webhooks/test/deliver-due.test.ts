@@ -3,16 +3,17 @@ import { createServer, type IncomingHttpHeaders } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { createLogger } from '@tm/kit';
 import { Webhook } from 'standardwebhooks';
-import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { claimDeliveries, findDueDeliveries } from '../src/data-access/delivery-repository.js';
-import { closePrisma, getPrisma, initPrisma } from '../src/data-access/prisma-client.js';
+import { getPrisma } from '../src/data-access/prisma-client.js';
 import { createDeliveryDispatcher } from '../src/domain/deliveries/deliver-due.js';
 import { listEndpointDeliveries } from '../src/domain/deliveries/delivery-log.js';
 import { fanOut, type TenantEvent } from '../src/domain/deliveries/fan-out.js';
 import { createEndpoint } from '../src/domain/endpoints/manage-endpoints.js';
 import { sealingKey } from '../src/domain/endpoints/signing-secret.js';
+import { ownDatabase } from './support/own-database.js';
 
-// The run's shared webhooks database; a real receiver on 127.0.0.1.
+// This file's own webhooks database; a real receiver on 127.0.0.1.
 const key = sealingKey(randomUUID() + randomUUID());
 const received: Array<{ headers: IncomingHttpHeaders; body: string }> = [];
 const receiver = createServer((req, res) => {
@@ -24,14 +25,15 @@ const receiver = createServer((req, res) => {
   });
 });
 let url = '';
+const database = ownDatabase('deliver_due');
 beforeAll(async () => {
-  initPrisma(inject('stack').webhooksDbUrl, 2);
+  await database.open();
   await new Promise<void>((resolve) => receiver.listen(0, '127.0.0.1', resolve));
   url = `http://127.0.0.1:${(receiver.address() as AddressInfo).port}/hook`;
 });
 afterAll(async () => {
   await new Promise<void>((resolve) => receiver.close(() => resolve()));
-  await closePrisma();
+  await database.close();
 });
 
 const settings = () => ({
@@ -144,5 +146,117 @@ describe('the delivery outbox', () => {
 
     expect(first.map((d) => d.message_id)).toContain(event.messageId);
     expect(second.map((d) => d.message_id)).not.toContain(event.messageId);
+  });
+});
+
+/** A receiver that holds every request until `release`, counting how many it holds at once. */
+function holdingReceiver() {
+  const held: Array<() => void> = [];
+  let most = 0;
+  let answered = 0;
+  const server = createServer((req, res) => {
+    req.resume();
+    held.push(() => {
+      answered += 1;
+      res.writeHead(200).end();
+    });
+    most = Math.max(most, held.length);
+  });
+  return {
+    start: () => new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve)),
+    url: () => `http://127.0.0.1:${(server.address() as AddressInfo).port}/held`,
+    get holding() {
+      return held.length;
+    },
+    get most() {
+      return most;
+    },
+    get answered() {
+      return answered;
+    },
+    /** Answer what is held now. */
+    release: () => {
+      for (const answer of held.splice(0)) answer();
+    },
+    stop: () => {
+      server.closeAllConnections();
+      return new Promise<void>((resolve) => server.close(() => resolve()));
+    },
+  };
+}
+
+/** An endpoint at `target` with `count` events queued for it. */
+async function endpointWithEvents(target: string, count: number) {
+  const tenantId = randomUUID();
+  const endpoint = await createEndpoint(
+    {
+      tenant_id: tenantId,
+      body: { url: target, events: ['memory.retained'], description: '', include_text: false },
+    },
+    { sealingKey: key, maxEndpoints: 20, allowLoopback: true },
+  );
+  const events: TenantEvent[] = Array.from({ length: count }, () => ({
+    tenantId,
+    messageId: `msg_${randomUUID()}`,
+    payload: {
+      type: 'memory.retained',
+      timestamp: new Date().toISOString(),
+      data: { memory_id: randomUUID() },
+    },
+  }));
+  await fanOut(events);
+  return endpoint;
+}
+
+const statesOf = async (endpointId: string) =>
+  (
+    await getPrisma().webhookDelivery.findMany({
+      where: { endpointId },
+      select: { status: true, nextAttemptAt: true },
+    })
+  ).map((d) => ({
+    status: d.status,
+    due: d.nextAttemptAt !== null && d.nextAttemptAt.getTime() <= Date.now(),
+  }));
+
+describe('the dispatcher', () => {
+  it("when an endpoint's receiver is slow, then its next deliveries wait on the instance and start as answers free its one slot", async () => {
+    const receiver = holdingReceiver();
+    await receiver.start();
+    const endpoint = await endpointWithEvents(receiver.url(), 4);
+    const dispatcher = createDeliveryDispatcher({ ...settings(), endpointConcurrency: 1 });
+
+    dispatcher.fill();
+    for (let answered = 1; answered <= 4; answered++) {
+      await expect.poll(() => receiver.holding, { timeout: 10_000 }).toBe(1);
+      receiver.release();
+      await expect.poll(() => receiver.answered).toBe(answered);
+    }
+    await dispatcher.stop();
+    await receiver.stop();
+
+    expect(receiver.most).toBe(1);
+    expect(await statesOf(endpoint.id)).toEqual(Array(4).fill({ status: 'succeeded', due: false }));
+  });
+
+  it('when an instance stops with deliveries leased and not yet sent, then they are due again at once', async () => {
+    const receiver = holdingReceiver();
+    await receiver.start();
+    const endpoint = await endpointWithEvents(receiver.url(), 3);
+    const dispatcher = createDeliveryDispatcher({ ...settings(), endpointConcurrency: 1 });
+
+    dispatcher.fill();
+    await expect.poll(() => receiver.holding, { timeout: 10_000 }).toBe(1);
+    const stopped = dispatcher.stop();
+    receiver.release();
+    await stopped;
+    await receiver.stop();
+
+    const states = await statesOf(endpoint.id);
+    expect(states.filter((s) => s.status === 'succeeded')).toHaveLength(1);
+    expect(states.filter((s) => s.status === 'pending')).toEqual([
+      { status: 'pending', due: true },
+      { status: 'pending', due: true },
+    ]);
   });
 });

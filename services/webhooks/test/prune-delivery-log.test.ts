@@ -2,31 +2,33 @@ import { randomUUID } from 'node:crypto';
 import { createServer } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { createLogger, timeOrderedId } from '@tm/kit';
-import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { requeueDelivery } from '../src/data-access/delivery-repository.js';
-import { closePrisma, getPrisma, initPrisma } from '../src/data-access/prisma-client.js';
+import { getPrisma } from '../src/data-access/prisma-client.js';
 import { createDeliveryDispatcher } from '../src/domain/deliveries/deliver-due.js';
 import { redeliver } from '../src/domain/deliveries/delivery-log.js';
 import { fanOut } from '../src/domain/deliveries/fan-out.js';
 import { pruneDeliveryLog } from '../src/domain/deliveries/prune-delivery-log.js';
 import { createEndpoint } from '../src/domain/endpoints/manage-endpoints.js';
 import { sealingKey } from '../src/domain/endpoints/signing-secret.js';
+import { ownDatabase } from './support/own-database.js';
 
-// The run's shared webhooks database (real PostgreSQL, every migration applied); a receiver on 127.0.0.1.
+// This file's own webhooks database (real PostgreSQL, every migration applied); a receiver on 127.0.0.1.
 const key = sealingKey(randomUUID() + randomUUID());
 const receiver = createServer((req, res) => {
   req.resume();
   req.on('end', () => res.writeHead(200).end());
 });
 let url = '';
+const database = ownDatabase('prune_log');
 beforeAll(async () => {
-  initPrisma(inject('stack').webhooksDbUrl, 2);
+  await database.open();
   await new Promise<void>((resolve) => receiver.listen(0, '127.0.0.1', resolve));
   url = `http://127.0.0.1:${(receiver.address() as AddressInfo).port}/hook`;
 });
 afterAll(async () => {
   await new Promise<void>((resolve) => receiver.close(() => resolve()));
-  await closePrisma();
+  await database.close();
 });
 
 const DAY_MS = 86_400_000;
@@ -123,7 +125,7 @@ describe('pruning the delivery log by age', () => {
     const pruned = await pruneDeliveryLog({ retentionDays: 30, batchSize: 2 });
     const attemptsLeft = await getPrisma().webhookAttempt.count({ where: { deliveryId: { in: old } } });
 
-    // Other files share this database but queue nothing this old: these five are all there was.
+    // The file's own database, and nothing before this test queued anything this old: these five are all.
     expect(pruned).toBe(old.length);
     expect(await stateOf(owner.endpointId)).toEqual({
       [pending]: { status: 'pending', attempts: 3 },

@@ -105,8 +105,8 @@ export class FaultStack {
       WEBHOOKS_SECRET_KEY: randomBytes(36).toString('base64url'),
       // The suite's receiver listens on 127.0.0.1.
       WEBHOOKS_ALLOW_LOOPBACK: 'true',
-      // An attempt's bound, and with the service's 30 s margin the lease of a delivery in flight: what a
-      // killed instance was sending is sent again 32 s later (with the 10 s default, 40 s).
+      // An attempt's bound: twice it, and the service's 30 s margin, is the lease of a delivery in flight:
+      // what a killed instance was sending is sent again 34 s later (with the 10 s default, 50 s).
       WEBHOOKS_ATTEMPT_TIMEOUT_MS: '2000',
       OUTBOX_RELAY_INTERVAL_MS: '200',
       // Streams reserve their size limit on creation; the default (1 GiB each) would not fit the

@@ -52,7 +52,7 @@ supervisor would). A row passes when:
 - **No webhook lost**: the tenant has an endpoint for \`memory.retained\` at the suite's own receiver,
   which checks every request with the \`standardwebhooks\` library; every acknowledged write's event
   arrived there at least once (the webhooks service gets ${seconds(s.webhooksSettleMs)}: a delivery a killed instance
-  was sending comes back when its lease ends, 32 s here), always under one webhook-id, and no request
+  was sending comes back when its lease ends, 34 s here), always under one webhook-id, and no request
   failed the signature check. "Sent again" counts the requests past the first for a write (same
   webhook-id): at least once allows them, receivers deduplicate on the id. The receiver answers each
   after 100 ms, so deliveries are in flight when the service is killed; one whose connection closed

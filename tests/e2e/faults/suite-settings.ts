@@ -28,7 +28,7 @@ export const FULL: RowSettings = {
   healthyWithinMs: 60_000,
   latencyMarginMs: 1_500,
   settleMs: 30_000,
-  // Past the lease of a delivery a killed webhooks instance was sending (2 s attempt bound + 30 s).
+  // Past the lease of a delivery a killed webhooks instance was sending (twice the 2 s attempt bound + 30 s).
   webhooksSettleMs: 60_000,
 };
 

@@ -87,29 +87,6 @@ export const claimDeliveries = (db: Db, ids: readonly string[], leaseMs: number)
 export const deferDelivery = (db: Db, id: string, at: Date) =>
   db.webhookDelivery.updateMany({ where: { id, status: 'pending' }, data: { nextAttemptAt: at } });
 
-export const recordAttempt = (
-  db: Db,
-  attempt: {
-    id: string;
-    deliveryId: string;
-    attemptedAt: Date;
-    statusCode: number | null;
-    latencyMs: number;
-    error: string | null;
-  },
-) => db.webhookAttempt.create({ data: attempt });
-
-/** After an attempt: done, failed for good (from now on its age counts for pruning), or due again at `nextAttemptAt`. */
-export const settleDelivery = (
-  db: Db,
-  id: string,
-  change: { status: 'pending' | 'succeeded' | 'failed'; scheduleStep: number; nextAttemptAt: Date | null },
-) =>
-  db.webhookDelivery.update({
-    where: { id },
-    data: { ...change, finishedAt: change.status === 'pending' ? null : new Date() },
-  });
-
 export const findDelivery = (db: Db, tenantId: string, endpointId: string, id: string) =>
   db.webhookDelivery.findFirst({ where: { tenantId, endpointId, id } });
 

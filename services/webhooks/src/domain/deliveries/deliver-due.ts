@@ -1,13 +1,12 @@
 import type { WebhookPayload } from '@tm/contracts';
 import type { Logger } from '@tm/kit';
 import { timeOrderedId } from '@tm/kit';
+import { type AttemptRecorder, createAttemptRecorder } from '../../data-access/attempt-recorder.js';
 import {
   type ClaimedDelivery,
   claimDeliveries,
   deferDelivery,
   findDueDeliveries,
-  recordAttempt,
-  settleDelivery,
 } from '../../data-access/delivery-repository.js';
 import { updateEndpoint } from '../../data-access/endpoint-repository.js';
 import { type Db, getPrisma } from '../../data-access/prisma-client.js';
@@ -52,39 +51,87 @@ export interface DeliveryDispatcher {
 const LEASE_MARGIN_MS = 30_000;
 /** Candidates read per fill, per send slot: enough for the scheduler to skip busy tenants and endpoints. */
 const CANDIDATES_PER_SLOT = 4;
+/**
+ * What an instance holds (sending, plus leased and waiting here for a slot) against what it sends at
+ * once, per instance, tenant and endpoint. Waiting here, the next delivery of a busy endpoint starts
+ * the moment an answer frees its slot; read from the database only then, an endpoint's throughput was
+ * its slots over (its answer time plus a fill's), and fills slow down exactly when the database is busy
+ * with another tenant's traffic. Its lease outlasts a wait of one attempt's time-out and its own.
+ */
+const HELD_PER_SLOT = 2;
 
 /**
  * Send what is due, each delivery in a send slot of its own: a slot freed by an answer (or a
- * time-out) is refilled at once, not when a whole batch is done, and which due delivery takes it is
- * `pickDeliveries`' rule (a share per tenant, a cap per endpoint, tenants in turn). Endpoints that
- * stop answering are backed off by their breaker. Each attempt is recorded and its delivery settled
- * after the answer, so a process killed in between leaves the lease to expire and the delivery is
- * sent again (at least once, same webhook-id).
+ * time-out) goes at once to the next delivery leased for that endpoint, and a fill leases more; which
+ * due delivery is leased is `pickDeliveries`' rule (a share per tenant, a cap per endpoint, tenants in
+ * turn). Endpoints that stop answering are backed off by their breaker. Each attempt is recorded and
+ * its delivery settled after the answer (the slot is free by then), so a process killed in between
+ * leaves the lease to expire and the delivery is sent again (at least once, same webhook-id).
  */
 export function createDeliveryDispatcher(settings: DeliverySettings): DeliveryDispatcher {
   const db = settings.db ?? getPrisma();
+  const record = createAttemptRecorder(db);
   const breakers = endpointBreakers({
     resetMs: settings.breakerResetMs,
     volume: settings.breakerVolume,
     logger: settings.logger,
   });
-  const inFlight = new Map<string, { tenantId: string; endpointId: string; done: Promise<void> }>();
+  /** Attempts sent and not yet answered: what the send caps count. */
+  const sending = new Map<string, ClaimedDelivery>();
+  /** Leased deliveries waiting for a send slot of their tenant and endpoint, in the order picked. */
+  let waiting: ClaimedDelivery[] = [];
+  /** Attempts not yet recorded, sending or answered: the instance's cap counts them, so records cannot pile up. */
+  const recording = new Set<Promise<void>>();
   let filling: Promise<void> | undefined;
   let again = false;
   let stopped = false;
 
-  const counted = () => {
+  const endpointCap = (id: string, probing: ReadonlySet<string>) =>
+    probing.has(id) ? 1 : settings.endpointConcurrency;
+
+  const count = (deliveries: Iterable<ClaimedDelivery>) => {
     const byTenant = new Map<string, number>();
     const byEndpoint = new Map<string, number>();
-    for (const { tenantId, endpointId } of inFlight.values()) {
-      byTenant.set(tenantId, (byTenant.get(tenantId) ?? 0) + 1);
-      byEndpoint.set(endpointId, (byEndpoint.get(endpointId) ?? 0) + 1);
+    for (const { tenant_id, endpoint_id } of deliveries) {
+      byTenant.set(tenant_id, (byTenant.get(tenant_id) ?? 0) + 1);
+      byEndpoint.set(endpoint_id, (byEndpoint.get(endpoint_id) ?? 0) + 1);
     }
     return { byTenant, byEndpoint };
   };
 
-  const start = (delivery: ClaimedDelivery) => {
-    const done = attemptOne(db, delivery, settings, breakers)
+  /** Start every waiting delivery whose tenant, endpoint and instance have a send slot free. */
+  const startWaiting = () => {
+    if (stopped || waiting.length === 0) return;
+    const { probing } = breakers.states();
+    const busy = count(sending.values());
+    const later: ClaimedDelivery[] = [];
+    for (const delivery of waiting) {
+      const tenant = busy.byTenant.get(delivery.tenant_id) ?? 0;
+      const endpoint = busy.byEndpoint.get(delivery.endpoint_id) ?? 0;
+      if (
+        sending.size >= settings.concurrency ||
+        tenant >= settings.tenantConcurrency ||
+        endpoint >= endpointCap(delivery.endpoint_id, probing)
+      ) {
+        later.push(delivery);
+        continue;
+      }
+      busy.byTenant.set(delivery.tenant_id, tenant + 1);
+      busy.byEndpoint.set(delivery.endpoint_id, endpoint + 1);
+      send(delivery);
+    }
+    waiting = later;
+  };
+
+  const send = (delivery: ClaimedDelivery) => {
+    sending.set(delivery.id, delivery);
+    const done = sendOne(delivery, settings, breakers)
+      .finally(() => {
+        sending.delete(delivery.id);
+        startWaiting();
+        fill();
+      })
+      .then((sent) => recordOutcome(db, record, delivery, sent, settings))
       .catch((err) =>
         settings.logger.warn(
           { err, delivery_id: delivery.id },
@@ -92,47 +139,58 @@ export function createDeliveryDispatcher(settings: DeliverySettings): DeliveryDi
         ),
       )
       .finally(() => {
-        inFlight.delete(delivery.id);
+        recording.delete(done);
         fill();
       });
-    inFlight.set(delivery.id, { tenantId: delivery.tenant_id, endpointId: delivery.endpoint_id, done });
+    recording.add(done);
   };
 
-  /** One look: pick for the free slots, lease what was picked, send it; false when nothing was taken. */
+  /** One look: pick what may be held, lease it, start what has a slot; false when nothing was taken. */
   const fillOnce = async () => {
-    if (inFlight.size >= settings.concurrency) return false;
+    const answered = recording.size - sending.size;
+    const held = sending.size + waiting.length;
+    if (answered + held >= settings.concurrency * HELD_PER_SLOT) return false;
     const { open, probing } = breakers.states();
-    const busy = counted();
-    const full = [...busy.byEndpoint]
-      .filter(([id, n]) => n >= (probing.has(id) ? 1 : settings.endpointConcurrency))
+    const holding = count([...sending.values(), ...waiting]);
+    const full = [...holding.byEndpoint]
+      .filter(([id, n]) => n >= (probing.has(id) ? 1 : settings.endpointConcurrency * HELD_PER_SLOT))
       .map(([id]) => id);
-    // A tenant at its cap takes nothing this time, whatever it has due: a tenant whose receivers hang
-    // holds its cap for their whole time-out, and its due rows (up to 16 an endpoint, 20 endpoints)
-    // were read, sorted and dropped on every fill, most of each fill's candidates.
-    const atTenantCap = [...busy.byTenant]
-      .filter(([, n]) => n >= settings.tenantConcurrency)
+    // A tenant that holds its most takes nothing this time, whatever it has due: a tenant whose
+    // receivers hang holds it for their whole time-out, and its due rows (up to 32 an endpoint, 20
+    // endpoints) were read, sorted and dropped on every fill, most of each fill's candidates.
+    const atTenantCap = [...holding.byTenant]
+      .filter(([, n]) => n >= settings.tenantConcurrency * HELD_PER_SLOT)
       .map(([id]) => id);
     const due = await findDueDeliveries(db, {
-      perEndpoint: settings.endpointConcurrency,
+      perEndpoint: settings.endpointConcurrency * HELD_PER_SLOT,
       limit: settings.concurrency * CANDIDATES_PER_SLOT,
       skipEndpoints: [...open, ...full],
       skipTenants: atTenantCap,
     });
-    const picked = pickDeliveries(due, counted(), {
-      slots: settings.concurrency,
-      perTenant: settings.tenantConcurrency,
-      perEndpoint: settings.endpointConcurrency,
+    const picked = pickDeliveries(due, count([...sending.values(), ...waiting]), {
+      slots: settings.concurrency * HELD_PER_SLOT - answered,
+      perTenant: settings.tenantConcurrency * HELD_PER_SLOT,
+      perEndpoint: settings.endpointConcurrency * HELD_PER_SLOT,
       probing,
     });
     if (picked.length === 0) return false;
     const claimed = await claimDeliveries(
       db,
       picked.map((d) => d.id),
-      settings.timeoutMs + LEASE_MARGIN_MS,
+      settings.timeoutMs * HELD_PER_SLOT + LEASE_MARGIN_MS,
     );
-    for (const delivery of claimed) start(delivery);
+    if (stopped) {
+      await releaseAll(claimed);
+      return false;
+    }
+    waiting.push(...claimed);
+    startWaiting();
     return claimed.length > 0;
   };
+
+  /** Leased and never sent (the instance stops): due again now, for this instance or another. */
+  const releaseAll = (deliveries: readonly ClaimedDelivery[]) =>
+    Promise.all(deliveries.map((d) => deferDelivery(db, d.id, new Date())));
 
   function fill() {
     if (stopped) return;
@@ -140,7 +198,7 @@ export function createDeliveryDispatcher(settings: DeliverySettings): DeliveryDi
       again = true;
       return;
     }
-    breakers.sweep((endpointId) => [...inFlight.values()].some((f) => f.endpointId === endpointId));
+    breakers.sweep((endpointId) => [...sending.values()].some((d) => d.endpoint_id === endpointId));
     filling = (async () => {
       do {
         again = false;
@@ -153,11 +211,16 @@ export function createDeliveryDispatcher(settings: DeliverySettings): DeliveryDi
       });
   }
 
+  // A delivery waits only behind a send in flight (of its endpoint, tenant or the instance), and each
+  // answer starts what waits: so once nothing is recorded, nothing waits, unless the instance stopped.
   const idle = async () => {
-    while (filling || inFlight.size > 0) {
+    while (filling || recording.size > 0) {
       await filling;
-      await Promise.all([...inFlight.values()].map((f) => f.done));
+      await Promise.all([...recording]);
     }
+    const left = waiting;
+    waiting = [];
+    await releaseAll(left);
   };
 
   return {
@@ -171,38 +234,52 @@ export function createDeliveryDispatcher(settings: DeliverySettings): DeliveryDi
   };
 }
 
-async function attemptOne(
-  db: Db,
+/** An attempt's answer (or NOT_SENT: its endpoint's breaker is open) and when it was made. */
+interface Sent {
+  attemptedAt: Date;
+  outcome: AttemptOutcome | typeof NOT_SENT;
+}
+
+async function sendOne(
   delivery: ClaimedDelivery,
   settings: DeliverySettings,
   breakers: EndpointBreakers,
-): Promise<void> {
+): Promise<Sent> {
   const attemptedAt = new Date();
-  const outcome = await send(delivery, settings, attemptedAt, breakers);
+  return { attemptedAt, outcome: await send(delivery, settings, attemptedAt, breakers) };
+}
+
+/**
+ * Record the attempt and settle the delivery: delivered, due again later, or failed for good (its
+ * endpoint then disabled).
+ */
+async function recordOutcome(
+  db: Db,
+  record: AttemptRecorder,
+  delivery: ClaimedDelivery,
+  { attemptedAt, outcome }: Sent,
+  settings: DeliverySettings,
+): Promise<void> {
   if (outcome === NOT_SENT) {
     // Its endpoint was backed off after this was leased: no attempt was made, so none is recorded.
     await deferDelivery(db, delivery.id, new Date(Date.now() + settings.breakerResetMs));
     return;
   }
-  await recordAttempt(db, {
+  const step = delivery.schedule_step + 1;
+  const next = delivered(outcome) ? null : nextAfterFailure(settings.retrySchedule, delivery.schedule_step);
+  const status = delivered(outcome) ? 'succeeded' : next ? 'pending' : 'failed';
+  await record({
     id: timeOrderedId(),
     deliveryId: delivery.id,
     attemptedAt,
     statusCode: outcome.statusCode,
     latencyMs: outcome.latencyMs,
     error: outcome.error,
+    status,
+    scheduleStep: step,
+    nextAttemptAt: next ?? null,
   });
-  const step = delivery.schedule_step + 1;
-  if (delivered(outcome)) {
-    await settleDelivery(db, delivery.id, { status: 'succeeded', scheduleStep: step, nextAttemptAt: null });
-    return;
-  }
-  const next = nextAfterFailure(settings.retrySchedule, delivery.schedule_step);
-  if (next) {
-    await settleDelivery(db, delivery.id, { status: 'pending', scheduleStep: step, nextAttemptAt: next });
-    return;
-  }
-  await settleDelivery(db, delivery.id, { status: 'failed', scheduleStep: step, nextAttemptAt: null });
+  if (status !== 'failed') return;
   const last = outcome.statusCode !== null ? `HTTP ${outcome.statusCode}` : (outcome.error ?? 'no answer');
   const reason = `delivery ${delivery.id} failed ${step} attempts over ${describePeriod(settings.retrySchedule)}; last: ${last}`;
   await disableEndpoint(db, delivery, reason);

@@ -1,5 +1,5 @@
-import { request as httpRequest } from 'node:http';
-import { request as httpsRequest } from 'node:https';
+import { Agent as HttpAgent, request as httpRequest } from 'node:http';
+import { Agent as HttpsAgent, request as httpsRequest } from 'node:https';
 import {
   ADDRESS_NOT_ALLOWED,
   AddressNotAllowed,
@@ -22,6 +22,23 @@ export interface PostOptions {
 
 /** The most of an answer's body read (and dropped): enough to let the receiver finish, never stored. */
 const MAX_ANSWER_BYTES = 64 * 1024;
+
+/**
+ * Connections kept open between deliveries to the same receiver: a connection per delivery was a TCP
+ * (and TLS) handshake on both sides each time, a good part of a fast receiver's time per delivery and
+ * so of its endpoint's throughput. Every new connection still goes through the guarded lookup; a kept
+ * one was checked when it was made. One pair of agents per loopback setting, so a connection made while
+ * loopback was allowed never serves a call that refuses it.
+ */
+const agents = new Map<boolean, { http: HttpAgent; https: HttpsAgent }>();
+function agentFor(protocol: string, allowLoopback: boolean): HttpAgent {
+  let pair = agents.get(allowLoopback);
+  if (!pair) {
+    pair = { http: new HttpAgent({ keepAlive: true }), https: new HttpsAgent({ keepAlive: true }) };
+    agents.set(allowLoopback, pair);
+  }
+  return protocol === 'https:' ? pair.https : pair.http;
+}
 
 /**
  * POST one signed delivery. Redirects are not followed (a 3xx is a failed attempt: following one
@@ -61,7 +78,7 @@ export function postWebhook(
           'user-agent': 'text-memory-webhooks/1',
         },
         lookup: guardedLookup(options.allowLoopback),
-        agent: false,
+        agent: agentFor(url.protocol, options.allowLoopback),
       },
       (res) => {
         let read = 0;
