@@ -10,6 +10,12 @@ import { getPool } from './prisma-client.js';
 
 /** Writes that arrive in the same turn of the event loop share one statement, up to this many. */
 const MAX_BATCH = 64;
+/**
+ * A write with more postings than this has a statement of its own: a long text's thousands of
+ * postings made every other tenant's write that shared its turn wait for them (a 32,768-character
+ * item of distinct words is about 5,400). An ordinary note has a few dozen.
+ */
+const SHARED_MAX_TERMS = 256;
 
 interface Pending {
   input: RetainInput;
@@ -61,7 +67,11 @@ export function createWriteBatcher(run: SqlRunner) {
   const add = createPerTurnBatcher<Pending>({ maxItems: MAX_BATCH, flush: (batch) => void runBatch(batch) });
 
   return (input: RetainInput) =>
-    new Promise<ClaimOutcome>((resolve, reject) => add({ input, resolve, reject }));
+    new Promise<ClaimOutcome>((resolve, reject) => {
+      const pending = { input, resolve, reject };
+      if (input.record.terms.length > SHARED_MAX_TERMS) void runAlone(pending);
+      else add(pending);
+    });
 }
 
 const batchers = new WeakMap<pg.Pool, ReturnType<typeof createWriteBatcher>>();
