@@ -171,29 +171,41 @@ const stalledConnections: Pressure = {
   }),
 };
 
+/** Distinct batches of text A cycles through; more are never accepted in one window (the text budget). */
+const DISTINCT_BATCHES = 3;
+
 /**
  * The batch route's largest body, back to back: LIMITS.writeBatchMaxItems items of LIMITS.textMaxChars
- * characters each, every word distinct (each adds its own postings), one batch after another.
+ * characters each, every word distinct (each adds its own postings), one batch after another, each
+ * item under a key of its own. The texts are made before B's quiet window: made while B's load ran,
+ * in the same process, they held its clients' event loop (100 to 200 ms a batch) and B's latencies
+ * counted the harness's own work.
  */
 const largestBatch: Pressure = {
   id: 'largest-batch',
   title: `A sends the largest batch back to back (${LIMITS.writeBatchMaxItems} items × ${LIMITS.textMaxChars.toLocaleString('en')} characters of distinct words)`,
-  prepare: async (ctx) => ({
-    run: async (until) => {
-      let word = 0;
-      let sent = 0;
-      await workers(1, until, async () => {
-        const items = Array.from({ length: LIMITS.writeBatchMaxItems }, (_, i) => {
-          const made = distinctWords(word, LIMITS.textMaxChars);
-          word = made.next;
-          return { key: `${ctx.tag}-b${sent}-${i}`, text: made.text };
+  prepare: async (ctx) => {
+    let word = 0;
+    const texts = Array.from({ length: DISTINCT_BATCHES }, () =>
+      Array.from({ length: LIMITS.writeBatchMaxItems }, () => {
+        const made = distinctWords(word, LIMITS.textMaxChars);
+        word = made.next;
+        return made.text;
+      }),
+    );
+    return {
+      run: async (until) => {
+        let sent = 0;
+        await workers(1, until, async () => {
+          const set = texts[sent % DISTINCT_BATCHES] ?? [];
+          const items = set.map((text, i) => ({ key: `${ctx.tag}-b${sent}-${i}`, text }));
+          sent++;
+          await batch(ctx.a, items);
         });
-        sent++;
-        await batch(ctx.a, items);
-      });
-      ctx.note(`A sent ${sent} batches (${ctx.a.client.summary()})`);
-    },
-  }),
+        ctx.note(`A sent ${sent} batches (${ctx.a.client.summary()})`);
+      },
+    };
+  },
 };
 
 /**
