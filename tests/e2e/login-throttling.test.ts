@@ -141,7 +141,7 @@ describe('failed logins per client address, behind a trusted proxy', () => {
 describe("failed logins past the limit, refused from the instance's memory", () => {
   const remembering = useSecondGateway(t, {
     GATEWAY_TRUST_PROXY: 'loopback',
-    LOGIN_REFUSAL_MEMORY_MS: '600000',
+    RATE_LIMIT_REFUSAL_MEMORY_MS: '600000',
   });
 
   it('when an address goes on sending logins after its refusal, then each gets 429 with Retry-After without reaching the shared count, even with an unreadable body, while another address logs in', async () => {

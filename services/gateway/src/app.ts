@@ -93,7 +93,8 @@ export async function startGateway(config: GatewayConfig, logger: Logger): Promi
       textWindowSeconds: config.RATE_LIMIT_TEXT_WINDOW_SECONDS,
       loginAttemptsPer15Minutes: config.LOGIN_ATTEMPTS_PER_15_MINUTES,
       loginAttemptsPerAddressPer15Minutes: config.LOGIN_ATTEMPTS_PER_ADDRESS_PER_15_MINUTES,
-      loginRefusalMemoryMs: config.LOGIN_REFUSAL_MEMORY_MS,
+      refusalMemoryMs: config.RATE_LIMIT_REFUSAL_MEMORY_MS,
+      refusalPauseMs: config.RATE_LIMIT_REFUSAL_PAUSE_MS,
     },
     logger,
   );

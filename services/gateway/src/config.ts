@@ -146,11 +146,18 @@ export const GatewayConfigSchema = z
     /** The same per client address, logins and password changes together (docs/security.md). */
     LOGIN_ATTEMPTS_PER_ADDRESS_PER_15_MINUTES: env.positiveInt(100),
     /**
-     * How long an instance repeats a failed-login limit's refusal (an account's, an address's) without
-     * asking the shared counter again; 0: it always asks. It bounds how long an instance may refuse
-     * after a success on another instance cleared the account (docs/decisions.md).
+     * How long an instance repeats a refusal of a failed-login limit (an account's, an address's) or of
+     * a tenant's text budget without asking the shared counter again; 0: it always asks. It bounds how
+     * long an instance may refuse after a success on another instance cleared an account
+     * (docs/decisions.md).
      */
-    LOGIN_REFUSAL_MEMORY_MS: z.coerce.number().int().min(0).default(1_000),
+    RATE_LIMIT_REFUSAL_MEMORY_MS: z.coerce.number().int().min(0).default(1_000),
+    /**
+     * How long a refusal repeated from that memory waits before it is answered (never past its
+     * Retry-After); 0: at once. Only a caller that came back before its Retry-After meets it, and a
+     * closed loop of refused requests then sends one per connection per pause (docs/decisions.md).
+     */
+    RATE_LIMIT_REFUSAL_PAUSE_MS: z.coerce.number().int().min(0).max(5_000).default(500),
     /**
      * Proxies whose X-Forwarded-For gives the client's address (comma-separated addresses, CIDR
      * subnets, or loopback/linklocal/uniquelocal). Unset: none, the connection's peer is the client.

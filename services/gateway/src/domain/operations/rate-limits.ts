@@ -1,3 +1,4 @@
+import { setTimeout as sleep } from 'node:timers/promises';
 import { AppError, ErrorCode } from '@tm/contracts';
 import type { Logger, SqlRunner } from '@tm/kit';
 import {
@@ -24,8 +25,13 @@ export interface RateLimitSettings {
   loginAttemptsPer15Minutes: number;
   /** Failed password checks per client address, logins and password changes together. */
   loginAttemptsPerAddressPer15Minutes: number;
-  /** How long this instance repeats a password-attempt refusal without asking the store (0: never). */
-  loginRefusalMemoryMs: number;
+  /**
+   * How long this instance repeats a refusal of a remembered limit (password attempts, a tenant's text
+   * budget) without asking the store (0: never).
+   */
+  refusalMemoryMs: number;
+  /** How long a refusal repeated from memory waits before it is answered, at most its Retry-After. */
+  refusalPauseMs: number;
 }
 
 /** One password check: the account it is for (`email:…` or `user:…`) and the client's address. */
@@ -87,13 +93,14 @@ export function createRateLimits(
   settings: RateLimitSettings,
   logger: Logger,
   now: () => number = Date.now,
+  pause: (ms: number) => Promise<unknown> = sleep,
 ) {
   let pending = new Map<string, Pending>();
   const fallback = new Map<string, CounterTotal>();
   let warnedAt = 0;
   const remembered = createRememberedRefusals({
     maxEntries: REMEMBERED_REFUSALS_MAX,
-    rememberMs: settings.loginRefusalMemoryMs,
+    rememberMs: settings.refusalMemoryMs,
     now,
   });
 
@@ -174,17 +181,21 @@ export function createRateLimits(
   }
 
   /**
-   * Refuse at once when this instance remembers a refusal for any of the limits: nothing is counted,
-   * as a count past its limit only refuses again (remembered-refusals.ts).
+   * Refuse when this instance remembers a refusal for any of the limits: nothing is counted, as a count
+   * past its limit only refuses again (remembered-refusals.ts). The caller came back before its
+   * Retry-After, so the answer waits `refusalPauseMs` first: a loop that ignores Retry-After then
+   * costs one refusal per connection per pause, not as many as the gateway can answer.
    */
-  function refuseRemembered(limits: Limit[]): void {
+  async function refuseRemembered(limits: Limit[]): Promise<void> {
     const t = now();
-    refuse(
-      limits.flatMap((limit) => {
-        const until = limit.remembered && remembered.refusedUntil(limit.bucket);
-        return until ? [{ limit, retryAfterMs: until - t }] : [];
-      }),
-    );
+    const over = limits.flatMap((limit) => {
+      const until = limit.remembered && remembered.refusedUntil(limit.bucket);
+      return until ? [{ limit, retryAfterMs: until - t }] : [];
+    });
+    if (over.length === 0) return;
+    const pauseMs = Math.min(settings.refusalPauseMs, ...over.map((o) => o.retryAfterMs));
+    if (pauseMs > 0) await pause(pauseMs);
+    refuse(over);
   }
 
   /** Take each limit's points (one turn, one round trip for all), and refuse if any is past its limit. */
@@ -250,6 +261,9 @@ export function createRateLimits(
     windowSeconds: settings.textWindowSeconds,
     refusal: (s) =>
       `Text budget exceeded: this tenant's writes may carry ${settings.textCharsPerTenant} characters of long text per ${inWords(settings.textWindowSeconds)}; try again in ${inWords(s)}`,
+    // A refused write's text is counted too, so the window stays refused to its end: repeating the
+    // refusal from memory answers as the store would.
+    remembered: true,
   });
   const requestLimits = (credentialId: string, tenantId: string, points: number) => [
     { limit: rateLimit(`cred:${credentialId}`, settings.perKey), points },
@@ -270,7 +284,12 @@ export function createRateLimits(
      * characters against the tenant's text budget, counted together in one round trip. A write of
      * ordinary size (one item, no long text) costs nothing more and never gets here.
      */
-    consumeWrite(credentialId: string, tenantId: string, cost: { requests: number; textChars: number }) {
+    async consumeWrite(
+      credentialId: string,
+      tenantId: string,
+      cost: { requests: number; textChars: number },
+    ) {
+      if (cost.textChars > 0) await refuseRemembered([textLimit(tenantId)]);
       return enforce([
         ...(cost.requests > 0 ? requestLimits(credentialId, tenantId, cost.requests) : []),
         ...(cost.textChars > 0 ? [{ limit: textLimit(tenantId), points: cost.textChars }] : []),
@@ -285,15 +304,15 @@ export function createRateLimits(
      */
     async takePasswordAttempt(attempt: PasswordAttempt): Promise<void> {
       const limits = [accountLimit(attempt.account), addressLimit(attempt.address)];
-      refuseRemembered(limits);
+      await refuseRemembered(limits);
       await enforce(limits.map((limit) => ({ limit, points: 1 })));
     },
     /**
      * Before a login's body is read: 429 at once when this instance remembers its client address as
      * refused (the account's refusal needs the body's email, and comes in `takePasswordAttempt`).
      */
-    refuseRememberedAddress(address: string): void {
-      refuseRemembered([addressLimit(address)]);
+    refuseRememberedAddress(address: string): Promise<void> {
+      return refuseRemembered([addressLimit(address)]);
     },
     /**
      * The password was right: the account's failures are forgiven, and this attempt is given back to

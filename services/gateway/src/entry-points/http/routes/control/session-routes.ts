@@ -16,8 +16,8 @@ export function sessionRoutes(auth: AuthDeps, deps: ControlDeps): Router {
    */
   router.post(
     '/sessions',
-    (req, _res, next) => {
-      deps.rateLimits.refuseRememberedAddress(clientAddressOf(req));
+    async (req, _res, next) => {
+      await deps.rateLimits.refuseRememberedAddress(clientAddressOf(req));
       next();
     },
     ...jsonBody,
