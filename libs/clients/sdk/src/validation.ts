@@ -9,13 +9,7 @@ export function checkNamespace(namespace: unknown, path = 'namespace'): FieldErr
   if (namespace.length === 0) return [{ path, message: 'namespace must not be empty' }];
   if (namespace.length > LIMITS.namespaceMaxLength)
     return [{ path, message: `namespace must be at most ${LIMITS.namespaceMaxLength} characters` }];
-  if (!LIMITS.namespacePattern.test(namespace))
-    return [
-      {
-        path,
-        message: 'namespace must start with a letter or digit and use only letters, digits and . _ : / -',
-      },
-    ];
+  if (!LIMITS.namespacePattern.test(namespace)) return [{ path, message: LIMITS.namespacePatternMessage }];
   return [];
 }
 

@@ -13,7 +13,7 @@ export const TIMESTAMP_MESSAGE = 'must be an ISO 8601 timestamp with a zone (Z o
 export const NAMESPACE_ARGUMENT = {
   maxLength: LIMITS.namespaceMaxLength,
   pattern: LIMITS.namespacePattern,
-  patternMessage: 'namespace must start with a letter or digit and use only . _ : / -',
+  patternMessage: LIMITS.namespacePatternMessage,
 } as const;
 
 /** `event_id` is also the write's idempotency key, so it has the key's rule: visible ASCII, no spaces. */
