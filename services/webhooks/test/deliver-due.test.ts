@@ -219,14 +219,20 @@ const statesOf = async (endpointId: string) =>
     due: d.nextAttemptAt !== null && d.nextAttemptAt.getTime() <= Date.now(),
   }));
 
+/** `events` queued for an endpoint at a holding receiver, and a dispatcher of one slot an endpoint, filling. */
+async function oneSlotAtHoldingReceiver(events: number) {
+  const receiver = holdingReceiver();
+  await receiver.start();
+  const endpoint = await endpointWithEvents(receiver.url(), events);
+  const dispatcher = createDeliveryDispatcher({ ...settings(), endpointConcurrency: 1 });
+  dispatcher.fill();
+  return { receiver, endpoint, dispatcher };
+}
+
 describe('the dispatcher', () => {
   it("when an endpoint's receiver is slow, then its next deliveries wait on the instance and start as answers free its one slot", async () => {
-    const receiver = holdingReceiver();
-    await receiver.start();
-    const endpoint = await endpointWithEvents(receiver.url(), 4);
-    const dispatcher = createDeliveryDispatcher({ ...settings(), endpointConcurrency: 1 });
+    const { receiver, endpoint, dispatcher } = await oneSlotAtHoldingReceiver(4);
 
-    dispatcher.fill();
     for (let answered = 1; answered <= 4; answered++) {
       await expect.poll(() => receiver.holding, { timeout: 10_000 }).toBe(1);
       receiver.release();
@@ -240,12 +246,8 @@ describe('the dispatcher', () => {
   });
 
   it('when an instance stops with deliveries leased and not yet sent, then they are due again at once', async () => {
-    const receiver = holdingReceiver();
-    await receiver.start();
-    const endpoint = await endpointWithEvents(receiver.url(), 3);
-    const dispatcher = createDeliveryDispatcher({ ...settings(), endpointConcurrency: 1 });
+    const { receiver, endpoint, dispatcher } = await oneSlotAtHoldingReceiver(3);
 
-    dispatcher.fill();
     await expect.poll(() => receiver.holding, { timeout: 10_000 }).toBe(1);
     const stopped = dispatcher.stop();
     receiver.release();
