@@ -192,6 +192,24 @@ describe('request bodies that stall', () => {
     expect(stored).toEqual([]);
   });
 
+  it('when the headers come first and part of the body just after, then silence, then it is named a silence even if the deadline comes first', async () => {
+    // On a loaded machine the body's bytes can arrive after the first look; seen then, they must not
+    // make the deadline (idle + 100 bytes at 16 KiB/s) look like a slow body.
+    const { port, stored } = await serve({ maxPerAddress: 10, bodyIdleMs: 400 });
+    const client = await openSocket(port);
+
+    client.socket.write(STALLED_WRITE.slice(0, -1));
+    await sleep(150); // between the first look (100 ms, a quarter of the idle bound) and the second
+    client.socket.write('{');
+    const answer = split(await client.closed);
+
+    expect(answer).toMatchObject({
+      status: 408,
+      body: { error: expect.stringMatching(/sent nothing/), details: { code: 'request_timeout' } },
+    });
+    expect(stored).toEqual([]);
+  });
+
   it('when a body keeps coming at the minimum rate, then the route gets it whole', async () => {
     // 8 bytes/s: the 26-byte body has 0.2 s + 4 s, and comes a byte every 20 ms.
     const { port, stored } = await serve({ maxPerAddress: 10, bodyIdleMs: 200, minBytesPerSecond: 8 });
