@@ -135,10 +135,12 @@ describe('@text-memory/ai-sdk as a user installs it', () => {
     const tm = new TextMemory({ baseUrl: t.stack.url, apiKey: tenant.api_key });
     const stored = await tm.memory.recall({ namespace: 'user-42', query: 'allergic peanuts' });
     expect(stored.related.map((r) => r.text)).toEqual(['The user is allergic to peanuts']);
-    // The package: the build, README and CHANGELOG; the SDK a peer at its released range, not a workspace one.
+    // The package: the build, README, CHANGELOG and LICENSE; the SDK a peer at its released range, not a
+    // workspace one.
     const files = (await run('tar', ['-tzf', aiSdk], work)).split('\n').filter(Boolean);
     expect(files.filter((f) => !f.startsWith('package/dist/')).sort()).toEqual([
       'package/CHANGELOG.md',
+      'package/LICENSE',
       'package/README.md',
       'package/package.json',
     ]);
@@ -149,6 +151,7 @@ describe('@text-memory/ai-sdk as a user installs it', () => {
     expect(manifest).toMatchObject({
       name: '@text-memory/ai-sdk',
       version: '0.2.0',
+      license: 'Apache-2.0',
       peerDependencies: { '@text-memory/sdk': `^${sdkVersion}`, ai: '^7.0.0', zod: '^4.1.8' },
     });
     expect(manifest.dependencies).toBeUndefined();

@@ -94,6 +94,7 @@ print(json.dumps({
     "py_typed": (pathlib.Path(text_memory.__file__).parent / "py.typed").is_file(),
     "version": text_memory.__version__,
     "distribution": importlib.metadata.version("text-memory"),
+    "licence": importlib.metadata.metadata("text-memory")["License-Expression"],
     "classes": [c.__name__ for c in (TextMemory, AsyncTextMemory, TextMemoryError)],
 }))
 `,
@@ -115,6 +116,7 @@ print(json.dumps({
       py_typed: true,
       version,
       distribution: version,
+      licence: 'Apache-2.0',
       classes: ['TextMemory', 'AsyncTextMemory', 'TextMemoryError'],
     });
     expect(quickstart).toMatch(/Alice prefers green tea.* \d/s);

@@ -70,13 +70,17 @@ console.log(JSON.stringify({ available: health.available, error: typeof TextMemo
     expect(JSON.parse(health)).toEqual({ available: true, error: 'function', tool: 'remember' });
     expect(esm).toMatch(/Alice prefers green tea.* \d/s);
     expect(cjs).toContain('Bo drinks black coffee');
-    // The package holds the build and the README, not the sources or the snapshot.
+    // The package holds the build, the README and the licence, not the sources or the snapshot.
     const files = (await run('tar', ['-tzf', join(work, tarball)], work)).split('\n').filter(Boolean);
     expect(files).toContain('package/dist/index.js');
     expect(files).toContain('package/dist/index.d.ts');
     expect(files).toContain('package/dist/node.js');
     expect(files).toContain('package/dist/tools/index.d.ts');
     expect(files).toContain('package/README.md');
+    expect(files).toContain('package/LICENSE');
+    expect(
+      JSON.parse(readFileSync(join(app, 'node_modules/@text-memory/sdk/package.json'), 'utf8')).license,
+    ).toBe('Apache-2.0');
     expect(files.filter((f) => f.startsWith('package/src/'))).toEqual([]);
   }, 120_000);
 });
