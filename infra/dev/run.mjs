@@ -81,6 +81,7 @@ if (command === 'pack') {
   say(
     `packed into ${join(root, 'dist', 'packages')}: ${readdirSync(join(root, 'dist', 'packages')).join(', ')}`,
   );
+  sayInstallLines();
   process.exit(0);
 }
 const [file, ...args] = COMMANDS[command];
@@ -199,6 +200,29 @@ function packClientPackages() {
       [...pnpmArgs, 'pack', '--pack-destination', destination],
       join(root, 'libs', 'clients', name),
     );
+  }
+}
+
+// The SDK is not on the registry either, so a tarball that depends on it (or takes it as a peer) installs
+// only beside the SDK's, in the same `npm install`; alone, npm looks for the SDK on the registry and
+// stops with E404. Printed with the real paths, so the line a user copies is the one that works.
+function sayInstallLines() {
+  const destination = join(root, 'dist', 'packages');
+  const tarballs = readdirSync(destination);
+  const tarball = (name) => {
+    const { version } = JSON.parse(readFileSync(join(root, 'libs', 'clients', name, 'package.json'), 'utf8'));
+    const file = `text-memory-${name}-${version}.tgz`;
+    return tarballs.includes(file) ? join(destination, file) : undefined;
+  };
+  const sdk = tarball('sdk');
+  if (!sdk) return;
+  for (const name of ['cli', 'mcp', 'ai-sdk', 'langchain']) {
+    const manifest = JSON.parse(readFileSync(join(root, 'libs', 'clients', name, 'package.json'), 'utf8'));
+    const needsSdk = ['dependencies', 'peerDependencies'].some(
+      (field) => manifest[field]?.['@text-memory/sdk'],
+    );
+    const own = tarball(name);
+    if (needsSdk && own) say(`install ${manifest.name} with the SDK, in one step: npm install ${sdk} ${own}`);
   }
 }
 
