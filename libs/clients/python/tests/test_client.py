@@ -28,11 +28,24 @@ def test_when_no_base_url_or_key_is_given_then_tm_base_url_and_tm_api_key_are_re
     assert API_KEY not in repr(tm)
 
 
-def test_when_there_is_no_base_url_then_construction_fails_saying_so(monkeypatch: pytest.MonkeyPatch) -> None:
-    monkeypatch.delenv("TM_BASE_URL", raising=False)
-    with pytest.raises(TextMemoryError, match="TM_BASE_URL") as caught:
-        TextMemory(api_key=API_KEY)
-    assert caught.value.code == "validation_failed"
+@pytest.mark.parametrize("client", [TextMemory, AsyncTextMemory])
+@pytest.mark.parametrize("unset", ["absent", "empty"])
+def test_when_there_is_no_base_url_then_construction_fails_naming_both_ways_to_give_one(
+    client: Any, unset: str, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    if unset == "absent":
+        monkeypatch.delenv("TM_BASE_URL", raising=False)
+    else:
+        monkeypatch.setenv("TM_BASE_URL", "")
+    with pytest.raises(TextMemoryError) as caught:
+        client(api_key=API_KEY)
+    message = (
+        'base_url is required: pass it (TextMemory("http://127.0.0.1:8080", …)) or set TM_BASE_URL; '
+        "http://127.0.0.1:8080 is the local stack's gateway under `npm start`"
+    )
+    assert str(caught.value) == message
+    assert caught.value.code == "validation_failed" and caught.value.status == 0
+    assert caught.value.details["fields"] == [{"path": "base_url", "message": message}]
 
 
 def test_when_a_key_holds_a_line_break_then_construction_fails_without_showing_it() -> None:

@@ -11,7 +11,10 @@ import { type RetryEvent, Transport } from './http.js';
 import type { RetryOptions } from './retry.js';
 
 export interface TextMemoryOptions extends RetryOptions {
-  /** The deployment, e.g. `http://127.0.0.1:8080` (paths `/api/v1/…` and `/v1/…` are added). */
+  /**
+   * The deployment, e.g. `http://127.0.0.1:8080` (paths `/api/v1/…` and `/v1/…` are added). Required:
+   * no default, and no environment variable is read.
+   */
   baseUrl: string;
   /** `tmk_…`: data plane, templates, imports, chat, tenant telemetry. Never logged or put in errors. */
   apiKey?: string;
@@ -44,18 +47,20 @@ export class TextMemory {
   private readonly http: Transport;
 
   /**
-   * Throws a TextMemoryError (`validation_failed`, status 0) when a credential cannot be sent (a line
-   * break, a space or a character outside ASCII inside it) or the base URL holds a user name or
-   * password. Its message names the option, never the value.
+   * Throws a TextMemoryError (`validation_failed`, status 0) when the base URL is missing (there is no
+   * default address) or holds a user name or password, or a credential cannot be sent (a line break, a
+   * space or a character outside ASCII inside it). Its message names the option, never the value.
    */
   constructor(options: TextMemoryOptions) {
+    // From JavaScript, `new TextMemory()` passes no options at all: refused as a missing baseUrl is.
+    const given: Partial<TextMemoryOptions> = options ?? {};
     const checked = {
-      baseUrl: checkedBaseUrl(options.baseUrl),
-      apiKey: checkedCredential('apiKey', options.apiKey),
-      sessionToken: checkedCredential('sessionToken', options.sessionToken),
-      operatorToken: checkedCredential('operatorToken', options.operatorToken),
+      baseUrl: checkedBaseUrl(given.baseUrl),
+      apiKey: checkedCredential('apiKey', given.apiKey),
+      sessionToken: checkedCredential('sessionToken', given.sessionToken),
+      operatorToken: checkedCredential('operatorToken', given.operatorToken),
     };
-    const { operatorToken: _operatorToken, ...transport } = options;
+    const { operatorToken: _operatorToken, ...transport } = given;
     this.http = new Transport({
       ...transport,
       baseUrl: checked.baseUrl,

@@ -59,10 +59,21 @@ export function checkedCredential(name: string, value: string | undefined): stri
 }
 
 /**
- * The base URL, refused when it holds a user name or password: fetch refuses such a URL with an error
- * quoting it whole, password included, and the SDK's messages name the base URL.
+ * Why there is no default address: a client that quietly called 127.0.0.1 would hide a missing setting
+ * in production. Nor does the SDK read the environment (it runs in browsers, and under Deno reading it
+ * needs a permission), so the message says where tm and tm-mcp take it from.
  */
-export function checkedBaseUrl(baseUrl: string): string {
+export const BASE_URL_REQUIRED =
+  "baseUrl is required: pass the deployment's address, e.g. new TextMemory({ baseUrl: 'http://127.0.0.1:8080', apiKey }) " +
+  'for the local stack under `npm start`. The SDK reads no environment variable: pass process.env.TM_BASE_URL ' +
+  'yourself, the variable tm and tm-mcp read';
+
+/**
+ * The base URL: required, and refused when it holds a user name or password: fetch refuses such a URL
+ * with an error quoting it whole, password included, and the SDK's messages name the base URL.
+ */
+export function checkedBaseUrl(baseUrl: string | undefined): string {
+  if (typeof baseUrl !== 'string' || baseUrl.trim() === '') throw unsendable('baseUrl', BASE_URL_REQUIRED);
   if (URL.canParse(baseUrl)) {
     const url = new URL(baseUrl);
     if (url.username !== '' || url.password !== '')

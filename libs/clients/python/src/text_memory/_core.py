@@ -152,9 +152,17 @@ def checked_credential(name: str, value: Optional[str]) -> Optional[str]:
     return value.strip(_WS)
 
 
+# No default address: a client that quietly called 127.0.0.1 would hide a missing setting in production.
+# The message says both ways to give one, and the local stack's address.
+BASE_URL_REQUIRED = (
+    'base_url is required: pass it (TextMemory("http://127.0.0.1:8080", …)) or set TM_BASE_URL; '
+    "http://127.0.0.1:8080 is the local stack's gateway under `npm start`"
+)
+
+
 def checked_base_url(base_url: Optional[str]) -> str:
     if not base_url:
-        raise unsendable("base_url", "base_url is required: pass base_url= or set TM_BASE_URL")
+        raise unsendable("base_url", BASE_URL_REQUIRED)
     parts = urlsplit(base_url)
     if parts.username is not None or parts.password is not None:
         raise unsendable(
