@@ -74,7 +74,7 @@ describe('tm login, write, recall, delete with an API key', () => {
     });
   });
 
-  it('when a text is written then recalled with --json, then stdout is the SDK result; the same key and time replays, another time conflicts', async () => {
+  it('when a text is written then recalled with --json, then stdout is the SDK result; the same call replays, with or without its time, and another text conflicts naming it', async () => {
     const tenant = await createTenant();
     const { tm } = cliUser();
     await tm(['login', '--api-key-stdin'], { input: tenant.api_key });
@@ -84,8 +84,9 @@ describe('tm login, write, recall, delete with an API key', () => {
 
     const write = await tm([...args, ...at, '--json']);
     const again = await tm([...args, ...at, '--json']);
-    // Without --occurred-at the time is now: another fingerprint under the same key.
-    const conflict = await tm(args);
+    // Without --occurred-at the time is left to the service: the one recorded first stands.
+    const untimed = await tm([...args, '--json']);
+    const conflict = await tm(['write', 'Alice prefers black tea', '-n', namespace, '--key', 'tea-1']);
     const recall = await tm([
       'recall',
       'what does Alice drink? tea',
@@ -108,8 +109,14 @@ describe('tm login, write, recall, delete with an API key', () => {
       usage: { billing_state: 'billable' },
     });
     expect(json(again)).toMatchObject({ idempotency_outcome: 'Replayed', memory_id: json(write).memory_id });
+    expect(json(untimed)).toMatchObject({
+      idempotency_outcome: 'Replayed',
+      memory_id: json(write).memory_id,
+    });
     expect(conflict).toMatchObject({ code: 3, stdout: '' });
     expect(conflict.stderr).toContain('status: 409');
+    expect(conflict.stderr).toContain('event.content.text differs');
+    expect(conflict.stderr).not.toContain('black tea');
     expect(recall.code, recall.stderr).toBe(0);
     expect(json(recall)).toMatchObject({
       state: 'retained',
@@ -408,6 +415,22 @@ describe('tm exit codes and error output', () => {
     expect(login).toMatchObject({ code: 3, stdout: '' });
     expect(login.stderr).toMatch(/^tm: The API key was not accepted: /);
     expect(login.stderr).not.toContain(wrongKey);
+  });
+
+  it('when the session token is refused, then exit 3 saying the session token was not accepted, never that none was sent, and the token is not printed', async () => {
+    const token = `ended-session-${uniqueNamespace('token')}`;
+    const { tm } = cliUser();
+
+    const run = await tm(['keys', 'list'], { env: { TM_SESSION_TOKEN: token } });
+
+    expect(run).toMatchObject({
+      code: 3,
+      stdout: '',
+      stderr: expect.stringMatching(
+        /^tm: The session token was not accepted: it is unknown, expired or ended\. Run `tm login --email <email>` again, or set TM_SESSION_TOKEN\n {2}code: authentication_required {2}status: 401 {2}request id: \S+\n$/,
+      ),
+    });
+    expect(run.stderr).not.toContain(token);
   });
 
   it('when nothing listens at the base URL, then exit 4 after the retries', async () => {
@@ -779,8 +802,16 @@ describe('tm keys with a session', () => {
   });
 });
 
+/** The CLI README's install block with its placeholder folder replaced by `packs`: what a user runs. */
+function readmeInstall(packs: string): string {
+  const readme = readFileSync(join(repo, 'libs', 'clients', 'cli', 'README.md'), 'utf8');
+  const block = /<!-- install:[^>]*-->\n```sh\n([\s\S]*?)```/.exec(readme)?.[1];
+  if (block === undefined) throw new Error('libs/clients/cli/README.md has no block marked install');
+  return block.replaceAll('/path/to/text-memory/dist/packages', packs);
+}
+
 describe('packed @text-memory/sdk and @text-memory/cli installed with npm', () => {
-  it('when both tarballs are installed in a fresh folder, then node_modules/.bin/tm health --json answers from the stack', async () => {
+  it('when the README’s install block runs in a fresh folder, then both tarballs install in its one npm install, tm --help answers, and node_modules/.bin/tm health --json answers from the stack', async () => {
     const packs = mkdtempSync(join(tmpdir(), 'tm-packs-'));
     const project = mkdtempSync(join(tmpdir(), 'tm-user-'));
     writeFileSync(join(project, 'package.json'), '{ "name": "tm-user", "private": true }\n');
@@ -795,18 +826,12 @@ describe('packed @text-memory/sdk and @text-memory/cli installed with npm', () =
       await pnpm(join(repo, 'libs', 'clients', 'sdk')),
       await pnpm(join(repo, 'libs', 'clients', 'cli')),
     ];
-    const install = await runCommand(
-      'npm',
-      [
-        'install',
-        '--no-audit',
-        '--no-fund',
-        '--ignore-scripts',
-        join(packs, `text-memory-sdk-${version('sdk')}.tgz`),
-        join(packs, `text-memory-cli-${version('cli')}.tgz`),
-      ],
-      { cwd: project },
-    );
+    // The block as written, by a shell (its globs and line continuation); npm's audit, fund notice and
+    // install scripts off through npm's own environment settings, so the command itself is the README's.
+    const install = await runCommand('sh', ['-e', '-c', readmeInstall(packs)], {
+      cwd: project,
+      env: { npm_config_audit: 'false', npm_config_fund: 'false', npm_config_ignore_scripts: 'true' },
+    });
     const installed = JSON.parse(
       readFileSync(join(project, 'node_modules', '@text-memory', 'cli', 'package.json'), 'utf8'),
     );
@@ -817,9 +842,11 @@ describe('packed @text-memory/sdk and @text-memory/cli installed with npm', () =
 
     for (const run of packed) expect(run.code, run.stderr).toBe(0);
     expect(install.code, install.stderr).toBe(0);
+    expect(install.stdout).toMatch(/^Usage: tm /m);
     expect(installed).toMatchObject({
       name: '@text-memory/cli',
       version: version('cli'),
+      license: 'Apache-2.0',
       bin: { tm: './dist/bin.js' },
       // pnpm pack turns the workspace range into the SDK's version: semver from the CLI's side.
       dependencies: { '@text-memory/sdk': `^${version('sdk')}` },

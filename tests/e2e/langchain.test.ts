@@ -19,6 +19,7 @@ import { TextMemory, TextMemoryError } from '@text-memory/sdk';
 import { describe, expect, it } from 'vitest';
 import { createServer } from '../../libs/clients/mcp/src/server.js';
 import { contractCheckedFetch } from './support/checked-fetch.js';
+import { KEY_NOT_ACCEPTED, NO_CREDENTIAL } from './support/credential-refusals.js';
 import { createTenant, uniqueNamespace } from './support/factories.js';
 import { useStack } from './support/stack.js';
 
@@ -176,7 +177,7 @@ describe('TextMemoryRetriever', () => {
     expect(theirRecall).toMatch(/^No stored memory in ".*" shares words with the query\.\nrequest_id: \S+$/);
     expect(theirRecall).not.toContain('vault');
   });
-  it('when the key is refused, then invoke rejects with the SDK’s error, its status and request id, never the key', async () => {
+  it('when the key is refused, then invoke rejects with the SDK’s error saying the key was not accepted, its status and request id, never the key', async () => {
     const badKey = `tmk_${randomUUID().replaceAll('-', '')}`;
     const client = new TextMemory({ baseUrl: t.stack.url, apiKey: badKey, fetch: contractCheckedFetch(t) });
 
@@ -188,8 +189,27 @@ describe('TextMemoryRetriever', () => {
       );
 
     expect(error).toBeInstanceOf(TextMemoryError);
-    expect(error).toMatchObject({ status: 401, retryable: false, request_id: expect.any(String) });
+    expect(error).toMatchObject({
+      status: 401,
+      message: KEY_NOT_ACCEPTED,
+      retryable: false,
+      request_id: expect.any(String),
+    });
     expect(String((error as Error).message)).not.toContain(badKey);
+  });
+
+  it('when the client has no key, then invoke rejects saying to send one', async () => {
+    const client = new TextMemory({ baseUrl: t.stack.url, fetch: contractCheckedFetch(t) });
+
+    const error = await new TextMemoryRetriever({ client, namespace: uniqueNamespace('lc') })
+      .invoke('anything at all')
+      .then(
+        () => undefined,
+        (e: unknown) => e,
+      );
+
+    expect(error).toBeInstanceOf(TextMemoryError);
+    expect(error).toMatchObject({ status: 401, code: 'authentication_required', message: NO_CREDENTIAL });
   });
 });
 
@@ -267,14 +287,15 @@ describe('memoryTools: remember and recall as LangChain tools', () => {
     expect(recalled.related.map((r) => r.event_id)).toEqual([call.event_id]);
   });
 
-  it('when remember is retried with the same event_id and no occurred_at, then the retry is Replayed too (the tool set reuses the first time)', async () => {
+  it('when remember is retried with the same event_id and no occurred_at, from a new tool set as a re-run of the script makes, then the retry is Replayed too', async () => {
     const { client } = await tenantClient();
     const namespace = uniqueNamespace('lc');
     const [remember] = memoryTools({ client, namespace });
+    const [rerun] = memoryTools({ client, namespace });
     const call = { text: 'Dana keeps a cat named Miso', event_id: `cat-${randomUUID()}` };
 
     const first = (await remember.invoke(toolCall('remember', call))) as ToolMessage;
-    const retry = (await remember.invoke(toolCall('remember', call))) as ToolMessage;
+    const retry = (await rerun.invoke(toolCall('remember', call))) as ToolMessage;
 
     expect(first.artifact).toMatchObject({ idempotency_outcome: 'Accepted', event_id: call.event_id });
     expect(retry.artifact).toMatchObject({
@@ -311,6 +332,26 @@ describe('memoryTools: remember and recall as LangChain tools', () => {
     expect(message).toMatch(/\ncode: idempotency_conflict\nstatus: 409\nrequest_id: \S+\nretryable: false$/);
     expect(message).toContain(`request_id: ${request_id}`);
     expect(message).not.toContain(tenant.api_key);
+  });
+
+  it('when the key is refused, then the tool fails saying the key was not accepted, not that none was sent', async () => {
+    const badKey = `tmk_${randomUUID().replaceAll('-', '')}`;
+    const client = new TextMemory({ baseUrl: t.stack.url, apiKey: badKey, fetch: contractCheckedFetch(t) });
+    const [, recall] = memoryTools({ client, namespace: uniqueNamespace('lc') });
+
+    const error = await recall.invoke(toolCall('recall', { query: 'anything' })).then(
+      () => undefined,
+      (e: unknown) => e,
+    );
+
+    expect(error).toBeInstanceOf(TextMemoryToolError);
+    expect(error).toMatchObject({ code: 'authentication_required', status: 401 });
+    expect((error as Error).message.split('\n').slice(0, 3)).toEqual([
+      KEY_NOT_ACCEPTED,
+      'code: authentication_required',
+      'status: 401',
+    ]);
+    expect((error as Error).message).not.toContain(badKey);
   });
 
   it('when a model sends arguments outside the limits, then LangChain refuses them before anything is sent', async () => {

@@ -7,6 +7,7 @@ import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { getDefaultEnvironment, StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { runCommand } from './support/cli.js';
+import { KEY_NOT_ACCEPTED } from './support/credential-refusals.js';
 import { EVENTUALLY } from './support/eventually.js';
 import { createTenant, uniqueKey, uniqueNamespace } from './support/factories.js';
 import { useStack } from './support/stack.js';
@@ -267,14 +268,15 @@ describe('tm-mcp remember and recall', () => {
     expect(plain.text).not.toContain('terms:');
   });
 
-  it('when remember is retried with the same event_id and no occurred_at, then the retry is Replayed, as in LangChain and the AI SDK', async () => {
+  it('when remember is retried with the same event_id and no occurred_at, from another tm-mcp process, then the retry is Replayed, as in LangChain and the AI SDK', async () => {
     const tenant = await createTenant();
     const client = await connectAs(tenant.api_key);
+    const restarted = await connectAs(tenant.api_key);
     const namespace = uniqueNamespace('mcp');
     const write = { text: 'Bo parks in bay 7', namespace, event_id: uniqueKey('bay') };
 
     const first = await call(client, 'remember', write);
-    const retry = await call(client, 'remember', write);
+    const retry = await call(restarted, 'remember', write);
 
     expect(first.structuredContent).toMatchObject({
       idempotency_outcome: 'Accepted',
@@ -413,7 +415,7 @@ describe('tm-mcp templates', () => {
         namespace,
         text: expect.stringContaining('Task "File taxes" owned by Ana'),
         idempotency_outcome: 'Accepted',
-        template: { source: 'marketplace', template_name: 'Task', template_version: '1' },
+        template: { source: 'marketplace', template_name: 'Task', template_version: '2' },
         request_id: requestId,
       },
     });
@@ -496,7 +498,7 @@ describe('tm-mcp status and errors', () => {
     expect(result.text).toContain('private-memory consent: granted');
   });
 
-  it('when the service refuses the key, then every tool answers a tool error with message, code, status and request id, never the key', async () => {
+  it('when the service refuses the key, then every tool answers a tool error saying the key was not accepted, with code, status and request id, never the key', async () => {
     const wrongKey = `tmk_${uniqueKey('not-a-key')}`;
     const client = await connectAs(wrongKey);
 
@@ -506,7 +508,14 @@ describe('tm-mcp status and errors', () => {
       expect(results[i], name).toMatchObject({
         isError: true,
         structuredContent: undefined,
-        content: [{ type: 'text', text: expect.stringContaining('status: 401') }],
+        content: [
+          {
+            type: 'text',
+            text: expect.stringContaining(
+              `${KEY_NOT_ACCEPTED}\ncode: authentication_required\nstatus: 401\n`,
+            ),
+          },
+        ],
         error: { code: expect.any(String), status: '401', retryable: 'false', request_id: requestId },
       });
       expect(JSON.stringify(results[i]), name).not.toContain(wrongKey);
@@ -765,7 +774,10 @@ describe('tm-mcp under the MCP Inspector CLI', () => {
     expect(refused.result).not.toHaveProperty('structuredContent');
     expect(unauthorized).toMatchObject({
       code: 5,
-      result: { isError: true, content: [{ type: 'text', text: expect.stringContaining('status: 401') }] },
+      result: {
+        isError: true,
+        content: [{ type: 'text', text: expect.stringContaining(`${KEY_NOT_ACCEPTED}\n`) }],
+      },
       error: { code: 'tool_is_error' },
     });
     expect(JSON.stringify(unauthorized)).not.toContain(wrongKey);

@@ -146,6 +146,81 @@ describe('POST /api/v1/memory/write', () => {
     expect(recalled.body.related.map((r: { text: string }) => r.text)).toEqual(['original text']);
   });
 
+  it('when the same key comes with another text, then the 409 names event.content.text and never the text', async () => {
+    const tenant = await createTenant();
+    const namespace = uniqueNamespace();
+    const key = uniqueKey();
+    await t.api.write(tenant.api_key, writeBody(namespace, 'Bo lives in Lisbon', { event_id: 'n-1' }), key);
+
+    const res = await t.api.write(
+      tenant.api_key,
+      writeBody(namespace, 'Bo lives in Porto', { event_id: 'n-1' }),
+      key,
+    );
+
+    expect(res).toMatchObject({
+      status: 409,
+      body: {
+        error: expect.stringContaining('event.content.text differs'),
+        details: { code: 'idempotency_conflict', fields: [{ path: 'event.content.text' }] },
+      },
+    });
+    expect(JSON.stringify(res.body)).not.toMatch(/Lisbon|Porto/);
+  });
+
+  it('when a write without an event time is sent again unchanged, then it replays with the time the service gave it', async () => {
+    const tenant = await createTenant();
+    const namespace = uniqueNamespace();
+    const key = uniqueKey();
+    const { occurred_at: _none, ...event } = writeBody(namespace, 'Re-run script fact', {
+      event_id: 'rr-1',
+    }).event;
+    const body = { ...writeBody(namespace, 'Re-run script fact'), event };
+    const before = Date.now();
+
+    const first = await t.api.write(tenant.api_key, body, key);
+    const again = await t.api.write(tenant.api_key, body, key);
+    const timed = await t.api.write(
+      tenant.api_key,
+      { ...body, event: { ...event, occurred_at: '2026-01-01T00:00:00Z' } },
+      key,
+    );
+
+    expect(first.body).toMatchObject({ idempotency_outcome: 'Accepted', state: 'retained' });
+    expect(again).toMatchObject({
+      status: 200,
+      body: { idempotency_outcome: 'Replayed', memory_id: first.body.memory_id },
+    });
+    // A time the first write left to the service is one it did not ask for: naming one now is another write.
+    expect(timed).toMatchObject({
+      status: 409,
+      body: { details: { code: 'idempotency_conflict', fields: [{ path: 'event.occurred_at' }] } },
+    });
+    const got = await t.api.get(`/v1/memories/${first.body.memory_id}`, { key: tenant.api_key });
+    expect(got.status).toBe(200);
+    expect(Date.parse(got.body.occurred_at)).toBeGreaterThanOrEqual(before - 5_000);
+    expect(await recordsWithEvent(tenant.tenant_id, namespace, 'rr-1')).toBe(1);
+  });
+
+  it('when a write with an event time is sent again without one, then it replays: the recorded time stands', async () => {
+    const tenant = await createTenant();
+    const namespace = uniqueNamespace();
+    const key = uniqueKey();
+    const timed = writeBody(namespace, 'Timed fact', {
+      event_id: 'tf-1',
+      occurred_at: '2026-03-04T05:06:07Z',
+    });
+    const { occurred_at: _none, ...untimed } = timed.event;
+
+    const first = await t.api.write(tenant.api_key, timed, key);
+    const again = await t.api.write(tenant.api_key, { ...timed, event: untimed }, key);
+
+    expect(again).toMatchObject({
+      status: 200,
+      body: { idempotency_outcome: 'Replayed', memory_id: first.body.memory_id },
+    });
+  });
+
   it('when twenty identical writes arrive at once, then exactly one record and one usage row exist', async () => {
     const tenant = await createTenant();
     const namespace = uniqueNamespace();

@@ -76,7 +76,10 @@ export const EventSource = z
 /** One event as a write carries it: `/write`'s `event`, and each item's of a batch ([P20]). */
 export const WriteEvent = z.strictObject({
   event_id: EventId.optional().meta({ description: 'Defaults to the idempotency key' }),
-  occurred_at: Timestamp,
+  occurred_at: Timestamp.optional().meta({
+    description:
+      'When the event happened. Defaults to the time the service retains it; a repeat of the write with the same key and no time replays whatever time the first one got',
+  }),
   content: z.strictObject({ text: NonBlankText(LIMITS.textMaxChars, 'event.content.text') }),
   source: EventSource.optional(),
   supersedes: z

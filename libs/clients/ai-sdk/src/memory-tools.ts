@@ -1,5 +1,4 @@
 import { LIMITS, type TextMemory } from '@text-memory/sdk';
-import { EventTimes } from '@text-memory/sdk/tools';
 import type { Tool } from 'ai';
 import { RECALL_DESCRIPTION, type RecallInput, type RecallResult, recallTool } from './recall-tool.js';
 import {
@@ -39,12 +38,7 @@ export function memoryTools({ client, namespace, topK, descriptions }: MemoryToo
   if (!Number.isInteger(k) || k < LIMITS.topK.min || k > LIMITS.topK.max)
     throw new RangeError(`topK must be an integer from ${LIMITS.topK.min} to ${LIMITS.topK.max}`);
   return {
-    remember: rememberTool(
-      client,
-      namespace,
-      new EventTimes(),
-      descriptions?.remember ?? REMEMBER_DESCRIPTION,
-    ),
+    remember: rememberTool(client, namespace, descriptions?.remember ?? REMEMBER_DESCRIPTION),
     recall: recallTool(client, namespace, k, descriptions?.recall ?? RECALL_DESCRIPTION),
   };
 }

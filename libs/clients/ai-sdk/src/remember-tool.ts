@@ -1,7 +1,6 @@
 import type { TextMemory } from '@text-memory/sdk';
 import {
   EVENT_ID_ARGUMENT,
-  type EventTimes,
   REMEMBER_TOOL,
   type RememberReceipt,
   rememberAnswer,
@@ -43,7 +42,6 @@ export type RememberResult = RememberReceipt;
 export function rememberTool(
   client: TextMemory,
   namespace: string,
-  eventTimes: EventTimes,
   description: string,
 ): Tool<RememberInput, RememberResult> {
   return tool({
@@ -53,7 +51,7 @@ export function rememberTool(
       callService('remember', async () =>
         rememberReceipt(
           await client.memory.write(
-            rememberWrite(namespace, input, eventTimes),
+            rememberWrite(namespace, input),
             abortSignal ? { signal: abortSignal } : undefined,
           ),
         ),

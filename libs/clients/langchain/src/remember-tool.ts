@@ -1,7 +1,6 @@
 import { type DynamicStructuredTool, tool } from '@langchain/core/tools';
 import type { TextMemory } from '@text-memory/sdk';
 import {
-  EventTimes,
   REMEMBER_TOOL,
   type RememberReceipt,
   rememberAnswer,
@@ -30,17 +29,12 @@ export type RememberTool = DynamicStructuredTool<
   'remember'
 >;
 
-/** `times`: the event times this tool set sent (its own unless given), so a retry is Replayed. */
-export function rememberTool(
-  client: TextMemory,
-  namespace: string,
-  times: EventTimes = new EventTimes(),
-): RememberTool {
+export function rememberTool(client: TextMemory, namespace: string): RememberTool {
   return tool(
     (args, config): Promise<[string, RememberArtifact]> =>
       callService(async () => {
         // A cancelled run (the agent's AbortSignal) stops the request and the SDK's retries too.
-        const written = await client.memory.write(rememberWrite(namespace, args, times), {
+        const written = await client.memory.write(rememberWrite(namespace, args), {
           signal: config?.signal,
         });
         const receipt = rememberReceipt(written);

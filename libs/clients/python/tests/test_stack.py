@@ -52,6 +52,16 @@ def test_sync_client_against_the_stack() -> None:
         # The same write again (what a retry after a lost answer sends): replayed, not doubled.
         again = tm.memory.write(namespace=namespace, text="Alice prefers green tea", idempotency_key=key, occurred_at=at)
         assert again.idempotency_outcome == "Replayed" and again.memory_id == first.memory_id
+        # The same call run again with no event time (a re-run of the script): the service chose the
+        # time, so it replays; another text under the key is a conflict that names the field, not the text.
+        rerun_key = f"py-rerun-{uuid.uuid4()}"
+        once = tm.memory.write(namespace=namespace, text="Bo parks in bay 7", idempotency_key=rerun_key)
+        rerun = tm.memory.write(namespace=namespace, text="Bo parks in bay 7", idempotency_key=rerun_key)
+        assert rerun.idempotency_outcome == "Replayed" and rerun.memory_id == once.memory_id
+        with pytest.raises(TextMemoryError) as changed:
+            tm.memory.write(namespace=namespace, text="Bo parks in bay 9", idempotency_key=rerun_key)
+        assert changed.value.status == 409 and "event.content.text" in str(changed.value)
+        assert "bay 9" not in str(changed.value)
 
         r = tm.memory.recall(namespace=namespace, query="what does Alice drink? tea", top_k=5)
         assert r.retrieval_outcome == "matched" and 0 < r.related[0].score <= 1
@@ -101,6 +111,46 @@ def test_async_client_against_the_stack() -> None:
             assert (await tm.memory.delete(namespace=namespace)).deletion.status == "completed"
 
     asyncio.run(main())
+
+
+# The gateway's 401 sentences (tests/e2e/support/credential-refusals.ts): the client relays the one the
+# service chose, so a key that was sent and refused is never reported as a missing one.
+NO_CREDENTIAL = (
+    "Authentication required: send an API key (Authorization: Bearer <API_KEY> or X-API-Key) or a session token"
+)
+KEY_NOT_ACCEPTED = (
+    "The API key was not accepted: it is unknown, revoked or mistyped."
+    " Authentication requires a valid API key or session token"
+)
+REFUSED_KEY = "tmk_AAAAAAAA_" + "A" * 40
+
+
+def test_missing_and_refused_keys_are_told_apart_sync_and_async(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.delenv("TM_API_KEY", raising=False)  # "no key" must mean none, not the environment's
+
+    def refusal(call: Any) -> TextMemoryError:
+        with pytest.raises(TextMemoryError) as caught:
+            call()
+        return caught.value
+
+    with TextMemory(URL, api_key=REFUSED_KEY) as refused, TextMemory(URL) as keyless:
+        sync = [refusal(lambda: tm.memory.recall(namespace="ns", query="x")) for tm in (refused, keyless)]
+
+    async def main() -> List[TextMemoryError]:
+        errors: List[TextMemoryError] = []
+        for key in (REFUSED_KEY, None):
+            async with AsyncTextMemory(URL, api_key=key) as tm:
+                with pytest.raises(TextMemoryError) as caught:
+                    await tm.memory.recall(namespace="ns", query="x")
+                errors.append(caught.value)
+        return errors
+
+    for errors in (sync, asyncio.run(main())):
+        assert [(e.status, e.code, str(e)) for e in errors] == [
+            (401, "authentication_required", KEY_NOT_ACCEPTED),
+            (401, "authentication_required", NO_CREDENTIAL),
+        ]
+        assert REFUSED_KEY not in repr(errors[0])
 
 
 # The families beyond memory. Each answer is checked against the served OpenAPI document: valid against

@@ -113,7 +113,8 @@ describe('retry policy: retryable answers', () => {
       [first, first],
     ]);
     expect(bodies[0]).toMatchObject({ contract_version: 'v1', operation: 'memory.write', namespace: 'ns' });
-    expect(new Date(bodies[0].event.occurred_at).toString()).not.toBe('Invalid Date');
+    // No event time made up: the service chooses it, so a re-run of the same call replays.
+    expect(bodies[0].event).not.toHaveProperty('occurred_at');
   });
 
   it('when 503 keeps coming, then it stops after max_retries (2) and throws the last answer', async () => {

@@ -20,7 +20,7 @@ import {
 import { type Db, getPrisma } from '../data-access/prisma-client.js';
 import { insertRelations, markSuperseded } from '../data-access/supersession-repository.js';
 import { retainBatched } from '../data-access/write-batcher.js';
-import { fingerprintWrite } from './fingerprint.js';
+import { differingFields, fingerprintWrite } from './fingerprint.js';
 import { billableUsage, noUsage, provenance } from './runtime-blocks.js';
 import { tokenize } from './tokenize.js';
 import { tokenizeV1 } from './tokenize-v1.js';
@@ -95,7 +95,8 @@ async function retainOnce(
   const { scope, request_id: requestId, idempotency_key: key, body } = msg;
   const memoryId = timeOrderedId();
   const targets = body.event.supersedes ?? [];
-  const occurredAt = new Date(body.event.occurred_at);
+  // No event time given: the moment it is retained (and a repeat without one replays, see fingerprint).
+  const occurredAt = body.event.occurred_at ? new Date(body.event.occurred_at) : new Date();
   const response = acceptedResponse(msg, eventId, memoryId, pricingVersion);
 
   const outcome = await claim({
@@ -128,7 +129,7 @@ async function retainOnce(
     ),
   });
   if (outcome.fenced) throw namespaceBeingDeleted();
-  if (!outcome.claimed) return replay(db, await findEntry(db, scope.tenant_id, key), fingerprint, requestId);
+  if (!outcome.claimed) return replay(db, await findEntry(db, scope.tenant_id, key), msg, eventId);
   if (targets.length === 0) return response;
 
   response.supersession = await supersede(db, msg, eventId, memoryId, occurredAt, targets);
@@ -197,9 +198,10 @@ function acceptedResponse(
 async function replay(
   db: Db,
   entry: { fingerprint: string; response: unknown; requestId: string } | null,
-  fingerprint: string,
-  requestId: string,
+  msg: MemoryWriteMessage,
+  eventId: string,
 ): Promise<WriteResponse> {
+  const requestId = msg.request_id;
   if (!entry?.response) {
     // Only possible if the holder's transaction is still open after the lock wait.
     throw new AppError(
@@ -210,12 +212,8 @@ async function replay(
       },
     );
   }
-  if (entry.fingerprint !== fingerprint) {
-    throw new AppError(
-      ErrorCode.IdempotencyConflict,
-      'This idempotency key was already used for a different write; use a new key for a new event',
-    );
-  }
+  const differing = differingFields(entry.fingerprint, msg.body, eventId);
+  if (differing.length > 0) throw idempotencyConflict(differing);
   const original = entry.response as WriteResponse;
   const replayed: WriteResponse = {
     ...original,
@@ -226,6 +224,16 @@ async function replay(
   // Its memory forgotten since ([P20]): the key answers that, and never writes the event again.
   const forgotten = original.memory_id ? await forgottenAt(db, original.memory_id) : null;
   return forgotten ? { ...replayed, state: 'not_retained', forgotten_at: forgotten.toISOString() } : replayed;
+}
+
+/** Names the fields that differ (never their values), as `fields` like a validation refusal's. */
+function idempotencyConflict(paths: string[]): AppError {
+  return new AppError(
+    ErrorCode.IdempotencyConflict,
+    `This idempotency key was already used for a different write (${paths.join(', ')} differ${paths.length === 1 ? 's' : ''}); ` +
+      'send the same write again to replay it, or use a new key for a new event',
+    { fields: paths.map((path) => ({ path, message: 'differs from the write this key first recorded' })) },
+  );
 }
 
 function notRetained(msg: MemoryWriteMessage, eventId: string, pricingVersion: string): WriteResponse {

@@ -304,7 +304,7 @@ export function registerMemory(program: Command): void {
       `one {"idempotency_key", "event"} per line, sent in batches of ${LIMITS.writeBatchMaxItems} (at most ${WRITE_FILE_MAX_LINES} lines)`,
     )
     .option('--key <idempotency-key>', 'idempotency key (and event id); generated when absent')
-    .option('--occurred-at <timestamp>', 'event time, ISO 8601 (default: now)', parseTimestamp)
+    .option('--occurred-at <timestamp>', 'event time, ISO 8601 (default: when the service stores it)', parseTimestamp)
     .option('--supersedes <event-ids...>', 'earlier event ids this one replaces')
     .option('--recall', 'also recall with the written text and show the related results')
     .addHelpText(

@@ -1,6 +1,5 @@
 import type { McpServer } from '@modelcontextprotocol/sdk/server/mcp.js';
-import { EventTimes } from '@text-memory/sdk/tools';
-import type { ToolContext, ToolSetup } from './context.js';
+import type { ToolContext } from './context.js';
 import { registerForgetMemory } from './forget-memory.js';
 import { registerForgetNamespace } from './forget-namespace.js';
 import { registerListTemplates } from './list-templates.js';
@@ -21,7 +20,7 @@ const REGISTRARS = {
   list_templates: registerListTemplates,
   use_template: registerUseTemplate,
   status: registerStatus,
-} satisfies Record<string, (server: McpServer, setup: ToolSetup) => void>;
+} satisfies Record<string, (server: McpServer, context: ToolContext) => void>;
 
 export type ToolName = keyof typeof REGISTRARS;
 
@@ -34,6 +33,5 @@ export function registerTools(
   context: ToolContext,
   names: readonly ToolName[] = TOOL_NAMES,
 ): void {
-  const setup = { ...context, eventTimes: context.eventTimes ?? new EventTimes() };
-  for (const name of TOOL_NAMES) if (names.includes(name)) REGISTRARS[name](server, setup);
+  for (const name of TOOL_NAMES) if (names.includes(name)) REGISTRARS[name](server, context);
 }

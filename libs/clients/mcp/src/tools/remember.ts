@@ -8,22 +8,29 @@ import {
 } from '@text-memory/sdk/tools';
 import { z } from 'zod';
 import { eventIdArgument, namespaceArgument, timestampArgument } from './arguments.js';
-import type { ToolSetup } from './context.js';
+import type { ToolContext } from './context.js';
 import { mirrors } from './mirrors.js';
 import { callService, noNamespace, success } from './results.js';
+import { type WithoutNulls, withoutNulls } from './without-nulls.js';
 
 const ARGS = REMEMBER_TOOL.arguments;
 
-/** What `remember` answers: the write's receipt (the one every adapter hands to code). */
-const RememberOutput = mirrors<RememberReceipt>()(
+/**
+ * What `remember` answers: the write's receipt (the one every adapter hands to code), with its nulls
+ * left out (without-nulls.ts).
+ */
+const RememberOutput = mirrors<WithoutNulls<RememberReceipt>>()(
   z.object({
     state: z.enum(['retained', 'not_retained']),
-    memory_id: z.string().nullable(),
+    memory_id: z.string().describe('Absent when the text was not retained').optional(),
     event_id: z.string(),
     namespace: z.string(),
     idempotency_outcome: z.enum(['Accepted', 'Replayed']),
     decision: z.enum(['memorized', 'not_retained', 'not_memorized', 'not_evaluated']),
-    decision_reason: z.string().nullable(),
+    decision_reason: z
+      .string()
+      .describe('Why it was not retained; absent when the service gave none')
+      .optional(),
     supersession: z.array(
       z.object({ target_event_id: z.string(), status: z.enum(['superseded', 'unresolved']) }),
     ),
@@ -31,10 +38,7 @@ const RememberOutput = mirrors<RememberReceipt>()(
   }),
 );
 
-export function registerRemember(
-  server: McpServer,
-  { tm, defaultNamespace, namespaceHint, eventTimes }: ToolSetup,
-) {
+export function registerRemember(server: McpServer, { tm, defaultNamespace, namespaceHint }: ToolContext) {
   server.registerTool(
     REMEMBER_TOOL.name,
     {
@@ -59,8 +63,8 @@ export function registerRemember(
       const namespace = named ?? defaultNamespace;
       if (namespace === undefined) return noNamespace(namespaceHint);
       return callService(async () => {
-        const receipt = rememberReceipt(await tm.memory.write(rememberWrite(namespace, args, eventTimes)));
-        return success(RememberOutput, rememberAnswer(receipt), receipt);
+        const receipt = rememberReceipt(await tm.memory.write(rememberWrite(namespace, args)));
+        return success(RememberOutput, rememberAnswer(receipt), withoutNulls(receipt));
       });
     },
   );

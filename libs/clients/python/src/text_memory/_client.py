@@ -288,9 +288,9 @@ class Memory:
         extra_headers: Optional[Mapping[str, str]] = None,
         cancel: Optional[threading.Event] = None,
     ) -> WriteResponse:
-        """Retain one event. Safe to retry: the idempotency key (``evt_<uuid>`` when not given) and
-        ``occurred_at`` (now) are fixed before the first attempt, so a write whose answer was lost
-        comes back ``Replayed`` on the retry, never doubled. ``recall=True`` (or a dict of query,
+        """Retain one event. Safe to retry: the idempotency key (``evt_<uuid>`` when not given) is fixed
+        before the first attempt, so a write whose answer was lost comes back ``Replayed`` on the retry,
+        never doubled; without ``occurred_at`` the service uses the time it retains the write. ``recall=True`` (or a dict of query,
         top_k, as_of, explain) also recalls after the write, as ``related_recall``."""
         spec = write_spec(namespace, text, idempotency_key, event_id, occurred_at, source, supersedes, recall)
         data = self._client._request(spec, timeout, max_retries, request_id, extra_headers, cancel).data

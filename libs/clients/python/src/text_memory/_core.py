@@ -267,19 +267,20 @@ def write_spec(
     supersedes: Optional[Sequence[str]],
     recall: RecallOption,
 ) -> Spec:
-    """The write, with its idempotency key and occurred_at fixed here, once, before the first attempt:
-    every retry sends the same body and key, so a write whose answer was lost comes back Replayed."""
+    """The write, with its idempotency key fixed here, once, before the first attempt: every retry sends
+    the same body and key, so a write whose answer was lost comes back Replayed. No event time is made
+    up: without one the service uses the time it retains the write, and the same call run again (a
+    re-run of the script, the same key) replays instead of conflicting."""
     assert_valid(check_namespace(namespace), check_text(text, "event.content.text", TEXT_MAX_CHARS))
     if isinstance(recall, Mapping):
         assert_valid(check_top_k(recall.get("top_k")), check_explain(recall.get("explain")))
     key = idempotency_key if idempotency_key is not None else new_event_id()
     event: Dict[str, Any] = {
         "event_id": event_id if event_id is not None else key,
-        "occurred_at": iso(occurred_at, "event.occurred_at")
-        if occurred_at is not None
-        else iso(datetime.now(timezone.utc), "event.occurred_at"),
         "content": {"text": text},
     }
+    if occurred_at is not None:
+        event["occurred_at"] = iso(occurred_at, "event.occurred_at")
     if source:
         event["source"] = dict(source)
     if supersedes:

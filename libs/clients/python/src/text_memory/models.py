@@ -368,7 +368,6 @@ class WriteBatchItemEventContent(TypedDict):
 
 
 class _WriteBatchItemEventRequired(TypedDict):
-    occurred_at: str
     content: WriteBatchItemEventContent
 
 
@@ -376,6 +375,7 @@ class WriteBatchItemEvent(_WriteBatchItemEventRequired, total=False):
     """The API's ``WriteBatchItemEvent``."""
 
     event_id: str
+    occurred_at: str
     source: EventSourceInput
     supersedes: List[str]
 
@@ -408,7 +408,6 @@ class WriteRequestEventContent(TypedDict):
 
 
 class _WriteRequestEventRequired(TypedDict):
-    occurred_at: str
     content: WriteRequestEventContent
 
 
@@ -416,6 +415,7 @@ class WriteRequestEvent(_WriteRequestEventRequired, total=False):
     """The API's ``WriteRequestEvent``."""
 
     event_id: str
+    occurred_at: str
     source: EventSourceInput
     supersedes: List[str]
 
@@ -1385,10 +1385,11 @@ class ImportEstimate(Model):
     """The API's ``ImportEstimate``."""
 
     __slots__ = ()
-    _fields = {"rows": None, "rows_malformed": None, "rows_empty_render": None, "rows_too_long": None, "billable_rows": None, "placeholders_without_column": None, "warnings": None, "pricing_version": None, "unit_price_usd": None, "estimated_cost_usd": None}
+    _fields = {"rows": None, "rows_malformed": None, "rows_empty_render": None, "rows_missing_value": None, "rows_too_long": None, "billable_rows": None, "placeholders_without_column": None, "warnings": None, "pricing_version": None, "unit_price_usd": None, "estimated_cost_usd": None}
     rows: int
     rows_malformed: int
     rows_empty_render: int
+    rows_missing_value: int
     rows_too_long: int
     billable_rows: int
     placeholders_without_column: List[str]
@@ -1404,7 +1405,7 @@ class ImportFailure(Model):
     __slots__ = ()
     _fields = {"row": None, "reason": None, "message": None}
     row: int
-    reason: Literal["malformed_row", "empty_render", "text_too_long", "not_retained", "write_refused"]
+    reason: Literal["malformed_row", "empty_render", "missing_value", "text_too_long", "not_retained", "write_refused"]
     message: str
 
 

@@ -33,7 +33,10 @@ export interface WriteInput {
   idempotency_key?: string;
   /** Defaults to the idempotency key. */
   event_id?: string;
-  /** Defaults to now. */
+  /**
+   * When the event happened. Left out, the service uses the time it retains the write, and the same
+   * call run again (same key, no time) replays it instead of conflicting.
+   */
   occurred_at?: string | Date;
   source?: Schemas['EventSource'];
   supersedes?: string[];
@@ -142,7 +145,7 @@ export class MemoryFamily {
       idempotency_key: key,
       event: {
         event_id: input.event_id ?? key,
-        occurred_at: iso(input.occurred_at ?? new Date()),
+        ...(input.occurred_at === undefined ? {} : { occurred_at: iso(input.occurred_at) }),
         content: { text: input.text },
         ...(input.source ? { source: input.source } : {}),
         ...(input.supersedes ? { supersedes: input.supersedes } : {}),

@@ -1242,7 +1242,7 @@ export interface components {
              */
             version?: string;
             fields: components["schemas"]["TemplateField"][];
-            /** @description Text with {field} or {field|default} placeholders; {{ and }} are literal braces */
+            /** @description Text with {field} or {field|default} placeholders; {#field}…{/field} keeps its text only when the field has a value (an optional field left empty drops its phrase); {{ and }} are literal braces */
             format?: string;
         };
         TemplateField: {
@@ -1268,7 +1268,7 @@ export interface components {
              */
             version?: string;
             fields: components["schemas"]["TemplateField"][];
-            /** @description Text with {field} or {field|default} placeholders; {{ and }} are literal braces */
+            /** @description Text with {field} or {field|default} placeholders; {#field}…{/field} keeps its text only when the field has a value (an optional field left empty drops its phrase); {{ and }} are literal braces */
             format?: string;
         };
         CreateTemplateMemoryRequest: {
@@ -1413,9 +1413,10 @@ export interface components {
                 event_id?: string;
                 /**
                  * Format: date-time
+                 * @description When the event happened. Defaults to the time the service retains it; a repeat of the write with the same key and no time replays whatever time the first one got
                  * @example 2026-11-22T09:30:00Z
                  */
-                occurred_at: string;
+                occurred_at?: string;
                 content: {
                     text: string;
                 };
@@ -1453,9 +1454,10 @@ export interface components {
                 event_id?: string;
                 /**
                  * Format: date-time
+                 * @description When the event happened. Defaults to the time the service retains it; a repeat of the write with the same key and no time replays whatever time the first one got
                  * @example 2026-11-22T09:30:00Z
                  */
-                occurred_at: string;
+                occurred_at?: string;
                 content: {
                     text: string;
                 };
@@ -2619,11 +2621,14 @@ export interface components {
             rows_malformed: number;
             /** @description Rows whose text would render empty */
             rows_empty_render: number;
+            /** @description Rows left out because a placeholder without a default found its cell empty (a sentence cut short); `warnings` names each such column and how many rows. Always 0 for a dataset import, whose rows are read only once started */
+            rows_missing_value: number;
             /** @description Rows whose text would exceed the memory text limit */
             rows_too_long: number;
             /** @description Rows that would be written, each one memory.write unit */
             billable_rows: number;
             placeholders_without_column: string[];
+            /** @description Plain sentences on what will not be written and why; never a cell’s value */
             warnings: string[];
             pricing_version: string;
             unit_price_usd: number;
@@ -2647,8 +2652,11 @@ export interface components {
         };
         ImportFailure: {
             row: number;
-            /** @enum {string} */
-            reason: "malformed_row" | "empty_render" | "text_too_long" | "not_retained" | "write_refused";
+            /**
+             * @description malformed_row: the reader could not use it; empty_render: its text renders empty; missing_value: a placeholder without a default found its cell empty (the message names the column, never a value; write {col|…} or a section {#col}…{/col} to allow it empty); text_too_long: over the memory text limit; not_retained: no storage consent; write_refused: the memory service refused the write
+             * @enum {string}
+             */
+            reason: "malformed_row" | "empty_render" | "missing_value" | "text_too_long" | "not_retained" | "write_refused";
             message: string;
         };
         ChatCompletion: {

@@ -1,5 +1,5 @@
 // `@text-memory/sdk/tools`: what the memory tools of every framework adapter share (texts, bounds,
-// answer texts, error lines, event times). No dependencies: the adapters bring their own schema library.
+// answer texts, error lines, the remember write). No dependencies: the adapters bring their own schema library.
 export {
   type RecallReport,
   type RememberReceipt,
@@ -9,7 +9,7 @@ export {
   rememberReceipt,
 } from './answers.js';
 export { errorLines, isTextMemoryError } from './error-lines.js';
-export { EventTimes, type RememberArguments, rememberWrite } from './event-times.js';
+export { type RememberArguments, rememberWrite } from './remember-write.js';
 export {
   EVENT_ID_ARGUMENT,
   NAMESPACE_ARGUMENT,

@@ -28,9 +28,9 @@ export const REMEMBER_TOOL = {
   title: 'Remember a fact',
   description:
     'Store one piece of text (a fact, preference or event) in long-term memory so a later `recall` can ' +
-    'find it. To make a repeat safe, give `event_id` and `occurred_at`: the same call again (same ' +
-    'text, event_id and occurred_at) is stored once (idempotency_outcome "Replayed"), never twice; ' +
-    'the same event_id with anything else is refused with code idempotency_conflict. A successful ' +
+    'find it. To make a repeat safe, give `event_id`: the same call again (same text and event_id) ' +
+    'is stored once (idempotency_outcome "Replayed"), never twice; the same event_id with other text ' +
+    'is refused with code idempotency_conflict, naming what differs. A successful ' +
     'call does not always mean the text was kept: an answer "Not retained" (state "not_retained") ' +
     'means it was not.',
   arguments: {
@@ -43,10 +43,10 @@ export const REMEMBER_TOOL = {
       'has one (tm-mcp: TM_NAMESPACE).',
     event_id:
       'Your identifier for this memory, and its idempotency key: when the call may be retried (a ' +
-      'timeout, a lost answer), make one up (e.g. a UUID) with occurred_at and send both again ' +
-      'unchanged on the retry. Generated when absent.',
+      'timeout, a lost answer), make one up (e.g. a UUID) and send it again unchanged on the retry. ' +
+      'Generated when absent.',
     occurred_at:
-      'When the fact happened or was stated. Default: now (so give it too when you may repeat the call).',
+      'When the fact happened or was stated. Default: when the service stores it (a retry without it replays).',
     supersedes: 'event_ids of earlier memories in the same namespace that this one replaces.',
   },
 } as const;
