@@ -239,6 +239,87 @@ describe('POST /v1/imports (JSON), a restart mid-import', () => {
   });
 });
 
+describe('POST /v1/imports with empty cells', () => {
+  it('when a placeholder without a default finds its cell empty, then the estimate warns with the column, the row is not written, and its failure names the row and column, never the cell', async () => {
+    const tenant = await createTenant();
+    const namespace = uniqueNamespace('import-empty-cell');
+    const csv = 'name,city\nAna,Oslo\nBo,\nCy,Bergen\nDee,  \n';
+
+    const created = await upload(
+      tenant.api_key,
+      { format: '{name} lives in {city}', namespace },
+      csv,
+      'people.csv',
+    );
+    expect(created.status, JSON.stringify(created.body)).toBe(201);
+    const id = created.body.id as string;
+    await t.api.post(`/v1/imports/${id}/start`, { key: tenant.api_key });
+    const { job } = await runToCompletion(tenant.api_key, id);
+    const failures = await allFailures(tenant.api_key, id);
+    const recall = await t.api.recall(tenant.api_key, recallBody(namespace, 'lives'));
+
+    expect(created.body.estimate).toEqual({
+      rows: 4,
+      rows_malformed: 0,
+      rows_empty_render: 0,
+      rows_too_long: 0,
+      rows_missing_value: 2,
+      billable_rows: 2,
+      placeholders_without_column: [],
+      warnings: [
+        '2 row(s) leave column "city" empty and will not be written: {city} has no default; write {city|…} or {#city}…{/city} to write them',
+      ],
+      pricing_version: 'sandbox-2026-11',
+      unit_price_usd: 0.0001,
+      estimated_cost_usd: 0.0002,
+    });
+    expect(job).toMatchObject({ state: 'completed', total: 4, processed: 4, retained: 2, failed: 2 });
+    // the file's lines: the header is row 1
+    const message =
+      'Column "city" is empty in this row and the format gives no default; fill the cell, or write {city|…} or {#city}…{/city} to allow it empty';
+    expect(failures).toEqual([
+      { row: 3, reason: 'missing_value', message },
+      { row: 5, reason: 'missing_value', message },
+    ]);
+    expect(recall.body.related.map((r: { text: string }) => r.text).sort()).toEqual([
+      'Ana lives in Oslo',
+      'Cy lives in Bergen',
+    ]);
+    expect(await recordsInNamespace(tenant.tenant_id, namespace)).toBe(2);
+  });
+
+  it('when a marketplace template’s optional columns are empty, then every row is written and the empty ones’ phrases are dropped', async () => {
+    const tenant = await createTenant();
+    const namespace = uniqueNamespace('import-task');
+    const csv =
+      'title,owner,due_date,priority,status,details\nFile taxes,Ana,2026-04-15,high,todo,\nBook dentist,,,,,\n';
+
+    const created = await upload(
+      tenant.api_key,
+      { marketplace_template_id: 'task', namespace },
+      csv,
+      'tasks.csv',
+    );
+    expect(created.status, JSON.stringify(created.body)).toBe(201);
+    const id = created.body.id as string;
+    await t.api.post(`/v1/imports/${id}/start`, { key: tenant.api_key });
+    const { job } = await runToCompletion(tenant.api_key, id);
+    const recall = await t.api.recall(tenant.api_key, recallBody(namespace, 'task'));
+
+    expect(created.body.estimate).toMatchObject({
+      rows: 2,
+      rows_missing_value: 0,
+      billable_rows: 2,
+      warnings: [],
+    });
+    expect(job).toMatchObject({ state: 'completed', retained: 2, failed: 0 });
+    expect(recall.body.related.map((r: { text: string }) => r.text).sort()).toEqual([
+      'Task "Book dentist".',
+      'Task "File taxes" owned by Ana, due 2026-04-15, priority high, status todo.',
+    ]);
+  });
+});
+
 describe('an import after its namespace is deleted', () => {
   it('when the namespace is deleted, then its import job goes too (404), and its rows with it', async () => {
     const tenant = await createTenant();

@@ -34,13 +34,15 @@ export type ImportState = z.infer<typeof ImportState>;
 export const ImportFileKind = z.enum(['csv', 'xlsx', 'xls', 'json']);
 
 /** Why one row was not retained; the other rows go on. */
-export const ImportFailureReason = z.enum([
-  'malformed_row',
-  'empty_render',
-  'text_too_long',
-  'not_retained',
-  'write_refused',
-]);
+export const ImportFailureReason = z
+  .enum(['malformed_row', 'empty_render', 'missing_value', 'text_too_long', 'not_retained', 'write_refused'])
+  .meta({
+    description:
+      'malformed_row: the reader could not use it; empty_render: its text renders empty; missing_value: a ' +
+      'placeholder without a default found its cell empty (the message names the column, never a value; ' +
+      'write {col|…} or a section {#col}…{/col} to allow it empty); text_too_long: over the memory text ' +
+      'limit; not_retained: no storage consent; write_refused: the memory service refused the write',
+  });
 export type ImportFailureReason = z.infer<typeof ImportFailureReason>;
 
 export const ImportEstimate = z
@@ -48,6 +50,15 @@ export const ImportEstimate = z
     rows: z.number().int().meta({ description: 'Data rows read from the file' }),
     rows_malformed: z.number().int().meta({ description: 'Rows the reader could not use' }),
     rows_empty_render: z.number().int().meta({ description: 'Rows whose text would render empty' }),
+    rows_missing_value: z
+      .number()
+      .int()
+      .meta({
+        description:
+          'Rows left out because a placeholder without a default found its cell empty (a sentence cut ' +
+          'short); `warnings` names each such column and how many rows. Always 0 for a dataset import, ' +
+          'whose rows are read only once started',
+      }),
     rows_too_long: z
       .number()
       .int()
@@ -57,7 +68,9 @@ export const ImportEstimate = z
       .int()
       .meta({ description: 'Rows that would be written, each one memory.write unit' }),
     placeholders_without_column: z.array(z.string()),
-    warnings: z.array(z.string()),
+    warnings: z
+      .array(z.string())
+      .meta({ description: 'Plain sentences on what will not be written and why; never a cell’s value' }),
     pricing_version: z.string(),
     unit_price_usd: z.number(),
     estimated_cost_usd: z

@@ -70,7 +70,11 @@ const Format = z
   .string()
   .min(1, 'format must not be empty')
   .max(TEMPLATE_LIMITS.formatMaxChars)
-  .meta({ description: 'Text with {field} or {field|default} placeholders; {{ and }} are literal braces' });
+  .meta({
+    description:
+      'Text with {field} or {field|default} placeholders; {#field}…{/field} keeps its text only when the ' +
+      'field has a value (an optional field left empty drops its phrase); {{ and }} are literal braces',
+  });
 
 const Fields = z
   .array(TemplateField)

@@ -21,7 +21,51 @@ describe('renderImportRow', () => {
   });
 });
 
+describe('renderImportRow and empty cells', () => {
+  it('when a placeholder without a default finds its cell empty, then missing_value names the column, never a cell', () => {
+    const parsed = parseFormat('{name} lives in {city}');
+
+    expect(renderImportRow(parsed, { name: 'Bo', city: '' })).toEqual({
+      ok: false,
+      reason: 'missing_value',
+      columns: ['city'],
+      message:
+        'Column "city" is empty in this row and the format gives no default; fill the cell, or write {city|…} or {#city}…{/city} to allow it empty',
+    });
+  });
+
+  it('when the empty column has a default or a section, then the row is written without it', () => {
+    expect(renderImportRow(parseFormat('{name} lives in {city|}'), { name: 'Bo', city: null })).toEqual({
+      ok: true,
+      text: 'Bo lives in ',
+    });
+    expect(
+      renderImportRow(parseFormat('{name}{#city} lives in {city}{/city}.'), { name: 'Bo', city: ' ' }),
+    ).toEqual({ ok: true, text: 'Bo.' });
+  });
+});
+
 describe('createImportEstimateTally', () => {
+  it('when rows leave a placeholder without a default empty, then they are counted, not priced, and a warning names each column with its rows', () => {
+    const tally = createImportEstimateTally(parseFormat('{name} lives in {city}, {country}'));
+
+    tally.add({ ok: true, row: 2, values: { name: 'Ana', city: 'Oslo', country: 'Norway' } });
+    tally.add({ ok: true, row: 3, values: { name: 'Bo', city: '', country: 'Sweden' } });
+    tally.add({ ok: true, row: 4, values: { name: 'Cy', city: '', country: '' } });
+
+    expect(tally.result(price)).toMatchObject({
+      rows: 3,
+      rows_missing_value: 2,
+      billable_rows: 1,
+      warnings: [
+        '2 row(s) leave column "city" empty and will not be written: {city} has no default; write {city|…} or {#city}…{/city} to write them',
+        '1 row(s) leave column "country" empty and will not be written: {country} has no default; write {country|…} or {#country}…{/country} to write them',
+      ],
+      estimated_cost_usd: 0.0001,
+    });
+    expect(JSON.stringify(tally.result(price))).not.toMatch(/Bo|Cy|Sweden/);
+  });
+
   it('when rows are good, empty, overlong and unreadable, then each is counted once and only good rows are priced', () => {
     const tally = createImportEstimateTally(parseFormat('{title} {region|}'));
 
@@ -36,6 +80,7 @@ describe('createImportEstimateTally', () => {
       rows_malformed: 1,
       rows_empty_render: 1,
       rows_too_long: 1,
+      rows_missing_value: 0,
       billable_rows: 2,
       placeholders_without_column: ['region'],
       warnings: [

@@ -44,11 +44,32 @@ describe('parseFormat', () => {
     expect(parseFormat('{a|}').placeholders).toEqual([{ name: 'a', default: '', position: 0 }]);
   });
 
+  it('when a format has a section, then its text and placeholders are its parts, and its name is listed', () => {
+    const parsed = parseFormat('Task {title}{# due }, due {due|?}{/due}.');
+
+    expect(parsed.parts).toEqual([
+      { kind: 'text', text: 'Task ' },
+      { kind: 'field', name: 'title', position: 5 },
+      {
+        kind: 'section',
+        name: 'due',
+        position: 12,
+        parts: [
+          { kind: 'text', text: ', due ' },
+          { kind: 'field', name: 'due', default: '?', position: 26 },
+        ],
+      },
+      { kind: 'text', text: '.' },
+    ]);
+    expect(parsed.sections).toEqual([{ name: 'due', position: 12 }]);
+    expect(parsed.placeholders.map((p) => p.name)).toEqual(['title', 'due']);
+  });
+
   it('when braces are doubled, then they are literal text', () => {
     const parsed = parseFormat('{{not a field}} and {field}}}');
 
     expect(parsed.placeholders.map((p) => p.name)).toEqual(['field']);
-    expect(renderRow(parsed, { field: 'x' })).toBe('{not a field} and x}');
+    expect(renderRow(parsed, { field: 'x' }).text).toBe('{not a field} and x}');
   });
 
   it.each([
@@ -60,6 +81,12 @@ describe('parseFormat', () => {
     ['a {b {c}', 5, "'{' at position 5"],
     ['cost: 5}', 7, "unmatched '}'"],
     ['{a}}', 3, "unmatched '}'"],
+    ['{a}{#b} x', 3, 'not closed'],
+    ['{a}{#b}{#c}{/c}{/b}', 7, 'do not nest'],
+    ['{a}{#b}{/c}', 7, 'the open one is {#b}'],
+    ['{a}{/b}', 3, 'closes no open section'],
+    ['{a}{#}{/}', 3, 'no field name'],
+    ['{a}{#b|x}{/b}', 3, 'takes none'],
   ])('when the format is %j, then it is refused at position %i', (format, position, words) => {
     const error = parseError(format);
 
@@ -72,13 +99,30 @@ describe('renderRow', () => {
   const parsed = parseFormat('{name} ({age|age unknown}) likes {food|nothing} {note}');
 
   it('when every column has a value, then the values fill the placeholders', () => {
-    expect(renderRow(parsed, { name: 'Ada', age: 36, food: 'tea', note: '!' })).toBe('Ada (36) likes tea !');
+    expect(renderRow(parsed, { name: 'Ada', age: 36, food: 'tea', note: '!' })).toEqual({
+      text: 'Ada (36) likes tea !',
+      missing: [],
+    });
   });
 
-  it('when columns are missing, null or blank, then defaults or nothing render', () => {
-    expect(renderRow(parsed, { name: 'Ada', age: null, food: '  ' })).toBe(
-      'Ada (age unknown) likes nothing ',
-    );
+  it('when columns are missing, null or blank, then defaults or nothing render, and those without a default are named', () => {
+    expect(renderRow(parsed, { name: 'Ada', age: null, food: '  ' })).toEqual({
+      text: 'Ada (age unknown) likes nothing ',
+      missing: ['note'],
+    });
+  });
+
+  it('when a section’s column is empty, then its whole phrase is left out and nothing inside counts as missing', () => {
+    const sectioned = parseFormat('{name}{#city} lives in {city}{/city}{#city}, near {landmark}{/city}.');
+
+    expect(renderRow(sectioned, { name: 'Bo', city: ' ', landmark: '' })).toEqual({
+      text: 'Bo.',
+      missing: [],
+    });
+    expect(renderRow(sectioned, { name: 'Bo', city: 'Oslo', landmark: '' })).toEqual({
+      text: 'Bo lives in Oslo, near .',
+      missing: ['landmark'],
+    });
   });
 
   it('when values are of other types, then they are spelled as a person expects', () => {
@@ -98,7 +142,7 @@ describe('renderRow', () => {
       undef: undefined,
     };
 
-    expect(renderRow(format, row)).toBe(
+    expect(renderRow(format, row).text).toBe(
       '42|1.5|0||12345678901234567890|true|false|2024-03-01T12:00:00.000Z||[1,"two"]|{"a":{"b":"1"}}|',
     );
   });
@@ -106,8 +150,8 @@ describe('renderRow', () => {
   it('when a placeholder names an inherited property, then it renders as missing', () => {
     const format = parseFormat('{constructor|none} {toString} {__proto__|p}');
 
-    expect(renderRow(format, {})).toBe('none  p');
-    expect(renderRow(format, JSON.parse('{"__proto__": "own"}'))).toBe('none  own');
+    expect(renderRow(format, {}).text).toBe('none  p');
+    expect(renderRow(format, JSON.parse('{"__proto__": "own"}')).text).toBe('none  own');
   });
 
   it('when any text is escaped, then a format of it renders exactly that text (property)', () => {
@@ -117,7 +161,7 @@ describe('renderRow', () => {
         const format = parseFormat(escapeFormatText(text));
 
         expect(format.placeholders).toEqual([]);
-        expect(renderRow(format, { anything: 'x' })).toBe(text);
+        expect(renderRow(format, { anything: 'x' }).text).toBe(text);
       }),
     );
   });
@@ -135,7 +179,7 @@ describe('renderRow', () => {
           for (const [, key, v] of pieces) row[key] ??= v;
           const format = pieces.map(([text, key]) => `${text}{${key}|default}`).join('') + tail;
 
-          const out = renderRow(parseFormat(format), row);
+          const out = renderRow(parseFormat(format), row).text;
 
           let from = 0;
           for (const [, key] of pieces) {
@@ -155,5 +199,11 @@ describe('placeholdersWithoutColumn', () => {
 
     expect(placeholdersWithoutColumn(parsed, ['a', 'c'])).toEqual(['b', 'A']);
     expect(placeholdersWithoutColumn(parsed, new Set(['a', 'b', 'c', 'A']))).toEqual([]);
+  });
+
+  it('when a section names a column the file lacks, then it is listed with the placeholders, in order', () => {
+    const parsed = parseFormat('{a}{#region} in {region|?}{/region}{#b}{b}{/b}');
+
+    expect(placeholdersWithoutColumn(parsed, ['a', 'b'])).toEqual(['region']);
   });
 });

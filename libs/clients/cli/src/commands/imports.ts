@@ -35,7 +35,10 @@ function showEstimate(ctx: Context, job: ImportJob): void {
     ['format', job.format],
     ['rows', e.rows],
     ['billable rows', e.billable_rows],
-    ['malformed / empty / too long', `${e.rows_malformed} / ${e.rows_empty_render} / ${e.rows_too_long}`],
+    [
+      'malformed / empty / empty cell / too long',
+      `${e.rows_malformed} / ${e.rows_empty_render} / ${e.rows_missing_value} / ${e.rows_too_long}`,
+    ],
     ['estimated cost', `${e.estimated_cost_usd} USD (${e.unit_price_usd} per row, ${e.pricing_version})`],
     ...e.placeholders_without_column.map((p): [string, unknown] => ['no column for', `{${p}}`]),
     ...e.warnings.map((w): [string, unknown] => ['warning', w]),

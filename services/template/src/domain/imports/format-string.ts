@@ -2,10 +2,18 @@
  * An import's format string turns each row into the text of one memory. The grammar is the shared one
  * (libs/contracts format-string.ts); here a bad format becomes an import error, and rows are rendered:
  * a placeholder whose column is absent from the row, or whose value is empty (null, undefined, or text
- * that is only whitespace), renders its default, or nothing when it has none. Values are spelled by
+ * that is only whitespace), renders its default, or nothing when it has none (and the row says so, see
+ * renderImportRow); a section `{#col}…{/col}` is dropped when its column is empty. Values are spelled by
  * stringifyValue (numbers as written, dates as ISO 8601, objects as JSON).
  */
-import { FormatStringError, type ParsedFormat, parseFormat as parseSharedFormat } from '@tm/contracts';
+import {
+  FormatStringError,
+  type ParsedFormat,
+  parseFormat as parseSharedFormat,
+  placeholderNames,
+  type RenderedFormat,
+  renderFormat,
+} from '@tm/contracts';
 import { ImportError } from './parsing/import-errors.js';
 import { stringifyValue } from './parsing/stringify-value.js';
 
@@ -22,32 +30,23 @@ export function parseFormat(format: string): ParsedFormat {
   }
 }
 
-/** The text of one memory for one row. Only the row's own keys count, never inherited ones (`{constructor}`). */
-export function renderRow(parsed: ParsedFormat, row: Record<string, unknown>): string {
-  let out = '';
-  for (const part of parsed.parts) {
-    if (part.kind === 'text') {
-      out += part.text;
-      continue;
-    }
-    const value = Object.hasOwn(row, part.name) ? stringifyValue(row[part.name]) : '';
-    out += value.trim() === '' ? (part.default ?? '') : value;
-  }
-  return out;
+/**
+ * The text of one memory for one row, and the placeholders without a default that found the row's
+ * cell empty. Only the row's own keys count, never inherited ones (`{constructor}`).
+ */
+export function renderRow(parsed: ParsedFormat, row: Record<string, unknown>): RenderedFormat {
+  return renderFormat(parsed, (name) => (Object.hasOwn(row, name) ? stringifyValue(row[name]) : undefined));
 }
 
 /**
- * Names of placeholders that match no column of the file, each once, in order of first use, for the
- * cost estimate's warnings: such a placeholder renders its default (or nothing) on every row. Only
- * placeholders with a default get this far (see refuseUnmatchedPlaceholders).
+ * Names of placeholders and sections that match no column of the file, each once, in order of first
+ * use, for the cost estimate's warnings: such a placeholder renders its default (or nothing) on every
+ * row, such a section is dropped on every row. Only placeholders with a default get this far (see
+ * refuseUnmatchedPlaceholders).
  */
 export function placeholdersWithoutColumn(parsed: ParsedFormat, columns: Iterable<string>): string[] {
   const known = new Set(columns);
-  const missing = new Set<string>();
-  for (const placeholder of parsed.placeholders) {
-    if (!known.has(placeholder.name)) missing.add(placeholder.name);
-  }
-  return [...missing];
+  return placeholderNames(parsed).filter((name) => !known.has(name));
 }
 
 /** Columns named in a refusal: enough to spot a misspelling, bounded whatever the file's header holds. */
@@ -81,4 +80,11 @@ export function refuseUnmatchedPlaceholders(
       `${unmatched.length === 1 ? 'matches' : 'match'} no column of ${source} (columns: ` +
       `${names.length > 0 ? names.join(', ') : 'none'}${more}); name a column, or give a default: {${unmatched[0]}|…}`,
   );
+}
+
+/** The estimate's warning for a name placeholdersWithoutColumn returned. */
+export function withoutColumnWarning(parsed: ParsedFormat, name: string): string {
+  return parsed.placeholders.some((p) => p.name === name)
+    ? `Placeholder {${name}} matches no column: it renders its default, or nothing`
+    : `Section {#${name}} matches no column: it is left out of every row`;
 }

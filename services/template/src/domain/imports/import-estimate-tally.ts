@@ -4,6 +4,7 @@ import {
   type ParsedFormat,
   placeholdersWithoutColumn,
   refuseUnmatchedPlaceholders,
+  withoutColumnWarning,
 } from './format-string.js';
 import type { ImportRecord } from './parsing/import-row.js';
 import { renderImportRow } from './render-import-row.js';
@@ -17,6 +18,9 @@ export function createImportEstimateTally(parsed: ParsedFormat) {
   let malformed = 0;
   let emptyRender = 0;
   let tooLong = 0;
+  let missingValue = 0;
+  // rows per column left empty where the format has no default, for the warnings
+  const emptyColumns = new Map<string, number>();
   const columns = new Set<string>();
 
   return {
@@ -30,18 +34,25 @@ export function createImportEstimateTally(parsed: ParsedFormat) {
       const rendered = renderImportRow(parsed, record.values);
       if (!rendered.ok && rendered.reason === 'empty_render') emptyRender += 1;
       if (!rendered.ok && rendered.reason === 'text_too_long') tooLong += 1;
+      if (!rendered.ok && rendered.reason === 'missing_value') {
+        missingValue += 1;
+        for (const column of rendered.columns) emptyColumns.set(column, (emptyColumns.get(column) ?? 0) + 1);
+      }
     },
 
     /** Throws an ImportError when a placeholder without a default matches no column of the file. */
     result(price: WritePrice): ImportEstimate {
       if (rows - malformed > 0) refuseUnmatchedPlaceholders(parsed, columns);
       const missing = rows - malformed > 0 ? placeholdersWithoutColumn(parsed, columns) : [];
-      const billable = rows - malformed - emptyRender - tooLong;
+      const billable = rows - malformed - emptyRender - missingValue - tooLong;
       const warnings = [
-        ...missing.map(
-          (name) => `Placeholder {${name}} matches no column: it renders its default, or nothing`,
-        ),
+        ...missing.map((name) => withoutColumnWarning(parsed, name)),
         ...(emptyRender > 0 ? [`${emptyRender} row(s) would render empty and will not be written`] : []),
+        ...[...emptyColumns].map(
+          ([column, count]) =>
+            `${count} row(s) leave column "${column}" empty and will not be written: {${column}} has no ` +
+            `default; write {${column}|…} or {#${column}}…{/${column}} to write them`,
+        ),
         ...(tooLong > 0
           ? [`${tooLong} row(s) would render longer than a memory holds and will not be written`]
           : []),
@@ -52,6 +63,7 @@ export function createImportEstimateTally(parsed: ParsedFormat) {
         rows_malformed: malformed,
         rows_empty_render: emptyRender,
         rows_too_long: tooLong,
+        rows_missing_value: missingValue,
         billable_rows: billable,
         placeholders_without_column: missing,
         warnings,

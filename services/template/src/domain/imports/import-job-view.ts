@@ -14,6 +14,7 @@ const EMPTY_ESTIMATE: ImportEstimate = {
   rows_malformed: 0,
   rows_empty_render: 0,
   rows_too_long: 0,
+  rows_missing_value: 0,
   billable_rows: 0,
   placeholders_without_column: [],
   warnings: [],
@@ -48,7 +49,8 @@ export async function importJobView(job: ImportJobRecord, db = getPrisma()): Pro
     processed: counts.retained + counts.failed,
     retained: counts.retained,
     failed: counts.failed,
-    estimate: (job.estimate as ImportEstimate | null) ?? EMPTY_ESTIMATE,
+    // over the empty one: an estimate stored before a count existed (rows_missing_value) reads 0 for it
+    estimate: { ...EMPTY_ESTIMATE, ...(job.estimate as Partial<ImportEstimate> | null) },
     created_at: job.createdAt.toISOString(),
     started_at: job.startedAt?.toISOString() ?? null,
     completed_at: job.completedAt?.toISOString() ?? null,

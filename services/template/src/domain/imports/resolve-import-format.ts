@@ -4,7 +4,8 @@ import { parseFormat } from './format-string.js';
 
 /**
  * An import's format: the one sent, else its template's (the template's fields as `name: {name}`
- * lines when it has none). Checked here, so a bad format is refused before anything is read.
+ * lines when it has none, an optional field's line in a section so that an empty cell leaves it out
+ * rather than failing the row). Checked here, so a bad format is refused before anything is read.
  */
 export async function resolveImportFormat(
   tenantId: string,
@@ -20,7 +21,7 @@ export async function resolveImportFormat(
   if (fields.template_name !== undefined || fields.marketplace_template_id !== undefined) {
     const template = await resolveMemoryTemplate(tenantId, fields, db);
     templateName = template.metadata.template_name;
-    format ??= template.format ?? template.fields.map((f) => `${f.name}: {${f.name}}`).join('\n');
+    format ??= template.format ?? fieldLines(template.fields);
   }
   if (format === undefined)
     throw new Error('unreachable: the message schema requires a format or a template');
@@ -30,4 +31,18 @@ export async function resolveImportFormat(
     templateName: fields.marketplace_template_id === undefined ? templateName : null,
     marketplaceTemplateId: fields.marketplace_template_id ?? null,
   };
+}
+
+/**
+ * `title: {title}` for a required field, `{#owner}owner: {owner}{/owner}` for an optional one; each
+ * line after the first starts with its newline, inside its section, so a line left out leaves no gap.
+ * Field names are identifiers, so they need no escaping.
+ */
+function fieldLines(fields: Array<{ name: string; required?: boolean | undefined }>): string {
+  return fields
+    .map((f, i) => {
+      const line = `${i === 0 ? '' : '\n'}${f.name}: {${f.name}}`;
+      return f.required ? line : `{#${f.name}}${line}{/${f.name}}`;
+    })
+    .join('');
 }

@@ -171,6 +171,7 @@ export function ImportJobView({
           ['Billable rows', formatCount(estimate.billable_rows)],
           ['Malformed rows', formatCount(estimate.rows_malformed)],
           ['Rows rendering empty', formatCount(estimate.rows_empty_render)],
+          ['Rows with an empty cell the format needs', formatCount(estimate.rows_missing_value)],
           ['Rows too long', formatCount(estimate.rows_too_long)],
           [
             'Estimated cost',
