@@ -1,6 +1,6 @@
 import { CreateTemplateRequest } from '@tm/contracts';
 import { describe, expect, it } from 'vitest';
-import { createTenant } from './support/factories.js';
+import { createTenant, uniqueNamespace } from './support/factories.js';
 import { useStack } from './support/stack.js';
 
 const t = useStack();
@@ -99,7 +99,7 @@ describe('GET /v1/marketplace/templates', () => {
             id: 'incident-report',
             name: 'Incident report',
             category: 'engineering',
-            version: '1',
+            version: '2',
           },
         ],
       },
@@ -165,7 +165,7 @@ describe('GET /v1/marketplace/templates', () => {
         id: 'meeting-notes',
         name: 'Meeting notes',
         category: 'meetings',
-        version: '1',
+        version: '2',
         keywords: expect.arrayContaining(['minutes']),
         fields: expect.arrayContaining([
           { name: 'title', type: 'string', description: expect.any(String), required: true },
@@ -174,5 +174,79 @@ describe('GET /v1/marketplace/templates', () => {
       },
     });
     expect(missing).toMatchObject({ status: 404, body: { details: { code: 'not_found' } } });
+  });
+});
+
+describe('POST /v1/memories with a marketplace template’s optional fields', () => {
+  it('when the task template’s optional fields are left out or empty, then their phrases are dropped, never a stand-in like "no due date"', async () => {
+    const tenant = await createTenant();
+    const namespace = uniqueNamespace('market-task');
+    const create = (data: Record<string, unknown>) =>
+      t.api.post('/v1/memories', {
+        key: tenant.api_key,
+        body: { marketplace_template_id: 'task', namespace, data },
+      });
+
+    const bare = await create({ title: 'File taxes' });
+    const blank = await create({ title: 'Book dentist', owner: '  ', due_date: '' });
+    const partial = await create({ title: 'Pay rent', due_date: '2026-12-01', priority: 'high' });
+    const full = await create({
+      title: 'Ship v2',
+      owner: 'Ana',
+      due_date: '2026-12-24',
+      priority: 'low',
+      status: 'doing',
+      details: 'Behind a flag.',
+    });
+
+    const task = { source: 'marketplace', template_name: 'Task', template_version: '2' };
+    expect(bare).toMatchObject({ status: 201, body: { text: 'Task "File taxes".', template: task } });
+    expect(blank).toMatchObject({ status: 201, body: { text: 'Task "Book dentist".', template: task } });
+    expect(partial).toMatchObject({
+      status: 201,
+      body: { text: 'Task "Pay rent", due 2026-12-01, priority high.', template: task },
+    });
+    expect(full).toMatchObject({
+      status: 201,
+      body: {
+        text: 'Task "Ship v2" owned by Ana, due 2026-12-24, priority low, status doing. Behind a flag.',
+        template: task,
+      },
+    });
+  });
+
+  it('when any marketplace template is used with its required fields only, then no optional field puts a word into the text', async () => {
+    const tenant = await createTenant();
+    const namespace = uniqueNamespace('market-required');
+    const listed = await t.api.get('/v1/marketplace/templates', {
+      key: tenant.api_key,
+      query: { limit: '200' },
+    });
+    type Field = { name: string; type: string; required: boolean };
+    type Entry = { marketplace_template_id: string; fields: Field[] };
+    const sample = (f: Field) =>
+      f.type === 'list' ? [`${f.name}-value`] : f.type === 'number' ? 7 : `${f.name}-value`;
+
+    const rendered = await Promise.all(
+      (listed.body.data as Entry[]).map(async (entry) => {
+        const data = Object.fromEntries(
+          entry.fields.filter((f) => f.required).map((f) => [f.name, sample(f)]),
+        );
+        const res = await t.api.post('/v1/memories', {
+          key: tenant.api_key,
+          body: { marketplace_template_id: entry.marketplace_template_id, namespace, data },
+        });
+        return { id: entry.marketplace_template_id, status: res.status, text: res.body.text as string };
+      }),
+    );
+
+    expect(rendered.length).toBeGreaterThanOrEqual(10);
+    for (const { id, status, text } of rendered) {
+      expect(status, id).toBe(201);
+      // the words version 1 put in for an empty optional field
+      expect(text, id).not.toMatch(
+        /\b(none|nobody|unknown|not recorded|pending|open|unrated|not listed|unspecified|no due date)\b|\?/i,
+      );
+    }
   });
 });

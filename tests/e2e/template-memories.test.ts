@@ -69,12 +69,13 @@ describe('POST /v1/memories, GET /v1/memories/{memory_id}', () => {
     const read = await t.api.get(`/v1/memories/${created.body.memory_id}`, { key: tenant.api_key });
     const recalled = await t.api.recall(tenant.api_key, recallBody('templates', data.title));
 
-    const text = `Meeting "${data.title}" on 2026-11-20 with Ana, Ben. Summary: Agreed to ship search first. Decisions: none. Action items: none.`;
+    // decisions and action_items were left out: their phrases are dropped, not filled with "none"
+    const text = `Meeting "${data.title}" on 2026-11-20 with Ana, Ben. Summary: Agreed to ship search first.`;
     const metadata = {
       source: 'marketplace',
       template_id: null,
       template_name: 'Meeting notes',
-      template_version: '1',
+      template_version: '2',
       template_revision: null,
       marketplace_template_id: 'meeting-notes',
     };

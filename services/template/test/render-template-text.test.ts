@@ -20,14 +20,26 @@ describe('renderTemplateText', () => {
     expect(renderTemplateText({ fields, format }, { title: 'Sync' })).toBe('Sync with nobody');
   });
 
+  it('when an optional field is absent or left empty, then its section’s phrase is left out', () => {
+    const format = 'Meeting "{title}"{#date} on {date}{/date}{#attendees} with {attendees}{/attendees}.';
+
+    expect(renderTemplateText({ fields, format }, { title: 'Sync' })).toBe('Meeting "Sync".');
+    expect(renderTemplateText({ fields, format }, { title: 'Sync', date: ' ', attendees: [] })).toBe(
+      'Meeting "Sync".',
+    );
+    expect(renderTemplateText({ fields, format }, { title: 'Sync', attendees: ['Ana'] })).toBe(
+      'Meeting "Sync" with Ana.',
+    );
+  });
+
   it('when the format doubles braces, then they render as literal braces', () => {
     expect(renderTemplateText({ fields, format: '{{{title}}}' }, { title: 'x' })).toBe('{x}');
   });
 
-  it('when there is no format, then each present field is a `name: value` line in field order', () => {
+  it('when there is no format, then each field with a value is a `name: value` line in field order', () => {
     const text = renderTemplateText(
       { fields, format: null },
-      { meta: { room: 'B' }, title: 'Budget', attendees: ['Ana'] },
+      { meta: { room: 'B' }, title: 'Budget', date: '', attendees: ['Ana'] },
     );
 
     expect(text).toBe('title: Budget\nattendees: Ana\nmeta: {"room":"B"}');

@@ -1,4 +1,4 @@
-import { type ParsedFormat, parseFormat } from '@tm/contracts';
+import { type ParsedFormat, parseFormat, renderFormat } from '@tm/contracts';
 
 const isScalar = (v: unknown) => typeof v === 'string' || typeof v === 'number' || typeof v === 'boolean';
 
@@ -11,19 +11,26 @@ export function valueText(value: unknown): string {
 }
 
 /**
- * The text a memory retains. With a format, its placeholders are filled from the data (an absent field
- * takes the placeholder's default, else nothing); without one, one `name: value` line per field present,
- * in the template's field order. Data is validated first, so every key is a field.
+ * The text a memory retains. With a format, its placeholders are filled from the data and its sections
+ * kept only for fields with a value (libs/contracts renderFormat); without one, one `name: value` line
+ * per field with a value, in the template's field order. A field absent, or left empty (blank text, an
+ * empty list), has no value: its placeholder takes its default, else nothing, and its section and line
+ * are left out, so an optional field left empty never puts a stand-in word into the sentence. Data is
+ * validated first, so every key is a field.
  */
 export function renderTemplateText(
   template: { fields: Array<{ name: string }>; format?: string | null | undefined },
   data: Record<string, unknown>,
 ): string {
-  const present = (name: string) => Object.hasOwn(data, name) && data[name] !== undefined;
+  const textOf = (name: string): string | undefined => {
+    if (!Object.hasOwn(data, name) || data[name] === undefined) return undefined;
+    const text = valueText(data[name]);
+    return text.trim() === '' ? undefined : text;
+  };
   if (!template.format) {
     return template.fields
-      .filter((f) => present(f.name))
-      .map((f) => `${f.name}: ${valueText(data[f.name])}`)
+      .filter((f) => textOf(f.name) !== undefined)
+      .map((f) => `${f.name}: ${textOf(f.name)}`)
       .join('\n');
   }
   let parsed: ParsedFormat;
@@ -33,10 +40,5 @@ export function renderTemplateText(
     // Formats are checked when a template is saved; one that no longer parses renders as plain lines.
     return renderTemplateText({ fields: template.fields }, data);
   }
-  return parsed.parts
-    .map((part) => {
-      if (part.kind === 'text') return part.text;
-      return present(part.name) ? valueText(data[part.name]) : (part.default ?? '');
-    })
-    .join('');
+  return renderFormat(parsed, textOf).text;
 }
