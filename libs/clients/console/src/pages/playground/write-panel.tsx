@@ -79,6 +79,18 @@ export function WritePanel() {
   );
 }
 
+/**
+ * The API's reason for an unavailable surprise lists what a model would need (activation, threshold,
+ * embedding size, confidence), which means nothing to a newcomer; this service matches words and runs
+ * no model, so say that instead. Any other status is shown as the API gives it.
+ */
+function surpriseText(surprise: WriteResult['surprise']): string {
+  if (surprise.status === 'unavailable') {
+    return 'Not computed: this service matches words and runs no model, so it has nothing to measure how unexpected a memory is';
+  }
+  return `${surprise.status}: ${surprise.reason}`;
+}
+
 function WriteAnswer({ answer }: { answer: WriteResult }) {
   return (
     <section aria-label="Write answer">
@@ -98,7 +110,7 @@ function WriteAnswer({ answer }: { answer: WriteResult }) {
             'Original request',
             <code key="o">{answer.original_request_id}</code>,
           ],
-          ['Surprise', `${answer.surprise.status}: ${answer.surprise.reason}`],
+          ['Surprise', surpriseText(answer.surprise)],
           ['Representation', answer.representation.status],
           answer.supersession.length > 0 && [
             'Supersession',
