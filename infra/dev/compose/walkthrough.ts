@@ -1,8 +1,8 @@
 import { setTimeout as sleep } from 'node:timers/promises';
 
 /**
- * The README's "Walk-through with curl" (write, the same write again, recall, delete a namespace) as
- * requests with the same bodies, each answer checked for what the README says it shows.
+ * The "Walk-through with curl" of docs/http-api.md (write, the same write again, recall, delete a
+ * namespace) as requests with the same bodies, each answer checked for what that page says it shows.
  */
 export interface WalkthroughStep {
   name: string;
