@@ -122,8 +122,12 @@ function parseLine(text: string): WriteBatchItem | string {
   return value as WriteBatchItem;
 }
 
-/** The service's `items[i]…` paths, said of the line instead (the line number is shown with them). */
+/**
+ * The service's `items[i]…` paths, said of the line instead (the line number is shown with them): `i`
+ * counts the batch's items, not the file's lines, so left in it would point at the wrong line.
+ */
 const linePath = (path: string) => path.replace(/^items\[\d+\]\.?/, '') || 'item';
+const lineMessage = (message: string) => message.replace(/items\[\d+\]\.?/g, '');
 
 /**
  * `tm write --file events.jsonl`: each line an item of the batch route (`{"idempotency_key", "event"}`),
@@ -201,7 +205,7 @@ async function writeFile(
         line: chunk[result.index]?.line ?? 0,
         status: result.status,
         code: body.details?.code ?? 'unknown',
-        error: body.error ?? `status ${result.status}`,
+        error: body.error ? lineMessage(body.error) : `status ${result.status}`,
         ...(fields ? { fields } : {}),
       });
     }
@@ -304,7 +308,11 @@ export function registerMemory(program: Command): void {
       `one {"idempotency_key", "event"} per line, sent in batches of ${LIMITS.writeBatchMaxItems} (at most ${WRITE_FILE_MAX_LINES} lines)`,
     )
     .option('--key <idempotency-key>', 'idempotency key (and event id); generated when absent')
-    .option('--occurred-at <timestamp>', 'event time, ISO 8601 (default: when the service stores it)', parseTimestamp)
+    .option(
+      '--occurred-at <timestamp>',
+      'event time, ISO 8601 (default: when the service stores it)',
+      parseTimestamp,
+    )
     .option('--supersedes <event-ids...>', 'earlier event ids this one replaces')
     .option('--recall', 'also recall with the written text and show the related results')
     .addHelpText(
