@@ -1,6 +1,15 @@
 import type { Locator, Page } from 'playwright-core';
 import { describe, expect, it, vi } from 'vitest';
-import { goTo, logIn, openConsole, screenshot, useBrowser } from './support/browser.js';
+import { axeViolations } from './support/axe.js';
+import {
+  goTo,
+  logIn,
+  openConsole,
+  openNavigation,
+  PHONE,
+  screenshot,
+  useBrowser,
+} from './support/browser.js';
 import { API_KEYS, controlSteps, suffix, USERS } from './support/control.js';
 import { EVENTUALLY } from './support/eventually.js';
 import { recallBody, uniqueKey, writeBody } from './support/factories.js';
@@ -53,16 +62,26 @@ async function outside(container: Locator, parts: Locator): Promise<string[]> {
   return out;
 }
 
-/** Tables whose box scrolls sideways (wider content than room) and the page's own width beyond the window. */
-const overflow = (page: Page): Promise<{ page: number; tables: string[] }> =>
-  page.evaluate(`(() => ({
-    page: Math.max(0, document.documentElement.scrollWidth - window.innerWidth),
-    tables: [...document.querySelectorAll('.table-scroll')]
-      .filter((box) => box.scrollWidth > box.clientWidth + 1)
-      .map((box) => box.querySelector('caption')?.textContent ?? '(table)'),
-  }))()`);
+/**
+ * The page's own width beyond the window; the tables whose box scrolls sideways (wider content than
+ * room), and of those the ones a keyboard cannot scroll (the box neither takes focus nor has a name).
+ */
+const overflow = (page: Page): Promise<{ page: number; tables: string[]; unreachable: string[] }> =>
+  page.evaluate(`(() => {
+    const scrolling = [...document.querySelectorAll('.table-scroll')].filter(
+      (box) => box.scrollWidth > box.clientWidth + 1,
+    );
+    const name = (box) => box.querySelector('caption')?.textContent ?? '(table)';
+    return {
+      page: Math.max(0, document.documentElement.scrollWidth - window.innerWidth),
+      tables: scrolling.map(name),
+      unreachable: scrolling
+        .filter((box) => box.tabIndex !== 0 || !box.getAttribute('aria-labelledby'))
+        .map(name),
+    };
+  })()`);
 
-describe('the console at 1366 × 768', () => {
+describe("the console's API keys page at 1366 × 768", () => {
   it("when an owner opens the API keys page and its create form, then every field lies within the form's card and every row's actions are in the window", async () => {
     const tenant = await tenantWithSession();
     // A tenant after a while: a customer-owned connection with a long name (offered in the form's
@@ -123,13 +142,20 @@ describe('the console at 1366 × 768', () => {
         return off;
       }, EVENTUALLY)
       .toEqual([]);
-    await expect.poll(() => overflow(page), EVENTUALLY).toEqual({ page: 0, tables: [] });
+    await expect.poll(() => overflow(page), EVENTUALLY).toEqual({ page: 0, tables: [], unreachable: [] });
     await screenshot(page, 'wide-api-keys-of-colleagues');
     expect(errors).toEqual([]);
     await context.close();
   });
+});
 
-  it('when an owner walks every page, then no page and no table is wider than the window', async () => {
+// Every page at a laptop's width and a phone's (390 × 844): no sideways scrolling of the page, a table
+// scrolls inside its own focusable box, and axe finds nothing serious.
+describe.each([
+  ['1366 × 768', WIDE],
+  ['390 × 844', PHONE],
+])('the console at %s', (_size, viewport) => {
+  it('when an owner walks every page, then no page is wider than the window, no table scrolls unless its box takes focus, and axe finds nothing serious', async () => {
     const tenant = await tenantWithSession();
     // Rows as long as the API allows where the pages list them: a namespace of 128 characters (one
     // word), its write and recall (events, metrics, usage), a refused request and an unknown path.
@@ -140,9 +166,9 @@ describe('the console at 1366 × 768', () => {
       400,
     );
     expect((await t.api.get(`/api/v1/${'x'.repeat(150)}`, { key: tenant.api_key })).status).toBe(404);
-    const { page, errors, context } = await openConsole(b.browser, t.stack.url, WIDE);
+    const { page, errors, context } = await openConsole(b.browser, t.stack.url, viewport);
     await logIn(page, tenant.owner.email, tenant.owner.password);
-    const links = page.getByRole('navigation', { name: 'Console' }).getByRole('link');
+    const links = (await openNavigation(page)).getByRole('link');
     const labels = await links.allTextContents();
     expect(labels.length).toBeGreaterThan(10);
     for (const label of labels) {
@@ -150,13 +176,22 @@ describe('the console at 1366 × 768', () => {
       // Whatever the page loads has arrived (its tables are drawn) before its width is measured.
       await page.waitForLoadState('networkidle');
       await expect.poll(() => page.getByText(/^Loading/).count(), EVENTUALLY).toBe(0);
-      await screenshot(page, `wide-${label.toLowerCase().replaceAll(/\W+/g, '-')}`);
+      await screenshot(
+        page,
+        `${viewport === PHONE ? 'phone' : 'wide'}-${label.toLowerCase().replaceAll(/\W+/g, '-')}`,
+      );
+      // On a laptop every table fits; on a phone a wide one scrolls inside its box, which takes focus.
       await expect
-        .poll(async () => ({ label, ...(await overflow(page)) }), EVENTUALLY)
+        .poll(async () => {
+          const { page: beyond, tables, unreachable } = await overflow(page);
+          return { label, page: beyond, unreachable, ...(viewport === WIDE && { tables }) };
+        }, EVENTUALLY)
+        .toEqual({ label, page: 0, unreachable: [], ...(viewport === WIDE && { tables: [] }) });
+      await expect
+        .poll(async () => ({ label, serious: await axeViolations(page) }), EVENTUALLY)
         .toEqual({
           label,
-          page: 0,
-          tables: [],
+          serious: [],
         });
     }
     expect(errors).toEqual([]);

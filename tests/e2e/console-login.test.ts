@@ -97,20 +97,54 @@ describe('the console at /console: logging in', () => {
     await context.close();
   });
 
-  it('when the console is opened at a phone width, then the navigation is there above the page', async () => {
+  it('when the console is opened at a phone width, then the navigation is one Menu button above the page, which shows the links and folds again once one is followed', async () => {
     const tenant = await createTenant();
     const { page, errors, context } = await openConsole(b.browser, t.stack.url, PHONE);
 
     await logIn(page, tenant.owner.email, tenant.owner.password);
 
     const nav = page.getByRole('navigation', { name: 'Console' });
-    await expect.poll(() => nav.isVisible(), EVENTUALLY).toBe(true);
-    const above = async () => {
+    const menu = nav.getByRole('button', { name: 'Menu' });
+    await expect.poll(() => menu.getAttribute('aria-expanded'), EVENTUALLY).toBe('false');
+    expect(await nav.getByRole('link').count()).toBe(0);
+    // Folded, it is one row above the page (the 16 links, wrapped, took 270 of 844 px).
+    const place = async () => {
       const [navBox, mainBox] = [await nav.boundingBox(), await page.locator('main').boundingBox()];
-      return Boolean(navBox && mainBox && navBox.y < mainBox.y && navBox.width <= PHONE.width);
+      return {
+        above: Boolean(navBox && mainBox && navBox.y < mainBox.y),
+        fits: Boolean(navBox && navBox.width <= PHONE.width),
+        low: Boolean(navBox && navBox.height <= 60),
+      };
     };
-    await expect.poll(above, EVENTUALLY).toBe(true);
+    await expect.poll(place, EVENTUALLY).toEqual({ above: true, fits: true, low: true });
     await screenshot(page, 'overview-phone');
+
+    await menu.click();
+    await expect.poll(() => menu.getAttribute('aria-expanded'), EVENTUALLY).toBe('true');
+    await expect.poll(() => nav.getByRole('link').count(), EVENTUALLY).toBeGreaterThan(10);
+    await screenshot(page, 'overview-phone-menu');
+    await nav.getByRole('link', { name: 'API keys' }).click();
+    await page.getByRole('heading', { name: 'API keys', level: 1 }).waitFor();
+    await expect.poll(() => menu.getAttribute('aria-expanded'), EVENTUALLY).toBe('false');
+    expect(await nav.getByRole('link').count()).toBe(0);
+    expect(errors).toEqual([]);
+    await context.close();
+  });
+
+  it('when the console is opened, then it declares its own icon and the browser asks for no /favicon.ico (no 404 in its console)', async () => {
+    const tenant = await createTenant();
+    const { page, errors, context } = await openConsole(b.browser, t.stack.url);
+
+    await logIn(page, tenant.owner.email, tenant.owner.password);
+
+    // An SVG in the page itself: the browser fetches nothing for it, so nothing can be missing.
+    const icon = page.locator('link[rel="icon"]');
+    await expect.poll(() => icon.getAttribute('href'), EVENTUALLY).toMatch(/^data:image\/svg\+xml,/);
+    const href = (await icon.getAttribute('href')) ?? '';
+    expect(decodeURIComponent(href.slice(href.indexOf(',') + 1))).toMatch(
+      /^<svg [^>]*xmlns=['"]http:\/\/www\.w3\.org\/2000\/svg['"][\s\S]*<\/svg>$/,
+    );
+    // openConsole counts a 404 of anything but an API call as an error, the icon's included.
     expect(errors).toEqual([]);
     await context.close();
   });

@@ -2,7 +2,7 @@ import { mkdirSync, mkdtempSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { type Browser, type BrowserContext, chromium, type Page } from 'playwright-core';
+import { type Browser, type BrowserContext, chromium, type Locator, type Page } from 'playwright-core';
 import { afterAll, beforeAll, expect } from 'vitest';
 import { findChromium } from '../../../infra/dev/chromium.js';
 import { EVENTUALLY } from './eventually.js';
@@ -46,6 +46,9 @@ export interface ConsoleTab {
   errors: string[];
 }
 
+/** Whether `url` is a call to the API (the SDK's, under /api/), not a file of the console. */
+const isApiCall = (url: string | undefined) => Boolean(url && /^\/(api|v1)\//.test(new URL(url).pathname));
+
 /** A fresh browser profile (no storage shared with other tests) on the console of `baseUrl`. */
 export async function openConsole(browser: Browser, baseUrl: string, viewport = LAPTOP): Promise<ConsoleTab> {
   const context = await browser.newContext({ baseURL: baseUrl, viewport });
@@ -55,10 +58,11 @@ export async function openConsole(browser: Browser, baseUrl: string, viewport = 
   page.on('pageerror', (error) => errors.push(error.message));
   page.on('console', (message) => {
     if (message.type() !== 'error') return;
-    // A refused call (4xx) is logged by the browser as a failed resource load; the page shows the refusal
-    // itself. A 5xx is the server failing: it stays an error, with the address it came from.
-    if (/status of 4\d\d\b/.test(message.text())) return;
+    // A refused API call (4xx) is logged by the browser as a failed resource load; the page shows the
+    // refusal itself. A 4xx of anything else (the icon the browser asks for, a script) is the console
+    // missing a file, and a 5xx is the server failing: both stay errors, with the address they came from.
     const { url } = message.location();
+    if (/status of 4\d\d\b/.test(message.text()) && isApiCall(url)) return;
     // Health answers 503 with its report when a required service missed its probe's deadline (a loaded
     // machine): that is its contract (decisions.md, [P11]), and the overview shows "Health unavailable".
     if (/status of 503\b/.test(message.text()) && url?.endsWith('/api/v1/infrastructure/health')) return;
@@ -77,10 +81,22 @@ export async function logIn(page: Page, email: string, password: string): Promis
 }
 
 /**
+ * The console's navigation with its links shown: on a phone they are folded behind the Menu button
+ * (hidden on wider screens), which this opens unless it is open.
+ */
+export async function openNavigation(page: Page): Promise<Locator> {
+  const nav = page.getByRole('navigation', { name: 'Console' });
+  const menu = nav.getByRole('button', { name: 'Menu' });
+  if ((await menu.isVisible()) && (await menu.getAttribute('aria-expanded')) !== 'true') await menu.click();
+  return nav;
+}
+
+/**
  * Opens a page through the console's navigation, as a user would, and waits for its heading (`label`
  * unless the page is titled otherwise). Not by URL: a reload would forget the API key held in memory.
  */
 export async function goTo(page: Page, label: string, heading = label): Promise<void> {
+  await openNavigation(page);
   await page.getByRole('navigation', { name: 'Console' }).getByRole('link', { name: label }).click();
   await page.getByRole('heading', { name: heading, level: 1 }).waitFor();
 }

@@ -1,4 +1,4 @@
-import type { ReactNode } from 'react';
+import { type ReactNode, useId } from 'react';
 
 /** A column head: its text, and whether the column holds numbers (right-aligned). */
 export interface Column {
@@ -13,6 +13,9 @@ export const numberColumn = (label: string): Column => ({ label, number: true })
  * The console's tables: a scrolling box, a caption (the name a screen reader lists the table by,
  * hidden unless `showCaption`), one head row of column headers and the caller's rows. A `false`
  * column is one the user may not see (no Actions without the right), yet the empty row spans it.
+ * The box takes keyboard focus, named by the caption, so a table wider than a phone's 390 px can be
+ * scrolled sideways with the arrow keys (axe's scrollable-region-focusable); a group, not a region,
+ * so the console's two dozen tables do not each become a landmark.
  */
 export function DataTable({
   caption,
@@ -34,10 +37,20 @@ export function DataTable({
   after?: ReactNode;
   children: ReactNode;
 }) {
+  const captionId = useId();
   return (
-    <div className={card ? 'card table-scroll' : 'table-scroll'}>
+    // biome-ignore lint/a11y/useSemanticElements: a fieldset is for form controls; this names a table's box
+    <div
+      className={card ? 'card table-scroll' : 'table-scroll'}
+      role="group"
+      aria-labelledby={captionId}
+      // biome-ignore lint/a11y/noNoninteractiveTabindex: a box that scrolls must be reachable by keyboard to scroll
+      tabIndex={0}
+    >
       <table>
-        <caption className={showCaption ? undefined : 'visually-hidden'}>{caption}</caption>
+        <caption id={captionId} className={showCaption ? undefined : 'visually-hidden'}>
+          {caption}
+        </caption>
         <thead>
           <tr>
             {columns.map((column, index) => {

@@ -26,7 +26,9 @@ export function SnippetCard({
       </div>
       {children}
       <p className="hint">{snippet.note}</p>
-      <pre className="snippet-text">
+      {/* Focusable: a line longer than a phone is wide scrolls inside, by the arrow keys too. */}
+      {/* biome-ignore lint/a11y/noNoninteractiveTabindex: a box that scrolls must be reachable by keyboard to scroll */}
+      <pre className="snippet-text" tabIndex={0}>
         <code>{snippet.text}</code>
       </pre>
     </section>

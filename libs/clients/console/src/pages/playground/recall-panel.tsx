@@ -177,7 +177,10 @@ function RecallAnswer({
       {answer.context && (
         <>
           <h4>Context</h4>
-          <pre className="answer-text">{answer.context}</pre>
+          {/* biome-ignore lint/a11y/noNoninteractiveTabindex: a long context scrolls inside: reachable by keyboard */}
+          <pre className="answer-text" tabIndex={0}>
+            {answer.context}
+          </pre>
         </>
       )}
       <ProvenanceAndUsage provenance={answer.provenance} usage={answer.usage} />

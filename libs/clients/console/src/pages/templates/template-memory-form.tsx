@@ -148,7 +148,10 @@ export function TemplateMemoryForm({ choice, onClose }: { choice: TemplateChoice
             <h3>
               Memory <MemoryStateBadge state={created.state} />
             </h3>
-            <pre className="answer-text">{created.text}</pre>
+            {/* biome-ignore lint/a11y/noNoninteractiveTabindex: a long text scrolls inside: reachable by keyboard */}
+            <pre className="answer-text" tabIndex={0}>
+              {created.text}
+            </pre>
             <FieldList
               items={[
                 ['Memory id', created.memory_id ? <code key="m">{created.memory_id}</code> : 'none'],
