@@ -9,6 +9,7 @@ import { MockLanguageModelV4, simulateReadableStream } from 'ai/test';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { createServer } from '../../libs/clients/mcp/src/server.js';
 import { contractCheckedFetch } from './support/checked-fetch.js';
+import { KEY_NOT_ACCEPTED, NO_CREDENTIAL } from './support/credential-refusals.js';
 import { eventually } from './support/eventually.js';
 import { createTenant, uniqueKey, uniqueNamespace } from './support/factories.js';
 import { recordSecrets } from './support/log-capture.js';
@@ -330,6 +331,39 @@ describe('@text-memory/ai-sdk: memoryTools in generateText', () => {
     const owned = sdk(tenant.api_key);
     expect((await owned.memory.recall({ namespace, query: 'Dan peanuts' })).state).toBe('no_data');
   });
+
+  it.each([
+    ['a key the service refuses', `tmk_${uniqueKey('not-a-key')}`, KEY_NOT_ACCEPTED],
+    ['no key', undefined, NO_CREDENTIAL],
+  ])(
+    'when the client has %s, then recall is a tool error the model reads as such',
+    async (_, apiKey, said) => {
+      const model = scriptedModel(callTool('call-1', 'recall', { query: 'anything' }), answer('I cannot.'));
+
+      const result = await generateText({
+        model,
+        tools: memoryTools({ client: sdk(apiKey), namespace: uniqueNamespace('ai-sdk') }),
+        prompt: 'What do you remember?',
+        stopWhen: isStepCount(3),
+      });
+
+      const failed = result.steps[0]?.content.find((part) => part.type === 'tool-error');
+      const error = failed?.type === 'tool-error' ? failed.error : undefined;
+      expect(error).toBeInstanceOf(TextMemoryToolError);
+      expect(error).toMatchObject({ tool: 'recall', code: 'authentication_required', status: 401 });
+      expect(toolResultsSeen(model, 1)).toEqual([
+        expect.objectContaining({
+          toolName: 'recall',
+          output: {
+            type: 'error-text',
+            value: expect.stringContaining(
+              `TextMemoryToolError: ${said}\ncode: authentication_required\nstatus: 401\n`,
+            ),
+          },
+        }),
+      ]);
+    },
+  );
 
   it('when the namespace is not a valid one, then each tool fails as a tool error with validation_failed and the field, sending nothing', async () => {
     const { client } = await tenantClient();

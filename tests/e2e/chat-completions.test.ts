@@ -7,6 +7,7 @@ import type {
   ChatCompletionCreateParamsNonStreaming,
 } from 'openai/resources/chat/completions';
 import { describe, expect, it } from 'vitest';
+import { KEY_NOT_ACCEPTED, NO_CREDENTIAL } from './support/credential-refusals.js';
 import { createTenant, recallBody } from './support/factories.js';
 import { useStack } from './support/stack.js';
 import { eventsFor } from './support/telemetry.js';
@@ -365,7 +366,7 @@ describe('POST /v1/chat/completions refusals', () => {
     );
   });
 
-  it('when the key is missing, then 401 authentication_required, and the client raises AuthenticationError', async () => {
+  it('when the key is missing or refused, then 401 authentication_required saying which, and the client raises AuthenticationError', async () => {
     const res = await t.api.post('/v1/chat/completions', {
       body: { model: 'tm-nano-1', memory_id: 'm1', messages: [{ role: 'user', content: 'hi' }] },
     });
@@ -376,7 +377,12 @@ describe('POST /v1/chat/completions refusals', () => {
 
     expect(res).toMatchObject(refusal(401, 'authentication_error', 'authentication_required', null));
     expect(models).toMatchObject(refusal(401, 'authentication_error', 'authentication_required', null));
+    expect(res.body.error.message).toBe(NO_CREDENTIAL);
     expect(thrown).toBeInstanceOf(OpenAI.AuthenticationError);
-    expect(thrown).toMatchObject({ status: 401, type: 'authentication_error' });
+    expect(thrown).toMatchObject({
+      status: 401,
+      type: 'authentication_error',
+      error: { message: KEY_NOT_ACCEPTED },
+    });
   });
 });

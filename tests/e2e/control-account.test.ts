@@ -10,6 +10,7 @@ import {
   PERMISSION_DENIED,
   UNAUTHENTICATED,
 } from './support/control.js';
+import { KEY_NOT_ACCEPTED, NO_CREDENTIAL } from './support/credential-refusals.js';
 import { createTenant } from './support/factories.js';
 import { useStack } from './support/stack.js';
 
@@ -88,13 +89,20 @@ describe('GET /api/v1/control/account', () => {
     const withGarbage = await account('tmk_garbage');
 
     expect(revoked).toMatchObject({ status: 200, body: { id: tenant.key_id, status: 'revoked' } });
-    for (const res of [withRevoked, withUnknown, withGarbage]) expect(res).toMatchObject(UNAUTHENTICATED);
+    for (const res of [withRevoked, withUnknown, withGarbage])
+      expect(res).toMatchObject({
+        ...UNAUTHENTICATED,
+        body: { ...UNAUTHENTICATED.body, error: KEY_NOT_ACCEPTED },
+      });
   });
 
-  it('when called without a credential, then 401', async () => {
+  it('when called without a credential, then 401 asking for one', async () => {
     const res = await t.api.get(ACCOUNT);
 
-    expect(res).toMatchObject(UNAUTHENTICATED);
+    expect(res).toMatchObject({
+      ...UNAUTHENTICATED,
+      body: { ...UNAUTHENTICATED.body, error: NO_CREDENTIAL },
+    });
   });
 });
 

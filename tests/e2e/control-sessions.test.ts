@@ -11,6 +11,7 @@ import {
   suffix,
   UNAUTHENTICATED,
 } from './support/control.js';
+import { SESSION_NOT_ACCEPTED } from './support/credential-refusals.js';
 import { createTenant, recallBody, uniqueKey, uniqueNamespace, writeBody } from './support/factories.js';
 import { useStack } from './support/stack.js';
 
@@ -28,6 +29,11 @@ const t = useStack({
   },
 });
 const { login, account } = controlSteps(t);
+/** A session token that came and was refused: never told to send a credential, whatever the reason. */
+const SESSION_REFUSED = {
+  ...UNAUTHENTICATED,
+  body: { ...UNAUTHENTICATED.body, error: SESSION_NOT_ACCEPTED },
+};
 let lastOctet = 0;
 const loginFromNewAddress = (email: string, password: string) =>
   t.api.post(SESSIONS, {
@@ -236,8 +242,8 @@ describe('DELETE /api/v1/control/sessions/current', () => {
 
     expect(before.status).toBe(200);
     expect(res.status).toBe(204);
-    expect(await account(token)).toMatchObject(UNAUTHENTICATED);
-    expect(await t.api.delete(CURRENT_SESSION, { key: token })).toMatchObject(UNAUTHENTICATED);
+    expect(await account(token)).toMatchObject(SESSION_REFUSED);
+    expect(await t.api.delete(CURRENT_SESSION, { key: token })).toMatchObject(SESSION_REFUSED);
     expect((await account(otherToken)).status).toBe(200);
   });
 });
@@ -262,7 +268,7 @@ describe('Session tokens', () => {
 
     const res = await account(`${header}.${payload}.${flipCharacter(signature ?? '')}`);
 
-    expect(res).toMatchObject(UNAUTHENTICATED);
+    expect(res).toMatchObject(SESSION_REFUSED);
     expect((await account(token)).status).toBe(200);
   });
 
@@ -283,8 +289,8 @@ describe('Session tokens', () => {
       `${header}.${encodePart({ ...claims, sub: otherClaims.sub, sid: otherClaims.sid })}.${signature}`,
     );
 
-    expect(longer).toMatchObject(UNAUTHENTICATED);
-    expect(swapped).toMatchObject(UNAUTHENTICATED);
+    expect(longer).toMatchObject(SESSION_REFUSED);
+    expect(swapped).toMatchObject(SESSION_REFUSED);
   });
 
   it('when a token for a live session is signed with another key or with no algorithm, then 401', async () => {
@@ -296,8 +302,8 @@ describe('Session tokens', () => {
     const otherKey = await account(signToken(randomBytes(32), claims));
     const unsigned = await account(`${encodePart({ alg: 'none', typ: 'JWT' })}.${encodePart(claims)}.`);
 
-    expect(otherKey).toMatchObject(UNAUTHENTICATED);
-    expect(unsigned).toMatchObject(UNAUTHENTICATED);
+    expect(otherKey).toMatchObject(SESSION_REFUSED);
+    expect(unsigned).toMatchObject(SESSION_REFUSED);
   });
 
   it('when a well-signed token names a session that does not exist, then 401', async () => {
@@ -307,7 +313,7 @@ describe('Session tokens', () => {
       signToken(sessionSigningKey(), sessionClaims(tenant.user_id, randomUUID(), nowSeconds() + 600)),
     );
 
-    expect(res).toMatchObject(UNAUTHENTICATED);
+    expect(res).toMatchObject(SESSION_REFUSED);
   });
 
   it('when a well-signed token has expired, then 401, even for a live session', async () => {
@@ -323,8 +329,8 @@ describe('Session tokens', () => {
       signToken(sessionSigningKey(), sessionClaims(tenant.user_id, String(sid), past)),
     );
 
-    expect(unknownSession).toMatchObject(UNAUTHENTICATED);
-    expect(liveSession).toMatchObject(UNAUTHENTICATED);
+    expect(unknownSession).toMatchObject(SESSION_REFUSED);
+    expect(liveSession).toMatchObject(SESSION_REFUSED);
     expect((await account(token)).status).toBe(200);
   });
 });
@@ -370,6 +376,6 @@ describe('Session tokens on the data plane', () => {
 
     const res = await send(`${header}.${payload}.${flipCharacter(signature ?? '')}`);
 
-    expect(res).toMatchObject(UNAUTHENTICATED);
+    expect(res).toMatchObject(SESSION_REFUSED);
   });
 });

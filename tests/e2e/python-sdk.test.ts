@@ -120,7 +120,7 @@ describe('the Python SDK (text-memory)', () => {
       },
     );
 
-    expect(output).toMatch(/13 passed/);
+    expect(output).toMatch(/14 passed/);
     expect(output).not.toMatch(/skipped/);
   }, 240_000);
 });

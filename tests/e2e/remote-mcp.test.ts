@@ -10,6 +10,7 @@ import { afterAll, afterEach, describe, expect, it } from 'vitest';
 import { CHARGES, type Charge, PRICING_VERSION, usd, WRITE_MICRO_USD } from './support/billing.js';
 import { repo, runCommand } from './support/cli.js';
 import { controlSteps } from './support/control.js';
+import { KEY_NOT_ACCEPTED, NO_CREDENTIAL } from './support/credential-refusals.js';
 import { eventually } from './support/eventually.js';
 import { createTenant, recallBody, uniqueNamespace } from './support/factories.js';
 import { useSecondGateway, useStack } from './support/stack.js';
@@ -115,14 +116,18 @@ describe('POST /mcp: authentication', () => {
     expect(res.headers['www-authenticate']).toBe(
       `Bearer realm="text-memory", resource_metadata="${t.stack.url}/.well-known/oauth-protected-resource/mcp"`,
     );
-    expect(res.body).toMatchObject({ retryable: false, details: { code: 'authentication_required' } });
+    expect(res.body).toMatchObject({
+      error: NO_CREDENTIAL,
+      retryable: false,
+      details: { code: 'authentication_required' },
+    });
     const client = new Client({ name: 'anonymous', version: '1.0.0' });
     await expect(client.connect(new StreamableHTTPClientTransport(mcpUrl()))).rejects.toMatchObject({
       code: 401,
     });
   });
 
-  it('when a bad or revoked-looking key is sent, then 401 with error="invalid_token", the same words as the HTTP API and never the key', async () => {
+  it('when a bad or revoked-looking key is sent, then 401 with error="invalid_token", saying the key was not accepted as the HTTP API does, never the key', async () => {
     const bad = `tmk_${'A'.repeat(8)}_${'b'.repeat(40)}`;
 
     const res = await post({ Authorization: `Bearer ${bad}` });
@@ -133,6 +138,7 @@ describe('POST /mcp: authentication', () => {
     );
     expect(JSON.stringify(res.body)).not.toContain(bad);
     const direct = await t.api.recall(bad, {});
+    expect(res.body).toMatchObject({ error: KEY_NOT_ACCEPTED, details: { code: 'authentication_required' } });
     expect(res.body.error).toBe(direct.body.error);
   });
 

@@ -13,6 +13,7 @@ import {
 } from '../../libs/clients/sdk/src/index.js';
 import { exportToFile, uploadFile } from '../../libs/clients/sdk/src/node.js';
 import { contractCheckedFetch } from './support/checked-fetch.js';
+import { KEY_NOT_ACCEPTED, NO_CREDENTIAL } from './support/credential-refusals.js';
 import { EVENTUALLY, eventually } from './support/eventually.js';
 import { expectSelfConsistent, markedWords } from './support/explanations.js';
 import { createTenant, uniqueNamespace } from './support/factories.js';
@@ -318,11 +319,23 @@ describe('SDK: memory (data plane)', () => {
     expect(error).toMatchObject({
       status: 401,
       code: 'authentication_required',
+      message: KEY_NOT_ACCEPTED,
       retryable: false,
       attempts: 1,
       request_id: expect.any(String),
     });
     expect(error.message).not.toContain('tmk_notakey0');
+  });
+
+  it('when the client was given no key, then the 401 says to send one, not that a key was refused', async () => {
+    const error = await failure(sdk().memory.recall({ namespace: 'ns', query: 'x' }));
+
+    expect(error).toMatchObject({
+      status: 401,
+      code: 'authentication_required',
+      message: NO_CREDENTIAL,
+      retryable: false,
+    });
   });
 });
 

@@ -7,12 +7,34 @@ import type { KeyUsage } from './key-usage.js';
 import { type Action, roleAllows } from './role-permissions.js';
 import type { VerifiedKeyCache } from './verified-key-cache.js';
 
-/** Neutral on purpose: the same words for a missing, malformed, unknown, expired or revoked credential. */
-export const AUTHENTICATION_REQUIRED =
+/**
+ * The 401's words (always `authentication_required`). No credential and a refused one are told apart:
+ * a caller who sent a key and is told to send one looks for the fault in the wrong place. A refusal
+ * stays neutral: one sentence for a key that is malformed, unknown, revoked or whose user is disabled,
+ * another for a session token that is forged, expired or ended, so a guesser learns nothing about which
+ * keys or sessions exist. Which kind was refused is no secret: the caller chose it (a `tmk_` prefix or
+ * `X-API-Key` is a key, any other bearer token a session token).
+ */
+export const CREDENTIAL_MISSING =
   'Authentication required: send an API key (Authorization: Bearer <API_KEY> or X-API-Key) or a session token';
+export const API_KEY_NOT_ACCEPTED =
+  'The API key was not accepted: it is unknown, revoked or mistyped. Authentication requires a valid API key or session token';
+export const SESSION_NOT_ACCEPTED =
+  'The session token was not accepted: it is unknown, expired or ended (sign in again; API keys start with tmk_). Authentication requires a valid API key or session token';
 
+/** No credential came (or none in a form the service reads: another scheme, an empty header). */
 export function authenticationRequired(): AppError {
-  return new AppError(ErrorCode.AuthenticationRequired, AUTHENTICATION_REQUIRED);
+  return new AppError(ErrorCode.AuthenticationRequired, CREDENTIAL_MISSING);
+}
+
+/** An API key came and is not a live one; the same error whatever the reason. */
+export function apiKeyNotAccepted(): AppError {
+  return new AppError(ErrorCode.AuthenticationRequired, API_KEY_NOT_ACCEPTED);
+}
+
+/** A session token came and is not a live one; the same error whatever the reason. */
+export function sessionNotAccepted(): AppError {
+  return new AppError(ErrorCode.AuthenticationRequired, SESSION_NOT_ACCEPTED);
 }
 
 /**
@@ -28,7 +50,7 @@ export async function verifyApiKey(
   presented: string,
   deps: { cache?: VerifiedKeyCache; run?: SqlRunner } = {},
 ): Promise<KeyRecord> {
-  if (!API_KEY_PATTERN.test(presented)) throw authenticationRequired();
+  if (!API_KEY_PATTERN.test(presented)) throw apiKeyNotAccepted();
   const secretHash = hashApiKey(presented);
   let key = deps.cache?.get(secretHash);
   if (!key) {
@@ -36,7 +58,7 @@ export async function verifyApiKey(
     key = withinRole(await findKeyByHash(deps.run ?? getSql(), secretHash));
     if (key) deps.cache?.set(secretHash, key, generation);
   }
-  if (!key || key.revokedAt || !key.userActive) throw authenticationRequired();
+  if (!key || key.revokedAt || !key.userActive) throw apiKeyNotAccepted();
   return key;
 }
 

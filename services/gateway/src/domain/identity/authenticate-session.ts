@@ -1,6 +1,6 @@
 import { getPrisma } from '../../data-access/prisma-client.js';
 import { findLiveSession, type LiveSession } from '../../data-access/session-repository.js';
-import { authenticationRequired } from './authenticate-api-key.js';
+import { sessionNotAccepted } from './authenticate-api-key.js';
 import { readSessionToken } from './session-token.js';
 
 /** Who is signed in: everything comes from the session row and its user, nothing from the token's claims. */
@@ -12,8 +12,8 @@ export async function authenticateSession(
   deps: { signingKey: Uint8Array; db?: ReturnType<typeof getPrisma> },
 ): Promise<Account> {
   const claims = await readSessionToken(deps.signingKey, token);
-  if (!claims) throw authenticationRequired();
+  if (!claims) throw sessionNotAccepted();
   const session = await findLiveSession(deps.db ?? getPrisma(), claims.sessionId, claims.userId);
-  if (!session) throw authenticationRequired();
+  if (!session) throw sessionNotAccepted();
   return { kind: 'session', ...session };
 }
