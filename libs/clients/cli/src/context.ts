@@ -42,7 +42,7 @@ export class Context {
       throw new UsageError('Not logged in: run `tm login`, or set TM_API_KEY');
     if (extra.operatorToken) knownSecrets.add(extra.operatorToken);
     if (need !== 'session' && apiKey) sentCredentials.add('API key');
-    if (need !== 'apiKey' && sessionToken) sentCredentials.add('session');
+    if (need !== 'apiKey' && sessionToken) sentCredentials.add('session token');
     return new TextMemory({
       baseUrl,
       // A session-only command sends the session even when a key is stored too.

@@ -2,9 +2,9 @@ import { TextMemoryError } from '@text-memory/sdk';
 import { ErrorNotice } from './error-notice.js';
 
 /**
- * A data-plane call's error, with what to do about the two a key itself causes: the API's 401 says
- * only its neutral sentence (it never tells a guesser whether a key exists), so the console adds that
- * the key in use is unknown or revoked; a 403 names the permission the key or its user lacks.
+ * A data-plane call's error, with what to do about the two a key itself causes: the API's 401 says the
+ * key was not accepted, never why (it never tells a guesser whether a key exists), so the console adds
+ * what to do here, choose another key; a 403 names the permission the key or its user lacks.
  */
 export function DataErrorNotice({ error }: { error: unknown }) {
   if (!error) return null;
