@@ -5,6 +5,7 @@ import { join, resolve } from 'node:path';
 import { promisify } from 'node:util';
 import type { Page } from 'playwright-core';
 import { describe, expect, it, vi } from 'vitest';
+import { ensurePython } from '../../infra/dev/python.js';
 import { goTo, logIn, openConsole, screenshot, useBrowser, webStorage } from './support/browser.js';
 import { API_KEYS, controlSteps } from './support/control.js';
 import { EVENTUALLY } from './support/eventually.js';
@@ -18,7 +19,7 @@ const t = useStack();
 const b = useBrowser();
 const { tenantWithSession, addUser } = controlSteps(t);
 
-const SNIPPETS = ['TypeScript SDK', 'CLI', 'MCP server for an agent', 'Remote MCP endpoint', 'Python'];
+const SNIPPETS = ['TypeScript SDK', 'CLI', 'MCP server for an agent', 'Remote MCP endpoint', 'Python SDK'];
 
 /** The text of each snippet, by its title. */
 const snippetTexts = async (page: Page) =>
@@ -47,13 +48,22 @@ async function runSdkSnippet(text: string, apiKey: string): Promise<string> {
   return stdout;
 }
 
-/** Runs the Python snippet as the page gives it, with Debian's python3 and nothing installed. */
+/**
+ * Runs the Python snippet as the page gives it, saved as app.py, with this repository's Python SDK on
+ * the path (what installing its wheel gives) and httpx, its one dependency, from Debian's packages.
+ */
 async function runPythonSnippet(text: string, apiKey: string): Promise<string> {
+  const python = await ensurePython(['httpx'], 'The Python SDK snippet', () => undefined);
   const project = mkdtempSync(join(tmpdir(), 'console-snippet-'));
   writeFileSync(join(project, 'app.py'), text);
-  const { stdout } = await promisify(execFile)('/usr/bin/python3', ['app.py'], {
+  const { stdout } = await promisify(execFile)(python, ['app.py'], {
     cwd: project,
-    env: { ...process.env, TM_API_KEY: apiKey },
+    env: {
+      ...process.env,
+      TM_API_KEY: apiKey,
+      PYTHONPATH: resolve('libs/clients/python/src'),
+      PYTHONDONTWRITEBYTECODE: '1',
+    },
   });
   return stdout;
 }
@@ -88,14 +98,14 @@ async function expectRevoked(session: string, secret: string): Promise<void> {
 }
 
 describe('the console: first steps', () => {
-  it('when an owner opens Connect an app, then the base URL and five snippets are there without a secret, and a copy gives the snippet', async () => {
+  it('when an owner opens Connect an app, then the base URL and five snippets are there without a secret, the Python one through the Python SDK, and a copy gives the snippet', async () => {
     const tenant = await tenantWithSession();
     const { page, errors, context } = await openConsole(b.browser, t.stack.url);
     await logIn(page, tenant.owner.email, tenant.owner.password);
     // The overview points a new user there.
     const connect = page.getByRole('region', { name: 'Connect an app' });
     await expect.poll(() => connect.textContent(), EVENTUALLY).toContain(t.stack.url);
-    await connect.getByRole('link', { name: /Snippets for the SDK/ }).click();
+    await connect.getByRole('link', { name: /Snippets for the TypeScript and Python SDKs/ }).click();
     await page.getByRole('heading', { name: 'Connect an app', level: 1 }).waitFor();
 
     await expect
@@ -123,8 +133,16 @@ describe('the console: first steps', () => {
         },
       },
     });
-    expect(texts.Python).toContain(`BASE_URL = "${t.stack.url}"`);
-    expect(texts.Python).toContain('os.environ["TM_API_KEY"]');
+    // The Python SDK as its README shows it: the package, the client, write and recall; no raw HTTP.
+    const python = texts['Python SDK'] ?? '';
+    expect(python).toContain('pip install');
+    expect(python).toContain('from text_memory import TextMemory');
+    expect(python).toContain(`with TextMemory("${t.stack.url}", api_key=os.environ["TM_API_KEY"]) as tm:`);
+    expect(python).toContain('tm.memory.write(namespace="notes", text=');
+    expect(python).toContain('tm.memory.recall(namespace="notes", query=');
+    expect(python).not.toContain('urllib');
+    // Nothing on the page says the Python SDK is still to come.
+    expect(await page.locator('main').textContent()).not.toMatch(/on its way|until then/i);
     // No secret: the placeholder where the key goes, in every snippet.
     for (const text of Object.values(texts)) {
       expect(text).toContain('tmk_…');
@@ -200,8 +218,10 @@ describe('the console: first steps', () => {
     expect(await runSdkSnippet(texts['TypeScript SDK'] ?? '', secret)).toContain(
       'The ferry to Porto leaves at noon',
     );
-    // So does the Python one, with the standard library alone.
-    expect(await runPythonSnippet(texts.Python ?? '', secret)).toContain('The ferry to Porto leaves at noon');
+    // So does the Python one, with the Python SDK.
+    expect(await runPythonSnippet(texts['Python SDK'] ?? '', secret)).toContain(
+      'The ferry to Porto leaves at noon',
+    );
     // Never stored: the tab's memory only.
     expect(JSON.stringify(await webStorage(page))).not.toContain(secret);
     await screenshot(page, 'connect-with-tab-key');

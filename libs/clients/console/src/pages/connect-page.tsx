@@ -36,7 +36,7 @@ function CreateOwnKey() {
 
 /**
  * First steps for a new user: the base URL of this deployment (the console's own origin, as the SDK
- * inside the console uses) and ready-to-copy snippets for the SDK, the CLI, an MCP client and Python.
+ * inside the console uses) and ready-to-copy snippets for the TypeScript and Python SDKs, the CLI and an MCP client.
  * No secret is shown unless this tab just created the console's own key: then the snippets hold it.
  */
 export function ConnectPage() {
@@ -48,7 +48,7 @@ export function ConnectPage() {
   return (
     <Page
       title="Connect an app"
-      summary="Where your code reaches this deployment, and how to call it from the SDK, the CLI, an agent (MCP, local or by URL) or Python."
+      summary="Where your code reaches this deployment, and how to call it from the TypeScript or Python SDK, the CLI or an agent (MCP, local or by URL)."
     >
       <section className="card" aria-labelledby="connect-base-url">
         <h2 id="connect-base-url">Base URL</h2>

@@ -45,7 +45,8 @@ export function OverviewPage() {
         <h2 id="overview-connect">Connect an app</h2>
         <p>
           Your apps reach this deployment at <code>{window.location.origin}</code>.{' '}
-          <Link to="/connect">Snippets for the SDK, the CLI, MCP and Python</Link>, ready to copy.
+          <Link to="/connect">Snippets for the TypeScript and Python SDKs, the CLI and MCP</Link>, ready to
+          copy.
         </p>
       </section>
       <ErrorNotice error={health.error ?? status.error} />
