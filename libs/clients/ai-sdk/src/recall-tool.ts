@@ -28,8 +28,8 @@ const recallInput = (topK: number) =>
 export type RecallInput = z.infer<ReturnType<typeof recallInput>>;
 
 /**
- * What `recall` returns to the app (`toolResults`): tm-mcp's structuredContent, the context null when
- * nothing matched. The model reads tm-mcp's text of it.
+ * What `recall` returns to the app (`toolResults`): tm-mcp's structuredContent, with the context null
+ * when nothing matched (tm-mcp leaves it out). The model reads tm-mcp's text of it.
  */
 export type RecallResult = RecallReport;
 

@@ -5,7 +5,10 @@ import type { z } from 'zod';
 import { RecallInput } from './arguments.js';
 import { callService } from './tool-error.js';
 
-/** The recall as the tool's artifact (tm-mcp's structuredContent): context null when nothing matched. */
+/**
+ * The recall as the tool's artifact (tm-mcp's structuredContent): context null when nothing matched,
+ * where tm-mcp leaves it out.
+ */
 export type RecallArtifact = RecallReport;
 
 /**

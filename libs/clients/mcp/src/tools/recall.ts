@@ -5,6 +5,7 @@ import { namespaceArgument, timestampArgument } from './arguments.js';
 import type { ToolContext } from './context.js';
 import { mirrors } from './mirrors.js';
 import { callService, noNamespace, success } from './results.js';
+import { type WithoutNulls, withoutNulls } from './without-nulls.js';
 
 const ARGS = RECALL_TOOL.arguments;
 
@@ -15,13 +16,16 @@ const ExplainedTerm = z.object({
   matched: z.boolean(),
 });
 
-/** What `recall` answers: the recall as every adapter hands it to code (context null when none). */
-const RecallOutput = mirrors<RecallReport>()(
+/**
+ * What `recall` answers: the recall as every adapter hands it to code, its nulls left out
+ * (without-nulls.ts).
+ */
+const RecallOutput = mirrors<WithoutNulls<RecallReport>>()(
   z.object({
     state: z.enum(['retained', 'no_data']),
     retrieval_outcome: z.enum(['matched', 'no_match']),
     namespace: z.string(),
-    context: z.string().nullable(),
+    context: z.string().describe('The matched texts as one block; absent when nothing matched').optional(),
     related: z.array(
       z.object({
         event_id: z.string(),
@@ -73,7 +77,7 @@ export function registerRecall(server: McpServer, { tm, defaultNamespace, namesp
             ...(args.explain !== undefined ? { explain: args.explain } : {}),
           }),
         );
-        return success(RecallOutput, recallAnswer(report), report);
+        return success(RecallOutput, recallAnswer(report), withoutNulls(report));
       });
     },
   );

@@ -4,6 +4,7 @@ import { z } from 'zod';
 import type { ToolContext } from './context.js';
 import { mirrors } from './mirrors.js';
 import { callService, success } from './results.js';
+import { type WithoutNulls, withoutNulls } from './without-nulls.js';
 
 const DependencyHealth = mirrors<Schemas['DependencyHealth']>()(
   z.object({
@@ -26,17 +27,22 @@ const ServiceHealth = mirrors<Schemas['ServiceHealth']>()(
   }),
 );
 
-/** What `status` answers: health per service, monitoring, consent, and where this server points. */
+/**
+ * What `status` answers: health per service, monitoring, consent, and where this server points, its
+ * nulls left out (without-nulls.ts).
+ */
 const StatusOutput = mirrors<
-  Pick<
-    StatusResponse,
-    'status' | 'available' | 'services' | 'execution_mode' | 'deployment_version' | 'request_id'
-  > & {
-    monitoring: Pick<StatusResponse['monitoring'], 'state' | 'anomaly_count'>;
-    consent: StatusResponse['consent']['state'];
-    base_url: string;
-    default_namespace: string | null;
-  }
+  WithoutNulls<
+    Pick<
+      StatusResponse,
+      'status' | 'available' | 'services' | 'execution_mode' | 'deployment_version' | 'request_id'
+    > & {
+      monitoring: Pick<StatusResponse['monitoring'], 'state' | 'anomaly_count'>;
+      consent: StatusResponse['consent']['state'];
+      base_url: string;
+      default_namespace: string | null;
+    }
+  >
 >()(
   z.object({
     status: z.enum(['ok', 'degraded', 'unavailable']),
@@ -44,13 +50,16 @@ const StatusOutput = mirrors<
     services: z.record(z.string(), ServiceHealth),
     monitoring: z.object({
       state: z.enum(['ok', 'anomalous', 'no_data', 'unavailable']),
-      anomaly_count: z.number().nullable(),
+      anomaly_count: z.number().describe('Absent when monitoring could not count them').optional(),
     }),
     consent: z.enum(['granted', 'missing']),
     execution_mode: z.literal('mock'),
     deployment_version: z.string(),
     base_url: z.string(),
-    default_namespace: z.string().nullable(),
+    default_namespace: z
+      .string()
+      .describe('The namespace of calls that name none; absent when this server has none')
+      .optional(),
     request_id: z.string(),
   }),
 );
@@ -85,7 +94,7 @@ export function registerStatus(server: McpServer, { tm, defaultNamespace, servic
             `default namespace: ${defaultNamespace ?? 'none (pass namespace to each call)'}`,
             `request_id: ${status.request_id}`,
           ].join('\n'),
-          {
+          withoutNulls({
             status: status.status,
             available: status.available,
             services: status.services,
@@ -96,7 +105,7 @@ export function registerStatus(server: McpServer, { tm, defaultNamespace, servic
             base_url: shownUrl,
             default_namespace: defaultNamespace ?? null,
             request_id: status.request_id,
-          },
+          }),
         );
       }),
   );

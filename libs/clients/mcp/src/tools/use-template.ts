@@ -5,18 +5,24 @@ import { eventIdArgument, namespaceArgument } from './arguments.js';
 import type { ToolContext } from './context.js';
 import { mirrors } from './mirrors.js';
 import { callService, refusal, success } from './results.js';
+import { type WithoutNulls, withoutNulls } from './without-nulls.js';
 
 type Created = Schemas['CreateTemplateMemoryResponse'];
 
-/** What `use_template` answers: the memory's receipt, its rendered text and the template it came from. */
+/**
+ * What `use_template` answers: the memory's receipt, its rendered text and the template it came from,
+ * its nulls left out (without-nulls.ts).
+ */
 const UseTemplateOutput = mirrors<
-  Pick<Created, 'state' | 'memory_id' | 'namespace' | 'text' | 'idempotency_outcome' | 'request_id'> & {
-    template: Pick<Created['template'], 'source' | 'template_name' | 'template_version'>;
-  }
+  WithoutNulls<
+    Pick<Created, 'state' | 'memory_id' | 'namespace' | 'text' | 'idempotency_outcome' | 'request_id'> & {
+      template: Pick<Created['template'], 'source' | 'template_name' | 'template_version'>;
+    }
+  >
 >()(
   z.object({
     state: z.enum(['retained', 'not_retained']),
-    memory_id: z.string().nullable(),
+    memory_id: z.string().describe('Absent when the text was not retained').optional(),
     namespace: z.string(),
     text: z.string(),
     idempotency_outcome: z.enum(['Accepted', 'Replayed']),
@@ -46,8 +52,11 @@ export function registerUseTemplate(server: McpServer, { tm, defaultNamespace }:
           .min(1)
           .describe('A marketplace template’s id, e.g. "task".')
           .optional(),
+        // Any JSON value per field, spelled as a free-form object: zod writes z.unknown() as `{}`, a
+        // schema that constrains nothing, which the MCP Inspector flags as unportable.
         data: z
           .record(z.string(), z.unknown())
+          .meta({ additionalProperties: true })
           .describe('Values by field name, e.g. {"title": "File taxes", "owner": "Ana"}.'),
         namespace: namespaceArgument(
           'Partition to store it in. Default: the server’s default namespace if it has one (tm-mcp: ' +
@@ -99,7 +108,7 @@ export function registerUseTemplate(server: McpServer, { tm, defaultNamespace }:
             `idempotency_outcome: ${memory.idempotency_outcome}`,
             `request_id: ${memory.request_id}`,
           ].join('\n'),
-          {
+          withoutNulls({
             state: memory.state,
             memory_id: memory.memory_id,
             namespace: memory.namespace,
@@ -111,7 +120,7 @@ export function registerUseTemplate(server: McpServer, { tm, defaultNamespace }:
               template_version: memory.template.template_version,
             },
             request_id: memory.request_id,
-          },
+          }),
         );
       });
     },
