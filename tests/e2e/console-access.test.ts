@@ -2,7 +2,16 @@ import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
 import type { Page } from 'playwright-core';
 import { describe, expect, it, vi } from 'vitest';
-import { goTo, logIn, openConsole, PHONE, screenshot, useBrowser, webStorage } from './support/browser.js';
+import {
+  goTo,
+  LAPTOP,
+  logIn,
+  openConsole,
+  PHONE,
+  screenshot,
+  useBrowser,
+  webStorage,
+} from './support/browser.js';
 import { API_KEYS, controlSteps, suffix, USERS } from './support/control.js';
 import { EVENTUALLY } from './support/eventually.js';
 import { recallBody, uniqueKey, uniqueNamespace, writeBody } from './support/factories.js';
@@ -44,6 +53,61 @@ const keysOf = async (session: string) =>
   (await t.api.get(API_KEYS, { key: session })).body.data as ListedKey[];
 
 describe('the console: API keys', () => {
+  it.each([
+    ['a laptop', LAPTOP],
+    ['a phone', PHONE],
+  ])(
+    'when a tenant holds revoked keys beside its active ones, then on %s the API keys page lists the active ones, with the counts, and the filter shows the revoked or all',
+    async (_on, viewport) => {
+      const tenant = await tenantWithSession();
+      for (const name of [
+        'filter-live-1',
+        'filter-live-2',
+        'filter-gone-1',
+        'filter-gone-2',
+        'filter-gone-3',
+      ]) {
+        const made = await t.api.post(API_KEYS, { key: tenant.session, body: { name } });
+        expect(made.status).toBe(201);
+        if (name.includes('gone'))
+          expect(
+            (await t.api.post(`${API_KEYS}/${made.body.id}/revoke`, { key: tenant.session })).status,
+          ).toBe(200);
+      }
+      const listed = await keysOf(tenant.session);
+      const names = (status?: string) =>
+        listed
+          .filter((k) => !status || k.status === status)
+          .map((k) => k.name)
+          .sort();
+      const active = names('active');
+      const revoked = names('revoked');
+      expect(revoked).toEqual(['filter-gone-1', 'filter-gone-2', 'filter-gone-3']);
+      const { page, errors, context } = await openConsole(b.browser, t.stack.url, viewport);
+      await logIn(page, tenant.owner.email, tenant.owner.password);
+      await goTo(page, 'API keys');
+
+      const filter = page.getByRole('group', { name: 'Show', exact: true });
+      const table = page.getByRole('table', { name: 'API keys' });
+      const rowNames = async () => (await table.locator('tbody th[scope="row"]').allTextContents()).sort();
+      // Active by default, each choice with its count.
+      await expect.poll(rowNames, EVENTUALLY).toEqual(active);
+      expect(await filter.getByRole('radio', { name: `Active (${active.length})` }).isChecked()).toBe(true);
+      expect(await filter.getByRole('radio', { name: `Revoked (${revoked.length})` }).isChecked()).toBe(
+        false,
+      );
+      expect(await filter.getByRole('radio', { name: `All (${listed.length})` }).isChecked()).toBe(false);
+      await screenshot(page, `api-keys-filter-active-${viewport === PHONE ? 'phone' : 'laptop'}`);
+
+      await filter.getByRole('radio', { name: /^Revoked/ }).check();
+      await expect.poll(rowNames, EVENTUALLY).toEqual(revoked);
+      await filter.getByRole('radio', { name: /^All/ }).check();
+      await expect.poll(rowNames, EVENTUALLY).toEqual(names());
+      expect(errors).toEqual([]);
+      await context.close();
+    },
+  );
+
   it('when an owner creates, rotates and revokes a key, then each secret is shown once and works until rotated or revoked (then 401)', async () => {
     const tenant = await tenantWithSession();
     const { page, errors, context } = await openConsole(b.browser, t.stack.url);

@@ -15,6 +15,14 @@ import { McpEndpointCard } from './mcp-endpoint-card.js';
 
 type ApiKey = Schemas['ApiKey'];
 
+/** Which keys the list shows; active by default, as revoked ones pile up (each tab's console key). */
+type KeyFilter = 'active' | 'revoked' | 'all';
+const FILTERS: Array<{ value: KeyFilter; label: string }> = [
+  { value: 'active', label: 'Active' },
+  { value: 'revoked', label: 'Revoked' },
+  { value: 'all', label: 'All' },
+];
+
 /** The tenant's API keys (masked), and with `keys:manage`: create, edit, rotate, revoke. */
 export function ApiKeysPage() {
   const { client, account, can } = useSession();
@@ -38,6 +46,10 @@ export function ApiKeysPage() {
   const [creating, setCreating] = useState(false);
   const [editing, setEditing] = useState<string>();
   const [secret, setSecret] = useState<{ title: string; key: string; announcement: string }>();
+  const [filter, setFilter] = useState<KeyFilter>('active');
+  // A key revoked (or rotated) here stays in the active list until the page is left, showing the outcome.
+  const [revokedHere, setRevokedHere] = useState<ReadonlySet<string>>(new Set());
+  const markRevoked = (id: string) => setRevokedHere((ids) => new Set(ids).add(id));
 
   const connections = storage.data?.data ?? [];
   const emailOf = (id: string) =>
@@ -52,6 +64,7 @@ export function ApiKeysPage() {
   const rotate = (key: ApiKey) =>
     action.run(async () => {
       const rotated = await client.control.apiKeys.rotate(key.id);
+      markRevoked(key.id);
       setSecret({ title: `Rotated key ${rotated.name}`, key: rotated.key, announcement: 'Key rotated' });
       setEditing(undefined);
       keys.reload();
@@ -59,10 +72,20 @@ export function ApiKeysPage() {
   const revoke = (key: ApiKey) =>
     action.run(async () => {
       await client.control.apiKeys.revoke(key.id);
+      markRevoked(key.id);
       setEditing(undefined);
       keys.reload();
     });
   const editedKey = keys.data?.data.find((k) => k.id === editing);
+  const all = keys.data?.data ?? [];
+  const counts: Record<KeyFilter, number> = {
+    active: all.filter((k) => k.status === 'active').length,
+    revoked: all.filter((k) => k.status === 'revoked').length,
+    all: all.length,
+  };
+  const shown = all.filter(
+    (k) => filter === 'all' || k.status === filter || (filter === 'active' && revokedHere.has(k.id)),
+  );
 
   return (
     <Page
@@ -116,6 +139,23 @@ export function ApiKeysPage() {
       <ErrorNotice error={keys.error ?? users.error ?? storage.error ?? action.error} />
       {keys.loading && !keys.data && <p className="loading">Loading keys…</p>}
       {keys.data && (
+        <fieldset className="row key-filter">
+          <legend>Show</legend>
+          {FILTERS.map(({ value, label }) => (
+            <label key={value}>
+              <input
+                type="radio"
+                name="api-key-filter"
+                value={value}
+                checked={filter === value}
+                onChange={() => setFilter(value)}
+              />{' '}
+              {label} ({counts[value]})
+            </label>
+          ))}
+        </fieldset>
+      )}
+      {keys.data && (
         <DataTable
           caption="API keys"
           columns={[
@@ -130,9 +170,9 @@ export function ApiKeysPage() {
             can('keys:manage') && 'Actions',
           ]}
           card
-          empty={keys.data.data.length === 0 && 'No API keys yet.'}
+          empty={shown.length === 0 && (all.length === 0 ? 'No API keys yet.' : `No ${filter} API keys.`)}
         >
-          {keys.data.data.map((key) => (
+          {shown.map((key) => (
             <tr key={key.id}>
               <th scope="row">{key.name}</th>
               <td>
