@@ -19,6 +19,11 @@ WORKDIR /app
 # it is the same layer for every SERVICE).
 COPY pnpm-lock.yaml pnpm-workspace.yaml ./
 RUN pnpm fetch
+# For `npm run compose`, which removes the build stages (1.3 GB each) once the images are built: the
+# layer labelled `dependencies` is the last one every build shares, kept under a tag for the next build;
+# from the second label on, everything is this build's own (infra/dev/compose/build-leftovers.ts).
+LABEL io.text-memory.stage=dependencies
+LABEL io.text-memory.stage=build
 
 COPY . .
 ARG SERVICE
@@ -29,6 +34,7 @@ RUN sh infra/docker/runtime.sh "$SERVICE" /runtime
 # Runtime stage: the runtime base plus /runtime (docs/decisions.md, "Runtime images (P18)" and
 # "Smaller runtime images (P18)"). Nothing here may need more than node and sh's builtins.
 FROM ${RUNTIME_IMAGE}
+LABEL io.text-memory.stage=runtime
 ARG SERVICE
 WORKDIR /app
 # Owned by root: the service's user reads its code and cannot change it.

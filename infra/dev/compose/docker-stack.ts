@@ -1,3 +1,4 @@
+import { PRUNE_ARGS } from './build-leftovers.js';
 import { COMPOSE_FILE } from './compose-file.js';
 import { ADDRESS, run } from './podman.js';
 
@@ -30,6 +31,15 @@ export class DockerStack {
 
   async build(service: string): Promise<void> {
     await this.compose(['build', service]);
+  }
+
+  /**
+   * BuildKit keeps no image per build stage; a rebuilt service's previous image is still left untagged.
+   * Those go, and only ours (build-leftovers.ts). Answers docker's "Total reclaimed space" line.
+   */
+  async removeBuildLeftovers(): Promise<string> {
+    const { stdout } = await run('docker', PRUNE_ARGS, { env: process.env });
+    return stdout.trim().split('\n').at(-1) ?? '';
   }
 
   async up(): Promise<void> {

@@ -28,7 +28,17 @@ const say = (line: string) => console.error(`› ${line}`);
 
 type Stack = Pick<
   PodmanStack,
-  'build' | 'up' | 'down' | 'exec' | 'scale' | 'replicas' | 'kill' | 'pause' | 'address' | 'port'
+  | 'build'
+  | 'removeBuildLeftovers'
+  | 'up'
+  | 'down'
+  | 'exec'
+  | 'scale'
+  | 'replicas'
+  | 'kill'
+  | 'pause'
+  | 'address'
+  | 'port'
 >;
 
 /** One step: its name and duration on success; on failure the error, and the caller stops. */
@@ -90,6 +100,10 @@ async function buildAndUp({ stack, local, project }: Opened) {
   for (const service of built) {
     await step(`build ${service} (the one Dockerfile, SERVICE=${service})`, () => stack.build(service));
   }
+  // After every build, not after each: the services share the layers from `COPY . .` on while they build.
+  await step('remove the build stages and replaced images (dangling, labelled by the Dockerfile)', async () =>
+    say(await stack.removeBuildLeftovers()),
+  );
   if (local) await imageSizes(project);
   await step('up, each service after what it depends on, until healthy', () => stack.up(say));
 }

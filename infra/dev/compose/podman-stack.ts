@@ -1,4 +1,5 @@
 import { setTimeout as sleep } from 'node:timers/promises';
+import { DEPENDENCY_IMAGES_ARGS, dependenciesImage, newestImage, PRUNE_ARGS } from './build-leftovers.js';
 import {
   COMPOSE_FILE,
   type ComposeFile,
@@ -54,6 +55,18 @@ export class PodmanStack {
       process.stderr.write(output.split('\n').slice(-40).join('\n'));
       throw new Error(`no image ${image} after the build`);
     }
+  }
+
+  /**
+   * After the builds: the dependency layers kept under a tag, then every dangling image the Dockerfile
+   * labelled removed with its untagged parents (build-leftovers.ts). Says how many went.
+   */
+  async removeBuildLeftovers(): Promise<string> {
+    const listed = await podman(DEPENDENCY_IMAGES_ARGS);
+    const dependencies = newestImage(JSON.parse(listed.stdout.trim() || '[]'));
+    if (dependencies) await podman(['tag', dependencies, dependenciesImage(this.project)]);
+    const { stdout } = await podman(PRUNE_ARGS);
+    return `${stdout.split('\n').filter(Boolean).length} images removed`;
   }
 
   async up(say: (line: string) => void = () => {}): Promise<void> {

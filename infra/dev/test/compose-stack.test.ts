@@ -10,6 +10,13 @@ import {
   importArgs,
   mmdebstrapArgs,
 } from '../compose/base-images.js';
+import {
+  DEPENDENCY_IMAGES_ARGS,
+  dependenciesImage,
+  newestImage,
+  PRUNE_ARGS,
+  STAGE_LABEL,
+} from '../compose/build-leftovers.js';
 import { type ComposeFile, dependencies, readComposeFile, startOrder } from '../compose/compose-file.js';
 import { renderOverride } from '../compose/override-file.js';
 import { root } from '../compose/podman.js';
@@ -200,5 +207,58 @@ describe('stackSecrets', () => {
     expect(first.GATEWAY_SECRET_KEY).not.toBe(first.IMPORT_SECRET_KEY);
     expect(fromShell).toEqual({ ...first, GATEWAY_SECRET_KEY: 'from-shell' });
     expect(statSync(file).mode & 0o777).toBe(0o600);
+  });
+});
+
+describe('build leftovers', () => {
+  // The Dockerfile's instructions, continuation lines joined and comments left out.
+  const instructions = readFileSync(join(root, 'Dockerfile'), 'utf8')
+    .replace(/\\\n\s*/g, ' ')
+    .split('\n')
+    .map((line) => line.trim())
+    .filter((line) => line !== '' && !line.startsWith('#'));
+  const runtimeFrom = instructions.findLastIndex((line) => line.startsWith('FROM '));
+
+  it('when an image is built, then the Dockerfile labels the layers up to pnpm fetch `dependencies`, the rest of the build stage `build` and the runtime stage `runtime`', () => {
+    const fetch = instructions.indexOf('RUN pnpm fetch');
+    const sources = instructions.indexOf('COPY . .');
+
+    expect(fetch).toBeGreaterThan(0);
+    // Nothing between them but the two labels: the first marks the last layer every build shares, and
+    // from the second on every layer (the sources, the install) is this build's own.
+    expect(instructions.slice(fetch + 1, sources)).toEqual([
+      `LABEL ${STAGE_LABEL}=dependencies`,
+      `LABEL ${STAGE_LABEL}=build`,
+    ]);
+    expect(instructions[runtimeFrom + 1]).toBe(`LABEL ${STAGE_LABEL}=runtime`);
+    expect(instructions.filter((line) => line.startsWith('LABEL '))).toHaveLength(3);
+  });
+
+  it("when the leftovers are removed, then only dangling images with the Dockerfile's label go, whatever its value, never every unused image", () => {
+    expect(PRUNE_ARGS).toEqual(['image', 'prune', '--force', '--filter', `label=${STAGE_LABEL}`]);
+    expect(PRUNE_ARGS).not.toContain('--all');
+    expect(PRUNE_ARGS).not.toContain('-a');
+    expect(DEPENDENCY_IMAGES_ARGS).toEqual([
+      'images',
+      '--all',
+      '--filter',
+      `label=${STAGE_LABEL}=dependencies`,
+      '--format',
+      'json',
+    ]);
+    expect(dependenciesImage('textmemory-check')).toBe(
+      'localhost/textmemory-check/build-dependencies:latest',
+    );
+  });
+
+  it('when dependency layers of several lockfiles are listed, then the newest is the one kept', () => {
+    const listed = [
+      { Id: 'older', Created: 1_790_000_000 },
+      { Id: 'newest', Created: 1_790_000_900 },
+      { Id: 'old', Created: 1_790_000_500 },
+    ];
+
+    expect(newestImage(listed)).toBe('newest');
+    expect(newestImage([])).toBeUndefined();
   });
 });
