@@ -87,6 +87,24 @@ async function takeTabKey(page: Page): Promise<string> {
   return (await panel.locator('code.secret').textContent()) ?? '';
 }
 
+/**
+ * What the tab key keeper (the console's service worker, tab-key-keeper.ts) has done so far:
+ * revocations waiting out its grace, keys a page held again, keys revoked. Asked from `page`.
+ */
+const keeperState = (page: Page) =>
+  page.evaluate(`(async () => {
+    const [registration] = await navigator.serviceWorker.getRegistrations();
+    const worker = registration?.active;
+    if (!worker) return null;
+    const channel = new MessageChannel();
+    const answer = new Promise((resolve) => { channel.port1.onmessage = (event) => resolve(event.data); });
+    worker.postMessage({ type: 'state' }, [channel.port2]);
+    return answer;
+  })()`);
+
+/** Past the keeper's 10 s grace, on a loaded machine: a bound against hangs, not a speed check. */
+const PAST_GRACE = { timeout: 45_000, interval: 250 };
+
 /** The tab's key, once revoked: refused on the data plane, and listed as revoked. */
 async function expectRevoked(session: string, secret: string): Promise<void> {
   await expect
@@ -222,8 +240,10 @@ describe('the console: first steps', () => {
     expect(await runPythonSnippet(texts['Python SDK'] ?? '', secret)).toContain(
       'The ferry to Porto leaves at noon',
     );
-    // Never stored: the tab's memory only.
-    expect(JSON.stringify(await webStorage(page))).not.toContain(secret);
+    // Kept for the tab only: in its sessionStorage, never in localStorage.
+    const storage = await webStorage(page);
+    expect(storage.session['tm.console.tab-key']).toContain(secret);
+    expect(JSON.stringify(storage.local)).not.toContain(secret);
     await screenshot(page, 'connect-with-tab-key');
     expect(errors).toEqual([]);
     await context.close();
@@ -243,16 +263,52 @@ describe('the console: first steps', () => {
     await context.close();
   });
 
-  it("when an owner reloads the page after creating the console's key, then the key the tab lost is revoked and the session stays", async () => {
+  it("when an owner reloads the page after creating the console's key, then the tab keeps that same key, still active once the keeper's grace has passed", async () => {
     const tenant = await tenantWithSession();
     const { page, errors, context } = await openConsole(b.browser, t.stack.url);
     await logIn(page, tenant.owner.email, tenant.owner.password);
     const secret = await takeTabKey(page);
-    expect((await t.api.recall(secret, recallBody('first-steps', 'anything'))).status).toBe(200);
 
     await page.reload();
     await page.getByRole('button', { name: 'Log out' }).waitFor();
-    await expectRevoked(tenant.session, secret);
+    const picker = page.getByRole('region', { name: 'API key in use' });
+    await expect
+      .poll(() => picker.textContent(), EVENTUALLY)
+      .toContain(`Using API key ${secret.slice(0, 12)}`);
+    // The page that went asked for the key's revocation; the page that came held it again.
+    await expect.poll(() => keeperState(page), PAST_GRACE).toEqual({ pending: 0, kept: 1, revoked: 0 });
+    expect((await t.api.recall(secret, recallBody('first-steps', 'anything'))).status).toBe(200);
+    expect(await consoleKeysOf(tenant.session)).toEqual([
+      expect.objectContaining({ status: 'active', revoked_at: null }),
+    ]);
+    // The snippets still hold it: what the user copied before the reload keeps working.
+    await goTo(page, 'Connect an app');
+    await expect
+      .poll(() => page.getByRole('region', { name: 'CLI', exact: true }).textContent(), EVENTUALLY)
+      .toContain(`export TM_API_KEY=${secret}`);
+    expect(errors).toEqual([]);
+    await context.close();
+  });
+
+  it("when the tab that created the console's key is closed, then that key is revoked and another tab's key stays active", async () => {
+    const tenant = await tenantWithSession();
+    const { page, errors, context } = await openConsole(b.browser, t.stack.url);
+    await logIn(page, tenant.owner.email, tenant.owner.password);
+    const closing = await takeTabKey(page);
+    // A second tab of the same browser: its own session and its own key.
+    const other = await context.newPage();
+    await other.goto('/console/');
+    await logIn(other, tenant.owner.email, tenant.owner.password);
+    const staying = await takeTabKey(other);
+
+    await page.close();
+
+    await expect
+      .poll(() => t.api.recall(closing, recallBody('first-steps', 'anything')), PAST_GRACE)
+      .toMatchObject({ status: 401, body: { details: { code: 'authentication_required' } } });
+    await expect.poll(() => keeperState(other), PAST_GRACE).toEqual({ pending: 0, kept: 0, revoked: 1 });
+    expect((await t.api.recall(staying, recallBody('first-steps', 'anything'))).status).toBe(200);
+    expect((await consoleKeysOf(tenant.session)).map((k) => k.status).sort()).toEqual(['active', 'revoked']);
     expect(errors).toEqual([]);
     await context.close();
   });

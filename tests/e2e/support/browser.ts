@@ -93,7 +93,7 @@ export async function openNavigation(page: Page): Promise<Locator> {
 
 /**
  * Opens a page through the console's navigation, as a user would, and waits for its heading (`label`
- * unless the page is titled otherwise). Not by URL: a reload would forget the API key held in memory.
+ * unless the page is titled otherwise). Not by URL: a reload would forget a pasted API key (held in memory).
  */
 export async function goTo(page: Page, label: string, heading = label): Promise<void> {
   await openNavigation(page);
@@ -101,7 +101,7 @@ export async function goTo(page: Page, label: string, heading = label): Promise<
   await page.getByRole('heading', { name: heading, level: 1 }).waitFor();
 }
 
-/** The data key picker's "Create a key for the console": a key made in the browser, held in memory. */
+/** The data key picker's "Create a key for the console": a key made in the browser, kept for the tab. */
 export async function createConsoleKey(page: Page): Promise<void> {
   await page.getByRole('button', { name: 'Create a key for the console' }).click();
   await page.getByText('Using API key').waitFor();

@@ -1,7 +1,8 @@
 import { type Schemas, TextMemory } from '@text-memory/sdk';
 import { createContext, type ReactNode, useCallback, useContext, useEffect, useMemo, useState } from 'react';
 import { useSession } from './session-context.js';
-import { loadSessionToken } from './session-storage.js';
+import { loadSessionToken, loadTabKey, saveTabKey } from './session-storage.js';
+import { holdKey, keeperReady, leaveKey, startKeeper } from './tab-key-keeper-client.js';
 
 /**
  * What the data pages do with the key (write, recall, delete a namespace): the console's own key holds
@@ -26,7 +27,8 @@ export interface OwnKey {
 }
 
 /**
- * Revokes the tab's key as the page goes away (reload, close, another address), with the session token
+ * Where the browser has no service worker to keep the key across a reload (tab-key-keeper-client.ts):
+ * revokes the tab's key as the page goes away (reload, close, another address), with the session token
  * the tab still holds. `keepalive` lets the request outlive the page; nobody is left to read its answer,
  * so a failure (the API down, the session already ended) leaves the key to the API keys page.
  */
@@ -43,11 +45,12 @@ function revokeAsThePageGoes(id: string): void {
 /**
  * Sessions never reach the data plane (the spec's Authentication rule 1): the playground, imports,
  * templates and namespace deletion call it with an API key the user pastes, or with the console's own
- * key for this tab, created in one click. Either is held in this tab's memory only, never stored, and
- * forgotten on reload or logout. The console's own key has no expiry (the API has none), so the tab
- * revokes it on the server too: on logout (before the session ends) and when the page goes away. Both
- * are best effort; a key left behind (the browser killed, the API unreachable) is listed by its name on
- * the API keys page.
+ * key for this tab, created in one click. A pasted key is held in the page's memory only. The console's
+ * own key is kept in the tab's sessionStorage beside the session token, so a reload keeps it (and the
+ * snippets that hold it keep working); API keys have no expiry, so the tab revokes it on the server:
+ * on logout (before the session ends) and, through tab-key-keeper.ts, when the tab is closed or leaves
+ * the console for longer than a reload takes. Both are best effort; a key left behind (the browser
+ * killed, the API unreachable) is listed by its name on the API keys page.
  */
 interface DataKeyState {
   /** A client carrying the key, or undefined until one is given. */
@@ -68,8 +71,8 @@ const DataKeyContext = createContext<DataKeyState | undefined>(undefined);
 
 export function DataKeyProvider({ children }: { children: ReactNode }) {
   const { client: session, can, beforeLogout } = useSession();
-  const [apiKey, setApiKey] = useState<string>();
-  const [ownKey, setOwnKey] = useState<OwnKey>();
+  const [ownKey, setOwnKey] = useState<OwnKey | undefined>(loadTabKey);
+  const [apiKey, setApiKey] = useState<string | undefined>(() => ownKey?.key);
 
   const takeOwnKey = useCallback(async () => {
     if (ownKey) {
@@ -82,6 +85,7 @@ export function DataKeyProvider({ children }: { children: ReactNode }) {
       permissions: DATA_PAGE_PERMISSIONS.filter((permission) => can(permission)),
     });
     const made = { id: answer.id, name: answer.name, key: answer.key };
+    saveTabKey(made);
     setOwnKey(made);
     setApiKey(made.key);
     return made;
@@ -96,15 +100,38 @@ export function DataKeyProvider({ children }: { children: ReactNode }) {
       await session.control.apiKeys.revoke(ownKeyId, { maxRetries: 0, timeoutMs: REVOKE_WAIT_MS });
     });
   }, [ownKeyId, session, beforeLogout]);
-  // A reload drops the key from memory while it is still valid: it is revoked as the page goes. A page
-  // brought back from the back-forward cache finds it revoked, so it forgets it (one click makes another).
+  // Registered as the console opens, so the keeper is there by the time a key is made.
+  useEffect(() => void startKeeper(), []);
+  // The tab holds its key: the keeper calls off the revocation the page before (a reload) asked for.
+  // A key revoked meanwhile (the tab away for longer than a reload, or revoked on the API keys page)
+  // is forgotten; one click makes another.
   useEffect(() => {
     if (!ownKeyId) return;
-    const onHide = () => revokeAsThePageGoes(ownKeyId);
-    const onShow = (event: PageTransitionEvent) => {
-      if (!event.persisted) return;
+    const forgetIfRevoked = () => {
+      session.control.apiKeys.get(ownKeyId).then(
+        (key) => key.status === 'active' || forgetOwnKey(),
+        (error: unknown) => (error as { status?: number }).status === 404 && forgetOwnKey(),
+      );
+    };
+    const forgetOwnKey = () => {
+      saveTabKey(undefined);
       setOwnKey(undefined);
       setApiKey((current) => (current === ownSecret ? undefined : current));
+    };
+    const hold = () => {
+      holdKey(ownKeyId);
+      forgetIfRevoked();
+    };
+    hold();
+    const onHide = () => {
+      const token = loadSessionToken();
+      if (!token) return;
+      if (keeperReady()) leaveKey(ownKeyId, token);
+      else revokeAsThePageGoes(ownKeyId);
+    };
+    // Back from the back-forward cache: held again (the keeper may already have revoked it).
+    const onShow = (event: PageTransitionEvent) => {
+      if (event.persisted) hold();
     };
     window.addEventListener('pagehide', onHide);
     window.addEventListener('pageshow', onShow);
@@ -112,7 +139,7 @@ export function DataKeyProvider({ children }: { children: ReactNode }) {
       window.removeEventListener('pagehide', onHide);
       window.removeEventListener('pageshow', onShow);
     };
-  }, [ownKeyId, ownSecret]);
+  }, [ownKeyId, ownSecret, session]);
 
   const value = useMemo<DataKeyState>(
     () => ({
