@@ -9,9 +9,11 @@ import {
   goTo,
   logIn,
   openConsole,
+  openNavigation,
   PHONE,
   screenshot,
   useBrowser,
+  webStorage,
 } from './support/browser.js';
 import { EVENTUALLY } from './support/eventually.js';
 import { createTenant, recallBody, uniqueKey, uniqueNamespace, writeBody } from './support/factories.js';
@@ -46,11 +48,14 @@ describe('the console: data pages through an API key', () => {
       await logIn(page, tenant.owner.email, tenant.owner.password);
       await goTo(page, 'Playground');
       await createConsoleKey(page);
-      // The key's secret is shown once, and never stored in the browser.
+      // The key's secret is shown once, and kept for the tab only: in its sessionStorage, as the tab's key.
       await expect.poll(() => page.locator('code.secret').textContent(), EVENTUALLY).toMatch(/^tmk_/);
       const secret = (await page.locator('code.secret').textContent()) ?? '';
-      const stored = await page.evaluate('JSON.stringify({ ...sessionStorage, ...localStorage })');
-      expect(String(stored)).not.toContain(secret);
+      const { session: kept, local } = await webStorage(page);
+      expect(JSON.stringify(local)).not.toContain(secret);
+      expect(Object.keys(kept).filter((name) => kept[name]?.includes(secret))).toEqual([
+        'tm.console.tab-key',
+      ]);
 
       const write = page.getByRole('region', { name: 'Write', exact: true });
       await write.getByLabel('Namespace').fill(namespace);
@@ -332,9 +337,8 @@ describe('the console: data pages through an API key', () => {
       await shown();
       expect(new URL(page.url()).searchParams.get('import')).toBe(id);
 
-      // A reload forgets the key, not the import: with a key chosen again, the address opens it.
+      // A reload keeps the tab's key and the import: the address opens it.
       await page.goto(`/console/imports?import=${id}`);
-      await createConsoleKey(page);
       const reloaded = await shown();
       await screenshot(page, 'imports-reopened');
 
@@ -530,7 +534,7 @@ describe('the console: data pages through an API key', () => {
       await logIn(page, viewer.email, viewer.password);
       // A viewer's role holds neither memory:write nor memory:recall: the pages that only write and
       // recall are not listed, while the telemetry they can read is.
-      const navigation = page.getByRole('navigation', { name: 'Console' });
+      const navigation = await openNavigation(page);
       await navigation.getByRole('link', { name: 'Namespaces' }).waitFor();
       for (const label of ['Playground', 'Templates', 'Imports']) {
         expect(await navigation.getByRole('link', { name: label }).count()).toBe(0);
