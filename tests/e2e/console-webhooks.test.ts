@@ -1,7 +1,16 @@
 import type { Page } from 'playwright-core';
 import { Webhook } from 'standardwebhooks';
 import { describe, expect, it, vi } from 'vitest';
-import { goTo, logIn, openConsole, PHONE, screenshot, useBrowser, webStorage } from './support/browser.js';
+import {
+  goTo,
+  logIn,
+  openConsole,
+  openNavigation,
+  PHONE,
+  screenshot,
+  useBrowser,
+  webStorage,
+} from './support/browser.js';
 import { controlSteps, suffix } from './support/control.js';
 import { EVENTUALLY } from './support/eventually.js';
 import { uniqueKey, uniqueNamespace, writeBody } from './support/factories.js';
@@ -199,10 +208,9 @@ describe('the console: webhook endpoints', () => {
 
     const dev = await openConsole(b.browser, t.stack.url, PHONE);
     await logIn(dev.page, developer.email, developer.password);
-    const devLinks = await dev.page
-      .getByRole('navigation', { name: 'Console' })
-      .getByRole('link')
-      .allTextContents();
+    // On a phone the links are behind the Menu button: opened, so that the list is the whole one.
+    const devLinks = await (await openNavigation(dev.page)).getByRole('link').allTextContents();
+    expect(devLinks).toContain('Overview');
     await dev.page.goto('/console/webhooks');
     await expect
       .poll(() => dev.page.getByRole('alert').textContent(), EVENTUALLY)
