@@ -7,6 +7,7 @@ import {
   LAPTOP,
   logIn,
   openConsole,
+  openNavigation,
   PHONE,
   screenshot,
   useBrowser,
@@ -235,7 +236,9 @@ describe('the console: API keys', () => {
       .poll(() => page.getByRole('row', { name: /bootstrap/ }).textContent(), EVENTUALLY)
       .toContain('active');
     expect(await page.getByRole('button', { name: /Create|Revoke|Rotate|Edit/ }).count()).toBe(0);
-    expect(await page.getByRole('link', { name: 'Operator tokens' }).count()).toBe(0);
+    const navigation = await openNavigation(page);
+    await navigation.getByRole('link', { name: 'API keys' }).waitFor();
+    expect(await navigation.getByRole('link', { name: 'Operator tokens' }).count()).toBe(0);
     const session = await t.api.login(viewer.email, viewer.password);
     const refused = await t.api.post(API_KEYS, { key: session, body: { name: 'viewer-key' } });
     expect(refused).toMatchObject({ status: 403, body: { details: { code: 'permission_denied' } } });
