@@ -45,6 +45,7 @@ def test_when_there_is_no_base_url_then_construction_fails_naming_both_ways_to_g
     )
     assert str(caught.value) == message
     assert caught.value.code == "validation_failed" and caught.value.status == 0
+    assert caught.value.details is not None
     assert caught.value.details["fields"] == [{"path": "base_url", "message": message}]
 
 
