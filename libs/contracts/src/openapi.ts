@@ -165,6 +165,7 @@ export function buildOpenApiDocument(): ReturnType<typeof createDocument> {
         version: SCHEMA_VERSION,
         description:
           'Tenant-scoped text memory: write, recall, delete, with provenance, usage and telemetry. Contract v1.',
+        license: { name: 'Apache-2.0', identifier: 'Apache-2.0' },
       },
       // Paths are absolute from the deployment's origin (`/api/v1/…`, `/v1/…`); the document is served there.
       servers: [{ url: '/', description: 'The deployment serving this document' }],
