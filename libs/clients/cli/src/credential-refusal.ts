@@ -7,7 +7,8 @@ export const sentCredentials = new Set<SentCredential>();
 
 const HOW_TO_FIX: Record<SentCredential, string> = {
   'API key': 'it is unknown, revoked or mistyped. Run `tm login` with a valid key, or set TM_API_KEY',
-  'session token': 'it is unknown, expired or ended. Run `tm login --email <email>` again, or set TM_SESSION_TOKEN',
+  'session token':
+    'it is unknown, expired or ended. Run `tm login --email <email>` again, or set TM_SESSION_TOKEN',
 };
 
 /**
