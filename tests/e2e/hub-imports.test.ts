@@ -122,6 +122,7 @@ describe('POST /v1/imports with a model-hub dataset, then start, status and fail
         rows: ROWS,
         rows_malformed: 0,
         rows_empty_render: 0,
+        rows_missing_value: 0,
         rows_too_long: 0,
         billable_rows: ROWS,
         placeholders_without_column: ['region'],
