@@ -194,12 +194,12 @@ describe('request bodies that stall', () => {
 
   it('when the headers come first and part of the body just after, then silence, then it is named a silence even if the deadline comes first', async () => {
     // On a loaded machine the body's bytes can arrive after the first look; seen then, they must not
-    // make the deadline (idle + 100 bytes at 16 KiB/s) look like a slow body.
-    const { port, stored } = await serve({ maxPerAddress: 10, bodyIdleMs: 400 });
+    // make the deadline (idle + 100 bytes at 16 KiB/s) look like a slow body. Looks every 500 ms.
+    const { port, stored } = await serve({ maxPerAddress: 10, bodyIdleMs: 2_000 });
     const client = await openSocket(port);
 
     client.socket.write(STALLED_WRITE.slice(0, -1));
-    await sleep(150); // between the first look (100 ms, a quarter of the idle bound) and the second
+    await sleep(700); // between the first look and the second
     client.socket.write('{');
     const answer = split(await client.closed);
 

@@ -55,9 +55,6 @@ export function boundRequestBodies(limits: BodyDeadlines, logger: Logger): Reque
     const socket = req.socket;
     let bytesSeen = socket.bytesRead;
     let lastProgress = started;
-    // The look before the one that saw the last bytes: they arrived somewhere between the two.
-    let lookBeforeProgress = started;
-    let previousLook = started;
     // Sampled, not timed per byte: a quarter of the idle bound, at most a second, between looks.
     const every = Math.max(10, Math.min(1_000, Math.ceil(idleMs / 4)));
     const timer = setInterval(() => {
@@ -69,9 +66,7 @@ export function boundRequestBodies(limits: BodyDeadlines, logger: Logger): Reque
       if (socket.bytesRead !== bytesSeen || req.readableLength > 0) {
         bytesSeen = socket.bytesRead;
         lastProgress = now;
-        lookBeforeProgress = previousLook;
       }
-      previousLook = now;
       if (now - lastProgress < idleMs && now < deadline) return;
       clearInterval(timer);
       // Answered already (a refusal before the body was read): nothing can follow on this connection.
@@ -79,9 +74,10 @@ export function boundRequestBodies(limits: BodyDeadlines, logger: Logger): Reque
         socket.destroy();
         return;
       }
-      // A silence is named as such even when the deadline came first: bytes seen at one look may have
-      // arrived just after the look before, so a body silent since then has been silent for idleMs.
-      const silent = now - lookBeforeProgress >= idleMs;
+      // The deadline and the idle bound of a body that stalled early end within a look or two of each
+      // other, and looks are late or early by the loop's load: a body that sent nothing for half the
+      // idle bound stalled (one still coming shows progress at nearly every look), so it is named so.
+      const silent = now - lastProgress >= idleMs / 2;
       const waited = silent ? `sent nothing for ${Math.round(idleMs / 1000)} s` : 'was too slow';
       res.setHeader('Connection', 'close');
       answerWithError(
