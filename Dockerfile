@@ -31,8 +31,8 @@ RUN sh infra/docker/install.sh "$SERVICE"
 # What the runtime stage copies: the compiled service and its production dependencies, nothing else.
 RUN sh infra/docker/runtime.sh "$SERVICE" /runtime
 
-# Runtime stage: the runtime base plus /runtime (docs/decisions.md, "Runtime images (P18)" and
-# "Smaller runtime images (P18)"). Nothing here may need more than node and sh's builtins.
+# Runtime stage: the runtime base plus /runtime (docs/decisions/deployment.md, "Runtime images" and
+# "Smaller runtime images"). Nothing here may need more than node and sh's builtins.
 FROM ${RUNTIME_IMAGE}
 LABEL io.text-memory.stage=runtime
 ARG SERVICE

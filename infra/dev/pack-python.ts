@@ -6,7 +6,7 @@
 // --no-isolation: PyPI may be out of reach, so the build uses the interpreter's own hatchling instead of
 // fetching one into a throwaway venv. --skip-dependency-check: Debian 12's hatchling declares `editables`
 // (used only for editable installs, which this build does not make), and Debian 12 has no python3-editables,
-// so build's check would refuse a hatchling that works (docs/decisions.md, "Packaging the Python SDK").
+// so build's check would refuse a hatchling that works (docs/decisions/clients.md, "Packaging the Python SDK").
 // Nothing is written inside libs/clients/python: build makes the wheel from the sdist in a temporary folder.
 
 import { spawnSync } from 'node:child_process';

@@ -179,7 +179,7 @@ function buildClientPackagesIfStale() {
   }
 }
 
-// The compiled runtime ([P10]): every service, the gateway and the @tm/* libraries into their dist/,
+// The compiled runtime: every service, the gateway and the @tm/* libraries into their dist/,
 // generated Prisma clients included (they are TypeScript under src/). Incremental: about 1.5 s when
 // nothing changed, 80 s from scratch on two busy cores.
 function buildServices() {

@@ -1,7 +1,7 @@
 /**
  * How a service's process is started, in either runtime. Development runs the TypeScript through tsx's
  * loader (node itself, not the tsx CLI: that one SIGKILLs a child slow to acknowledge a signal). The
- * compiled runtime ([P10], `npm run start:prod`) runs the JavaScript in dist/ with plain node; the one
+ * compiled runtime (`npm run start:prod`) runs the JavaScript in dist/ with plain node; the one
  * flag makes the @tm/* packages resolve to their dist/ too (their `@tm/compiled` export condition),
  * where without it they resolve to src/*.ts, which is what tsx, vitest and tsc read.
  */

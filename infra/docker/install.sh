@@ -20,7 +20,7 @@ elif [ -n "$service" ] && [ -f "services/$service/package.json" ]; then
     pnpm --filter @text-memory/sdk build
     pnpm --filter @text-memory/mcp build
   fi
-  # The compiled runtime ([P10]): the service and the @tm/* libraries it references into their dist/,
+  # The compiled runtime: the service and the @tm/* libraries it references into their dist/,
   # the generated Prisma client included; start.sh runs that with plain node.
   pnpm exec tsc -b "services/$service/tsconfig.build.json"
   if [ "$service" = gateway ]; then

@@ -32,7 +32,7 @@ const chatParams = (
   model = 'tm-standard-1',
 ) => ({ model, messages, memory_id: memoryId }) as ChatCompletionCreateParamsNonStreaming;
 
-/** No model runs, whatever engine is named: the spec's `Unspecified` ([P14]; it said the engine's kind). */
+/** No model runs, whatever engine is named: the spec's `Unspecified` (it once said the engine's kind). */
 const provenance = {
   execution_mode: 'mock',
   model_execution: false,

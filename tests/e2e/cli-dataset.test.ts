@@ -8,7 +8,7 @@ import { recordSecrets } from './support/log-capture.js';
 import { useStack } from './support/stack.js';
 import { type StubDataset, type StubHub, startStubHub } from './support/stub-hub.js';
 
-// `tm import --dataset` ([P13]) as a user runs it: the built CLI (support/cli.ts) against this file's
+// `tm import --dataset` as a user runs it: the built CLI (support/cli.ts) against this file's
 // stack, whose template service reads the stub hub. Each step is a new node process: a hang guard.
 vi.setConfig({ testTimeout: 90_000 });
 

@@ -9,7 +9,7 @@ import { recordSecrets } from './support/log-capture.js';
 import { useStack } from './support/stack.js';
 import { useReceiver, WEBHOOK_ENDPOINTS } from './support/webhooks.js';
 
-// `tm webhooks …` ([P20]), the built CLI run as a user runs it (support/cli.ts), against this file's stack
+// `tm webhooks …`, the built CLI run as a user runs it (support/cli.ts), against this file's stack
 // and a receiver on 127.0.0.1 (the stack allows loopback). Each step is a new node process: a hang guard.
 vi.setConfig({ testTimeout: 120_000 });
 const t = useStack();

@@ -201,7 +201,7 @@ describe('tm login, write, recall, delete with an API key', () => {
   });
 });
 
-describe('tm memories forget ([P20])', () => {
+describe('tm memories forget', () => {
   it('when forgetting without --yes and no terminal, then nothing is forgotten (exit 2); with --yes, the memory is gone; again, the first receipt (Replayed); an unknown id is exit 3', async () => {
     const tenant = await createTenant();
     const { tm } = cliUser();
@@ -236,7 +236,7 @@ describe('tm memories forget ([P20])', () => {
   });
 });
 
-describe('tm write --file (batches, [P20])', () => {
+describe('tm write --file (batches)', () => {
   it('when a JSONL file has good, bad-JSON, invalid and replayed lines, then bad lines are not sent, each failing line is named, exit 3; resent, every good line replays', async () => {
     const tenant = await createTenant();
     const { tm, home } = cliUser();
@@ -509,7 +509,7 @@ describe('tm export', () => {
   });
 });
 
-describe('tm restore ([P20])', () => {
+describe('tm restore', () => {
   it('when an export file is restored into another namespace, then exit 0 with the records written; restored again, nothing is written; a record changed under its event id is listed and exit 3', async () => {
     const tenant = await createTenant();
     const { tm, home } = cliUser();

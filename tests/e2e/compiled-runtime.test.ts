@@ -9,7 +9,7 @@ import { recallBody, uniqueKey, uniqueNamespace, writeBody } from './support/fac
 import { openFileEnv } from './support/file-env.js';
 import { logDestination, recordSecrets } from './support/log-capture.js';
 
-// The compiled runtime ([P10]) as production runs it: the memory service and the gateway started
+// The compiled runtime as production runs it: the memory service and the gateway started
 // from dist/ with plain node (`npm run start:prod`, infra/docker/start.sh), each its own process on
 // this file's databases and nats-server, and a write and a recall through them. The build is
 // `tsc -b` (incremental: about 1.5 s when dist/ is current, 80 s from scratch on two busy cores).

@@ -16,7 +16,7 @@ import { useStack } from './support/stack.js';
 // A browser test walks several pages; on two shared cores (a CI run beside it) one took over 30 s.
 vi.setConfig({ testTimeout: 120_000 });
 
-// The issue's journey ([P12]) in one browser tab, every step through the console: the pages' own
+// The issue's journey in one browser tab, every step through the console: the pages' own
 // files test each page in depth; this one proves a new tenant can go from login to deletion.
 const JOURNEY_MS = 240_000;
 

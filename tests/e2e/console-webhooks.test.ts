@@ -18,7 +18,7 @@ import { recordSecrets } from './support/log-capture.js';
 import { useStack } from './support/stack.js';
 import { useReceiver, WEBHOOK_ENDPOINTS } from './support/webhooks.js';
 
-// The console's webhook pages ([P20]) in a real Chromium, against the stack and a receiver on 127.0.0.1
+// The console's webhook pages in a real Chromium, against the stack and a receiver on 127.0.0.1
 // (the stack allows loopback). Retries 200 ms apart: a failing endpoint is given up on within a second.
 vi.setConfig({ testTimeout: 120_000 });
 

@@ -18,7 +18,7 @@ const PERMISSIONS = [
 type Permission = (typeof PERMISSIONS)[number];
 type Role = 'owner' | 'admin' | 'developer' | 'viewer';
 
-/** The role table of docs/decisions.md, as a key sees it: what a key of a user of each role may hold. */
+/** The role table of docs/decisions/control-plane.md, as a key sees it: what a key of a user of each role may hold. */
 const KEY_PERMISSIONS_OF: Record<Role, readonly Permission[]> = {
   owner: PERMISSIONS,
   admin: PERMISSIONS,
@@ -169,7 +169,7 @@ describe('API key permissions are bounded by the role (the role table is the one
   });
 });
 
-// [P14]: an admin rotated the owner's key and was handed the new one, so writes and exports ran as
+// an admin rotated the owner's key and was handed the new one, so writes and exports ran as
 // the owner. Acting on another user's key follows the rule for managing that user: only an owner
 // manages an owner; developers manage only their own keys.
 describe("Acting on another user's API key follows the rule for managing that user", () => {

@@ -10,7 +10,7 @@ import { FaultStack } from './faults/fault-stack.js';
  * smaller load and 6 s windows, on a stack of its own. It asserts what B must always get whatever A
  * does: no 5xx, nothing refused (its owner's logins included), every write acknowledged and stored,
  * every webhook delivered. B's latency and delivery times under pressure are printed, not asserted:
- * timings are benchmarks here (docs/decisions.md, "Fairness suite"), and the full run judges them.
+ * timings are benchmarks here (docs/decisions/fairness.md, "Fairness suite"), and the full run judges them.
  * The rows are the three where A can break B's correctness, not just slow it: a batch's cost (B's
  * 503/504s), webhook delivery slots (B's webhooks held), password-hashing slots (B's owner's logins).
  */

@@ -8,7 +8,7 @@ import { CI, STACK } from './faults/suite-settings.js';
  * The CI subset of `npm run faults` (tests/e2e/faults/): the same fault definitions, row runner and
  * rules, with a smaller load, on a stack of its own (a private PostgreSQL and nats-server, each
  * service its own process), chosen to cover a crash, a graceful stop, the bus and the database, and
- * the webhooks service killed with deliveries in flight (at least once across a crash, [P20]).
+ * the webhooks service killed with deliveries in flight (at least once across a crash).
  */
 const CI_ROWS = ['kill9-memory', 'sigterm-gateway', 'nats-restart', 'pg-restart', 'kill9-webhooks'] as const;
 

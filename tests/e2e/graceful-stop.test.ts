@@ -14,7 +14,7 @@ import { deliveriesByConnection } from './support/nats-monitor.js';
 import { type ServiceProcess, startServiceProcess } from './support/service-process.js';
 import { bugTemplate } from './support/templates.js';
 
-// [P11] A gateway given SIGTERM while requests are in flight, each service its own process as in
+// A gateway given SIGTERM while requests are in flight, each service its own process as in
 // production: one request held by a memory service that never answers (SIGSTOPped), one whose body is
 // still arriving for the healthy template service. The bound is short here (DRAIN_TIMEOUT_MS); the
 // request deadline is far beyond it, so a 503 can only be the drain's answer, never a 504.

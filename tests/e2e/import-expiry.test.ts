@@ -120,7 +120,7 @@ describe('an import nobody starts', () => {
   });
 });
 
-describe('a restore whose records never all arrived ([P20])', () => {
+describe('a restore whose records never all arrived', () => {
   it('when a restore is left uploading past the in-flight window (its gateway stopped while sending), then the sweep deletes it with its rows and their text', async () => {
     const tenant = await createTenant();
     const id = randomUUID();

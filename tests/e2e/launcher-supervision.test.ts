@@ -11,7 +11,7 @@ import { eventually } from './support/eventually.js';
 import { openFileEnv } from './support/file-env.js';
 import { logDestination, recordSecrets } from './support/log-capture.js';
 
-// [P11] `npm start`'s launcher (infra/dev/launch.ts) as a user runs it, on this file's databases and
+// `npm start`'s launcher (infra/dev/launch.ts) as a user runs it, on this file's databases and
 // nats-server, its state in a temporary folder (DEV_DATA_DIR) and the gateway on a free port: a memory
 // service killed with SIGKILL is restarted and the rest keep running. The supervisor's policy itself
 // (backoff, giving up) is unit-tested in infra/dev/test with small children.

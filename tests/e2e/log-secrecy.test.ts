@@ -77,7 +77,7 @@ describe('what the gateway logs about credentials', () => {
   });
 });
 
-describe('what is logged about a hub token ([P13])', () => {
+describe('what is logged about a hub token', () => {
   it('when a gated dataset is imported with a hub token, refused with another, then neither token is logged or answered', async () => {
     const token = `hf_${randomBytes(24).toString('base64url')}`;
     const wrong = `hf_${randomBytes(24).toString('base64url')}`;

@@ -6,7 +6,7 @@ import { PASSWORD, SESSIONS, suffix } from './support/control.js';
 import { createTenant } from './support/factories.js';
 import { stackEnv, useSecondGateway, useStack } from './support/stack.js';
 
-// [P14]: failed password checks are limited per client address too, not only per account. Low
+// failed password checks are limited per client address too, not only per account. Low
 // limits, so a test reaches them; the account limit is above the address limit, so every 429 below
 // comes from the address.
 const PER_ACCOUNT = 8;

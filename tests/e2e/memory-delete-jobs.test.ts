@@ -10,7 +10,7 @@ import { startServiceProcess } from './support/service-process.js';
 import { stackEnv, useStack } from './support/stack.js';
 
 /**
- * Namespace deletion as a job ([P14]): batches of 5 records, so a few thousand records take hundreds
+ * Namespace deletion as a job: batches of 5 records, so a few thousand records take hundreds
  * of committed batches, and no wait in the DELETE, so it always answers 202 and the client follows
  * the status route.
  */

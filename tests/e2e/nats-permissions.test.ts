@@ -181,7 +181,7 @@ describe('the whole stack, each service as its own NATS user', () => {
     const namespace = uniqueNamespace('perm');
     const template = `perm-${randomUUID().slice(0, 8)}`;
     // gateway → webhooks (an endpoint registered); memory → MEMORY_USAGE → webhooks (its delivery queued);
-    // template → TEMPLATE_EVENTS and billing → BILLING_EVENTS → webhooks ([P20])
+    // template → TEMPLATE_EVENTS and billing → BILLING_EVENTS → webhooks
     const endpoint = await t.api.post('/api/v1/control/webhook-endpoints', {
       key: session,
       body: {

@@ -182,7 +182,7 @@ describe('trace context across NATS', () => {
     const victim = await createTenant();
     const namespace = uniqueNamespace('batch-trace');
     const forged = traceparent();
-    // Until [P14]'s review this shifted every later item of the batch onto the forged trace and id.
+    // Until a review this shifted every later item of the batch onto the forged trace and id.
     const hostileId = `x,${forged.header(forged.traceId)};forged`;
     type Hop = { trace_id?: string; request_id?: string };
     const hops = () =>

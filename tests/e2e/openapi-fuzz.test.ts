@@ -15,7 +15,7 @@ import { importSteps } from './support/imports.js';
 import { useStack } from './support/stack.js';
 
 /**
- * Fuzzing from the OpenAPI document ([P11]): every operation it lists, with inputs its schemas accept
+ * Fuzzing from the OpenAPI document: every operation it lists, with inputs its schemas accept
  * and inputs they refuse, each sent with the right credential, none, a forged one and the wrong kind.
  * Whatever comes in: no 5xx; every answer is one the document describes (status and body); no
  * credential, no entry; a refused input is a 4xx; a refused request stores nothing; and every charge
@@ -24,7 +24,7 @@ import { useStack } from './support/stack.js';
  * FUZZ_REPORT=<file> writes the run's table per bad-input class into that file's section for it
  * (docs/reliability.md); without it nothing is written.
  */
-/** The seed `npm test` uses: CI's verdict is on the change, not on the draw (decisions.md). */
+/** The seed `npm test` uses: CI's verdict is on the change, not on the draw (decisions/security.md). */
 const DEFAULT_SEED = 20_261_125;
 const SEED =
   process.env.FUZZ_SEED === 'random'
@@ -32,7 +32,7 @@ const SEED =
     : process.env.FUZZ_SEED
       ? Number(process.env.FUZZ_SEED)
       : DEFAULT_SEED;
-/** Per operation. 57 operations × 20 on two busy cores: about a minute for the file (decisions.md). */
+/** Per operation. 57 operations × 20 on two busy cores: about a minute for the file (decisions/security.md). */
 const RUNS = process.env.FUZZ_RUNS ? Number(process.env.FUZZ_RUNS) : 20;
 
 // Failed logins are capped per account and per client address; the fuzzer logs in again and again

@@ -8,7 +8,7 @@ import { useStack } from './support/stack.js';
 const t = useStack();
 const { login } = controlSteps(t);
 
-// [P14]: 12 characters were enough before. NIST SP 800-63B asks to refuse common, expected or
+// 12 characters were enough before. NIST SP 800-63B asks to refuse common, expected or
 // compromised values; zxcvbn (with its dictionaries) judges them. The user-context one is the email.
 const TRIVIAL = ['aaaaaaaaaaaa', 'password1234', '123456789012'];
 const withEmail = (email: string) => `${email}!`;

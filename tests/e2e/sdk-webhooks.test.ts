@@ -10,7 +10,7 @@ import { recordSecrets } from './support/log-capture.js';
 import { useStack } from './support/stack.js';
 import { type ReceivedWebhook, useReceiver } from './support/webhooks.js';
 
-// The SDK's `control.webhooks` ([P20]) against the real stack, with a receiver on 127.0.0.1 (the stack
+// The SDK's `control.webhooks` against the real stack, with a receiver on 127.0.0.1 (the stack
 // allows loopback). Retries 200 ms apart, so a failing endpoint is given up on within a second.
 const t = useStack({ webhooksEnv: { WEBHOOKS_RETRY_SCHEDULE_MS: '200,200,200' } });
 const { addUser } = controlSteps(t);

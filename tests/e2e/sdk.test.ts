@@ -48,7 +48,7 @@ const failure = async (promise: Promise<unknown>) => {
   return error as TextMemoryError;
 };
 
-describe('SDK: memory.restore ([P20])', () => {
+describe('SDK: memory.restore', () => {
   it('when an export is restored into another namespace and waited for, then progress is reported, the records are there, and a second restore stores nothing', async () => {
     const { tm } = await tenantWithSdk();
     const source = uniqueNamespace('sdk-source');
@@ -95,7 +95,7 @@ describe('SDK: memory.restore ([P20])', () => {
   });
 });
 
-describe('SDK: memory.writeBatch ([P20])', () => {
+describe('SDK: memory.writeBatch', () => {
   const event = (text: string, at = '2026-11-22T09:30:00Z') => ({ occurred_at: at, content: { text } });
 
   it('when a batch mixes a new item, an invalid one and a replay, then each is answered in order; resending replays all but the invalid one', async () => {
@@ -560,7 +560,7 @@ describe('SDK: templates, marketplace and memories', () => {
       data: { title: 'Plan' },
     });
     expect(await tm.memories.get(memory.memory_id as string)).toMatchObject({ memory_id: memory.memory_id });
-    // Forgotten ([P20]): gone from reads; asking again replays the first receipt.
+    // Forgotten: gone from reads; asking again replays the first receipt.
     const receipt = await tm.memories.forget(memory.memory_id as string);
     expect(receipt).toMatchObject({
       state: 'not_retained',

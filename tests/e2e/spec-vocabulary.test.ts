@@ -8,7 +8,7 @@ import { createTenant, uniqueKey, uniqueNamespace, writeBody } from './support/f
 import { useStack } from './support/stack.js';
 import { eventsFor, eventsWhen, telemetryDbRows } from './support/telemetry.js';
 
-// [P14] What a client written strictly from the spec trips on: the spec's billing vocabulary, an
+// What a client written strictly from the spec trips on: the spec's billing vocabulary, an
 // operation on every record, replays that bill nothing, route templates only, the caller's request
 // id kept, `contract_version` on every answer, and a release record.
 const t = useStack();

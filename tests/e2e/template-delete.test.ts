@@ -12,7 +12,7 @@ import { stackEnv, useStack } from './support/stack.js';
 import { bugTemplate, templateSteps, uniqueName } from './support/templates.js';
 
 /**
- * A namespace deletion's template part ([P14]): batches of 5 rows, each committed, and no wait in the
+ * A namespace deletion's template part: batches of 5 rows, each committed, and no wait in the
  * template service, so a DELETE answers while the deletion goes on without it (202, in progress).
  */
 vi.setConfig({ testTimeout: 180_000 });

@@ -11,7 +11,7 @@ import { useStack } from './support/stack.js';
 import { type StubHub, startStubHub } from './support/stub-hub.js';
 import { type ReceivedWebhook, useReceiver, WEBHOOK_ENDPOINTS } from './support/webhooks.js';
 
-// [P20] The events other services own (template, telemetry, billing), delivered like memory's:
+// The events other services own (template, telemetry, billing), delivered like memory's:
 // committed with the change to the owner's outbox, relayed to its stream, queued by the webhooks service.
 
 let hub: StubHub;

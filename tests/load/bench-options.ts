@@ -19,7 +19,7 @@ export interface BenchOptions {
   warmup: number;
   /** Concurrent connections for the throughput scenarios (write, baseline, recall); the quality bench's concurrent recalls. */
   connections: number;
-  /** Concurrent connections for the batch-write comparison: single writes, then batches of 100 ([P20]). */
+  /** Concurrent connections for the batch-write comparison: single writes, then batches of 100. */
   batchConnections: number;
   /** Concurrent writes while seeding through the API. */
   seedConnections: number;

@@ -27,7 +27,7 @@ export interface Measured {
   /** Telemetry reads by label ('events, first page of 100', 'metrics, last 60 min', …). */
   telemetry: Map<string, LoadResult>;
   /**
-   * The batch-write comparison ([P20]), when run: single `/write` calls, then `/write/batch` requests of
+   * The batch-write comparison, when run: single `/write` calls, then `/write/batch` requests of
    * `size` events, on the same `connections`, back to back. A batch's `ok` counts batches whose every
    * item was retained as new.
    */
@@ -45,7 +45,7 @@ const percent = (part: number, whole: number) => `${((part / whole) * 100).toFix
 
 /**
  * Each scenario against its same-work baseline (the memory service's own statements in a bare server)
- * and against the INSERT baseline, which [P10]'s targets were set on: throughput under load, and the
+ * and against the INSERT baseline, which the first targets were set on: throughput under load, and the
  * one-client p50 as a difference (what our path adds to one recall).
  */
 export function ratioTable(m: Measured): string {
@@ -69,7 +69,7 @@ export function memoriesPerSecond(r: LoadResult, perRequest = 1): number {
 }
 
 /**
- * The batch write against single writes ([P20]): memories a second each way on the same connections,
+ * The batch write against single writes: memories a second each way on the same connections,
  * and their ratio (no target: the issue asks for the number). Empty when the comparison was not run.
  */
 export function batchTable(m: Measured): string {
@@ -86,7 +86,7 @@ export function batchTable(m: Measured): string {
 }
 
 /**
- * The [P10] targets, moved and joined by [P19]'s (natural questions, the same-work baselines), each
+ * The first targets, moved and joined by later ones (natural questions, the same-work baselines), each
  * judged on this run alone (docs/benchmarks.md); a target whose namespace size the run did not reach
  * reads n/a, not met or missed.
  */

@@ -5,7 +5,7 @@
  *                same-work: bare Express 5 + pg running the memory service's own write statement
  *   2. write     POST /api/v1/memory/write, unique idempotency key and fresh text per request
  *      batch     memories a second through POST /api/v1/memory/write/batch (100 events a request) against
- *                single writes, both on --batch-connections (4), back to back, from the same corpus ([P20])
+ *                single writes, both on --batch-connections (4), back to back, from the same corpus
  *   3. recall    POST /api/v1/memory/recall on a small namespace
  *   4. recall    latency as one namespace grows through the sizes (10k, 100k, 1M), seeded straight into the
  *                memory database (--seed direct, checked against the tokenizer and plain counting) or via the API;
@@ -157,7 +157,7 @@ async function main() {
     });
     writeRps = write.rps;
 
-    // 2b. Batch write ([P20]): memories a second through /write/batch against single /write calls on the
+    // 2b. Batch write: memories a second through /write/batch against single /write calls on the
     // same connections, from the same corpus, back to back (single first), each into a fresh namespace.
     const batchSingle = await measure(
       writeRequests(apiKey, namespaces.batchSingle, corpus, `${runId}-batch-single`),

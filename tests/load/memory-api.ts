@@ -45,7 +45,7 @@ export function writeRequests(
 }
 
 /**
- * Batch writes ([P20]) of `size` fresh corpus texts each into `namespace`: every item is what one
+ * Batch writes of `size` fresh corpus texts each into `namespace`: every item is what one
  * `writeRequests` request sends (its own key, also its event id; a time and a text from the same
  * corpus), so a batch is `size` new retained records and the two scenarios write the same memories.
  * A batch counts only when every item was retained as new.

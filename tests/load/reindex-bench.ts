@@ -6,7 +6,7 @@
 //
 // Works in a throwaway database of its own (tm_bench_reindex, memory's migrations applied) on the
 // server the bench uses (BENCH_PG_URL, else MEMORY_DATABASE_URL, else PG* / local defaults), dropped
-// at the end unless --keep. Results: docs/benchmarks.md, "[P21] weighted recall".
+// at the end unless --keep. Results: docs/benchmarks.md, "Weighted recall: what comes back".
 import { parseArgs } from 'node:util';
 import pg from 'pg';
 import { timeOrderedId } from '../../libs/kit/src/ids.js';

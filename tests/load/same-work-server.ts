@@ -1,5 +1,5 @@
 /**
- * The same-work baseline ([P19]): a bare Express 5 app that does the database work the memory service
+ * The same-work baseline: a bare Express 5 app that does the database work the memory service
  * does for a write and a recall, with the memory service's own code, and nothing else: no gateway, no
  * auth, no NATS, no accounting, no rendering. What the stack adds to it is our overhead; what it costs
  * is the database's work that any implementation of the contract would do. Started by the bench as a

@@ -63,7 +63,7 @@ export async function tenantOfRequest(
 /**
  * Fill a tenant's request history straight into the telemetry database: `recent` records over the
  * last hour and `older` over the 29 days before it (inside the 30-day retention), so telemetry reads
- * can be measured at the sizes [P10] names (1M in the hour, 10M in history) without making the
+ * can be measured at the sizes the targets name (1M in the hour, 10M in history) without making the
  * requests. Returns the seconds it took.
  */
 export async function seedTelemetry(

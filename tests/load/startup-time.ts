@@ -1,5 +1,5 @@
 /**
- * Start-up of each service in both runtimes ([P10]): TypeScript through tsx (`npm start`) and the
+ * Start-up of each service in both runtimes: TypeScript through tsx (`npm start`) and the
  * compiled dist/ with plain node (`npm run start:prod`). For each, the wall time from spawn to its
  * ready line and the CPU it spent until then (user + system, from /proc, Linux only); the median
  * of the rounds, the runtimes taking turns so drift in the machine's load hits both alike.

@@ -1,4 +1,4 @@
-// The bench's batch-write scenario ([P20]) against its single writes: the same memories, 100 a request,
+// The bench's batch-write scenario against its single writes: the same memories, 100 a request,
 // and a batch counted only when every item was retained as new.
 import { once } from 'node:events';
 import { createServer } from 'node:http';

@@ -58,8 +58,8 @@ const isVerb = (token: string | undefined): token is Verb => !!token && Object.h
  * A service on the bus as the NATS micro protocol (ADR-32) describes one, so operators' tooling
  * (`nats micro ls|info|stats`) sees it: its endpoints in one queue group, answering errors with the
  * protocol's headers, and `$SRV.PING|INFO|STATS` (for all services, for this name, for this instance)
- * answered by every instance. Served here rather than through `@nats-io/services` (docs/decisions.md,
- * "The NATS services protocol (P15)"): that package pins a pre-release nats-core and cannot count
+ * answered by every instance. Served here rather than through `@nats-io/services` (docs/decisions/code-layout.md,
+ * "The NATS services protocol"): that package pins a pre-release nats-core and cannot count
  * handlers that answer asynchronously, nor let a stopping service finish them (drain-endpoints.ts).
  */
 export function createService(nc: NatsConnection, options: ServiceOptions, logger: Logger): Service {

@@ -4,7 +4,7 @@ import type { OutboxRow } from './outbox-relay.js';
 /**
  * The statements on a service's `outbox_message` table (id uuid, subject, payload jsonb, created_at,
  * attempts; index on attempts, created_at): the same table in every service that publishes what it
- * commits (memory since [P1]; template, telemetry and billing since [P20]), each in its own database.
+ * commits (memory first; template, telemetry and billing later), each in its own database.
  * Every row is pending: a row is deleted once JetStream has acknowledged the message carrying it.
  */
 const ENQUEUE = prepared(

@@ -43,7 +43,7 @@ describe('ensureStream', () => {
   });
 
   it('when the stream exists without limits and with a setting an operator made, then it gets the limits and keeps the setting', async () => {
-    // A stream as every start before [P11] left it: no age or size limit; max_msgs is the operator's.
+    // A stream as every start of an older release left it: no age or size limit; max_msgs is the operator's.
     const stream = ownStream();
     const jsm = await jetstreamManager(nc);
     await jsm.streams.add({ name: stream.name, subjects: ['ensure.old.>'], max_msgs: 50_000 });

@@ -36,7 +36,7 @@ export const UsageSummaryMessage = z
     tenant_id: z.string().min(1),
     request_id: z.string().min(1),
     window_minutes: z.number().int().min(USAGE_WINDOW_MINUTES.min).max(USAGE_WINDOW_MINUTES.max),
-    /** Left out (a gateway older than [P12]): the ladder's size for the window. */
+    /** Left out (an older gateway): the ladder's size for the window. */
     bucket_minutes: BucketMinutesField,
   })
   .superRefine(refineSeriesPoints);
@@ -221,7 +221,7 @@ export type CloseInvoicePeriodMessage = z.infer<typeof CloseInvoicePeriodMessage
 export const ListInvoicesMessage = z.object({ tenant_id: z.string().min(1) });
 
 /**
- * JetStream, `billing.v1.events.charge-voided` ([P20]): a charge was voided. Written to billing's
+ * JetStream, `billing.v1.events.charge-voided`: a charge was voided. Written to billing's
  * outbox in the transaction that voided it (never for a void answered again), relayed in OutboxBatch
  * messages. The reason is the one the owner or admin gave; no usage payload beyond the charge's own
  * fields.

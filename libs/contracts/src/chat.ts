@@ -2,8 +2,8 @@ import { z } from 'zod';
 import { ErrorCodeSchema, ErrorDetails } from './envelope.js';
 import { CONTRACT_VERSION, RUNTIME } from './runtime.js';
 
-// Chat completions ([P6]): the OpenAI chat-completions shape, answered by the deterministic mock from
-// a conversation memory the caller names with `memory_id`. See docs/decisions.md.
+// Chat completions: the OpenAI chat-completions shape, answered by the deterministic mock from
+// a conversation memory the caller names with `memory_id`. See docs/decisions/api.md.
 
 /** The engine kinds the spec names; each model id is one variant of a kind. */
 export const ChatModelKind = z.enum(['nano', 'standard', 'research']);
@@ -99,7 +99,7 @@ export const ChatProvenance = z
     model_execution: z.literal(false),
     capability_status: z.literal(RUNTIME.capability_status),
     // The spec's `Unspecified`: no model executed and nothing is billed as model usage, whichever
-    // engine name was asked for (before [P14] this said the engine's kind, as if it had run).
+    // engine name was asked for (this once said the engine's kind, as if it had run).
     model_variant: z.literal(RUNTIME.model_variant),
   })
   .meta({ id: 'ChatProvenance' });

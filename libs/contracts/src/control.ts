@@ -2,7 +2,7 @@ import { z } from 'zod';
 
 /**
  * The control plane: accounts, sessions, API keys, storage connections, consent and operator tokens.
- * Paths live under /api/v1/control (docs/decisions.md). Bodies are strict: an unknown field is a 400,
+ * Paths live under /api/v1/control (docs/decisions/control-plane.md). Bodies are strict: an unknown field is a 400,
  * so a misspelt setting is never silently ignored.
  */
 
@@ -11,7 +11,7 @@ export const Role = z.enum(ROLES);
 export type Role = z.infer<typeof Role>;
 
 /**
- * What an API key may do. A key holds at most what its user's role allows (docs/decisions.md); one
+ * What an API key may do. A key holds at most what its user's role allows (docs/decisions/control-plane.md); one
  * created without a list gets every permission of its creator's role.
  */
 export const KEY_PERMISSIONS = [

@@ -31,7 +31,7 @@ export const ErrorCode = {
   NamespaceBeingDeleted: 'namespace_being_deleted',
   RateLimited: 'rate_limited',
   TooManyImports: 'too_many_imports',
-  // Importing from a model hub ([P13]): each way a dataset can be refused, before any row is written.
+  // Importing from a model hub: each way a dataset can be refused, before any row is written.
   RemoteCodeRequired: 'remote_code_required',
   DatasetSplitUnavailable: 'dataset_split_unavailable',
   DatasetGated: 'dataset_gated',

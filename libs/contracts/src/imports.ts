@@ -6,7 +6,7 @@ import { Scope } from './scope.js';
 import { TemplateName } from './templates.js';
 
 /**
- * Document import ([P5]): a CSV, XLSX, XLS or JSON upload becomes one memory per row, rendered by a
+ * Document import: a CSV, XLSX, XLS or JSON upload becomes one memory per row, rendered by a
  * format string. The gateway streams the upload to the template service in chunks; the template
  * service parses it into `import_row`s, estimates, and retains the rows in the background.
  */
@@ -170,7 +170,7 @@ export const CreateImportFields = z
 export type CreateImportFields = z.output<typeof CreateImportFields>;
 
 /**
- * A model-hub dataset ([P13]): `owner/name` as the hub spells it. Bounded so that the stamp a memory
+ * A model-hub dataset: `owner/name` as the hub spells it. Bounded so that the stamp a memory
  * carries (`hub:<dataset>@<sha>:<config>/<split>#<row>`) always fits a source id's 256 characters.
  */
 export const HubDatasetId = z
@@ -261,7 +261,7 @@ export type ListImportFailuresMessage = z.infer<typeof ListImportFailuresMessage
 export const ImportAcknowledged = z.object({ ok: z.literal(true) });
 
 /**
- * JetStream, `template.v1.events.import-completed` and `.import-failed` ([P20]): a job (a document or
+ * JetStream, `template.v1.events.import-completed` and `.import-failed`: a job (a document or
  * dataset import, or a restore) left `processing`. Written to the template service's outbox in the
  * transaction that moved the job, relayed in OutboxBatch messages; ids, counts and states only (never
  * a row's values or text, nor a hub token). The counts are the job's rows as its status route counts

@@ -9,7 +9,7 @@ const CLOSE_OBJECT = 0x7d;
 const encoder = new TextEncoder();
 
 /**
- * Most levels of objects and lists in one bus message ([P14]): a gateway body (LIMITS.bodyMaxDepth)
+ * Most levels of objects and lists in one bus message: a gateway body (LIMITS.bodyMaxDepth)
  * inside the few levels the gateway wraps it in (scope, a batch's items), with room to spare. A deeper
  * message is refused before it is parsed, so a publisher on the bus cannot make a service walk a tree
  * 100,000 deep either.

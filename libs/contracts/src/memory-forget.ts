@@ -4,7 +4,7 @@ import { CONTRACT_VERSION } from './runtime.js';
 import { Scope } from './scope.js';
 
 /**
- * Forgetting one memory by its id (`DELETE /v1/memories/{memory_id}`, [P20]): the memory service
+ * Forgetting one memory by its id (`DELETE /v1/memories/{memory_id}`): the memory service
  * removes the record, its postings and the relations it recorded, reinstates what only it superseded,
  * and keeps a tombstone (no text) that answers a repeated DELETE and the write key's replays.
  */
@@ -61,7 +61,7 @@ export const ForgetReceipt = z
   .meta({ id: 'ForgetReceipt' });
 export type ForgetReceipt = z.infer<typeof ForgetReceipt>;
 
-/** The template service drops a forgotten memory's data ([P20]): idempotent, by memory id. */
+/** The template service drops a forgotten memory's data: idempotent, by memory id. */
 export const TemplateMemoryForgetMessage = z.object({
   tenant_id: z.string(),
   memory_id: z.string().min(1).max(128),

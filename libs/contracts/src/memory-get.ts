@@ -45,7 +45,7 @@ export const Memory = StoredMemory.extend({
 export type Memory = z.infer<typeof Memory>;
 
 /**
- * `memory.v1.text.get` ([P20]): the text of one record of a tenant, for a webhook delivery that opted
+ * `memory.v1.text.get`: the text of one record of a tenant, for a webhook delivery that opted
  * in to text. A service-to-service call with no caller's credential behind it, so it names the tenant
  * the event came from and answers nothing but the text.
  */

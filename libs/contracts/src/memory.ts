@@ -73,7 +73,7 @@ export const EventSource = z
   })
   .meta({ id: 'EventSource', description: 'Caller-attested metadata; not verified identity or consent' });
 
-/** One event as a write carries it: `/write`'s `event`, and each item's of a batch ([P20]). */
+/** One event as a write carries it: `/write`'s `event`, and each item's of a batch. */
 export const WriteEvent = z.strictObject({
   event_id: EventId.optional().meta({ description: 'Defaults to the idempotency key' }),
   occurred_at: Timestamp.optional().meta({
@@ -149,7 +149,7 @@ export const WriteResponse = z
   .meta({ id: 'WriteResponse' });
 export type WriteResponse = z.infer<typeof WriteResponse>;
 
-// ---- write batch ([P20]) -----------------------------------------------------------------------
+// ---- write batch -----------------------------------------------------------------------
 
 export const WRITE_BATCH_OPERATION = 'memory.write_batch';
 
@@ -383,7 +383,7 @@ export const DeleteRequest = z
   .meta({ id: 'DeleteRequest' });
 
 /**
- * A namespace deletion runs as a job in the memory service ([P14]): the DELETE starts it (or finds the
+ * A namespace deletion runs as a job in the memory service: the DELETE starts it (or finds the
  * one already running for that tenant and namespace), and its records are hidden from every read at
  * once. `status` is the job's, separate from the receipt's operation `state`.
  */
@@ -442,7 +442,7 @@ export const MemoryWriteMessage = z.object({
 export type MemoryWriteMessage = z.infer<typeof MemoryWriteMessage>;
 
 /**
- * One caller's batch of writes to one namespace ([P20], memory.v1.write.items): each item is written
+ * One caller's batch of writes to one namespace (memory.v1.write.items): each item is written
  * as its own single write would be, and answered on its own, in order.
  */
 export const MemoryWriteBatchMessage = z.object({
@@ -508,14 +508,14 @@ export const UsageRecordedEvent = z.object({
   idempotency_key: z.string().optional(),
   pricing_version: z.string(),
   occurred_at: z.string(),
-  /** A write's record and event ids ([P20]): what the webhooks service announces as memory.retained. */
+  /** A write's record and event ids: what the webhooks service announces as memory.retained. */
   memory_id: z.string().optional(),
   event_id: z.string().optional(),
 });
 export type UsageRecordedEvent = z.infer<typeof UsageRecordedEvent>;
 
 /**
- * JetStream, `memory.v1.events.namespace-deleted` ([P20]): a namespace deletion finished. Written to
+ * JetStream, `memory.v1.events.namespace-deleted`: a namespace deletion finished. Written to
  * memory's outbox in the transaction that completed the job, relayed in batch messages like usage
  * records (`{ version, records }`); ids and counts only.
  */
@@ -532,7 +532,7 @@ export const NamespaceDeletedEvent = z.object({
 export type NamespaceDeletedEvent = z.infer<typeof NamespaceDeletedEvent>;
 
 /**
- * JetStream, `memory.v1.events.memory-deleted` ([P20]): one memory was forgotten. Written to memory's
+ * JetStream, `memory.v1.events.memory-deleted`: one memory was forgotten. Written to memory's
  * outbox in the transaction that forgot it, relayed like the other events; ids only (never text).
  */
 export const MemoryDeletedEvent = z.object({

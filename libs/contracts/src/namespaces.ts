@@ -4,7 +4,7 @@ import { queryInteger } from './query-integer.js';
 import { CONTRACT_VERSION } from './runtime.js';
 
 /**
- * The namespace listing ([P12], for the web console): the tenant's namespaces that hold records, with
+ * The namespace listing (for the web console): the tenant's namespaces that hold records, with
  * their counts, ordered by name and paged by keyset. Memory counts; the gateway only relays.
  */
 

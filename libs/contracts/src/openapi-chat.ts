@@ -21,7 +21,7 @@ const openAiErrors = (...statuses: number[]): ZodOpenApiResponsesObject =>
     ]),
   );
 
-/** Chat completions ([P6]): OpenAI-compatible, answered by the deterministic mock from a conversation memory. */
+/** Chat completions: OpenAI-compatible, answered by the deterministic mock from a conversation memory. */
 export const chatPaths: ZodOpenApiPathsObject = {
   '/v1/chat/completions': {
     post: {

@@ -34,7 +34,7 @@ const UploadForm = z
   })
   .meta({ id: 'ImportUploadForm' });
 
-/** Document import ([P5]): upload and estimate, start, progress, row-level failures. */
+/** Document import: upload and estimate, start, progress, row-level failures. */
 export const importPaths: ZodOpenApiPathsObject = {
   '/v1/imports': {
     post: op({

@@ -26,8 +26,8 @@ const SmokeTestFailure = SmokeTestResponse.extend({
 }).meta({ id: 'SmokeTestFailure' });
 
 /**
- * The telemetry routes of [P4]: history, metrics, anomalies, status, export and the smoke test; and the
- * namespace listing of [P12].
+ * The telemetry routes: history, metrics, anomalies, status, export and the smoke test; and the
+ * namespace listing.
  */
 export const infrastructurePaths: ZodOpenApiPathsObject = {
   '/api/v1/infrastructure/events': {

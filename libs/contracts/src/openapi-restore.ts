@@ -34,7 +34,7 @@ const restoreOp: ZodOpenApiOperationObject = {
   },
 };
 
-/** Restore an export ([P20]): start a job, its progress, the records it could not write. */
+/** Restore an export: start a job, its progress, the records it could not write. */
 export const restorePaths: ZodOpenApiPathsObject = {
   '/api/v1/memory/restore': { post: restoreOp },
   '/api/v1/memory/restore/{restore_id}': {

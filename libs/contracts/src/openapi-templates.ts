@@ -35,7 +35,7 @@ const op = (operation: ZodOpenApiOperationObject): ZodOpenApiOperationObject => 
   ...operation,
 });
 
-/** Memory templates ([P5]): private templates, the marketplace, and memories made from either. */
+/** Memory templates: private templates, the marketplace, and memories made from either. */
 export const templatePaths: ZodOpenApiPathsObject = {
   '/v1/templates': {
     get: op({

@@ -22,7 +22,7 @@ const deliveryPath = {
   }),
 };
 
-/** [P20]: webhook endpoints and their delivery log (owner and admin; docs/decisions.md, "Webhooks ([P20])"). */
+/** webhook endpoints and their delivery log (owner and admin; docs/decisions/webhooks.md, "Webhooks"). */
 export const webhookPaths: ZodOpenApiPathsObject = {
   '/api/v1/control/webhook-endpoints': {
     get: op('listWebhookEndpoints', "The tenant's webhook endpoints (secrets never shown; owner or admin)", {

@@ -3,7 +3,7 @@ import { z } from 'zod';
 /**
  * What every outbox relay publishes (libs/bus outbox-relay.ts): the records of one relay pass for one
  * subject, in one JetStream message. Each service's outbox rows (memory's usage records and events,
- * [P20]'s template, telemetry and billing events) travel in it; the records are the subject's own
+ * the template, telemetry and billing events) travel in it; the records are the subject's own
  * contract and are checked one by one, so a bad record is skipped or dead-lettered without refusing
  * its neighbours. A message that is one bare record (memory's usage, as published before batching)
  * is still accepted.

@@ -1,7 +1,7 @@
 import { z } from 'zod';
 
 /**
- * The longest `X-Request-Id` the gateway keeps. Until [P14] anything outside 1–128 characters of
+ * The longest `X-Request-Id` the gateway keeps. Once, anything outside 1–128 characters of
  * `[A-Za-z0-9._:-]` was silently swapped for a generated id, and the client lost its correlation.
  * 200 holds a UUID with a long prefix, a W3C trace id with its span, or a tracing vendor's id.
  */

@@ -66,7 +66,7 @@ export const RequestRecord = z.object({
    * (export) and outlives its deletion without naming it.
    */
   namespace_ref: z.string().max(64).nullable(),
-  /** A batch write's items by how each was answered ([P20]); absent on every other request. */
+  /** A batch write's items by how each was answered; absent on every other request. */
   item_counts: WriteBatchItemCounts.optional(),
   deployment_version: z.string().max(64),
   occurred_at: z.iso.datetime({ offset: true }),

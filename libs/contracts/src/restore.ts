@@ -5,7 +5,7 @@ import { CONTRACT_VERSION } from './runtime.js';
 import { Scope } from './scope.js';
 import { ExportRecord, ExportRelation } from './telemetry.js';
 
-// ---- restore an export ([P20]) ---------------------------------------------------------------------
+// ---- restore an export ---------------------------------------------------------------------
 
 export const RESTORE_LIMITS = {
   /**

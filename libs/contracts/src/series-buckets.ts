@@ -2,7 +2,7 @@ import { z } from 'zod';
 import { optionalQueryInteger } from './query-integer.js';
 
 /**
- * Time series for charts ([P12]): the metrics and usage answers carry their window cut into buckets,
+ * Time series for charts: the metrics and usage answers carry their window cut into buckets,
  * counted by the service that owns the data. Buckets are aligned to UTC (a 60-minute bucket starts on
  * the hour, 1,440 at midnight), so a bucket is the same span whatever the window, and whole minutes
  * can be read from per-minute rollups. The window's first and last buckets hold only the part of them

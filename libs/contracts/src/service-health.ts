@@ -47,7 +47,7 @@ export type ReindexProgress = z.infer<typeof ReindexProgress>;
 export const ServiceSelfReport = z.object({
   available: z.boolean(),
   dependencies: z.record(z.string(), DependencyHealth),
-  /** The latest migration applied to its database ([P14], for release records); absent if unread. */
+  /** The latest migration applied to its database (for release records); absent if unread. */
   schema_version: z.string().max(200).optional(),
   /** The memory service: its re-index's progress, while it has namespaces that needed one. */
   reindex: ReindexProgress.optional(),

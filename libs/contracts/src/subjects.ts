@@ -5,7 +5,7 @@ export const Subjects = {
     /** Many writes in one message (the gateway's concurrent writes); same answers, item by item. */
     writeBatch: 'memory.v1.write.batch',
     /**
-     * One caller's batch of writes to one namespace (POST /api/v1/memory/write/batch, [P20]): a versioned
+     * One caller's batch of writes to one namespace (POST /api/v1/memory/write/batch): a versioned
      * message of its own, answered item by item in order. Not the subject above, which carries whatever
      * single writes of one event-loop turn happen to travel together.
      */
@@ -16,10 +16,10 @@ export const Subjects = {
     getDeletion: 'memory.v1.deletions.get',
     /** One record of the caller's tenant by its memory id (GET /v1/memories/{memory_id}). */
     get: 'memory.v1.get',
-    /** Forget one record of the caller's tenant by its memory id (DELETE /v1/memories/{memory_id}, [P20]). */
+    /** Forget one record of the caller's tenant by its memory id (DELETE /v1/memories/{memory_id}). */
     forget: 'memory.v1.forget',
     /**
-     * [P20] The text of one record, for the webhooks service's deliveries to an endpoint that opted in
+     * The text of one record, for the webhooks service's deliveries to an endpoint that opted in
      * to text: asked when the attempt is made, so no copy of the text is kept outside memory.
      */
     getText: 'memory.v1.text.get',
@@ -31,11 +31,11 @@ export const Subjects = {
     /** JetStream: usage records relayed from the memory outbox; billing consumes them. */
     usageRecorded: 'memory.v1.usage.recorded',
     /**
-     * JetStream ([P20]): a namespace's deletion finished, relayed from the memory outbox (written in the
+     * JetStream: a namespace's deletion finished, relayed from the memory outbox (written in the
      * transaction that completed it); the webhooks service announces it as namespace.deleted.
      */
     namespaceDeleted: 'memory.v1.events.namespace-deleted',
-    /** JetStream ([P20]): one memory was forgotten (DELETE /v1/memories/{memory_id}); ids only. */
+    /** JetStream: one memory was forgotten (DELETE /v1/memories/{memory_id}); ids only. */
     memoryDeleted: 'memory.v1.events.memory-deleted',
   },
   billing: {
@@ -49,7 +49,7 @@ export const Subjects = {
     ping: 'billing.v1.ping',
     /** JetStream: usage records billing could not process, with the reason (anomaly input). */
     usageDeadLetter: 'billing.v1.usage.dead-letter',
-    /** JetStream ([P20]): a charge was voided, from billing's outbox; the webhooks service's charge.voided. */
+    /** JetStream: a charge was voided, from billing's outbox; the webhooks service's charge.voided. */
     chargeVoided: 'billing.v1.events.charge-voided',
   },
   gateway: {
@@ -65,7 +65,7 @@ export const Subjects = {
     historyPage: 'telemetry.v1.history.page',
     ping: 'telemetry.v1.ping',
     /**
-     * JetStream ([P20]): the anomaly watch raised (or escalated) a tenant's anomaly, from telemetry's
+     * JetStream: the anomaly watch raised (or escalated) a tenant's anomaly, from telemetry's
      * outbox; the webhooks service's anomaly.raised. Its stream names this subject alone: `events.list`
      * above is a request subject, so no `telemetry.v1.events.>` wildcard may be a stream's.
      */
@@ -81,13 +81,13 @@ export const Subjects = {
     /** Validate, render and retain (through memory.v1.write) one memory from a template. */
     createMemory: 'template.v1.memories.create',
     getMemory: 'template.v1.memories.get',
-    /** A memory was forgotten: drop its template data and redact its creation request ([P20]). */
+    /** A memory was forgotten: drop its template data and redact its creation request. */
     forgetMemory: 'template.v1.memories.forget',
     /** A namespace is being deleted: drop the template memories (and their requests) held for it. */
     deleteNamespace: 'template.v1.namespace.delete',
     /** Document import: open a job, append upload chunks, parse and estimate, discard a refused upload. */
     createImport: 'template.v1.imports.create',
-    /** [P13]: open, probe (hub metadata only) and estimate an import of a model-hub dataset. */
+    /** open, probe (hub metadata only) and estimate an import of a model-hub dataset. */
     createDatasetImport: 'template.v1.imports.dataset',
     appendImportChunk: 'template.v1.imports.chunk',
     sealImport: 'template.v1.imports.seal',
@@ -95,7 +95,7 @@ export const Subjects = {
     startImport: 'template.v1.imports.start',
     getImport: 'template.v1.imports.get',
     listImportFailures: 'template.v1.imports.failures',
-    /** [P20] Restore an export: open a job, send its rows, start it, read it and its failures. */
+    /** Restore an export: open a job, send its rows, start it, read it and its failures. */
     createRestore: 'template.v1.restores.create',
     appendRestoreRows: 'template.v1.restores.rows',
     startRestore: 'template.v1.restores.start',
@@ -103,13 +103,13 @@ export const Subjects = {
     listRestoreFailures: 'template.v1.restores.failures',
     ping: 'template.v1.ping',
     /**
-     * JetStream ([P20]): an import or restore job completed or failed, from the template service's outbox
+     * JetStream: an import or restore job completed or failed, from the template service's outbox
      * (written in the transaction that ended the job); the webhooks service's import.completed / .failed.
      */
     importCompleted: 'template.v1.events.import-completed',
     importFailed: 'template.v1.events.import-failed',
   },
-  /** [P20]: a tenant's webhook endpoints and their delivery log (the control plane's routes). */
+  /** a tenant's webhook endpoints and their delivery log (the control plane's routes). */
   webhooks: {
     createEndpoint: 'webhooks.v1.endpoints.create',
     listEndpoints: 'webhooks.v1.endpoints.list',
@@ -125,12 +125,12 @@ export const Subjects = {
 
 export const Streams = {
   memoryUsage: { name: 'MEMORY_USAGE', subjects: ['memory.v1.usage.>'] },
-  /** [P20]: what happened to a tenant's memory, for the webhooks service (memory.v1.events.*). */
+  /** what happened to a tenant's memory, for the webhooks service (memory.v1.events.*). */
   memoryEvents: { name: 'MEMORY_EVENTS', subjects: ['memory.v1.events.>'] },
   gatewayRequests: { name: 'GATEWAY_REQUESTS', subjects: ['gateway.v1.request.>'] },
   billingDeadLetters: { name: 'BILLING_DEAD_LETTERS', subjects: ['billing.v1.usage.dead-letter'] },
   /**
-   * [P20]: what happened in each service that webhooks announce, one stream per owner (`<OWNER>_EVENTS`,
+   * what happened in each service that webhooks announce, one stream per owner (`<OWNER>_EVENTS`,
    * `<owner>.v1.events.*`, as MEMORY_EVENTS), each created by its owner and by the webhooks service.
    * Telemetry's lists its subjects one by one: `telemetry.v1.events.list` is a request subject.
    */
@@ -164,14 +164,14 @@ export const Consumers = {
   billingUsage: 'billing-usage',
   telemetryRequests: 'telemetry-requests',
   telemetryDeadLetters: 'telemetry-dead-letters',
-  /** [P20]: retained writes (their usage records) become memory.retained deliveries. */
+  /** retained writes (their usage records) become memory.retained deliveries. */
   webhooksMemoryUsage: 'webhooks-memory-usage',
-  /** [P20]: memory's own events (namespace deletions, forgotten memories) become webhook deliveries. */
+  /** memory's own events (namespace deletions, forgotten memories) become webhook deliveries. */
   webhooksMemoryEvents: 'webhooks-memory-events',
-  /** [P20]: finished import and restore jobs (import.completed / import.failed). */
+  /** finished import and restore jobs (import.completed / import.failed). */
   webhooksTemplateEvents: 'webhooks-template-events',
-  /** [P20]: raised anomalies (anomaly.raised). */
+  /** raised anomalies (anomaly.raised). */
   webhooksTelemetryEvents: 'webhooks-telemetry-events',
-  /** [P20]: voided charges (charge.voided). */
+  /** voided charges (charge.voided). */
   webhooksBillingEvents: 'webhooks-billing-events',
 } as const;

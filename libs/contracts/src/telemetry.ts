@@ -267,7 +267,7 @@ export const Anomaly = z.object({
 export type Anomaly = z.infer<typeof Anomaly>;
 
 /**
- * JetStream, `telemetry.v1.events.anomaly-raised` ([P20]): the telemetry service's anomaly watch found
+ * JetStream, `telemetry.v1.events.anomaly-raised`: the telemetry service's anomaly watch found
  * a tenant-scope anomaly that was not open (or an open warning that became critical). Written to
  * telemetry's outbox in the statement that opened (or escalated) it, relayed in OutboxBatch messages.
  * `anomaly_id` names the episode: an escalation carries the same id.
@@ -379,7 +379,7 @@ export const EventsListMessage = z.object({
   offset: z.number().int().min(0),
   /** Keyset paging: records strictly older than this one (offset is then 0). */
   before: z.object({ occurred_at: z.iso.datetime(), record_id: z.uuid() }).nullable().default(null),
-  /** Left out (a gateway older than [P14]): nothing filtered. */
+  /** Left out (an older gateway): nothing filtered. */
   filter: EventsFilter.default(EventsFilter.parse({})),
 });
 export type EventsListMessage = z.infer<typeof EventsListMessage>;
@@ -395,7 +395,7 @@ export type TelemetryWindowMessage = z.infer<typeof TelemetryWindowMessage>;
 
 /** The metrics request: a window and, optionally, the bucket size of its series. */
 export const MetricsMessage = TelemetryWindowMessage.extend({
-  /** Left out (a gateway older than [P12]): the ladder's size for the window. */
+  /** Left out (an older gateway): the ladder's size for the window. */
   bucket_minutes: BucketMinutesField,
 }).superRefine(refineSeriesPoints);
 export type MetricsMessage = z.infer<typeof MetricsMessage>;

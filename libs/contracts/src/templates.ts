@@ -8,7 +8,7 @@ import { Scope } from './scope.js';
 import { UUID_PATTERN } from './uuid.js';
 
 /**
- * Memory templates ([P5]): a tenant's private templates with their version history, the shared
+ * Memory templates: a tenant's private templates with their version history, the shared
  * marketplace catalogue, and memories created from either. The template service answers over
  * request/reply; it validates data, renders text and retains it through the memory service.
  */

@@ -25,7 +25,7 @@ const made = new WeakMap<z.ZodType, z.ZodType>();
  * refinements, transforms and every other check kept. The gateway refuses unknown fields in a request
  * (the HTTP schemas are strict), but a service reading a bus message is a tolerant reader: a message
  * from a newer gateway, carrying a field this service does not know yet, is served without it during
- * a rolling upgrade rather than refused (docs/decisions.md, [P14]). Built once per schema.
+ * a rolling upgrade rather than refused (docs/decisions/api.md). Built once per schema.
  */
 export function tolerantOf<S extends z.ZodType>(schema: S): S {
   const known = made.get(schema);

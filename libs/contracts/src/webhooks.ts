@@ -2,9 +2,9 @@ import { z } from 'zod';
 import { queryInteger } from './query-integer.js';
 
 /**
- * Webhooks ([P20]): endpoints an owner or admin registers under /api/v1/control/webhook-endpoints,
+ * Webhooks: endpoints an owner or admin registers under /api/v1/control/webhook-endpoints,
  * the deliveries the webhooks service makes to them (Standard Webhooks), and the bus messages the
- * gateway sends it. Decisions: docs/decisions.md, "Webhooks ([P20])".
+ * gateway sends it. Decisions: docs/decisions/webhooks.md, "Webhooks".
  */
 
 export const WEBHOOK_EVENT_TYPES = [

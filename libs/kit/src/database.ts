@@ -62,10 +62,10 @@ export function isStorageUnavailable(err: unknown): boolean {
     const candidate = e as { code?: unknown; message?: unknown; cause?: unknown; kind?: unknown };
     if (typeof candidate.code === 'string' && UNAVAILABLE_CODES.has(candidate.code)) return true;
     // P2037: the driver adapter's TooManyConnections (SQLSTATE 53300 under Prisma's own code), which a
-    // loaded shared server answers; it was a 500 from the usage route until [P14].
+    // loaded shared server answers; it was a 500 from the usage route once.
     if (typeof candidate.code === 'string' && PRISMA_UNAVAILABLE_CODES.has(candidate.code)) return true;
     // 55000 is a broad code; only its message says "this database takes no connections now"
-    // (ALLOW_CONNECTIONS false, as an operator or a failover sets it; a write answered 500 before [P11]).
+    // (ALLOW_CONNECTIONS false, as an operator or a failover sets it; a write once answered 500).
     if (
       typeof candidate.message === 'string' &&
       /connect(ion)? (refused|terminated|timeout)|Connection terminated|timeout exceeded when trying to connect|Can't reach database server|is not currently accepting connections/i.test(

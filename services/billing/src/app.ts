@@ -34,7 +34,7 @@ export async function startBillingService(
     logger,
     password: config.BILLING_NATS_PASSWORD,
   });
-  // [P20] charge.voided: committed with the void to billing's outbox, relayed into BILLING_EVENTS.
+  // charge.voided: committed with the void to billing's outbox, relayed into BILLING_EVENTS.
   const relay = startOutboxPublisher(nc, {
     name: 'billing_events',
     sql: getSql,

@@ -16,7 +16,7 @@ export const BillingConfigSchema = z.object({
   /** Copies, age and size limits of the JetStream streams this service creates (docs/operations.md). */
   ...jetstreamEnv,
   /**
-   * [P20] How often the event outbox (charge.voided) is polled for rows a commit's nudge did not publish
+   * How often the event outbox (charge.voided) is polled for rows a commit's nudge did not publish
    * (a bus that refused them, a process stopped between commit and publish).
    */
   OUTBOX_RELAY_INTERVAL_MS: env.positiveInt(1_000),

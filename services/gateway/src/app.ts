@@ -106,7 +106,7 @@ export async function startGateway(config: GatewayConfig, logger: Logger): Promi
   const app = createHttpApp({
     inFlight,
     // Half the deadline to start a batch's items; the item in flight then and the answer's way back
-    // fit in the other half, so a batch is answered, never a 504 (decisions.md, "Admission by cost").
+    // fit in the other half, so a batch is answered, never a 504 (decisions/fairness.md, "Admission by cost").
     writeBatchBudgetMs: Math.floor(config.GATEWAY_REQUEST_TIMEOUT_MS / 2),
     consoleDir: config.CONSOLE_DIR ?? defaultConsoleDir(),
     trustProxy: config.GATEWAY_TRUST_PROXY,
@@ -139,7 +139,7 @@ export async function startGateway(config: GatewayConfig, logger: Logger): Promi
     },
     logger,
     deployment: { version: config.DEPLOYMENT_VERSION, environment: config.DEPLOYMENT_ENVIRONMENT },
-    // Required: what a write needs (decisions.md, "Health", [P11]). Billing is not: a write's usage
+    // Required: what a write needs (decisions/reliability.md, "Health"). Billing is not: a write's usage
     // waits in memory's outbox and JetStream, and is charged when billing is back.
     probes: {
       gateway_store: {

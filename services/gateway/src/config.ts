@@ -127,7 +127,7 @@ export const GatewayConfigSchema = z
     /**
      * A tenant's text budget: characters of long text (past each item's first 1,024) its writes may
      * carry per window, shared by every instance. Default one largest batch (100 items of 32,768
-     * characters) per 10 s; the numbers and why: docs/decisions.md, "Admission by cost".
+     * characters) per 10 s; the numbers and why: docs/decisions/fairness.md, "Admission by cost".
      */
     RATE_LIMIT_TEXT_CHARS_PER_TENANT: env.positiveInt(LIMITS.writeBatchMaxItems * LIMITS.textMaxChars),
     RATE_LIMIT_TEXT_WINDOW_SECONDS: env.positiveInt(10),
@@ -149,13 +149,13 @@ export const GatewayConfigSchema = z
      * How long an instance repeats a refusal of a failed-login limit (an account's, an address's) or of
      * a tenant's text budget without asking the shared counter again; 0: it always asks. It bounds how
      * long an instance may refuse after a success on another instance cleared an account
-     * (docs/decisions.md).
+     * (docs/decisions/fairness.md).
      */
     RATE_LIMIT_REFUSAL_MEMORY_MS: z.coerce.number().int().min(0).default(1_000),
     /**
      * How long a refusal repeated from that memory waits before it is answered (never past its
      * Retry-After); 0: at once. Only a caller that came back before its Retry-After meets it, and a
-     * closed loop of refused requests then sends one per connection per pause (docs/decisions.md).
+     * closed loop of refused requests then sends one per connection per pause (docs/decisions/fairness.md).
      */
     RATE_LIMIT_REFUSAL_PAUSE_MS: z.coerce.number().int().min(0).max(5_000).default(500),
     /**
@@ -184,7 +184,7 @@ export const GatewayConfigSchema = z
     /** The web console's build, served at /console; unset, the @text-memory/console package's dist/. */
     CONSOLE_DIR: z.string().min(1).optional(),
     /**
-     * Slow and idle clients ([P14], docs/operations.md): the time a client has to send a request's
+     * Slow and idle clients (docs/operations.md): the time a client has to send a request's
      * headers, and the whole request (an import upload of IMPORT_MAX_BYTES included); past either it
      * gets 408 and the connection is closed.
      */

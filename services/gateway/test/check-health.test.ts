@@ -67,7 +67,7 @@ describe('checkHealth', () => {
     });
   });
 
-  it('when a service from before [P11] answers without a report, then it counts as answering', async () => {
+  it('when a service of an older release answers without a report, then it counts as answering', async () => {
     const health = await checkHealth(
       { memory: { required: true, check: async () => undefined } },
       deployment,

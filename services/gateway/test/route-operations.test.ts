@@ -12,7 +12,7 @@ describe('the route table of request records', () => {
         .filter((method) => METHODS.has(method))
         .map((method) => `${method.toUpperCase()} ${path}`),
     );
-    // The liveness probe is answered before any record is made (decisions.md, [P11]).
+    // The liveness probe is answered before any record is made (decisions/reliability.md).
     const recorded = documented.filter((route) => route !== 'GET /api/v1/infrastructure/health/live');
 
     expect([...ROUTE_KEYS].sort()).toEqual(

@@ -3,7 +3,7 @@ import { z } from 'zod';
 
 /**
  * The longest MEMORY_DELETE_WAIT_MS: a second under the gateway's default 5 s upstream deadline. Up to
- * [P14]'s review 30 s was allowed, and a DELETE waiting that long answered 504 at the gateway.
+ * Until a review 30 s was allowed, and a DELETE waiting that long answered 504 at the gateway.
  */
 export const MEMORY_DELETE_WAIT_MAX_MS = 4_000;
 
@@ -32,14 +32,14 @@ export const MemoryConfigSchema = z.object({
   OUTBOX_RELAY_INTERVAL_MS: env.positiveInt(500),
   /**
    * How long an idempotency key replays its write: at least this long, until the next pruning pass
-   * after it (docs/decisions.md, "Idempotency retention"). Past it, the key is free again; the event
+   * after it (docs/decisions/memory.md, "Idempotency retention"). Past it, the key is free again; the event
    * id still refuses a second copy of the same event.
    */
   IDEMPOTENCY_RETENTION_HOURS: env.positiveInt(24),
   /** How often expired idempotency entries are pruned. */
   IDEMPOTENCY_PRUNE_INTERVAL_MS: env.positiveInt(10 * 60_000),
   /**
-   * Namespace deletion ([P14], docs/decisions.md): records removed per committed batch (postings: 25
+   * Namespace deletion (docs/decisions/memory.md): records removed per committed batch (postings: 25
    * times as many). Smaller batches hold locks for less time; tests use a few to cross many batches.
    */
   MEMORY_DELETE_BATCH_SIZE: z.coerce.number().int().min(1).max(50_000).default(2_000),
@@ -61,7 +61,7 @@ export const MemoryConfigSchema = z.object({
    */
   REINDEX_BATCH_SIZE: z.coerce.number().int().min(1).max(50_000).default(500),
   /**
-   * Recall admission per instance (docs/decisions.md, "Recalls admitted per tenant"): slots one
+   * Recall admission per instance (docs/decisions/fairness.md, "Recalls admitted per tenant"): slots one
    * tenant's recalls take at once (a heavy recall takes two: recall-admission.ts), how many more of
    * its recalls may wait (one more is a 429), slots of all tenants at once (under MEMORY_DB_POOL_SIZE,
    * leaving writes connections), and recalls of all waiting (one more is a 503). A waiting recall is

@@ -47,7 +47,7 @@ export async function startTelemetryService(
   });
   const deadLetters = startDeadLetterConsumer(nc, { streamSettings, logger });
   const retention = startRetention(config.TELEMETRY_RETENTION_DAYS, logger);
-  // [P20] anomaly.raised: the watch commits each raise with its event to telemetry's outbox, relayed
+  // anomaly.raised: the watch commits each raise with its event to telemetry's outbox, relayed
   // into TELEMETRY_EVENTS.
   const relay = startOutboxPublisher(nc, {
     name: 'telemetry_events',

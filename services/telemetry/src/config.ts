@@ -58,13 +58,13 @@ export const TelemetryConfigSchema = z
     /** Rates and p95 are judged only over at least this many requests: two failures of three are noise. */
     ANOMALY_MIN_REQUESTS: env.positiveInt(10),
     /**
-     * [P20] The anomaly watch: how often it judges each active tenant's last ANOMALY_WATCH_WINDOW_MINUTES
+     * The anomaly watch: how often it judges each active tenant's last ANOMALY_WATCH_WINDOW_MINUTES
      * (status's window) and raises what is new (anomaly.raised webhooks). One pass at a time in the deployment.
      */
     ANOMALY_WATCH_INTERVAL_MS: env.positiveInt(60_000),
     ANOMALY_WATCH_WINDOW_MINUTES: z.coerce.number().int().min(1).max(1_440).default(15),
     /**
-     * [P20] How often the event outbox (anomaly.raised) is polled for rows a pass's nudge did not publish
+     * How often the event outbox (anomaly.raised) is polled for rows a pass's nudge did not publish
      * (a bus that refused them, a process stopped between commit and publish).
      */
     OUTBOX_RELAY_INTERVAL_MS: env.positiveInt(1_000),

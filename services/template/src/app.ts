@@ -55,7 +55,7 @@ export async function startTemplateService(
       'IMPORT_SECRET_KEY is not set: a dataset import that needs its hub token cannot resume after a restart',
     );
   }
-  // [P20] import.completed / import.failed: committed with the job's end to the template outbox,
+  // import.completed / import.failed: committed with the job's end to the template outbox,
   // relayed into TEMPLATE_EVENTS.
   const relay = startOutboxPublisher(nc, {
     name: 'template_events',

@@ -20,10 +20,10 @@ export const TemplateConfigSchema = z.object({
   /** Prometheus metrics (GET /metrics) on their own listener; docs/operations.md. */
   TEMPLATE_METRICS_PORT: env.metricsPort(9468),
   METRICS_HOST: env.metricsHost(),
-  /** Copies, age and size limits of the JetStream stream this service creates (TEMPLATE_EVENTS, [P20]). */
+  /** Copies, age and size limits of the JetStream stream this service creates (TEMPLATE_EVENTS). */
   ...jetstreamEnv,
   /**
-   * [P20] How often the event outbox (import.completed / import.failed) is polled for rows a job's
+   * How often the event outbox (import.completed / import.failed) is polled for rows a job's
    * nudge did not publish (a bus that refused them, a process stopped between commit and publish).
    */
   OUTBOX_RELAY_INTERVAL_MS: env.positiveInt(1_000),
@@ -38,7 +38,7 @@ export const TemplateConfigSchema = z.object({
    */
   BILLING_PRICE_TIMEOUT_MS: env.positiveInt(1_000),
   /**
-   * A namespace deletion's template part ([P14]): rows per committed batch (template memories, memory
+   * A namespace deletion's template part: rows per committed batch (template memories, memory
    * requests, an import's rows or chunks), so no statement's cost grows with the namespace and a retry
    * goes on from the last batch; and how long the asking request waits for the whole before a retryable
    * 503 (the deletion goes on meanwhile). The wait stays below the gateway's 5 s deadline less the memory
@@ -51,7 +51,7 @@ export const TemplateConfigSchema = z.object({
   IMPORT_BATCH_SIZE: env.positiveInt(200),
   IMPORT_CONCURRENCY: env.positiveInt(16),
   /**
-   * What one upload may hold once read (docs/decisions-p7-uploads.md): an XLSX's parts unzipped, one
+   * What one upload may hold once read (docs/decisions/templates-and-imports.md): an XLSX's parts unzipped, one
    * cell's characters, data rows. Past any of them the upload is 413 payload_too_large.
    */
   IMPORT_MAX_UNCOMPRESSED_BYTES: env.positiveInt(128 * 1024 * 1024),
@@ -72,7 +72,7 @@ export const TemplateConfigSchema = z.object({
   /** Uploads this instance reads at once; reading is CPU- and memory-bound, so about one per core. */
   IMPORT_MAX_CONCURRENT_READS: env.positiveInt(2),
   /**
-   * Model-hub dataset imports ([P13], docs/decisions.md "Hub datasets"): the hub's own API (dataset
+   * Model-hub dataset imports (docs/decisions/templates-and-imports.md "Hub datasets"): the hub's own API (dataset
    * metadata: commit sha, gated, files) and its dataset viewer (splits, info, row pages) are two bases,
    * as on huggingface.co. Each call has HUB_TIMEOUT_MS; 429 and 5xx (but 501) are retried HUB_RETRIES
    * times with backoff from HUB_RETRY_BASE_MS, honouring Retry-After.

@@ -222,7 +222,7 @@ function judgeAttempts(attempts: Attempt[], fault: Fault, boundMs: number) {
 }
 
 /**
- * The spec's retryable failures: 503/504 (and 409 idempotency_in_flight, which docs/decisions.md makes
+ * The spec's retryable failures: 503/504 (and 409 idempotency_in_flight, which docs/decisions/memory.md makes
  * retryable with Retry-After: 1) with `retryable: true` and a Retry-After header.
  */
 const isRetryableAnswer = (a: Attempt) =>

@@ -12,7 +12,7 @@ export const STACK: FaultStackOptions = {
   breakerResetMs: 500,
   // A "disk" JetStream can fill in seconds (the jetstream-full row); a full run stores a few MiB. Each
   // stream reserves its 16 MiB on creation: when the streams reserved all of a 64 MiB store (once
-  // MEMORY_EVENTS came, [P20]), nats-server refused the row's filler stream ("insufficient storage
+  // MEMORY_EVENTS came), nats-server refused the row's filler stream ("insufficient storage
   // resources available"), and a stream created after that would have been refused too. So the store
   // is sized from the streams there are, with 16 MiB for the filler.
   maxFileStore: (Object.keys(Streams).length + 1) * STREAM_MB * 1024 * 1024,

@@ -42,7 +42,7 @@ export async function outboxBacklog(memoryDbUrl: string): Promise<number> {
 /**
  * Recall usage records the tenant got between two times. Recalls carry no idempotency key, so a
  * recall the gateway gave up on (504) that memory still ran is billed, and so is its retry: the suite
- * reports the difference from the recalls answered, it does not fail on it (docs/decisions.md, Faults).
+ * reports the difference from the recalls answered, it does not fail on it (docs/decisions/reliability.md, Faults).
  */
 export async function recallUsage(billingDbUrl: string, tenantId: string, from: Date, to: Date) {
   const [row] = await query<{ n: string }>(

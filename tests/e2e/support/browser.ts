@@ -64,7 +64,7 @@ export async function openConsole(browser: Browser, baseUrl: string, viewport = 
     const { url } = message.location();
     if (/status of 4\d\d\b/.test(message.text()) && isApiCall(url)) return;
     // Health answers 503 with its report when a required service missed its probe's deadline (a loaded
-    // machine): that is its contract (decisions.md, [P11]), and the overview shows "Health unavailable".
+    // machine): that is its contract (decisions/reliability.md), and the overview shows "Health unavailable".
     if (/status of 503\b/.test(message.text()) && url?.endsWith('/api/v1/infrastructure/health')) return;
     errors.push(url ? `${message.text()} (${url})` : message.text());
   });

@@ -80,7 +80,7 @@ export class ContractValidator {
   }
 }
 
-/** An answer as a list shows it: a list carries `contract_version` once, not in each item ([P14]). */
+/** An answer as a list shows it: a list carries `contract_version` once, not in each item. */
 export function asListed<T extends object>(answer: T): Omit<T, 'contract_version'> {
   const { contract_version: _, ...item } = answer as T & { contract_version?: unknown };
   return item;

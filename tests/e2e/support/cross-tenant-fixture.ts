@@ -111,7 +111,7 @@ export async function tenantWithOneOfEverything(t: Stack, label: string) {
     key,
     200,
   );
-  // An export restored ([P20]), to its end, so the tenant owns a restore job that no longer changes.
+  // An export restored, to its end, so the tenant owns a restore job that no longer changes.
   const restoring = await restore(
     t.api,
     key,

@@ -1,4 +1,4 @@
-/** Reading the `series` of the metrics and usage answers ([P12]), worked out here from first principles. */
+/** Reading the `series` of the metrics and usage answers, worked out here from first principles. */
 
 const MINUTE = 60_000;
 

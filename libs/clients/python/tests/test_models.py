@@ -25,7 +25,7 @@ SCHEMAS: Dict[str, Any] = SNAPSHOT["components"]["schemas"]
 # Chat is the official `openai` client's job (README): the SDK has no chat call of its own.
 NOT_SENT_BY_THE_SDK = {
     ("POST", "/v1/chat/completions"),
-    # Webhooks ([P20]): the control-plane routes are served; the SDK's calls come in a later slice.
+    # Webhooks: the control-plane routes are served; the SDK's calls come in a later slice.
     ("POST", "/api/v1/control/webhook-endpoints"),
     ("PATCH", "/api/v1/control/webhook-endpoints/{id}"),
 }

@@ -533,7 +533,7 @@ def test_async_write_whose_answer_is_lost_comes_back_replayed() -> None:
     check_one_record_one_charge(namespace, str(w.event_id))
 
 
-# The batch write ([P20]): mixed items, a resend, a lost answer, and the item bound.
+# The batch write: mixed items, a resend, a lost answer, and the item bound.
 AT = "2026-11-01T10:00:00Z"
 
 
@@ -648,7 +648,7 @@ def test_async_write_batch_whose_answer_is_lost_comes_back_replayed() -> None:
         tm.memory.delete(namespace=namespace)
 
 
-# Webhooks ([P20]): endpoints registered with the owner's session, delivered to a receiver this test runs
+# Webhooks: endpoints registered with the owner's session, delivered to a receiver this test runs
 # on 127.0.0.1 (the test stack allows loopback), verified as a Python receiver would verify them.
 class Receiver:
     """A customer's webhook receiver: records every request and answers 200."""

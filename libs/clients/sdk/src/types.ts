@@ -48,9 +48,9 @@ export type RecallExplanation = Schemas['RecallExplanation'];
 /** One cue word: its index term, its weight (0..1) and whether the record holds it. */
 export type ExplainedTerm = Schemas['ExplainedTerm'];
 export type DeleteReceipt = ResponseOf<'memoryDelete'>;
-/** The answer of `memories.forget` ([P20]). */
+/** The answer of `memories.forget`. */
 export type ForgetReceipt = ResponseOf<'forgetMemory'>;
-/** [P20] An export file as `GET /api/v1/infrastructure/export` wrote it, and a restore job of one. */
+/** An export file as `GET /api/v1/infrastructure/export` wrote it, and a restore job of one. */
 export type ExportFile = Schemas['RestoreDocument'];
 export type RestoreJob = ResponseOf<'memoryRestore'>;
 export type RestoreFailurePage = ResponseOf<'memoryRestoreFailures'>;

@@ -18,7 +18,7 @@ const notFound = () => new AppError(ErrorCode.NotFound, 'No such charge');
 /**
  * recorded or unbilled → void, keeping the usage record and the charge's history. Idempotent: a
  * void charge answers as it is. An invoiced charge cannot be voided in the sandbox (409): it would
- * need a credit note. The void's `charge.voided` event ([P20], the webhooks service's) is an outbox
+ * need a credit note. The void's `charge.voided` event (the webhooks service's) is an outbox
  * row of the same transaction: one per charge, since only the void that moved it writes one.
  */
 export async function voidCharge(

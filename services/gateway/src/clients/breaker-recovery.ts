@@ -11,7 +11,7 @@ export const RECOVERY_PROBE_MS = 250;
  * While `breaker` is open, call `ping` (which must bypass the breaker and close it when the service
  * answers) every `intervalMs`. Opossum alone probes with one real call after its reset timeout, and
  * a probe that fails just before the service is ready refuses calls for another whole timeout
- * (5 s by default) while the service already answers: the fault campaign of [P11] saw exactly that.
+ * (5 s by default) while the service already answers: a fault campaign saw exactly that.
  */
 export function closeOnRecovery(
   breaker: CircuitBreaker,

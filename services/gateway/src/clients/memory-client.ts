@@ -30,7 +30,7 @@ const MEMORY_SERVICE = {
   endpoints: {
     // Concurrent writes share a message: fewer bus round trips, and memory retains them in one statement.
     write: endpoint(s.writeBatch, MemoryWriteMessage, WriteResponse, { batched: true }),
-    // A caller's batch ([P20]) is a message of its own: its items are answered together, in order.
+    // A caller's batch is a message of its own: its items are answered together, in order.
     writeItems: endpoint(s.writeItems, MemoryWriteBatchMessage, MemoryWriteBatchReply),
     recall: endpoint(s.recall, MemoryRecallMessage, RecallResponse),
     delete: endpoint(s.delete, MemoryDeleteMessage, DeleteReceipt),

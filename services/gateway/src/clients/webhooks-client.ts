@@ -19,7 +19,7 @@ import { createServiceClient, endpoint, type ServiceClientOptions } from './serv
 
 const s = Subjects.webhooks;
 
-/** The webhooks service's endpoints ([P20]): a tenant's endpoints and their delivery log. */
+/** The webhooks service's endpoints: a tenant's endpoints and their delivery log. */
 const WEBHOOKS_SERVICE = {
   service: 'webhooks',
   ping: s.ping,

@@ -2,7 +2,7 @@ import type { Prisma } from './generated/client.js';
 import type { Db } from './prisma-client.js';
 
 /*
- * Forgetting one memory ([P20]), statement by statement, all inside the caller's transaction: the
+ * Forgetting one memory, statement by statement, all inside the caller's transaction: the
  * record is locked first, so a write superseding it either committed before (its relation is seen and
  * made unresolved) or waits and then finds no target (and records the relation unresolved itself).
  */

@@ -27,7 +27,7 @@ export async function pruneExpiredEntries(run: SqlRunner, retentionHours: number
 }
 
 /**
- * Tombstones of forgotten memories ([P20]) past the same retention: by then the write entries they
+ * Tombstones of forgotten memories past the same retention: by then the write entries they
  * answer for are gone too (each is older than its tombstone), so nothing replays as forgotten any more.
  */
 export async function pruneExpiredTombstones(run: SqlRunner, retentionHours: number): Promise<number> {

@@ -4,7 +4,7 @@ import type pg from 'pg';
 import { removePostingsAfter } from './remove-postings.js';
 
 /*
- * Namespace deletion jobs ([P14]). A DELETE creates one (or finds the one running for that tenant and
+ * Namespace deletion jobs. A DELETE creates one (or finds the one running for that tenant and
  * namespace); from then on the namespace's records are hidden from every read, and the deletion worker
  * (domain/deletion-worker.ts) removes them here one bounded batch at a time. Each batch is one
  * transaction that also commits the job's counts and keyset cursor, so a crash loses at most the batch
@@ -84,7 +84,7 @@ const jobOf = (r: JobRow): DeletionJob => ({
 
 /**
  * The `namespace.deleted` event of a job row `j` that has just completed, as an outbox row
- * ([P20], NamespaceDeletedEvent), for an INSERT … SELECT in the statement or transaction that
+ * (NamespaceDeletedEvent), for an INSERT … SELECT in the statement or transaction that
  * completes it: `$idParam` is the row's (and the event's) id. Ids and counts only.
  */
 const namespaceDeletedOutboxRow = (idParam: string, subjectParam: string) =>

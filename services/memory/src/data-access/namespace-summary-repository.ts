@@ -15,7 +15,7 @@ import type { SqlRunner } from '@tm/kit';
  * 5 s deadline (a retryable 504). For 1,000 namespaces of 500k records the planner chose a parallel
  * sequential scan and a hash aggregate instead: 1.3 s. Counting alone, index-only, took 0.33 s for the
  * 400k; the superseded flag and retained_at are not in any index, and a covering one would cost every
- * write and make supersession updates non-HOT, so not for a console listing (decisions.md, [P12]).
+ * write and make supersession updates non-HOT, so not for a console listing (decisions/console.md).
  * A namespace being deleted is left out (HAVING: one probe per namespace, not per record).
  * Planned per call (plain text, not prepared): the best plan depends on the tenant's size.
  */

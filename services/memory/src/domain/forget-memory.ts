@@ -34,7 +34,7 @@ const notFound = () => new AppError(ErrorCode.NotFound, 'No such memory');
 type Kept = Pick<ForgetReceipt, 'namespace' | 'removed' | 'unresolved_relations' | 'reinstated'>;
 
 /**
- * Forget one memory of the caller's tenant ([P20]), as if it had never been written: its record and
+ * Forget one memory of the caller's tenant, as if it had never been written: its record and
  * postings go, the relations its event recorded go (a record only it superseded is current again), and
  * relations of later events that superseded it stay, unresolved. One transaction. A tombstone without
  * text is kept: a repeated DELETE replays this receipt, and the write's idempotency entry (which
@@ -79,7 +79,7 @@ export async function forgetMemory(
           requestId: msg.request_id,
           receipt: kept as unknown as Prisma.InputJsonValue,
         });
-        // Its memory.deleted event commits with it ([P20], webhooks): ids only, never text.
+        // Its memory.deleted event commits with it (webhooks): ids only, never text.
         const eventId = timeOrderedId();
         await enqueueOutbox(
           prismaRunner(tx),

@@ -4,7 +4,7 @@ import { isBeingDeleted } from '../data-access/namespace-deletion.js';
 import { getPrisma, getSql } from '../data-access/prisma-client.js';
 
 /**
- * The text of one record, for a webhook delivery to an endpoint that opted in ([P20]). What
+ * The text of one record, for a webhook delivery to an endpoint that opted in. What
  * `memory.v1.get` hides (another tenant's record, one whose namespace is being deleted, one gone) is
  * `null` here: the delivery then goes without text rather than failing.
  */

@@ -39,7 +39,7 @@ export const HEAVY_RECALL_SLOTS = 2;
  * Slots a recall takes, from what is known before it runs. Its results: up to top_k texts of up to
  * 32,768 characters each, read, rendered into context, and sent and checked twice on their way out; a
  * 4,096-character cue of four common words at top_k 100 ranks only two terms, yet two of one tenant's at
- * once raised another tenant's p95 1.84×, against 1.43× one at a time (docs/decisions.md, "Recalls
+ * once raised another tenant's p95 1.84×, against 1.43× one at a time (docs/decisions/fairness.md, "Recalls
  * admitted per tenant"). Its terms: past MAX_CLASS_TERMS content terms the cue is ranked over every
  * posting of each (memory_rank). Either makes it heavy; short questions run two at a time.
  */

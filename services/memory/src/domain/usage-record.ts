@@ -9,7 +9,7 @@ export interface BilledOperation {
   namespace: string;
   /** A write's key, so billing charges a retried write once. */
   idempotencyKey?: string;
-  /** A write's record and event ([P20]): the webhooks service announces them as memory.retained. */
+  /** A write's record and event: the webhooks service announces them as memory.retained. */
   memoryId?: string;
   eventId?: string;
 }

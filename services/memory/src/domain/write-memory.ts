@@ -221,7 +221,7 @@ async function replay(
     original_request_id: entry.requestId,
     idempotency_outcome: 'Replayed',
   };
-  // Its memory forgotten since ([P20]): the key answers that, and never writes the event again.
+  // Its memory forgotten since: the key answers that, and never writes the event again.
   const forgotten = original.memory_id ? await forgottenAt(db, original.memory_id) : null;
   return forgotten ? { ...replayed, state: 'not_retained', forgotten_at: forgotten.toISOString() } : replayed;
 }

@@ -114,7 +114,7 @@ function filterConditions(filter: EventsFilter, first: number): { sql: string; p
  * past the page is read, to tell whether there is another; with `before`, the page is a keyset page.
  * Filters are conditions on the same index scan (only present ones are in the statement, so each
  * plan is the plain one plus its conditions): the time range narrows the scan itself, the others
- * skip rows along it (measurements in docs/decisions.md, "[P14] Console").
+ * skip rows along it (measurements in docs/decisions/console.md, "Console: first steps, layout, server-side event filters").
  */
 export async function listEvents(
   run: SqlRunner,

@@ -41,7 +41,7 @@ const storable = (text: string, max: number) => text.slice(0, max).replaceAll('\
 
 /**
  * A record from an older gateway, as today's gateways write it: a route too long to keep is cut, and
- * `not_metered` (outside the spec's billing vocabulary until [P14]) is `no_data`.
+ * `not_metered` (outside the spec's billing vocabulary until a later release) is `no_data`.
  */
 function asCurrentRecord(value: unknown): unknown {
   if (typeof value !== 'object' || value === null) return value;

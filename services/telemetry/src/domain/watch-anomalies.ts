@@ -20,7 +20,7 @@ export interface AnomalyWatchOptions {
 }
 
 /**
- * One pass of the anomaly watch ([P20]): every tenant with requests in the window, or with an
+ * One pass of the anomaly watch: every tenant with requests in the window, or with an
  * anomaly open, has its own signals judged as the anomalies route judges them (tenant scope only:
  * deployment-wide signals are the operator's, not a tenant's to act on). An anomaly found that is
  * not open is raised; an open warning found critical is escalated; an open anomaly no longer found is

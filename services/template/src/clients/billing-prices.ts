@@ -18,7 +18,7 @@ export type ReadWritePrice = () => Promise<WritePrice>;
  * Asks billing (billing.v1.prices.get, queue group `billing`) on every estimate: billing owns prices,
  * and one request per upload costs nothing next to reading the file. When billing does not answer in
  * `timeoutMs` (or is down, or its own storage is), the estimate cannot be priced: a retryable 503, and
- * the upload is refused like any other (docs/decisions.md, "Estimate").
+ * the upload is refused like any other (docs/decisions/templates-and-imports.md, "Estimate").
  */
 export function createWritePriceReader(nc: NatsConnection, options: { timeoutMs: number }): ReadWritePrice {
   return async () => {

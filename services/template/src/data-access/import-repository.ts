@@ -182,7 +182,7 @@ export async function markUnstartedImportsExpired(
     expired += pass.expired;
     if (pass.due < batch) break;
   }
-  // So is a restore left `uploading` by a gateway that stopped while sending its records ([P20]):
+  // So is a restore left `uploading` by a gateway that stopped while sending its records:
   // its rows hold their text, which must not outlive the request that brought it.
   await db.importJob.deleteMany({
     where: {

@@ -83,7 +83,7 @@ function add(row: Row, outcome: Outcome): void {
   row.worstMs = Math.max(row.worstMs, outcome.latencyMs);
 }
 
-/** What the fuzz test sent and got back, per bad-input class ([P11]: docs/reliability.md). */
+/** What the fuzz test sent and got back, per bad-input class (docs/reliability.md). */
 export class FuzzTally {
   private readonly rows = new Map<BadInputClass, Row>();
   private readonly total = emptyRow();
@@ -124,7 +124,7 @@ export class FuzzTally {
       ? `\n\n**${this.failed.length} operations failed** (their counts include fast-check's shrinking replays): ${this.failed.join(', ')}.`
       : '';
     const section = `Written by \`FUZZ_REPORT=docs/reliability.md npx vitest run tests/e2e/openapi-fuzz.test.ts\`
-([operations](operations.md#fuzzing-the-api-from-its-openapi-document-p11)); do not edit it by hand, run it again.
+([operations](operations.md#fuzzing-the-api-from-its-openapi-document)); do not edit it by hand, run it again.
 \`npm run faults\` keeps this section as it is.
 
 Run of ${run.startedAt.toISOString()}: \`FUZZ_SEED=${run.seed}\`, \`FUZZ_RUNS=${run.runs}\` requests per operation,

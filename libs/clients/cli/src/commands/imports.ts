@@ -73,7 +73,7 @@ async function uploadEstimate(ctx: Context, file: string, options: ImportOptions
   }
 }
 
-/** A model-hub dataset split ([P13]): the estimate comes from the hub's metadata. */
+/** A model-hub dataset split: the estimate comes from the hub's metadata. */
 async function datasetEstimate(ctx: Context, dataset: string, options: ImportOptions): Promise<ImportJob> {
   if (options.split === undefined) throw new UsageError('--dataset needs --split (e.g. --split train)');
   const token = process.env[HUB_TOKEN_VARIABLE];

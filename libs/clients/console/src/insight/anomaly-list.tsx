@@ -4,7 +4,7 @@ import { formatSignal } from './format.js';
 
 type Anomaly = ResponseOf<'anomalies'>['anomalies'][number];
 
-/** What each signal means and what to look at first (docs/decisions.md, "Telemetry", Anomalies). */
+/** What each signal means and what to look at first (docs/decisions/telemetry.md, "Telemetry", Anomalies). */
 const MEANING: Record<Anomaly['name'], string> = {
   error_rate:
     'Requests are failing (4xx other than refusals, and 5xx): look at the events for their error codes.',

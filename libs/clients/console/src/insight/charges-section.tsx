@@ -16,7 +16,7 @@ type ChargeOperation = NonNullable<QueryOf<'listCharges'>['operation']>;
 const PAGE = 25;
 const STATES: ChargeState[] = ['recorded', 'invoiced', 'unbilled', 'void'];
 const OPERATIONS: ChargeOperation[] = ['memory.write', 'memory.recall'];
-/** The states a charge can be voided from (docs/decisions.md, "Billing", charge states). */
+/** The states a charge can be voided from (docs/decisions/billing.md, "Billing", charge states). */
 const VOIDABLE = new Set<Charge['state']>(['recorded', 'unbilled']);
 
 /**

@@ -1,8 +1,8 @@
 import type { ResponseOf } from '@text-memory/sdk';
 
 /**
- * The time series the metrics and usage answers carry for charts (docs/decisions.md, "Time series for
- * charts ([P12])"): one entry per UTC-aligned bucket of the window, oldest first, empty ones included
+ * The time series the metrics and usage answers carry for charts (docs/decisions/telemetry.md, "Time series for
+ * charts"): one entry per UTC-aligned bucket of the window, oldest first, empty ones included
  * (metrics percentiles null there), in buckets of `bucket_minutes`.
  */
 export type MetricsAnswer = ResponseOf<'metrics'>;

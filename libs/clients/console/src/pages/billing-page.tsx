@@ -13,7 +13,7 @@ import { useSession } from '../session/session-context.js';
 
 /**
  * Usage from the billing ledger over a chosen window (GET /control/usage), its charges and invoices
- * (docs/decisions.md, "Billing ([P3])"). Sandbox prices: nothing is charged.
+ * (docs/decisions/billing.md, "Billing"). Sandbox prices: nothing is charged.
  */
 export function BillingPage() {
   const { client, can } = useSession();

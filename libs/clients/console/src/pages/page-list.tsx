@@ -46,7 +46,7 @@ export const PAGES: ConsolePage[] = [
     element: <OperatorTokensPage />,
     needs: 'operator-tokens:manage',
   },
-  // [P20] Owners and admins: an endpoint names the tenant's own systems, and its log shows their answers.
+  // Owners and admins: an endpoint names the tenant's own systems, and its log shows their answers.
   { path: '/webhooks', label: 'Webhooks', element: <WebhooksPage />, needs: 'webhooks:manage' },
   {
     path: '/webhooks/:id',

@@ -15,7 +15,7 @@ import { useSession } from '../session/session-context.js';
 const PENDING_REFRESH_MS = 3_000;
 
 /**
- * One endpoint's delivery log, newest first ([P20]): each delivery's status and every attempt (time,
+ * One endpoint's delivery log, newest first: each delivery's status and every attempt (time,
  * HTTP status, latency, error), paged forward by the route's cursor and back through the cursors
  * followed; Redeliver puts one back to pending. While the endpoint is disabled it says why and offers
  * to enable it (the API refuses a redeliver until then).

@@ -17,7 +17,7 @@ const SECRET_USAGE =
   'Your receiver verifies each delivery with it, e.g. new Webhook(secret).verify(body, headers) with the standardwebhooks library.';
 
 /**
- * The tenant's webhook endpoints ([P20], owner and admin: the page is listed for `webhooks:manage`):
+ * The tenant's webhook endpoints (owner and admin: the page is listed for `webhooks:manage`):
  * add one (its signing secret shown once), edit, enable or disable, rotate the secret, delete, and a
  * link to each one's delivery log.
  */

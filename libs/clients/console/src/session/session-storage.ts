@@ -2,7 +2,7 @@
  * Where the session token lives between page loads: sessionStorage, which dies with the tab and is never
  * sent anywhere by the browser (no cookie, hence no cross-site request forgery). Never localStorage. The
  * one API key stored is the console's own key for the tab, beside the token and gone with it (a pasted
- * key never is; docs/decisions.md, "Console").
+ * key never is; docs/decisions/console.md, "Console").
  */
 const KEY = 'tm.console.session';
 

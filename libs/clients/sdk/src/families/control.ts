@@ -10,7 +10,7 @@ type Method = RequestSpec['method'];
  * absolute PATCHes): only those are repeated after a lost answer; creations never are.
  */
 export class ControlFamily {
-  /** Webhook endpoints and their delivery log ([P20], owner or admin). */
+  /** Webhook endpoints and their delivery log (owner or admin). */
   readonly webhooks: WebhooksFamily;
 
   constructor(private readonly http: Transport) {

@@ -5,7 +5,7 @@ import type { BodyOf, QueryOf, ResponseOf } from '../types.js';
 export type ImportJob = ResponseOf<'getImport'>;
 
 /**
- * A public model-hub dataset split to import ([P13]): `dataset` (`owner/name`), `split`, optional
+ * A public model-hub dataset split to import: `dataset` (`owner/name`), `split`, optional
  * `config`, `revision` and `hub_token` (used for this import only, never returned), with a `format`
  * or template and a `namespace`, as an upload takes.
  */

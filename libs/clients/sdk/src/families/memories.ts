@@ -49,7 +49,7 @@ export class MemoriesFamily {
   }
 
   /**
-   * Forget one memory ([P20], `DELETE /v1/memories/{id}`, key with `memory:delete`): its record,
+   * Forget one memory (`DELETE /v1/memories/{id}`, key with `memory:delete`): its record,
    * postings and the relations its event recorded go; a memory only it superseded is current again
    * (`reinstated`). Safe to retry: asking again answers the first receipt (`idempotency_outcome:
    * 'Replayed'`). The write that created it then replays as `not_retained` with `forgotten_at`.

@@ -181,7 +181,7 @@ export class MemoryFamily {
   }
 
   /**
-   * Retain up to 100 events in one call ([P20]), each item its own write under its own idempotency key.
+   * Retain up to 100 events in one call, each item its own write under its own idempotency key.
    * The answer has one result per item in request order (`results[i].status` and `body`: what a single
    * write of it would have answered: Accepted, Replayed, a 409 conflict or a 400 naming `items[i]…`),
    * so one bad item refuses only itself. Safe to retry, as `write` is: a resend replays the written
@@ -292,7 +292,7 @@ export class MemoryFamily {
   }
 
   /**
-   * Restore an export file into a namespace of this key's tenant ([P20]): the server checks the file
+   * Restore an export file into a namespace of this key's tenant: the server checks the file
    * whole (a 400 stores nothing), then writes its records as a job, keeping event ids, times, text,
    * source and supersessions; new memory ids. Waits for the job (polling, with `onProgress`) unless
    * `wait: false`, and returns it: `written` (billed, one write unit each), `already_present` (restored

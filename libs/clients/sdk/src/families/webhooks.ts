@@ -1,7 +1,7 @@
 import type { CallOptions, RequestSpec, Transport } from '../http.js';
 import type { BodyOf, OperationId, ResponseOf } from '../types.js';
 
-/** Endpoints registered for the tenant's events, without their secret ([P20]). */
+/** Endpoints registered for the tenant's events, without their secret. */
 export type WebhookEndpoint = ResponseOf<'getWebhookEndpoint'>;
 /** The answer of `create`: the endpoint with its signing secret (`whsec_…`), shown only here. */
 export type WebhookEndpointCreated = ResponseOf<'createWebhookEndpoint'>;
@@ -31,7 +31,7 @@ export interface WebhookDeliveryQuery {
 const BASE = '/api/v1/control/webhook-endpoints';
 
 /**
- * Webhook endpoints and their delivery log (`/api/v1/control/webhook-endpoints`, [P20]), with a
+ * Webhook endpoints and their delivery log (`/api/v1/control/webhook-endpoints`), with a
  * session of an owner or admin (others get 403). Repeated after a lost answer: the reads, `update`
  * (absolute values) and `redeliver` (it puts the delivery back to pending either way; receivers
  * deduplicate on `webhook-id`). Not repeated: `create` (a second endpoint), `rotateSecret` (a second

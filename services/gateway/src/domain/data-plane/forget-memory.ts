@@ -3,7 +3,7 @@ import type { MemoryClient } from '../../clients/memory-client.js';
 import type { TemplateClient } from '../../clients/template-client.js';
 
 /**
- * Forget one memory of the caller's tenant ([P20]). The template service's copy (data and rendered
+ * Forget one memory of the caller's tenant. The template service's copy (data and rendered
  * text, when it was made from a template) goes first, so it never outlives the record, as in a
  * namespace deletion; both steps are idempotent, so a retry after a fault in either finishes the job
  * (memory then answers its first receipt again). The tenant is the credential's, sent in scope.

@@ -54,7 +54,7 @@ function sourceNamespace(doc: RestoreDocument, named: string | undefined): strin
 }
 
 /**
- * Check an export file and turn the records of one of its namespaces into writes ([P20]): each record's
+ * Check an export file and turn the records of one of its namespaces into writes: each record's
  * event id, occurred_at, text and source as they are, and its supersedes from the relations it recorded
  * (in their export order, which is the order the write listed them). The records are written in the
  * order they were first retained (retained_at, then the time-ordered memory id), so each supersession

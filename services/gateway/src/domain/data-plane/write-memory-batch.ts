@@ -47,7 +47,7 @@ const invalidItem = (index: number, fields: FieldIssue[]) => {
 };
 
 /**
- * Check a batch ([P20]): the envelope as a whole (contract_version, operation, namespace, items a list
+ * Check a batch: the envelope as a whole (contract_version, operation, namespace, items a list
  * of 1 to 100), where any fault is one 400 for the batch; then each item on its own with the single
  * write's event schema, where a fault is that item's 400 (`items[i].…`) and its neighbours go on.
  * The items' contents are not looked at by the envelope's check (a NUL in an item is the item's fault).

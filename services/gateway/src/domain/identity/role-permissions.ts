@@ -1,7 +1,7 @@
 import { AppError, ErrorCode, KEY_PERMISSIONS, type KeyPermission, type Role } from '@tm/contracts';
 
 /**
- * What each role may do (the table in docs/decisions.md): in the control plane with a session, and
+ * What each role may do (the table in docs/decisions/control-plane.md): in the control plane with a session, and
  * through any API key acting for a user of that role, which never holds more than the role allows.
  * Everyone manages their own password, sessions and consent; those need no entry here.
  */
@@ -23,7 +23,7 @@ export const ACTIONS = [
   'billing:read',
   'billing:void',
   'billing:invoice',
-  /** [P20]: register webhook endpoints and read their delivery log (owner and admin). */
+  /** register webhook endpoints and read their delivery log (owner and admin). */
   'webhooks:manage',
 ] as const;
 export type Action = (typeof ACTIONS)[number];

@@ -12,7 +12,7 @@ export interface HealthProbe {
   required: boolean;
   /**
    * Resolves with what the dependency says of itself, or with nothing when answering is all it can
-   * say (a service from before [P11]); rejects when it did not answer within its deadline.
+   * say (a service of an older release); rejects when it did not answer within its deadline.
    */
   check: () => Promise<Partial<ServiceSelfReport> | undefined>;
 }

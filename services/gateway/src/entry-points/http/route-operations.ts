@@ -1,7 +1,7 @@
 /**
  * Every route the gateway serves, as the OpenAPI document names its path, with the operation its
  * request records carry. Records keep these templates only, never a path a caller typed: before
- * [P14] a path with an unknown id in it was recorded as typed, so any signed-in user could add
+ * a path with an unknown id in it was recorded as typed, so any signed-in user could add
  * distinct operation keys to the rollups without bound. A path no entry matches is `(unmatched)`.
  *
  * Operation names: `<area>.<resource>.<action>` in snake_case (`control.api_keys.rotate`);

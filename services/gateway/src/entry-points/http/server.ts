@@ -76,14 +76,14 @@ export function createHttpApp(deps: HttpDeps): express.Express {
   app.use(answerShape, requestContext, deps.inFlight.track, securityHeaders, literalPathSegments);
   app.use(boundRequestBodies({ ...deps.bodies, upload: deps.imports }, deps.logger));
   // Before the access log and the request records: an orchestrator asks every few seconds, and
-  // those lines and records would say nothing but "still running" (decisions.md, [P11]).
+  // those lines and records would say nothing but "still running" (decisions/reliability.md).
   app.get('/api/v1/infrastructure/health/live', liveness);
   // Static files: neither in the access log nor in a tenant's request history (they name no tenant).
   app.use('/console', consoleRoutes(deps.consoleDir));
   app.use(accessLog(deps.logger), httpMetrics);
   app.use(recordRequests(deps.requestRecorder, deps.deployment.version));
   // An MCP message is not itself an API request: only its refusals are recorded; the API requests
-  // its tools make are, each recorded and billed like any other (decisions.md, "Remote MCP").
+  // its tools make are, each recorded and billed like any other (decisions/clients.md, "Remote MCP").
   app.use(mcpRoutes(deps.auth, deps.mcp));
   app.use(refuseUndeclaredQuery());
   app.use(
@@ -113,7 +113,7 @@ export interface ConnectionLimits {
 }
 
 /**
- * Listen with bounds on slow and idle clients ([P14]): a probe that sent one header line every 5 s
+ * Listen with bounds on slow and idle clients: a probe that sent one header line every 5 s
  * was still connected at 60 s, so a few hundred such sockets could hold every connection. Node checks
  * the header and request deadlines every `connectionsCheckingInterval` (30 s by default, which would
  * let a client overstay its deadline by that much): once a second here, a walk over the open
@@ -144,7 +144,7 @@ export async function startServer(
     logger.debug('connection refused: at the connection cap');
   });
   // The trusted proxies are judged by Express's compiled form of GATEWAY_TRUST_PROXY, the one
-  // X-Forwarded-For is believed by: a proxy carries many clients and caps each itself (decisions.md).
+  // X-Forwarded-For is believed by: a proxy carries many clients and caps each itself (decisions/fairness.md).
   const isTrustedProxy = app.get('trust proxy fn') as (address: string, hop: number) => boolean;
   capConnectionsPerAddress(server, {
     maxPerAddress: limits.maxConnectionsPerAddress,

@@ -1,5 +1,5 @@
 -- (No semicolons in comments: the pg adapter splits migration scripts on them.)
--- [P14] A namespace deletion becomes a job: the DELETE creates it, its records are hidden from reads at
+-- A namespace deletion becomes a job: the DELETE creates it, its records are hidden from reads at
 -- once, and the memory service's deletion worker removes them in bounded batches, each committing its
 -- counts and keyset cursors here. Authored with prisma migrate diff from the previous schema, then
 -- given defaults for rows left by the step-by-step deletion it replaces (they become running jobs,

@@ -1,4 +1,4 @@
--- Forgetting one memory ([P20]): its tombstone, and the relation lookups by memory id it needs.
+-- Forgetting one memory: its tombstone, and the relation lookups by memory id it needs.
 -- CreateTable
 CREATE TABLE "forgotten_memory" (
     "memory_id" UUID NOT NULL,

@@ -57,7 +57,7 @@ export function serveMemoryEndpoints(
   service.endpoint({ ...write, subject: Subjects.memory.write });
   // The gateway's concurrent writes, one message for many; each is answered as above.
   service.batchedEndpoint({ ...write, subject: Subjects.memory.writeBatch });
-  // A caller's batch to one namespace ([P20]): each item as above, its error its own answer.
+  // A caller's batch to one namespace: each item as above, its error its own answer.
   service.endpoint({
     subject: Subjects.memory.writeItems,
     input: MemoryWriteBatchMessage,

@@ -1,5 +1,5 @@
 -- Request records (or whole batch messages) the consumer could not store, dead-lettered one by one
--- so the rest of their batch is stored ([P11]). Counted by the request_record_dead_letters anomaly.
+-- so the rest of their batch is stored. Counted by the request_record_dead_letters anomaly.
 -- CreateTable
 CREATE TABLE "request_record_dead_letter" (
     "letter_id" TEXT NOT NULL,

@@ -1,4 +1,4 @@
--- [P20] The anomaly watch's open anomalies, and the outbox its anomaly.raised events are committed to.
+-- The anomaly watch's open anomalies, and the outbox its anomaly.raised events are committed to.
 -- CreateTable
 CREATE TABLE "outbox_message" (
     "id" UUID NOT NULL,

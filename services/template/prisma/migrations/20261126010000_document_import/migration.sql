@@ -1,4 +1,4 @@
--- Document import ([P5]): jobs, the chunks of an upload being received, and the rows read from it.
+-- Document import: jobs, the chunks of an upload being received, and the rows read from it.
 CREATE TABLE "import_job" (
     "id" UUID NOT NULL,
     "tenant_id" TEXT NOT NULL,

@@ -1,4 +1,4 @@
--- [P20] Events for the webhooks service, committed with the change they announce and relayed to
+-- Events for the webhooks service, committed with the change they announce and relayed to
 -- JetStream by the shared outbox relay (the same table as memory's outbox).
 -- CreateTable
 CREATE TABLE "outbox_message" (

@@ -3,7 +3,7 @@ import { z } from 'zod';
 import { type HubAnswer, type HubHttpOptions, hubGet } from './hub-http.js';
 
 /**
- * The hub's public endpoints a dataset import reads (docs/decisions.md "Hub datasets"): the Hub API's
+ * The hub's public endpoints a dataset import reads (docs/decisions/templates-and-imports.md "Hub datasets"): the Hub API's
  * dataset metadata, and the dataset viewer's validity, splits, info, size and row pages. Only JSON is
  * read; no file of a dataset is downloaded, and nothing of it is ever run.
  */

@@ -12,7 +12,7 @@ export type ImportEnd =
 
 /**
  * Ends a job (an import or a restore) in `processing`, and commits its import.completed or
- * import.failed event ([P20], the webhooks service's) to the outbox in the same transaction: the event
+ * import.failed event (the webhooks service's) to the outbox in the same transaction: the event
  * exists exactly when the job ended, once (a job no longer processing, e.g. ended by another instance
  * or gone with its namespace, writes nothing). Its counts are its rows as the status route counts
  * them, read in that transaction; never the rows' values, the error's message or the hub token.

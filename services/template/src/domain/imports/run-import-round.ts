@@ -13,9 +13,9 @@ export interface ImportRoundDeps {
   writeMemory: WriteMemory;
   batchSize: number;
   concurrency: number;
-  /** Where a dataset import's rows come from ([P13]). */
+  /** Where a dataset import's rows come from. */
   datasets: Omit<DatasetRowDeps, 'batchSize' | 'onCommitted'>;
-  /** A job ended and its event is in the outbox ([P20]): the relay's nudge. */
+  /** A job ended and its event is in the outbox: the relay's nudge. */
   onCommitted?: () => void;
 }
 
@@ -38,7 +38,7 @@ export async function runImportRound(
   return worked;
 }
 
-/** One batch of a job; a dataset job reads its next rows from the hub first; a restore ([P20]) writes its records. */
+/** One batch of a job; a dataset job reads its next rows from the hub first; a restore writes its records. */
 async function runBatch(
   job: ImportJobRecord,
   deps: ImportRoundDeps,

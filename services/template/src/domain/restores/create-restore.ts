@@ -8,7 +8,7 @@ import { uploadsInFlight } from '../imports/in-flight-imports.js';
 export const RESTORE_FORMAT = '(restore)';
 
 /**
- * Opens a restore ([P20]) as an import job of kind `restore`, `uploading` (invisible) until its rows
+ * Opens a restore as an import job of kind `restore`, `uploading` (invisible) until its rows
  * have all arrived and it is started. It counts against the tenant's uploads in flight, as a document
  * upload does while it is received (429 over the limit), so a tenant cannot open restores without end.
  */

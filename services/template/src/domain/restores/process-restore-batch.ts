@@ -22,7 +22,7 @@ export const restoreIdempotencyKey = (namespace: string, eventId: string) =>
 type Row = Awaited<ReturnType<typeof findPendingRows>>[number];
 
 /**
- * Writes the next pending records of a restore and settles each ([P20]). Records are written in the
+ * Writes the next pending records of a restore and settles each. Records are written in the
  * export's order (as they were first retained), since a supersession's outcome depends on what was
  * there when its record was written: a record that supersedes is written alone, after every record
  * before it has settled and before any after it starts; the plain records between two of them go

@@ -127,7 +127,7 @@ export async function createTemplateMemory(
   };
   if (written.state !== 'retained' || written.memory_id === null) {
     // Nothing retained now (consent missing): free the key. A replay of a memory forgotten since keeps
-    // its claim, so every retry sends the same write and is answered the same way ([P20]).
+    // its claim, so every retry sends the same write and is answered the same way.
     if (written.idempotency_outcome === 'Accepted') {
       await releaseMemoryRequest(db, scope.tenant_id, msg.idempotency_key);
     }

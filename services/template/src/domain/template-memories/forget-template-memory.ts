@@ -3,7 +3,7 @@ import { getPrisma } from '../../data-access/prisma-client.js';
 import { forgetTemplateMemory as forgetRows } from '../../data-access/template-memory-repository.js';
 
 /**
- * A memory was forgotten by the memory service ([P20]): its data and rendered text go from here too.
+ * A memory was forgotten by the memory service: its data and rendered text go from here too.
  * Its creation request stays, redacted, holding only its fingerprint and time, so a retry with the
  * same key sends memory the very same write, which memory answers as forgotten. Idempotent: the
  * gateway repeats it until it has been answered.

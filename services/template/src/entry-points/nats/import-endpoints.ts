@@ -33,7 +33,7 @@ export function serveImportEndpoints(
     limits: ImportLimits;
     readSlots: ReadSlots;
     maxInFlightPerTenant: number;
-    /** Model-hub dataset imports ([P13]); the price is the one above. */
+    /** Model-hub dataset imports; the price is the one above. */
     datasets: Omit<DatasetImportDeps, 'price' | 'maxRows'>;
   },
 ): void {

@@ -13,7 +13,7 @@ import { getRestore } from '../../domain/restores/get-restore.js';
 import { listRestoreFailures } from '../../domain/restores/list-restore-failures.js';
 import { startRestore } from '../../domain/restores/start-restore.js';
 
-/** Restoring an export's records ([P20]): jobs of the import worker, of kind `restore`. */
+/** Restoring an export's records: jobs of the import worker, of kind `restore`. */
 export function serveRestoreEndpoints(
   service: Service,
   options: { nudge: () => void; maxInFlightPerTenant: number },

@@ -1,4 +1,4 @@
--- Webhooks ([P20]): endpoints, their deliveries (the outbox) and each delivery's attempts (the log).
+-- Webhooks: endpoints, their deliveries (the outbox) and each delivery's attempts (the log).
 
 -- CreateSchema
 CREATE SCHEMA IF NOT EXISTS "public";

@@ -43,16 +43,16 @@ export const eventSources: readonly EventSource[] = [
     [Subjects.memory.namespaceDeleted]: namespaceDeletedEvent,
     [Subjects.memory.memoryDeleted]: memoryDeletedEvent,
   }),
-  // [P20] import.completed / import.failed: finished import and restore jobs (template's outbox).
+  // import.completed / import.failed: finished import and restore jobs (template's outbox).
   ownerEvents(Streams.templateEvents, Consumers.webhooksTemplateEvents, 'template.v1.events.>', {
     [Subjects.template.importCompleted]: importCompletedEvent,
     [Subjects.template.importFailed]: importFailedEvent,
   }),
-  // [P20] anomaly.raised: the anomaly watch's raises and escalations (telemetry's outbox).
+  // anomaly.raised: the anomaly watch's raises and escalations (telemetry's outbox).
   ownerEvents(Streams.telemetryEvents, Consumers.webhooksTelemetryEvents, Subjects.telemetry.anomalyRaised, {
     [Subjects.telemetry.anomalyRaised]: anomalyRaisedEvent,
   }),
-  // [P20] charge.voided: voided charges (billing's outbox).
+  // charge.voided: voided charges (billing's outbox).
   ownerEvents(Streams.billingEvents, Consumers.webhooksBillingEvents, 'billing.v1.events.>', {
     [Subjects.billing.chargeVoided]: chargeVoidedEvent,
   }),

@@ -18,14 +18,14 @@ export const KEY_PERMISSIONS = Object.keys(KEY_PERMISSION_LABELS) as KeyPermissi
 
 /**
  * The roles, strongest first (the schema's enum, checked the same way). Which actions each one holds is
- * the table in docs/decisions.md; the API reports only the signed-in user's own, so it is not copied here.
+ * the table in docs/decisions/control-plane.md; the API reports only the signed-in user's own, so it is not copied here.
  */
 const ROLE_ORDER: Record<Role, number> = { owner: 0, admin: 1, developer: 2, viewer: 3 };
 export const ROLES = (Object.keys(ROLE_ORDER) as Role[]).sort((a, b) => ROLE_ORDER[a] - ROLE_ORDER[b]);
 
 /**
  * The roles `role` may give and the users whose role and status it may change: only an owner creates,
- * changes or disables an owner (docs/decisions.md, "Roles"); the server refuses the others with 403.
+ * changes or disables an owner (docs/decisions/control-plane.md, "Roles"); the server refuses the others with 403.
  */
 export const rolesGivenBy = (role: Role): Role[] =>
   role === 'owner' ? ROLES : ROLES.filter((r) => r !== 'owner');

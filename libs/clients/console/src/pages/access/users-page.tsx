@@ -88,8 +88,8 @@ export function UsersPage() {
               {r === account.user.role && ' (yours)'}
             </span>
           ))}
-          . Which role holds which action is the table in the service's docs/decisions.md ("Roles"); the API
-          reports only your own, so that is what is listed here.
+          . Which role holds which action is the table in the service's docs/decisions/control-plane.md
+          ("Roles"); the API reports only your own, so that is what is listed here.
         </p>
         <h3>Your role ({account.user.role}) allows</h3>
         <ul className="tags">

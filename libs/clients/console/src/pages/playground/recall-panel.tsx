@@ -76,7 +76,7 @@ export function RecallPanel() {
 }
 
 /**
- * The answer, each related record with a Forget button ([P20], DELETE /v1/memories/{id}, a second
+ * The answer, each related record with a Forget button (DELETE /v1/memories/{id}, a second
  * "yes" first): a forgotten record leaves the table, and what it had superseded is named as current
  * again (a new recall shows it). The key needs memory:delete; without it the refusal shows in place.
  */

@@ -8,7 +8,7 @@ import { useSession } from '../../session/session-context.js';
 import { TemplateDefinition } from './template-definition.js';
 import { type MarketplaceTemplate, marketplaceChoice, type TemplateChoice } from './template-types.js';
 
-/** The marketplace's categories (seeded by the template service's migration; docs/decisions.md). */
+/** The marketplace's categories (seeded by the template service's migration; docs/decisions/templates-and-imports.md). */
 const CATEGORIES = [
   'meetings',
   'customers',

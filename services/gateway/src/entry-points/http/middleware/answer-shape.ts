@@ -19,7 +19,7 @@ const DOCUMENT = pathTemplatePattern(OPENAPI_DOCUMENT_PATH);
  *   (a completion names it in `text_memory`);
  * - every other JSON object under `/api/v1/` and `/v1/`, successes and errors alike, carries
  *   `contract_version` first (the spec: "Responses include an explicit contract version"), set here
- *   once rather than by each route: before [P14] errors, control-plane and template answers lacked it.
+ *   once rather than by each route: once, errors, control-plane and template answers lacked it.
  */
 export const answerShape: RequestHandler = (req, res, next) => {
   if (isOpenAiCompatiblePath(req.path)) {

@@ -26,7 +26,7 @@ function declaredOperations(): Map<string, Operation[]> {
   const shared = (document.components?.parameters ?? {}) as Record<string, Parameter>;
   const byMethod = new Map<string, Operation[]>();
   for (const [template, item] of Object.entries(document.paths ?? {})) {
-    // OpenAI's clients send query parameters of their own; these routes take what they send ([P14]).
+    // OpenAI's clients send query parameters of their own; these routes take what they send.
     if (OPENAI_COMPATIBLE_PATHS.includes(template)) continue;
     const segments = template.split('/');
     // Case-insensitive, as Express routes match: `/API/V1/…` reaches the same route.

@@ -136,7 +136,7 @@ const detailsOf = (appError: AppError, requestId: string): ErrorEnvelope['detail
 
 /**
  * The spec's envelope for `appError`: what a failed request answers, and what a batch write answers
- * for each of its failed items ([P20]), exactly as the item's own write would have been answered.
+ * for each of its failed items, exactly as the item's own write would have been answered.
  */
 export function errorEnvelope(
   appError: AppError,

@@ -12,7 +12,7 @@ export interface RecordNote {
   state?: string;
   units?: number;
   billingState?: RequestRecord['billing_state'];
-  /** A batch write's items by how each was answered ([P20]). */
+  /** A batch write's items by how each was answered. */
   itemCounts?: WriteBatchItemCounts;
 }
 

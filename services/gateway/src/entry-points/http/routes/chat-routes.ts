@@ -25,7 +25,7 @@ const modelEntry = (model: ChatModel): ModelEntry => ({
 });
 
 /**
- * `/v1/chat/completions` and `/v1/models` ([P6]). A completion reads and writes the conversation
+ * `/v1/chat/completions` and `/v1/models`. A completion reads and writes the conversation
  * memory, so it takes `memory:recall` and `memory:write`; the model list takes `memory:recall`. Their
  * errors keep OpenAI's shape (middleware/answer-shape.ts).
  */

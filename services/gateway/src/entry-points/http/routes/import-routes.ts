@@ -18,7 +18,7 @@ import { uuidRef } from '../path-params.js';
 import { type IncomingFile, receiveMultipartUpload, type UploadLimits } from '../receive-multipart-upload.js';
 
 /**
- * `/v1/imports`: document import, from an uploaded file or ([P13]) a model-hub dataset the template
+ * `/v1/imports`: document import, from an uploaded file or a model-hub dataset the template
  * service reads itself. The upload streams through to the template service in chunks (it
  * reads, estimates and later writes the rows); the gateway only bounds it in size and time. Every
  * route takes `memory:write`: an import's rows are writes, and its status belongs to whoever writes.
@@ -27,7 +27,7 @@ export function importRoutes(templates: TemplateClient, auth: AuthDeps, limits: 
   const router = Router();
   const write = requireApiKey(auth, 'memory:write');
 
-  // A JSON body names a model-hub dataset ([P13]); anything else is a file upload (the next route).
+  // A JSON body names a model-hub dataset; anything else is a file upload (the next route).
   const isJson: RequestHandler = (req, _res, next) => (req.is('application/json') ? next() : next('route'));
   router.post('/imports', isJson, write, ...jsonBody, async (req, res) => {
     const request = parseOrThrow(CreateDatasetImportRequest, req.body, 'import request');

@@ -148,7 +148,7 @@ export function infrastructureRoutes(deps: InfrastructureDeps): Router {
       res.json(health);
       return;
     }
-    // The report is the answer either way; a 503 is what a load balancer reads (decisions.md, [P11]).
+    // The report is the answer either way; a 503 is what a load balancer reads (decisions/reliability.md).
     res.locals.errorCode = ErrorCode.ServiceUnavailable; // for the request record
     res
       .status(503)
@@ -167,7 +167,7 @@ export function infrastructureRoutes(deps: InfrastructureDeps): Router {
     res.json(CAPABILITIES);
   });
   // Public like health and capabilities, which it is made of; an operator token adds the internals
-  // (decisions.md, "The release record's public and operator views").
+  // (decisions/control-plane.md, "The release record's public and operator views").
   router.get('/release', async (req, res) => {
     const view = await releaseViewFor(req.get('x-operator-token'));
     res.json(await composeRelease(deps.probes, deps.deployment, req.requestId, view));

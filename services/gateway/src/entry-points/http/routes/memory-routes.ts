@@ -61,7 +61,7 @@ export function memoryRoutes(
     },
   );
 
-  // A batch of writes to one namespace ([P20]): each item answered as its own /write would be.
+  // A batch of writes to one namespace: each item answered as its own /write would be.
   router.post(
     '/write/batch',
     idempotentWrite,

@@ -9,7 +9,7 @@ import { uuidRef } from '../path-params.js';
 import { refuseReserved } from './reserved-namespace.js';
 
 /**
- * `/api/v1/memory/restore` ([P20]): an export file restored as a job of the template service's import
+ * `/api/v1/memory/restore`: an export file restored as a job of the template service's import
  * worker, with progress and failures. Every route takes `memory:write`, as imports do: a restore's
  * records are writes (billed as writes), and its status belongs to whoever writes.
  */

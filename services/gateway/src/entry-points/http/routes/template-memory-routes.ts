@@ -54,7 +54,7 @@ export function templateMemoryRoutes(
     res.json(await readMemory(scopeOf(req), req.requestId, memoryId, { memory, templates }));
   });
 
-  // Forget one memory ([P20]): the namespace deletion's permission, for one record of it.
+  // Forget one memory: the namespace deletion's permission, for one record of it.
   router.delete('/memories/:id', requireApiKey(auth, 'memory:delete'), async (req, res) => {
     const memoryId = pathRef(req.params.id, 'memory');
     const receipt = await forgetMemory(scopeOf(req), req.requestId, memoryId, { memory, templates });

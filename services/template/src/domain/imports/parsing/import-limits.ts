@@ -1,6 +1,6 @@
 /**
  * What one upload may hold once read, whatever its size on the wire. The defaults are the template
- * service's settings (config.ts); docs/decisions-p7-uploads.md says why these numbers.
+ * service's settings (config.ts); docs/decisions/templates-and-imports.md says why these numbers.
  */
 export type ImportLimits = {
   /** Bytes the parts of an XLSX workbook may expand to when unzipped. */

@@ -12,7 +12,7 @@ import { jsonBody } from '../../middleware/json-body.js';
 import { idParam, uuidRef } from '../../path-params.js';
 
 /**
- * /api/v1/control/webhook-endpoints ([P20]): owners and admins register endpoints and read their
+ * /api/v1/control/webhook-endpoints: owners and admins register endpoints and read their
  * delivery log; the webhooks service answers, for the signed-in tenant only.
  */
 export function webhookRoutes(webhooks: WebhooksClient): Router {
