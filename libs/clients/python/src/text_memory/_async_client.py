@@ -1,4 +1,8 @@
-"""The async client: the sync one (_client.py) with awaits; everything else is the shared core (_core.py)."""
+"""The async client, and the source of the sync one: scripts/unasync.py writes _client.py from this file
+(``async def`` → ``def``, ``await`` dropped, ``AsyncX`` → ``X``, and ``cancel=`` on every call), so the
+two clients' methods, signatures and docstrings are written once. What is not shared is their I/O
+(_async_transport.py, _transport.py); everything else is the shared core (_core.py) and families
+(_families.py)."""
 
 from __future__ import annotations
 
@@ -9,15 +13,14 @@ from typing import IO, Any, AsyncIterator, Awaitable, Callable, List, Mapping, O
 
 import httpx
 
+from ._async_transport import AsyncTransport
 from ._core import (
     CAPABILITIES,
     DELETE_MAX_WAIT,
     HEALTH,
     LIVE,
     STATUS,
-    Answer,
     Core,
-    Prepared,
     RecallOption,
     RetryEvent,
     Spec,
@@ -79,10 +82,10 @@ from ._version import USER_AGENT
 
 
 class AsyncTextMemory:
-    """The Text-Memory client (async: ``async with AsyncTextMemory() as tm``). Methods are grouped by family, as in
-    the TypeScript SDK: ``memory``, ``infrastructure``, ``control``, ``templates``, ``marketplace``,
-    ``memories`` and ``imports``. Use it with ``async with``,
-    or await ``aclose()``, to release its connections.
+    """The Text-Memory client (async: ``async with AsyncTextMemory() as tm``). Methods are grouped by
+    family, as in the TypeScript SDK: ``memory``, ``infrastructure``, ``control``, ``templates``,
+    ``marketplace``, ``memories`` and ``imports``. Use it with ``async with``, or await ``aclose()``, to
+    release its connections.
 
     Every method also takes ``timeout``, ``max_retries``, ``request_id`` (sent as X-Request-Id) and
     ``extra_headers`` for that call alone."""
@@ -115,11 +118,10 @@ class AsyncTextMemory:
         )
         self._own_client = http_client is None
         self._http = http_client if http_client is not None else httpx.AsyncClient()
+        self._transport = AsyncTransport(self._core, self._http)
         self.memory = AsyncMemory(self)
         self.infrastructure = AsyncInfrastructure(self)
-        self.control: Control[Awaitable[Result], AsyncWebhooks] = Control(
-            self._run, self._keep_session, AsyncWebhooks(self)
-        )
+        self.control: Control[Awaitable[Result], AsyncWebhooks] = Control(self._run, self._keep_session, AsyncWebhooks(self))
         self.templates: Templates[Awaitable[Result]] = Templates(self._run)
         self.marketplace: Marketplace[Awaitable[Result]] = Marketplace(self._run)
         self.memories: Memories[Awaitable[Result]] = Memories(self._run)
@@ -143,32 +145,8 @@ class AsyncTextMemory:
     def __repr__(self) -> str:
         return f"AsyncTextMemory({self._core!r})"
 
-    async def _request(
-        self,
-        spec: Spec,
-        timeout: Optional[float] = None,
-        max_retries: Optional[int] = None,
-        request_id: Optional[str] = None,
-        extra_headers: Optional[Mapping[str, str]] = None,
-    ) -> Answer:
-        prepared = self._core.prepare(
-            spec, timeout=timeout, max_retries=max_retries, request_id=request_id, extra_headers=extra_headers
-        )
-        attempt = 0
-        while True:
-            outcome = await self._attempt(prepared)
-            if isinstance(outcome, Answer):
-                return outcome
-            delay = self._core.retry_delay(prepared, outcome, attempt)
-            if delay is None:
-                raise outcome
-            await asyncio.sleep(delay)
-            attempt += 1
-
-    async def _run(
-        self, spec: Spec, call: Mapping[str, Any], after: Optional[Callable[[Result], None]] = None
-    ) -> Result:
-        answer = await self._request(spec, **call)
+    async def _run(self, spec: Spec, call: Mapping[str, Any], after: Optional[Callable[[Result], None]] = None) -> Result:
+        answer = await self._transport.request(spec, **call)
         result: Result = as_answer(spec.method, spec.path, answer.status, answer.data)
         if after is not None:
             after(result)
@@ -177,84 +155,12 @@ class AsyncTextMemory:
     def _keep_session(self, token: Optional[str]) -> None:
         self._core.session_token = token
 
-    async def _stream_to(self, spec: Spec, sink: IO[bytes], call: Mapping[str, Any]) -> Tuple[int, Optional[str]]:
-        """A GET whose 2xx body is copied into ``sink`` as it arrives: the bytes written and the request
-        id. Retried as any call until the body starts; a body that breaks off is not (its bytes are
-        written). The timeout bounds the wait for the answer and each wait for data, not the transfer."""
-        prepared = self._core.prepare(spec, **call)
-        timeout = prepared.policy.timeout
-        attempt = 0
-        while True:
-            try:
-                request = self._http.build_request(
-                    prepared.method, prepared.url, headers=prepared.headers, timeout=httpx.Timeout(timeout)
-                )
-                response = await asyncio.wait_for(self._http.send(request, stream=True), timeout)
-            except (asyncio.TimeoutError, httpx.TimeoutException) as exc:
-                outcome: Union[Answer, TextMemoryError] = self._core.failure(prepared, exc, timed_out=True)
-            except httpx.TransportError as exc:
-                outcome = self._core.failure(prepared, exc, timed_out=False)
-            else:
-                try:
-                    request_id = response.headers.get("x-request-id")
-                    if 200 <= response.status_code < 300:
-                        written = 0
-                        try:
-                            async for chunk in response.aiter_bytes():
-                                sink.write(chunk)
-                                written += len(chunk)
-                        except httpx.TransportError as exc:
-                            raise self._core.broken_off(prepared, exc, written, request_id) from None
-                        return written, request_id
-                    try:
-                        body = await asyncio.wait_for(response.aread(), timeout)
-                    except (asyncio.TimeoutError, httpx.TransportError) as exc:
-                        outcome = self._core.failure(prepared, exc, timed_out=not isinstance(exc, httpx.NetworkError))
-                    else:
-                        outcome = self._core.outcome(prepared, response.status_code, response.headers, body)
-                finally:
-                    await response.aclose()
-            assert isinstance(outcome, TextMemoryError)
-            delay = self._core.retry_delay(prepared, outcome, attempt)
-            if delay is None:
-                raise outcome
-            await asyncio.sleep(delay)
-            attempt += 1
-
-    async def _attempt(self, prepared: Prepared) -> Union[Answer, TextMemoryError]:
-        """One attempt: the answer, or the error it came to. The whole attempt, from sending to the end
-        of the answer's body, is bounded by the timeout (and httpx's own timeouts by the same)."""
-        timeout = prepared.policy.timeout
-        try:
-            return await asyncio.wait_for(self._send(prepared, timeout), timeout)
-        except asyncio.TimeoutError as exc:
-            return self._core.failure(prepared, exc, timed_out=True)
-        except httpx.TimeoutException as exc:
-            return self._core.failure(prepared, exc, timed_out=True)
-        except httpx.TransportError as exc:
-            return self._core.failure(prepared, exc, timed_out=False)
-
-    async def _send(self, prepared: Prepared, timeout: float) -> Union[Answer, TextMemoryError]:
-        request = self._http.build_request(
-            prepared.method,
-            prepared.url,
-            headers=prepared.headers,
-            content=prepared.content if prepared.spec.upload is None else prepared.spec.upload.achunks(),
-            timeout=httpx.Timeout(timeout),
-        )
-        response = await self._http.send(request, stream=True)
-        try:
-            body = await response.aread()
-        finally:
-            await response.aclose()
-        return self._core.outcome(prepared, response.status_code, response.headers, body)
-
 
 class AsyncMemory:
     """The data plane: write, recall, delete (API key)."""
 
     def __init__(self, client: AsyncTextMemory) -> None:
-        self._client = client
+        self._transport = client._transport
 
     async def write(
         self,
@@ -277,7 +183,7 @@ class AsyncMemory:
         never doubled; without ``occurred_at`` the service uses the time it retains the write. ``recall=True`` (or a dict of query,
         top_k, as_of, explain) also recalls after the write, as ``related_recall``."""
         spec = write_spec(namespace, text, idempotency_key, event_id, occurred_at, source, supersedes, recall)
-        data = (await self._client._request(spec, timeout, max_retries, request_id, extra_headers)).data
+        data = (await self._transport.request(spec, timeout, max_retries, request_id, extra_headers)).data
         if not recall:
             return WriteResponse(data)
         related = await self.recall(
@@ -309,7 +215,7 @@ class AsyncMemory:
         with its written items Replayed. No items or more than 100 is refused before sending
         (``validation_failed``, field ``items``)."""
         spec = write_batch_spec(namespace, items)
-        return WriteBatchResponse((await self._client._request(spec, timeout, max_retries, request_id, extra_headers)).data)
+        return WriteBatchResponse((await self._transport.request(spec, timeout, max_retries, request_id, extra_headers)).data)
 
     async def recall(
         self,
@@ -329,7 +235,7 @@ class AsyncMemory:
         ``explain=True`` gives each result an ``explanation``: the query's terms with their weights and
         whether the result holds each, and the function words that only break ties."""
         spec = recall_spec(namespace, query, top_k, as_of, explain)
-        return RecallResponse((await self._client._request(spec, timeout, max_retries, request_id, extra_headers)).data)
+        return RecallResponse((await self._transport.request(spec, timeout, max_retries, request_id, extra_headers)).data)
 
     async def delete(
         self,
@@ -352,7 +258,7 @@ class AsyncMemory:
         spec = delete_spec(namespace)
         while True:
             try:
-                receipt = (await self._client._request(spec, *call)).data
+                receipt = (await self._transport.request(spec, *call)).data
                 break
             except TextMemoryError as error:
                 pause = delete_ask_again(error, time.monotonic() - started, max_wait)
@@ -366,7 +272,7 @@ class AsyncMemory:
             if pause is None:
                 return DeleteReceipt(receipt)
             await asyncio.sleep(pause)
-            receipt = (await self._client._request(deletion_spec(deletion_id(receipt)), *call)).data
+            receipt = (await self._transport.request(deletion_spec(deletion_id(receipt)), *call)).data
             if on_progress is not None:
                 on_progress(DeleteReceipt(receipt))
 
@@ -381,8 +287,7 @@ class AsyncMemory:
     ) -> DeleteReceipt:
         """A namespace deletion as it stands, by ``deletion.id`` from its receipt (one read, no waiting)."""
         spec = deletion_spec(deletion_id)
-        return DeleteReceipt((await self._client._request(spec, timeout, max_retries, request_id, extra_headers)).data)
-
+        return DeleteReceipt((await self._transport.request(spec, timeout, max_retries, request_id, extra_headers)).data)
 
     async def restore(
         self,
@@ -400,14 +305,14 @@ class AsyncMemory:
         extra_headers: Optional[Mapping[str, str]] = None,
     ) -> RestoreJob:
         """Restore an export file (the parsed JSON the export wrote) into a namespace of this key's
-        tenant ([P20]): checked whole by the server (a 400 stores nothing), then written as a job that
+        tenant: checked whole by the server (a 400 stores nothing), then written as a job that
         keeps event ids, times, text, source and supersessions (new memory ids). Polls the job
         (``on_progress`` gets each state) up to ``max_wait`` seconds unless ``wait=False``, and returns it:
         ``written`` (one write unit each), ``already_present`` (nothing stored), ``failed``
         (``restore_failures``). A second restore of the same file stores and bills nothing."""
         call = (timeout, max_retries, request_id, extra_headers)
         started = time.monotonic()
-        job = (await self._client._request(restore_spec(file, namespace, from_namespace), *call)).data
+        job = (await self._transport.request(restore_spec(file, namespace, from_namespace), *call)).data
         if on_progress is not None:
             on_progress(RestoreJob(job))
         while wait:
@@ -415,7 +320,7 @@ class AsyncMemory:
             if pause is None:
                 break
             await asyncio.sleep(pause)
-            job = (await self._client._request(restore_status_spec(str(job['id'])), *call)).data
+            job = (await self._transport.request(restore_status_spec(str(job["id"])), *call)).data
             if on_progress is not None:
                 on_progress(RestoreJob(job))
         return RestoreJob(job)
@@ -431,7 +336,7 @@ class AsyncMemory:
     ) -> RestoreJob:
         """A restore job as it stands (one read, no waiting)."""
         spec = restore_status_spec(restore_id)
-        return RestoreJob((await self._client._request(spec, timeout, max_retries, request_id, extra_headers)).data)
+        return RestoreJob((await self._transport.request(spec, timeout, max_retries, request_id, extra_headers)).data)
 
     async def restore_failures(
         self,
@@ -446,7 +351,8 @@ class AsyncMemory:
     ) -> RestoreFailurePage:
         """Records a restore could not write, by event id, with a reason (never their text)."""
         spec = restore_failures_spec(restore_id, limit, offset)
-        return RestoreFailurePage((await self._client._request(spec, timeout, max_retries, request_id, extra_headers)).data)
+        return RestoreFailurePage((await self._transport.request(spec, timeout, max_retries, request_id, extra_headers)).data)
+
 
 class AsyncInfrastructure(InfrastructureCalls[Awaitable[Result]]):
     """Health, liveness, capabilities, status, the request history, telemetry, the namespace listing
@@ -454,7 +360,7 @@ class AsyncInfrastructure(InfrastructureCalls[Awaitable[Result]]):
 
     def __init__(self, client: AsyncTextMemory) -> None:
         super().__init__(client._run, lambda: client._core.operator_token)
-        self._client = client
+        self._transport = client._transport
 
     async def events(
         self,
@@ -469,12 +375,13 @@ class AsyncInfrastructure(InfrastructureCalls[Awaitable[Result]]):
         **call: Any,
     ) -> AsyncIterator[RequestEvent]:
         """Every record of the request history from ``offset`` on, newest first, fetching page after
-        page as the loop asks: ``async for e in tm.infrastructure.events(outcome="failed")``. Pages
-        after the first follow ``next_cursor``, so records arriving meanwhile neither repeat nor skip."""
+        page (``limit`` rows each) as the loop asks: ``async for e in tm.infrastructure.events(outcome="failed")``.
+        Pages after the first follow ``next_cursor``, so records arriving meanwhile neither repeat nor
+        skip a record."""
         pages = EventPages(events_query(limit, offset, None, operation, outcome, status, from_, to))
         spec: Optional[Spec] = pages.first()
         while spec is not None:
-            page = (await self._client._request(spec, **call)).data
+            page = (await self._transport.request(spec, **call)).data
             for row in pages.rows(page):
                 yield row
             spec = pages.next(page)
@@ -487,62 +394,74 @@ class AsyncInfrastructure(InfrastructureCalls[Awaitable[Result]]):
         **call: Any,
     ) -> Result:
         """Stream the export's JSON into ``destination`` (a path, or a binary file object you close) as
-        it arrives: ``Result`` with ``bytes`` written and ``request_id``. An export that breaks off
-        raises ``TextMemoryError`` (not retried: its bytes are written)."""
+        it arrives, without holding it in memory: ``Result`` with ``bytes`` written and ``request_id``.
+        An export that breaks off raises ``TextMemoryError`` (not retried: its bytes are written)."""
         sink, owned = open_sink(destination)
         try:
-            written, request_id = await self._client._stream_to(export_spec(namespace), sink, call)
+            written, request_id = await self._transport.stream_to(export_spec(namespace), sink, call)
         finally:
             if owned:
                 sink.close()
         return Result({"bytes": written, "request_id": request_id})
 
-    async def _get(self, spec: Spec, timeout: Optional[float], max_retries: Optional[int], request_id: Optional[str]) -> Answer:
-        return await self._client._request(spec, timeout, max_retries, request_id)
-
     async def health(
-        self, *, timeout: Optional[float] = None, max_retries: Optional[int] = None, request_id: Optional[str] = None
+        self,
+        *,
+        timeout: Optional[float] = None,
+        max_retries: Optional[int] = None,
+        request_id: Optional[str] = None,
     ) -> Union[HealthResponse, HealthUnavailable]:
         """Readiness (public). ``available`` says whether writes can be served; when not, the server's
         503 carries the same report, returned, not raised: a health check asks for the state."""
-        answer = await self._get(HEALTH, timeout, max_retries, request_id)
+        answer = await self._transport.request(HEALTH, timeout, max_retries, request_id)
         return HealthResponse(answer.data) if answer.status == 200 else HealthUnavailable(answer.data)
 
     async def live(
-        self, *, timeout: Optional[float] = None, max_retries: Optional[int] = None, request_id: Optional[str] = None
+        self,
+        *,
+        timeout: Optional[float] = None,
+        max_retries: Optional[int] = None,
+        request_id: Optional[str] = None,
     ) -> LivenessResponse:
         """Liveness (public): the gateway process runs."""
-        return LivenessResponse((await self._get(LIVE, timeout, max_retries, request_id)).data)
+        return LivenessResponse((await self._transport.request(LIVE, timeout, max_retries, request_id)).data)
 
     async def capabilities(
-        self, *, timeout: Optional[float] = None, max_retries: Optional[int] = None, request_id: Optional[str] = None
+        self,
+        *,
+        timeout: Optional[float] = None,
+        max_retries: Optional[int] = None,
+        request_id: Optional[str] = None,
     ) -> CapabilitiesResponse:
         """Operations, guarantees, limitations and input limits (public)."""
-        return CapabilitiesResponse((await self._get(CAPABILITIES, timeout, max_retries, request_id)).data)
+        return CapabilitiesResponse((await self._transport.request(CAPABILITIES, timeout, max_retries, request_id)).data)
 
     async def status(
-        self, *, timeout: Optional[float] = None, max_retries: Optional[int] = None, request_id: Optional[str] = None
+        self,
+        *,
+        timeout: Optional[float] = None,
+        max_retries: Optional[int] = None,
+        request_id: Optional[str] = None,
     ) -> StatusResponse:
         """Health, monitoring and versions for the tenant (API key or session)."""
-        return StatusResponse((await self._get(STATUS, timeout, max_retries, request_id)).data)
-
+        return StatusResponse((await self._transport.request(STATUS, timeout, max_retries, request_id)).data)
 
 
 class AsyncWebhooks(WebhookCalls[Awaitable[Result]]):
-    """Webhook endpoints and their delivery log ([P20], an owner's or admin's session)."""
+    """Webhook endpoints and their delivery log (an owner's or admin's session)."""
 
     def __init__(self, client: AsyncTextMemory) -> None:
         super().__init__(client._run)
-        self._client = client
+        self._transport = client._transport
 
     async def deliveries(self, id: str, *, limit: Optional[int] = None, **call: Any) -> AsyncIterator[WebhookDelivery]:
-        """Every delivery of the endpoint, newest first, fetching page after page as the loop asks:
-        ``async for d in tm.control.webhooks.deliveries(endpoint_id)``. Pages after the first follow
-        ``next_cursor``, so deliveries made meanwhile neither repeat nor skip one."""
+        """Every delivery of the endpoint, newest first, fetching page after page (``limit`` each) as
+        the loop asks: ``async for d in tm.control.webhooks.deliveries(endpoint_id)``. Pages after the
+        first follow ``next_cursor``, so deliveries made meanwhile neither repeat nor skip one."""
         pages = DeliveryPages(id, limit)
         spec: Optional[Spec] = pages.page(None)
         while spec is not None:
-            page = (await self._client._request(spec, **call)).data
+            page = (await self._transport.request(spec, **call)).data
             for row in pages.rows(page):
                 yield row
             spec = pages.next(page)
@@ -554,7 +473,7 @@ class AsyncImports(ImportCalls[Awaitable[Result]]):
 
     def __init__(self, client: AsyncTextMemory) -> None:
         super().__init__(client._run)
-        self._client = client
+        self._transport = client._transport
 
     async def upload(
         self,
@@ -568,8 +487,11 @@ class AsyncImports(ImportCalls[Awaitable[Result]]):
         on_progress: Optional[Callable[[UploadProgress], None]] = None,
         **call: Any,
     ) -> ImportJob:
-        """Upload a file and get the job in state ``estimated`` (as ``TextMemory.imports.upload``). The
-        per-attempt timeout bounds the whole attempt, the upload included: raise it for a large file."""
+        """Upload a file (path, bytes or binary file object; the extension of ``filename`` decides the
+        reader: csv, json, ndjson, jsonl, xlsx, xls) and get the job in state ``estimated``.
+        ``on_progress`` gets ``UploadProgress(sent_bytes, total_bytes)`` as the connection takes each
+        64 KiB. Each upload makes a new job: a lost answer is not repeated (a 429 still is).
+        The per-attempt timeout bounds the whole attempt, the upload included: raise it for a large file."""
         fields: List[Tuple[str, str]] = [
             (name, value)
             for name, value in (
@@ -582,7 +504,7 @@ class AsyncImports(ImportCalls[Awaitable[Result]]):
         ]
         upload = Upload(file, filename, fields, on_progress)
         spec = Spec("POST", "/v1/imports", "api_key", False, upload=upload)
-        return ImportJob((await self._client._request(spec, **call)).data)
+        return ImportJob((await self._transport.request(spec, **call)).data)
 
     async def wait(
         self,
@@ -598,7 +520,7 @@ class AsyncImports(ImportCalls[Awaitable[Result]]):
         out; cancelling the task stops the wait."""
         started = time.monotonic()
         while True:
-            job = (await self._client._request(import_spec(import_id), **call)).data
+            job = (await self._transport.request(import_spec(import_id), **call)).data
             if on_progress is not None:
                 on_progress(ImportJob(job))
             if import_finished(job) or (max_wait is not None and time.monotonic() - started + poll_interval > max_wait):
