@@ -412,7 +412,7 @@ def smoke_test_spec(operator_token: Optional[str]) -> Spec:
 
 
 def restore_spec(file: Mapping[str, Any], namespace: Optional[str], from_namespace: Optional[str]) -> Spec:
-    """``POST /api/v1/memory/restore`` ([P20]): the export file as the body, the mapping in the query.
+    """``POST /api/v1/memory/restore``: the export file as the body, the mapping in the query.
     Safe to send again: a second restore of the same file stores and bills nothing."""
     assert_valid(
         [] if namespace is None else check_namespace(namespace, "namespace"),

@@ -501,7 +501,7 @@ def _webhooks(method: str, path: str = "", json: Any = None, safe: Optional[bool
 
 
 class WebhookCalls(_Family[R]):
-    """Webhook endpoints and their delivery log (``/api/v1/control/webhook-endpoints``, [P20]), with
+    """Webhook endpoints and their delivery log (``/api/v1/control/webhook-endpoints``), with
     the session of an owner or admin (others get 403). Repeated after a lost answer: the reads,
     ``update`` (absolute values) and ``redeliver`` (the delivery is pending again either way; receivers
     deduplicate on ``webhook-id``). Not repeated: ``create``, ``rotate_secret`` (a second rotation would
