@@ -1,11 +1,7 @@
 import { AppError, LIMITS, type WriteResponse } from '@tm/contracts';
 import { describe, expect, it } from 'vitest';
-import {
-  type BatchItemAnswer,
-  batchState,
-  countItems,
-  readWriteBatch,
-} from '../src/domain/data-plane/write-memory-batch.js';
+import { type BatchItemAnswer, batchState, countItems } from '../src/domain/data-plane/write-batch-reply.js';
+import { readWriteBatch } from '../src/domain/data-plane/write-memory-batch.js';
 
 const event = (text: string) => ({ occurred_at: '2026-11-22T09:00:00Z', content: { text } });
 const batch = (items: unknown) => ({ contract_version: 'v1', namespace: 'notes', items });
