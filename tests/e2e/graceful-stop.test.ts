@@ -118,10 +118,10 @@ function send(method: string, path: string, body: unknown, headers: Record<strin
   return { answer, sendRest: () => req.end(data.subarray(data.length - holdBack)) };
 }
 
-/** Messages the memory service's connections have been handed on the (batched) write subject. */
+/** Messages the memory service's connections have been handed on the (coalesced) write subject. */
 async function writesDeliveredToMemory(): Promise<number> {
   const connections = await deliveriesByConnection(t.natsMonitorUrl, 'memory');
-  return connections.reduce((sum, c) => sum + (c.bySubject[Subjects.memory.writeBatch] ?? 0), 0);
+  return connections.reduce((sum, c) => sum + (c.bySubject[Subjects.memory.writeCoalesced] ?? 0), 0);
 }
 
 describe('gateway graceful stop (SIGTERM)', () => {

@@ -163,9 +163,9 @@ describe('two memory instances and two gateways on one bus and one set of databa
   }, 90_000);
 });
 
-/** Write messages (batched or single) a memory instance's connection received. */
+/** Write messages (coalesced or single) a memory instance's connection received. */
 const writesTaken = (c: ConnectionDeliveries | undefined) =>
-  (c?.bySubject[Subjects.memory.writeBatch] ?? 0) + (c?.bySubject[Subjects.memory.write] ?? 0);
+  (c?.bySubject[Subjects.memory.writeCoalesced] ?? 0) + (c?.bySubject[Subjects.memory.write] ?? 0);
 
 type UsageRes = Awaited<ReturnType<Api['get']>>;
 const writeUsage = (res: UsageRes) =>

@@ -6,7 +6,7 @@
  * child process; prints {"port":N} once listening.
  *
  * - write: the write path's claim-and-retain statement (idempotency entry, record, postings and usage
- *   row in one statement), through the memory service's per-turn write batcher, into a throwaway
+ *   row in one statement), through the memory service's shared statements, into a throwaway
  *   database with the memory schema (its usage rows are never relayed, so nobody is billed).
  * - recall: the memory service's ranking (rankWeighted) on the bench's seeded namespace, read from
  *   the memory database itself, without the usage row a recall records.
@@ -25,7 +25,7 @@ import { timeOrderedId } from '../../libs/kit/src/ids.js';
 import { poolRunner } from '../../libs/kit/src/sql-runner.js';
 import { rankWeighted } from '../../services/memory/src/data-access/rank-weighted.js';
 import { MEMORY_SESSION_SETTINGS } from '../../services/memory/src/data-access/session-settings.js';
-import { createWriteBatcher } from '../../services/memory/src/data-access/write-batcher.js';
+import { createSharedStatements } from '../../services/memory/src/data-access/shared-statements.js';
 import { cueTerms } from '../../services/memory/src/domain/cue-terms.js';
 import { fingerprintWrite } from '../../services/memory/src/domain/fingerprint.js';
 import { tokenize } from '../../services/memory/src/domain/tokenize.js';
@@ -42,7 +42,7 @@ const max = Number(process.env.SAME_WORK_POOL_SIZE || 10);
 const poolOptions = { poolSize: max, settings: MEMORY_SESSION_SETTINGS };
 const writes = createPgPool(required('SAME_WORK_DATABASE_URL'), poolOptions);
 const reads = createPgPool(required('MEMORY_DATABASE_URL'), poolOptions);
-const retain = createWriteBatcher(poolRunner(writes));
+const retain = createSharedStatements(poolRunner(writes));
 
 interface Body {
   namespace?: string;

@@ -27,7 +27,7 @@ export async function writesByConnection(
       subscriptions_list_detail?: Array<{ subject: string; msgs: number }>;
     }>;
   };
-  const writeSubjects = new Set<string>([Subjects.memory.write, Subjects.memory.writeBatch]);
+  const writeSubjects = new Set<string>([Subjects.memory.write, Subjects.memory.writeCoalesced]);
   const deliveries = new Map<number, WriteDeliveries>();
   for (const c of connections) {
     if (c.name !== name) continue;

@@ -7,7 +7,7 @@ import { AppError, BusErrorBody, type FieldIssue, isErrorCode } from '@tm/contra
 export const ERROR_HEADER = 'Nats-Service-Error-Code';
 export const ERROR_DESCRIPTION_HEADER = 'Nats-Service-Error';
 
-/** Its shape is a contract (libs/contracts envelope.ts): batch replies carry it per item. */
+/** Its shape is a contract (libs/contracts envelope.ts): coalesced and batch replies carry it per item. */
 export { BusErrorBody };
 
 export function toBusErrorBody(err: AppError): BusErrorBody {

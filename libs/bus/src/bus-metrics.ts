@@ -10,7 +10,7 @@ export const handledMessages = new client.Counter({
 
 export const handlingSeconds = new client.Histogram({
   name: 'tm_bus_handle_duration_seconds',
-  help: 'Time a service took to answer a request message (a batch counts each item), by subject',
+  help: 'Time a service took to answer a request message (a coalesced message counts each item), by subject',
   labelNames: ['subject'],
   buckets: LATENCY_BUCKETS,
 });

@@ -1,7 +1,7 @@
 export type { NatsConnection, Subscription } from '@nats-io/transport-node';
 export * from './backlog-metrics.js';
-export { type BatchedRequestOptions, createBatchedRequester } from './batched-endpoint.js';
 export * from './bus-error.js';
+export { type CoalescingRequestOptions, createCoalescingRequester } from './coalescing-endpoint.js';
 export * from './codec.js';
 export * from './connect.js';
 export * from './consumer-lag.js';

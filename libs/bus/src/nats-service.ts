@@ -3,7 +3,7 @@ import type { Msg, NatsConnection, Subscription } from '@nats-io/transport-node'
 import { discoverySubjects, QueueGroups, type ServiceSelfReport, Subjects } from '@tm/contracts';
 import type { Logger } from 'pino';
 import { z } from 'zod';
-import { serveBatchedEndpoint } from './batched-endpoint.js';
+import { serveCoalescedEndpoint } from './coalescing-endpoint.js';
 import { encodeJson } from './codec.js';
 import { drainEndpoints } from './drain-endpoints.js';
 import { EndpointStats } from './endpoint-stats.js';
@@ -37,8 +37,8 @@ export interface Service {
   readonly id: string;
   /** Serve one request/reply endpoint. */
   endpoint<I extends z.ZodType>(endpoint: ServiceEndpoint<I>): void;
-  /** Serve one endpoint's handler for batches (batched-endpoint.ts). */
-  batchedEndpoint<I extends z.ZodType>(endpoint: ServiceEndpoint<I>): void;
+  /** Serve one endpoint's handler for a caller's coalesced calls (coalescing-endpoint.ts). */
+  coalescedEndpoint<I extends z.ZodType>(endpoint: ServiceEndpoint<I>): void;
   /**
    * Stop taking requests (discovery too), then let those taken be answered within `withinMs`
    * (drainEndpoints); resolves with how many were left unanswered.
@@ -124,8 +124,8 @@ export function createService(nc: NatsConnection, options: ServiceOptions, logge
     endpoint: (endpoint) => {
       subscriptions.push(serveEndpoint(nc, served(endpoint), logger, statsOf(endpoint.subject)));
     },
-    batchedEndpoint: (endpoint) => {
-      subscriptions.push(serveBatchedEndpoint(nc, served(endpoint), logger, statsOf(endpoint.subject)));
+    coalescedEndpoint: (endpoint) => {
+      subscriptions.push(serveCoalescedEndpoint(nc, served(endpoint), logger, statsOf(endpoint.subject)));
     },
     stop: (withinMs) => drainEndpoints(subscriptions, withinMs, logger),
   };

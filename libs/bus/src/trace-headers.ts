@@ -9,7 +9,7 @@ import {
   type TraceContext,
 } from '@tm/kit';
 
-/** One batch item's trace, in the order of the items (a message has room for one traceparent). */
+/** One coalesced item's trace, in the order of the items (a message has room for one traceparent). */
 export const ITEM_TRACES_HEADER = 'tm-item-traceparents';
 
 /** Headers that carry the current trace (the caller's span is the receiver's parent), if there is one. */
@@ -28,9 +28,10 @@ export function traceOfMessage(h: MsgHdrs | undefined): TraceContext {
 }
 
 /**
- * A batch's items' traces: `traceparent;request id` of each, joined with `,`, `-` for an item without
- * one. A batch mixes tenants and a kept request id may hold any printable character, `,` and `;` too,
- * so the id is percent-encoded: one tenant's id can never shift or rename another's item.
+ * A coalesced message's items' traces: `traceparent;request id` of each, joined with `,`, `-` for an
+ * item without one. Such a message mixes tenants and a kept request id may hold any printable
+ * character, `,` and `;` too, so the id is percent-encoded: one tenant's id can never shift or rename
+ * another's item.
  */
 export const itemTrace = (trace: TraceContext | undefined) =>
   trace ? `${formatTraceparent(trace)};${encodeURIComponent(trace.requestId ?? '')}` : '-';

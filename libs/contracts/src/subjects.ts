@@ -2,8 +2,13 @@
 export const Subjects = {
   memory: {
     write: 'memory.v1.write',
-    /** Many writes in one message (the gateway's concurrent writes); same answers, item by item. */
-    writeBatch: 'memory.v1.write.batch',
+    /**
+     * The gateway's concurrent single writes coalesced into one message (coalescing-endpoint.ts in
+     * libs/bus); same answers, item by item. Its wire name says "batch" but it is not the API's batch:
+     * it stays, because a gateway and memory of different releases must agree on it during a rolling
+     * deploy, and operators see it in `nats micro` stats (endpoint `v1-write-batch`) and permissions.
+     */
+    writeCoalesced: 'memory.v1.write.batch',
     /**
      * One caller's batch of writes to one namespace (POST /api/v1/memory/write/batch): a versioned
      * message of its own, answered item by item in order. Not the subject above, which carries whatever

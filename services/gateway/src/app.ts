@@ -2,13 +2,10 @@ import type { Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { connectBus, type NatsConnection, streamSettingsOf } from '@tm/bus';
 import type { Logger } from '@tm/kit';
-import { createBillingClient } from './clients/billing-client.js';
-import { createMemoryClient, type MemoryClient } from './clients/memory-client.js';
+import type { MemoryClient } from './clients/memory-client.js';
 import { createRequestRecorder, type RequestRecorder } from './clients/request-recorder.js';
 import { PING_TIMEOUT_MS } from './clients/service-client.js';
-import { createTelemetryClient } from './clients/telemetry-client.js';
-import { createTemplateClient } from './clients/template-client.js';
-import { createWebhooksClient } from './clients/webhooks-client.js';
+import { createServiceClients } from './clients/service-clients.js';
 import type { GatewayConfig } from './config.js';
 import { closePrisma, getSql, initPrisma, pingDatabase, schemaVersion } from './data-access/prisma-client.js';
 import { deriveGatewaySecrets } from './domain/identity/gateway-secrets.js';
@@ -41,32 +38,13 @@ export async function startGateway(config: GatewayConfig, logger: Logger): Promi
     logger,
     password: config.GATEWAY_NATS_PASSWORD,
   });
-  const memory = createMemoryClient(nc, {
+  const services = createServiceClients(nc, {
     timeoutMs: config.GATEWAY_REQUEST_TIMEOUT_MS,
     breakerResetMs: config.BREAKER_RESET_MS,
-    logger,
-  });
-  const billing = createBillingClient(nc, {
-    timeoutMs: config.GATEWAY_REQUEST_TIMEOUT_MS,
-    breakerResetMs: config.BREAKER_RESET_MS,
-    logger,
-  });
-  const telemetry = createTelemetryClient(nc, {
-    timeoutMs: config.GATEWAY_REQUEST_TIMEOUT_MS,
-    breakerResetMs: config.BREAKER_RESET_MS,
-    logger,
-  });
-  const templates = createTemplateClient(nc, {
-    timeoutMs: config.GATEWAY_REQUEST_TIMEOUT_MS,
     importSealTimeoutMs: config.IMPORT_PARSE_TIMEOUT_MS,
-    breakerResetMs: config.BREAKER_RESET_MS,
     logger,
   });
-  const webhooks = createWebhooksClient(nc, {
-    timeoutMs: config.GATEWAY_REQUEST_TIMEOUT_MS,
-    breakerResetMs: config.BREAKER_RESET_MS,
-    logger,
-  });
+  const { memory, billing, telemetry, templates, webhooks } = services;
   const keys = createVerifiedKeyCache({
     maxEntries: config.KEY_CACHE_SIZE,
     ttlMs: config.KEY_CACHE_TTL_MS,
@@ -188,11 +166,7 @@ export async function startGateway(config: GatewayConfig, logger: Logger): Promi
       await stopServer(server, inFlight, config.DRAIN_TIMEOUT_MS, logger);
       await requestRecorder.stop();
       rateLimits.stop();
-      memory.breaker.shutdown();
-      billing.breaker.shutdown();
-      telemetry.breaker.shutdown();
-      templates.breaker.shutdown();
-      webhooks.breaker.shutdown();
+      services.shutdown();
       await nc.drain();
       await closePrisma();
     },

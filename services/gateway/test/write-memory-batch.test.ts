@@ -1,11 +1,6 @@
-import { AppError, LIMITS, type WriteResponse } from '@tm/contracts';
+import { AppError, LIMITS } from '@tm/contracts';
 import { describe, expect, it } from 'vitest';
-import {
-  type BatchItemAnswer,
-  batchState,
-  countItems,
-  readWriteBatch,
-} from '../src/domain/data-plane/write-memory-batch.js';
+import { readWriteBatch } from '../src/domain/data-plane/write-memory-batch.js';
 
 const event = (text: string) => ({ occurred_at: '2026-11-22T09:00:00Z', content: { text } });
 const batch = (items: unknown) => ({ contract_version: 'v1', namespace: 'notes', items });
@@ -58,38 +53,5 @@ describe('readWriteBatch', () => {
       code: 'validation_failed',
       fields: [expect.objectContaining({ path })],
     });
-  });
-});
-
-describe('countItems and batchState', () => {
-  const ok = (state: 'retained' | 'not_retained', outcome: 'Accepted' | 'Replayed') => ({
-    ok: { state, idempotency_outcome: outcome } as WriteResponse,
-  });
-  const failed = (code: ConstructorParameters<typeof AppError>[0]) => ({ error: new AppError(code, 'x') });
-
-  it('when items were answered every way, then each is counted once by its outcome', () => {
-    const answers: BatchItemAnswer[] = [
-      ok('retained', 'Accepted'),
-      ok('retained', 'Replayed'),
-      failed('idempotency_conflict'),
-      failed('duplicate_event'),
-      failed('validation_failed'),
-      failed('idempotency_in_flight'),
-    ];
-
-    expect(countItems(answers)).toEqual({
-      total: 6,
-      accepted: 1,
-      replayed: 1,
-      conflict: 2,
-      invalid: 1,
-      failed: 1,
-    });
-    expect(batchState(answers)).toBe('retained');
-  });
-
-  it('when nothing was retained, then not_retained if an item was answered 200, else no_data', () => {
-    expect(batchState([ok('not_retained', 'Accepted'), failed('validation_failed')])).toBe('not_retained');
-    expect(batchState([failed('validation_failed')])).toBe('no_data');
   });
 });

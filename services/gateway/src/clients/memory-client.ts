@@ -28,8 +28,9 @@ const MEMORY_SERVICE = {
   service: 'memory',
   ping: s.ping,
   endpoints: {
-    // Concurrent writes share a message: fewer bus round trips, and memory retains them in one statement.
-    write: endpoint(s.writeBatch, MemoryWriteMessage, WriteResponse, { batched: true }),
+    // Concurrent writes are coalesced into one message: fewer bus round trips, and memory retains them
+    // in shared statements.
+    write: endpoint(s.writeCoalesced, MemoryWriteMessage, WriteResponse, { coalesced: true }),
     // A caller's batch is a message of its own: its items are answered together, in order.
     writeItems: endpoint(s.writeItems, MemoryWriteBatchMessage, MemoryWriteBatchReply),
     recall: endpoint(s.recall, MemoryRecallMessage, RecallResponse),

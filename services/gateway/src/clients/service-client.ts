@@ -1,4 +1,4 @@
-import { createBatchedRequester, type NatsConnection, requestReply } from '@tm/bus';
+import { createCoalescingRequester, type NatsConnection, requestReply } from '@tm/bus';
 import { PingReply } from '@tm/contracts';
 import type { Logger } from '@tm/kit';
 import { z } from 'zod';
@@ -10,15 +10,15 @@ export interface Endpoint<I extends z.ZodType = z.ZodType, O extends z.ZodType =
   subject: string;
   input: I;
   output: O;
-  /** The calls of one event-loop turn travel as one message (`createBatchedRequester` in libs/bus). */
-  batched?: boolean;
+  /** Calls of one event-loop turn are coalesced into one message (createCoalescingRequester). */
+  coalesced?: boolean;
 }
 
 export const endpoint = <I extends z.ZodType, O extends z.ZodType>(
   subject: string,
   input: I,
   output: O,
-  options: { batched?: boolean } = {},
+  options: { coalesced?: boolean } = {},
 ): Endpoint<I, O> => ({ subject, input, output, ...options });
 
 /** A service as the gateway calls it: its name (breaker, error messages), its ping and its endpoints. */
@@ -60,10 +60,10 @@ export function createServiceClient<E extends Record<string, Endpoint>>(
     logger: options.logger,
   });
   const calls = Object.fromEntries(
-    Object.entries(table.endpoints).map(([name, { subject, input, output, batched }]) => {
+    Object.entries(table.endpoints).map(([name, { subject, input, output, coalesced }]) => {
       const opts = { timeoutMs: options.deadlines?.[name] ?? options.timeoutMs, service };
-      if (batched) {
-        const send = createBatchedRequester(nc, subject, { input, output }, opts);
+      if (coalesced) {
+        const send = createCoalescingRequester(nc, subject, { input, output }, opts);
         return [name, (msg: unknown) => call(() => send(msg))];
       }
       return [name, (msg: unknown) => call(() => requestReply(nc, subject, { input, output }, msg, opts))];

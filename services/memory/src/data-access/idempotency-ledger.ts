@@ -42,9 +42,9 @@ export const DUPLICATE_EVENT_MARKER = 'tm_duplicate_event';
 
 /**
  * The writes the statement retains, one row each: their values ($1-$15, in retainValues' order) and
- * `n`, their place in the batch. One write's values go in as they are; a batch's as one array per
+ * `n`, their place among them. One write's values go in as they are; many writes' as one array per
  * column, unnest()ed. (One write does not go through the arrays: pg escapes every value it puts in an
- * array literal, and preparing one write's parameters as a batch of one measured 17 µs of CPU against
+ * array literal, and preparing one write's parameters as arrays of one measured 17 µs of CPU against
  * 5 µs as plain values (response JSON, usage payload, the record id once per posting), where the
  * memory service spends about 140 µs per write in all.)
  */
@@ -53,7 +53,7 @@ const ONE_WRITE = `
            $5::text AS request_id, $6::text AS response, $7::uuid AS id, $8::text AS user_id,
            $9::text AS event_id, $10::timestamptz AS occurred_at, $11::text AS text, $12::text AS source,
            $13::uuid AS usage_id, $14::text AS usage_subject, $15::text AS usage_payload, 1::bigint AS n`;
-const BATCH = `
+const MANY_WRITES = `
     SELECT * FROM unnest($1::text[], $2::text[], $3::text[], $4::text[], $5::text[], $6::text[],
                          $7::uuid[], $8::text[], $9::text[], $10::timestamptz[], $11::text[], $12::text[],
                          $13::uuid[], $14::text[], $15::text[])
@@ -65,7 +65,7 @@ const BATCH = `
  * The hot path of a write, in one statement (one round trip, atomic on its own), for one write or
  * many: claim each write's idempotency key, insert its record, its recall postings and its count in its
  * namespace's record count (the N of recall's term weights) only if the claim
- * succeeded, enqueue its usage row only if the record went in. Keys are distinct within a batch, so
+ * succeeded, enqueue its usage row only if the record went in. Keys are distinct within a statement, so
  * a claim names its write. Per write (`n`), whether its key was claimed:
  *
  * - `claimed: false`: the key is taken. A concurrent claim of the same key blocks on the unique
@@ -73,7 +73,7 @@ const BATCH = `
  * - fails with DUPLICATE_EVENT_MARKER in the error: a write's key was free but its event id already
  *   exists in the namespace; the whole statement, every claim included, is rolled back.
  *
- * `postings` are the (record id, term) pairs: one write's terms ($16) with its id, or a batch's
+ * `postings` are the (record id, term) pairs: one write's terms ($16) with its id, or many writes'
  * pairs as two arrays ($16, $17); `legacyPostings` likewise its old index's terms ($17, or $18 and
  * $19). The marker is the last parameter.
  *
@@ -164,9 +164,10 @@ const CLAIM_AND_RETAIN_ONE = claimAndRetainStatement(
   '(SELECT $7::uuid, term FROM unnest($17::text[]) AS term)',
   '$18',
 );
-const CLAIM_AND_RETAIN_BATCH = claimAndRetainStatement(
+// The prepared statement's name stays as it was: operators may find it in PostgreSQL's logs and views.
+const CLAIM_AND_RETAIN_MANY = claimAndRetainStatement(
   'memory_claim_and_retain_batch',
-  BATCH,
+  MANY_WRITES,
   'unnest($16::uuid[], $17::text[])',
   'unnest($18::uuid[], $19::text[])',
   '$20',
@@ -194,7 +195,7 @@ function retainValues(input: RetainInput): unknown[] {
   ];
 }
 
-function batchParameters(inputs: readonly RetainInput[]): unknown[] {
+function manyWritesParameters(inputs: readonly RetainInput[]): unknown[] {
   const columns: unknown[][] = Array.from({ length: 19 }, () => []);
   for (const input of inputs) {
     const values = retainValues(input);
@@ -225,7 +226,7 @@ export async function claimAndRetain(
     values.push(first.record.terms, first.record.legacyTerms, DUPLICATE_EVENT_MARKER);
     return run(CLAIM_AND_RETAIN_ONE, values);
   }
-  return run(CLAIM_AND_RETAIN_BATCH, batchParameters(inputs));
+  return run(CLAIM_AND_RETAIN_MANY, manyWritesParameters(inputs));
 }
 
 /** A write's claim: its key claimed (and its record stored), or its namespace being deleted. */
@@ -234,7 +235,7 @@ export interface ClaimOutcome {
   fenced: boolean;
 }
 
-/** A single write is a batch of one. */
+/** A single write: the same statement, for one. */
 export async function claimAndRetainOne(run: SqlRunner, input: RetainInput): Promise<ClaimOutcome> {
   const [outcome] = await claimAndRetain(run, [input]);
   return { claimed: outcome?.claimed === true, fenced: outcome?.fenced === true };

@@ -17,7 +17,7 @@ export const closePrisma = holder.close;
 export const pingDatabase = holder.ping;
 /** The latest migration applied to this database, for release records. */
 export const schemaVersion = holder.schemaVersion;
-/** The pool itself, for what keeps state per pool (the write batcher). */
+/** The pool itself, for what keeps state per pool (the shared write statements). */
 export const getPool = holder.pool;
 /** Direct statements on the same pool, for the hot paths. */
 export const getSql = () => poolRunner(holder.pool());

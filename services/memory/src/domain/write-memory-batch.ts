@@ -47,10 +47,10 @@ function chunksOf<T extends { event: { content: { text: string } } }>(items: rea
  * One caller's batch of writes to one namespace: each item goes through writeMemory, exactly as its
  * own single write would (the same idempotency ledger, fingerprint, consent and supersession), and is
  * answered on its own, in order. Items start a chunk at a time (CHUNK_CHARS); a chunk's items start in
- * one turn, so the write batcher retains the plain ones in shared statements; an item's refusal (400,
- * 409) is its own. Chunks are started only within the message's time budget: the rest are answered
- * retryable (503 service_unavailable) and left unwritten, so nothing is written after the gateway has
- * answered.
+ * one turn, so the plain ones are retained in shared statements (shared-statements.ts); an item's
+ * refusal (400, 409) is its own. Chunks are started only within the message's time budget: the rest
+ * are answered retryable (503 service_unavailable) and left unwritten, so nothing is written after the
+ * gateway has answered.
  *
  * Refused as a whole, nothing written: a namespace being deleted (as a single write to it would be,
  * checked once for the batch; consent first, as there). Failed as a whole: the database away (the

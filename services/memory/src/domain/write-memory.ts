@@ -18,8 +18,8 @@ import {
   type RetainInput,
 } from '../data-access/idempotency-ledger.js';
 import { type Db, getPrisma } from '../data-access/prisma-client.js';
+import { retainInSharedStatement } from '../data-access/shared-statements.js';
 import { insertRelations, markSuperseded } from '../data-access/supersession-repository.js';
-import { retainBatched } from '../data-access/write-batcher.js';
 import { differingFields, fingerprintWrite } from './fingerprint.js';
 import { billableUsage, noUsage, provenance } from './runtime-blocks.js';
 import { tokenize } from './tokenize.js';
@@ -70,7 +70,7 @@ export async function writeMemory(msg: MemoryWriteMessage, deps: WriteDeps): Pro
         maxWait: 5_000,
         timeout: 10_000,
       })
-    : retain(prisma, retainBatched)
+    : retain(prisma, retainInSharedStatement)
   ).catch(translateWriteError);
   if (result.idempotency_outcome === 'Accepted') deps.onCommitted?.();
   return result;

@@ -9,16 +9,13 @@ import {
   validateInput,
   WriteBatchEnvelope,
   WriteBatchItem,
-  type WriteBatchItemCounts,
   type WriteResponse,
 } from '@tm/contracts';
 import type { MemoryClient } from '../../clients/memory-client.js';
-
-/** How one item of a batch was answered: its write response, or the error its own write would have had. */
-export type BatchItemAnswer = { ok: WriteResponse } | { error: AppError };
+import { type BatchItemAnswer, type WriteBatchReply, writeBatchReply } from './write-batch-reply.js';
 
 /** A batch whose envelope is sound: its namespace, and per item (in order) its checked form or its 400. */
-export interface WriteBatch {
+export interface CheckedBatch {
   namespace: string;
   items: Array<{ item: WriteBatchItem } | { error: AppError }>;
 }
@@ -52,7 +49,7 @@ const invalidItem = (index: number, fields: FieldIssue[]) => {
  * write's event schema, where a fault is that item's 400 (`items[i].…`) and its neighbours go on.
  * The items' contents are not looked at by the envelope's check (a NUL in an item is the item's fault).
  */
-export function readWriteBatch(body: unknown): WriteBatch {
+export function readWriteBatch(body: unknown): CheckedBatch {
   const items = isRecord(body) ? body.items : undefined;
   const envelope = isRecord(body)
     ? { ...body, items: Array.isArray(items) ? items.map(() => null) : items }
@@ -68,7 +65,7 @@ export function readWriteBatch(body: unknown): WriteBatch {
 }
 
 /** The checked items, cut into messages of at most MESSAGE_MAX_BYTES of items (never an empty one). */
-function messagesOf(items: Array<{ index: number; item: WriteBatchItem }>) {
+function splitIntoMessages(items: Array<{ index: number; item: WriteBatchItem }>) {
   const messages: Array<typeof items> = [];
   let current: typeof items = [];
   let bytes = 0;
@@ -98,35 +95,35 @@ function itemError(index: number, raw: unknown): AppError {
 }
 
 /**
- * Write a checked batch: its valid items to the memory service in one message per 512 kB of items,
- * each written there exactly as its single write would be; answers merged with the items' own 400s,
- * in request order. The messages go one after another, so one tenant's batch is one stream of work
- * in memory, not seven beside everyone else's writes. Memory starts items for `budgetMs` in all (what
- * is left of it for each message); an item not started by then is answered retryable, not written
- * after the caller was answered. A message that fails as a whole (memory, NATS or its database away,
- * no answer in time, the namespace being deleted) fails the batch with its error: every item is
- * idempotent, so resending the batch replays what was written (Replayed, billed once) and writes
- * the rest.
+ * Write a checked batch and answer it (write-batch-reply.ts): its valid items to the memory service in
+ * one message per 512 kB of items, each written there exactly as its single write would be; answers
+ * merged with the items' own 400s, in request order. The messages go one after another, so one
+ * tenant's batch is one stream of work in memory, not seven beside everyone else's writes. Memory
+ * starts items for `budgetMs` in all (what is left of it for each message); an item not started by
+ * then is answered retryable, not written after the caller was answered. A message that fails as a
+ * whole (memory, NATS or its database away, no answer in time, the namespace being deleted) fails the
+ * batch with its error: every item is idempotent, so resending the batch replays what was written
+ * (Replayed, billed once) and writes the rest.
  */
 export async function writeMemoryBatch(
   memory: MemoryClient,
   caller: { scope: Scope; requestId: string },
-  batch: WriteBatch,
+  batch: CheckedBatch,
   budgetMs: number,
   now: () => number = Date.now,
-): Promise<BatchItemAnswer[]> {
+): Promise<WriteBatchReply> {
   const deadline = now() + budgetMs;
   const answers: Array<BatchItemAnswer | undefined> = batch.items.map((entry) =>
     'error' in entry ? entry : undefined,
   );
   const valid = batch.items.flatMap((entry, index) => ('item' in entry ? [{ index, item: entry.item }] : []));
-  for (const message of messagesOf(valid)) {
+  for (const message of splitIntoMessages(valid)) {
     const left = deadline - now();
     if (left <= 0) {
       for (const { index } of message) answers[index] = { error: batchItemNotStarted() };
       continue;
     }
-    const reply = await memory.writeItems({
+    const answered = await memory.writeItems({
       version: 'v1',
       scope: caller.scope,
       request_id: caller.requestId,
@@ -134,41 +131,13 @@ export async function writeMemoryBatch(
       items: message.map((m) => m.item),
       time_budget_ms: left,
     });
-    if (reply.results.length !== message.length) {
+    if (answered.results.length !== message.length) {
       throw new AppError(ErrorCode.Internal, 'The memory service answered outside its contract');
     }
     for (const [i, { index }] of message.entries()) {
-      const result = reply.results[i] as { ok: WriteResponse } | { error: unknown };
+      const result = answered.results[i] as { ok: WriteResponse } | { error: unknown };
       answers[index] = 'ok' in result ? result : { error: itemError(index, result.error) };
     }
   }
-  return answers as BatchItemAnswer[];
-}
-
-/** The batch's items by how each was answered (its answer and its request record carry them). */
-export function countItems(answers: BatchItemAnswer[]): WriteBatchItemCounts {
-  const counts = { total: answers.length, accepted: 0, replayed: 0, conflict: 0, invalid: 0, failed: 0 };
-  for (const answer of answers) {
-    if ('ok' in answer) {
-      if (answer.ok.idempotency_outcome === 'Replayed') counts.replayed++;
-      else counts.accepted++;
-    } else if (
-      answer.error.code === ErrorCode.IdempotencyConflict ||
-      answer.error.code === ErrorCode.DuplicateEvent
-    ) {
-      counts.conflict++;
-    } else if (answer.error.code === ErrorCode.ValidationFailed) {
-      counts.invalid++;
-    } else {
-      counts.failed++;
-    }
-  }
-  return counts;
-}
-
-/** retained if any item is (now or before); not_retained if items were answered but none kept; else no_data. */
-export function batchState(answers: BatchItemAnswer[]): 'retained' | 'not_retained' | 'no_data' {
-  const ok = answers.flatMap((a) => ('ok' in a ? [a.ok] : []));
-  if (ok.some((r) => r.state === 'retained')) return 'retained';
-  return ok.length > 0 ? 'not_retained' : 'no_data';
+  return writeBatchReply(caller.requestId, batch.namespace, answers as BatchItemAnswer[]);
 }

@@ -55,8 +55,8 @@ export function serveMemoryEndpoints(
     handler: (m: MemoryWriteMessage) => writeMemory(m, deps),
   };
   service.endpoint({ ...write, subject: Subjects.memory.write });
-  // The gateway's concurrent writes, one message for many; each is answered as above.
-  service.batchedEndpoint({ ...write, subject: Subjects.memory.writeBatch });
+  // The gateway's concurrent writes, coalesced into one message; each is answered as above.
+  service.coalescedEndpoint({ ...write, subject: Subjects.memory.writeCoalesced });
   // A caller's batch to one namespace: each item as above, its error its own answer.
   service.endpoint({
     subject: Subjects.memory.writeItems,

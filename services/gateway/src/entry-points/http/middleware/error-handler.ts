@@ -1,6 +1,5 @@
 import {
   AppError,
-  CONTRACT_VERSION,
   ErrorCode,
   type ErrorEnvelope,
   LIMITS,
@@ -9,6 +8,7 @@ import {
 } from '@tm/contracts';
 import { isStorageUnavailable, type Logger } from '@tm/kit';
 import type { ErrorRequestHandler, Request, RequestHandler, Response } from 'express';
+import { errorDetails, errorEnvelope } from '../../../domain/error-envelope.js';
 import { TOO_DEEP } from './json-body.js';
 
 /** body-parser reports its failures with a `type`; they are the caller's mistakes, not ours. */
@@ -40,16 +40,6 @@ function fromInfrastructure(err: unknown): AppError | undefined {
     retryAfter: 2,
     cause: err,
   });
-}
-
-/**
- * A failed write's idempotency outcome (the spec's vocabulary): the key names another write, or the
- * write may have happened and the same key is to be retried. Refusals that never used the key get none.
- */
-function idempotencyOutcomeOf(error: AppError): ErrorEnvelope['idempotency_outcome'] {
-  if (error.code === ErrorCode.IdempotencyConflict || error.code === ErrorCode.DuplicateEvent)
-    return 'Conflict';
-  return error.retryable ? 'Retryable' : undefined;
 }
 
 /** Marks a route whose failures carry `idempotency_outcome`: it takes an idempotency key. */
@@ -122,33 +112,8 @@ export function answerWithError(req: Request, res: Response, appError: AppError,
         },
         retryable: appError.retryable,
         request_id: req.requestId,
-        details: detailsOf(appError, req.requestId),
+        details: errorDetails(appError, req.requestId),
       }
     : errorEnvelope(appError, req.requestId, { idempotentWrite: res.locals.idempotentWrite === true });
   res.status(appError.status).json(body);
-}
-
-const detailsOf = (appError: AppError, requestId: string): ErrorEnvelope['details'] => ({
-  code: appError.code,
-  request_id: requestId,
-  ...(appError.fields ? { fields: appError.fields } : {}),
-});
-
-/**
- * The spec's envelope for `appError`: what a failed request answers, and what a batch write answers
- * for each of its failed items, exactly as the item's own write would have been answered.
- */
-export function errorEnvelope(
-  appError: AppError,
-  requestId: string,
-  options: { idempotentWrite: boolean },
-): ErrorEnvelope {
-  return {
-    contract_version: CONTRACT_VERSION,
-    error: appError.message,
-    retryable: appError.retryable,
-    request_id: requestId,
-    ...(options.idempotentWrite ? { idempotency_outcome: idempotencyOutcomeOf(appError) } : {}),
-    details: detailsOf(appError, requestId),
-  };
 }

@@ -1,6 +1,5 @@
 import {
   AppError,
-  CONTRACT_VERSION,
   type DeleteReceipt,
   DeleteRequest,
   ErrorCode,
@@ -8,8 +7,6 @@ import {
   parseOrThrow,
   RecallRequest,
   type TemplateNamespaceDeleted,
-  WRITE_BATCH_OPERATION,
-  type WriteBatchResponse,
   WriteRequest,
 } from '@tm/contracts';
 import { type Response, Router } from 'express';
@@ -17,17 +14,11 @@ import type { MemoryClient } from '../../../clients/memory-client.js';
 import type { TemplateClient } from '../../../clients/template-client.js';
 import { resolveIdempotencyKey } from '../../../domain/data-plane/idempotency-key.js';
 import { textCostOf, textCostOfAll } from '../../../domain/data-plane/write-cost.js';
-import {
-  type BatchItemAnswer,
-  batchState,
-  countItems,
-  readWriteBatch,
-  writeMemoryBatch,
-} from '../../../domain/data-plane/write-memory-batch.js';
+import { readWriteBatch, writeMemoryBatch } from '../../../domain/data-plane/write-memory-batch.js';
 import { type AuthDeps, countWriteCost, requireApiKey, scopeOf } from '../middleware/authenticate.js';
-import { errorEnvelope, idempotentWrite } from '../middleware/error-handler.js';
+import { idempotentWrite } from '../middleware/error-handler.js';
 import { jsonBody, jsonBodyUpTo } from '../middleware/json-body.js';
-import { meteredNote, noteForRecord, type RecordNote } from '../middleware/record-requests.js';
+import { chargedNote, meteredNote, noteForRecord } from '../middleware/record-requests.js';
 import { uuidRef } from '../path-params.js';
 import { refuseReserved } from './reserved-namespace.js';
 
@@ -75,15 +66,19 @@ export function memoryRoutes(
       // against the tenant's text budget, so one tenant's largest batches cannot fill memory's queue.
       const texts = batch.items.flatMap((entry) => ('item' in entry ? [entry.item.event.content.text] : []));
       await countWriteCost(auth, req, { items: batch.items.length, textChars: textCostOfAll(texts) });
-      const answers = await writeMemoryBatch(
+      const reply = await writeMemoryBatch(
         memory,
         { scope: scopeOf(req), requestId: req.requestId },
         batch,
         options.writeBatchBudgetMs,
       );
-      const result = batchAnswer(req.requestId, batch.namespace, answers);
-      noteForRecord(req, batchNote(result, answers));
-      res.json(result);
+      // The batch's record: its items' counts, and the units its items' own records would have summed.
+      noteForRecord(req, {
+        state: reply.body.state,
+        ...chargedNote(reply.chargedUnits),
+        itemCounts: reply.body.item_counts,
+      });
+      res.json(reply.body);
     },
   );
 
@@ -139,41 +134,6 @@ function refuseBatchKeyHeader(header: string | undefined): void {
   throw new AppError(ErrorCode.ValidationFailed, 'A batch takes no Idempotency-Key header', {
     fields: [{ path: 'Idempotency-Key', message: 'each item carries its own idempotency_key' }],
   });
-}
-
-/** The batch's answer: per item, in order, the status and body its own /write would have answered. */
-function batchAnswer(requestId: string, namespace: string, answers: BatchItemAnswer[]): WriteBatchResponse {
-  return {
-    contract_version: CONTRACT_VERSION,
-    operation: WRITE_BATCH_OPERATION,
-    state: batchState(answers),
-    request_id: requestId,
-    // Resending is worth it when an item's own answer says so (409 idempotency_in_flight): every item
-    // written already replays.
-    retryable: answers.some((answer) => 'error' in answer && answer.error.retryable),
-    namespace,
-    item_counts: countItems(answers),
-    results: answers.map((answer, index) =>
-      'ok' in answer
-        ? { index, status: 200, body: answer.ok }
-        : {
-            index,
-            status: answer.error.status,
-            body: errorEnvelope(answer.error, requestId, { idempotentWrite: true }),
-          },
-    ),
-  };
-}
-
-/** The batch's record: its items' counts, and the units its items' own records would have summed. */
-function batchNote(result: WriteBatchResponse, answers: BatchItemAnswer[]): RecordNote {
-  const units = answers.reduce((sum, a) => sum + ('ok' in a ? (meteredNote(a.ok).units ?? 0) : 0), 0);
-  return {
-    state: result.state,
-    units,
-    billingState: units > 0 ? 'billable' : 'no_data',
-    itemCounts: result.item_counts,
-  };
 }
 
 /**

@@ -9,9 +9,9 @@ import {
 } from '../../../tests/e2e/support/private-databases.js';
 import type { RetainInput } from '../src/data-access/idempotency-ledger.js';
 import { closePrisma, getPool, initPrisma } from '../src/data-access/prisma-client.js';
-import { createWriteBatcher } from '../src/data-access/write-batcher.js';
+import { createSharedStatements } from '../src/data-access/shared-statements.js';
 
-const database = `tmt_${inject('runId')}_write_batcher_${randomBytes(3).toString('hex')}`;
+const database = `tmt_${inject('runId')}_write_statements_${randomBytes(3).toString('hex')}`;
 beforeAll(async () => {
   await cloneDatabase(database, templateDatabase(inject('runId'), 'memory'));
   initPrisma(databaseUrl(database), 2);
@@ -21,7 +21,7 @@ afterAll(async () => {
   await dropDatabase(database);
 });
 
-/** A write of `terms` distinct terms, as writeMemory hands it to the batcher. */
+/** A write of `terms` distinct terms, as writeMemory hands it to the shared statements. */
 function retain(tenantId: string, terms: number): RetainInput {
   const words = Array.from({ length: terms }, (_, i) => `w${i}`);
   const key = `key-${randomUUID()}`;
@@ -44,7 +44,7 @@ function retain(tenantId: string, terms: number): RetainInput {
   };
 }
 
-describe('the write batcher', () => {
+describe('shared write statements', () => {
   it('when a write with thousands of postings arrives in the same turn as ordinary ones, then it has its own statement and theirs is shared', async () => {
     const real = poolRunner(getPool());
     const writesPerStatement: number[] = [];
@@ -52,14 +52,14 @@ describe('the write batcher', () => {
       writesPerStatement.push(Array.isArray(params[0]) ? params[0].length : 1);
       return real(sql, params);
     };
-    const batcher = createWriteBatcher(run);
+    const retainShared = createSharedStatements(run);
     const tenantId = randomUUID();
 
     const outcomes = await Promise.all([
-      batcher(retain(tenantId, 12)),
-      batcher(retain(tenantId, 5_000)),
-      batcher(retain(tenantId, 20)),
-      batcher(retain(tenantId, 8)),
+      retainShared(retain(tenantId, 12)),
+      retainShared(retain(tenantId, 5_000)),
+      retainShared(retain(tenantId, 20)),
+      retainShared(retain(tenantId, 8)),
     ]);
 
     expect(outcomes.map((o) => o.claimed)).toEqual([true, true, true, true]);

@@ -16,20 +16,21 @@ import { answerMessage, type Endpoint, respondWithError, subscribeEndpoint } fro
 import { ITEM_TRACES_HEADER, itemTrace, itemTraces } from './trace-headers.js';
 
 /**
- * Request/reply for many calls in one message each way: `{"items": [...]}` in, `{"results": [...]}` out,
- * one result per item in order, each the handler's answer (`ok`) or its typed error (`error`). A busy
- * caller's concurrent calls share one bus round trip, and the service gets them together (the memory
- * service retains a batch of writes in one statement).
+ * Request/reply with a caller's concurrent calls coalesced into one message each way: `{"items": [...]}`
+ * in, `{"results": [...]}` out, one result per item in order, each the handler's answer (`ok`) or its
+ * typed error (`error`). A busy caller's calls share one bus round trip, and the service gets them
+ * together (the memory service retains such writes in shared statements). Not the API's batch write:
+ * these items are unrelated calls that happened to be made in the same turn.
  */
-const BatchReply = z.object({
+const CoalescedReply = z.object({
   results: z.array(z.union([z.object({ ok: z.unknown() }), z.object({ error: z.unknown() })])),
 });
 
 /**
- * Serve `endpoint`'s handler for batches; every item is validated and answered on its own. In `stats`
- * a batch is one request, and an error when any of its items is answered with one.
+ * Serve `endpoint`'s handler for coalesced messages; every item is validated and answered on its own.
+ * In `stats` a message is one request, and an error when any of its items is answered with one.
  */
-export function serveBatchedEndpoint<I extends z.ZodType>(
+export function serveCoalescedEndpoint<I extends z.ZodType>(
   nc: NatsConnection,
   endpoint: Endpoint<I>,
   logger: Logger,
@@ -46,7 +47,7 @@ export function serveBatchedEndpoint<I extends z.ZodType>(
       items = undefined;
     }
     if (!Array.isArray(items)) {
-      const error = new AppError(ErrorCode.ValidationFailed, 'A batch message needs an items array');
+      const error = new AppError(ErrorCode.ValidationFailed, 'A coalesced message needs an items array');
       respondWithError(msg, error);
       return error;
     }
@@ -60,7 +61,7 @@ export function serveBatchedEndpoint<I extends z.ZodType>(
   return subscribeEndpoint(nc, endpoint, logger, onMessage, stats);
 }
 
-export interface BatchedRequestOptions extends RequestOptions {
+export interface CoalescingRequestOptions extends RequestOptions {
   /** Most calls in one message. */
   maxItems?: number;
   /** Most payload bytes in one message (NATS refuses messages above max_payload, 1 MiB by default). */
@@ -76,41 +77,41 @@ interface Queued {
 }
 
 /**
- * The caller's side: calls made in one turn of the event loop travel in one message. Each call is
+ * The caller's side: calls made in one turn of the event loop are coalesced into one message. Each call is
  * validated before it is queued, and gets back exactly what it would from `requestReply`: its
  * answer, checked against the contract, or an AppError (its own typed error, or the transport's).
  */
-export function createBatchedRequester<I extends z.ZodType, O extends z.ZodType>(
+export function createCoalescingRequester<I extends z.ZodType, O extends z.ZodType>(
   nc: NatsConnection,
   subject: string,
   contract: { input: I; output: O },
-  options: BatchedRequestOptions,
+  options: CoalescingRequestOptions,
 ): (payload: z.input<I>) => Promise<z.output<O>> {
-  async function send(batch: Queued[]): Promise<void> {
-    const data = `{"items":[${batch.map((q) => q.json).join(',')}]}`;
+  async function send(queued: Queued[]): Promise<void> {
+    const data = `{"items":[${queued.map((q) => q.json).join(',')}]}`;
     const headers = natsHeaders();
-    headers.set(ITEM_TRACES_HEADER, batch.map((q) => itemTrace(q.trace)).join(','));
+    headers.set(ITEM_TRACES_HEADER, queued.map((q) => itemTrace(q.trace)).join(','));
     let body: unknown;
     try {
       const reply = await nc.request(subject, data, { timeout: options.timeoutMs, headers });
       body = decodeJson(reply.data);
       if (reply.headers?.get(ERROR_HEADER)) {
         const err = fromBusErrorBody(body);
-        for (const q of batch) q.reject(err);
+        for (const q of queued) q.reject(err);
         return;
       }
     } catch (err) {
       const mapped = transportError(err, options.service);
-      for (const q of batch) q.reject(mapped);
+      for (const q of queued) q.reject(mapped);
       return;
     }
-    const parsed = BatchReply.safeParse(body);
-    if (!parsed.success || parsed.data.results.length !== batch.length) {
+    const parsed = CoalescedReply.safeParse(body);
+    if (!parsed.success || parsed.data.results.length !== queued.length) {
       const err = outsideContract(options.service, parsed.error);
-      for (const q of batch) q.reject(err);
+      for (const q of queued) q.reject(err);
       return;
     }
-    for (const [i, q] of batch.entries()) {
+    for (const [i, q] of queued.entries()) {
       const result = parsed.data.results[i] as { ok?: unknown; error?: unknown };
       if ('error' in result) {
         q.reject(fromBusErrorBody(result.error));
@@ -126,7 +127,7 @@ export function createBatchedRequester<I extends z.ZodType, O extends z.ZodType>
     maxItems: options.maxItems ?? 64,
     maxSize: options.maxBytes ?? 512 * 1024,
     sizeOf: (q) => q.bytes,
-    flush: (batch) => void send(batch),
+    flush: (queued) => void send(queued),
   });
 
   return (payload) =>

@@ -4,7 +4,7 @@ import { AppError, ErrorCode } from '@tm/contracts';
 import { pino } from 'pino';
 import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
 import { z } from 'zod';
-import { createBatchedRequester, serveBatchedEndpoint } from '../src/batched-endpoint.js';
+import { createCoalescingRequester, serveCoalescedEndpoint } from '../src/coalescing-endpoint.js';
 
 const logger = pino({ level: 'silent' });
 const Input = z.object({ n: z.number().int() });
@@ -18,7 +18,7 @@ afterAll(() => nc.close());
 
 /** A requester for `subject`, with the options the tests share. */
 const doublingRequester = (subject: string, maxBytes?: number) =>
-  createBatchedRequester(
+  createCoalescingRequester(
     nc,
     subject,
     { input: Input, output: Output },
@@ -27,7 +27,7 @@ const doublingRequester = (subject: string, maxBytes?: number) =>
 
 /** A served subject whose handler doubles n, refuses negative n (409) and fails on n = 13. */
 function serveDoubling(subject: string) {
-  return serveBatchedEndpoint(
+  return serveCoalescedEndpoint(
     nc,
     {
       subject,
@@ -43,13 +43,13 @@ function serveDoubling(subject: string) {
   );
 }
 
-describe('batched request/reply', () => {
+describe('coalesced request/reply', () => {
   it('when calls are made in one turn, then they travel in one message and each gets its own answer or error', async () => {
-    const subject = `test.batch.${randomUUID()}`;
-    const batches: number[][] = [];
+    const subject = `test.coalesced.${randomUUID()}`;
+    const messages: number[][] = [];
     const tap = nc.subscribe(subject, {
       callback: (_err, msg) => {
-        batches.push((msg.json() as { items: Array<{ n: number }> }).items.map((i) => i.n));
+        messages.push((msg.json() as { items: Array<{ n: number }> }).items.map((i) => i.n));
       },
     });
     const sub = serveDoubling(subject);
@@ -65,7 +65,7 @@ describe('batched request/reply', () => {
     sub.unsubscribe();
     tap.unsubscribe();
 
-    expect(batches).toEqual([[1, -2, 13, 4]]);
+    expect(messages).toEqual([[1, -2, 13, 4]]);
     expect(answers[0]).toEqual({ status: 'fulfilled', value: { doubled: 2 } });
     expect(answers[3]).toEqual({ status: 'fulfilled', value: { doubled: 8 } });
     const reasons = answers.map((a) => (a.status === 'rejected' ? (a.reason as AppError) : undefined));
@@ -74,7 +74,7 @@ describe('batched request/reply', () => {
   });
 
   it('when a call does not match the contract, then only that caller gets the validation error, before anything is sent', async () => {
-    const subject = `test.batch.${randomUUID()}`;
+    const subject = `test.coalesced.${randomUUID()}`;
     const sub = serveDoubling(subject);
     await nc.flush();
     const call = doublingRequester(subject);
@@ -87,8 +87,8 @@ describe('batched request/reply', () => {
     sub.unsubscribe();
   });
 
-  it('when the batch would pass the byte limit, then the calls are split over several messages', async () => {
-    const subject = `test.batch.${randomUUID()}`;
+  it('when the message would pass the byte limit, then the calls are split over several messages', async () => {
+    const subject = `test.coalesced.${randomUUID()}`;
     const sizes: number[] = [];
     const tap = nc.subscribe(subject, {
       callback: (_err, msg) => {
@@ -108,8 +108,8 @@ describe('batched request/reply', () => {
     expect(sizes).toEqual([2, 2, 1]);
   });
 
-  it('when nobody serves the subject, then every call of the batch fails with a retryable 503', async () => {
-    const call = doublingRequester(`test.batch.${randomUUID()}`);
+  it('when nobody serves the subject, then every call of the message fails with a retryable 503', async () => {
+    const call = doublingRequester(`test.coalesced.${randomUUID()}`);
 
     const answers = await Promise.allSettled([call({ n: 1 }), call({ n: 2 })]);
 
