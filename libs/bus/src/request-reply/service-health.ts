@@ -1,5 +1,5 @@
 import type { DependencyHealth, ServiceSelfReport } from '@tm/contracts';
-import type { ConsumerLag } from './consumer-lag.js';
+import type { ConsumerLag } from '../jetstream/consumer-lag.js';
 
 /** Past this a consumer's lag counts as unreadable: the gateway waits 1 s for the whole report. */
 const CONSUMER_READ_TIMEOUT_MS = 500;

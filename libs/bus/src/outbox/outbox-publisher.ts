@@ -2,8 +2,8 @@ import type { NatsConnection } from '@nats-io/transport-node';
 import { outboxBatchText } from '@tm/contracts';
 import type { SqlRunner } from '@tm/kit';
 import type { Logger } from 'pino';
-import { watchOutbox } from './backlog-metrics.js';
-import { ensureStream, jetStreamClient, publishDurable, type StreamSettings } from './jetstream.js';
+import { watchOutbox } from '../jetstream/backlog-metrics.js';
+import { ensureStream, jetStreamClient, publishDurable, type StreamSettings } from '../jetstream/streams.js';
 import { type OutboxRelay, outboxBatchId, startOutboxRelay } from './outbox-relay.js';
 import {
   countPendingOutbox,

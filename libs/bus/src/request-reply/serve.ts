@@ -8,12 +8,12 @@ import { AppError, ErrorCode, statusOf, tolerantOf, validateInput } from '@tm/co
 import { runInTrace } from '@tm/kit';
 import type { Logger } from 'pino';
 import type { z } from 'zod';
-import { ERROR_DESCRIPTION_HEADER, ERROR_HEADER, toBusErrorBody } from './bus-error.js';
-import { handledMessages, handlingSeconds, outcomeOf } from './bus-metrics.js';
-import { decodeJson, encodeJson } from './codec.js';
+import { ERROR_DESCRIPTION_HEADER, ERROR_HEADER, toBusErrorBody } from '../bus-error.js';
+import { handledMessages, handlingSeconds, outcomeOf } from '../bus-metrics.js';
+import { decodeJson, encodeJson } from '../codec.js';
+import { traceOfMessage } from '../trace-headers.js';
 import { holdWhileWorking } from './drain-endpoints.js';
 import type { EndpointStats } from './endpoint-stats.js';
-import { traceOfMessage } from './trace-headers.js';
 
 export interface Endpoint<I extends z.ZodType> {
   subject: string;

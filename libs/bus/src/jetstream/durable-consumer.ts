@@ -3,7 +3,7 @@ import type { NatsConnection } from '@nats-io/transport-node';
 import type { Logger } from 'pino';
 import { watchConsumer } from './backlog-metrics.js';
 import { readConsumerLag } from './consumer-lag.js';
-import { ensureStream, jetStreamClient, type StreamSettings } from './jetstream.js';
+import { ensureStream, jetStreamClient, type StreamSettings } from './streams.js';
 
 export interface DurableConsumerOptions {
   stream: { name: string; subjects: readonly string[] };

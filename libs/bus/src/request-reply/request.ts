@@ -1,10 +1,10 @@
 import { errors, type NatsConnection } from '@nats-io/transport-node';
 import { AppError, ErrorCode } from '@tm/contracts';
 import type { z } from 'zod';
-import { ERROR_HEADER, fromBusErrorBody } from './bus-error.js';
-import { requestErrors, requestSeconds } from './bus-metrics.js';
-import { decodeJson, encodeJson } from './codec.js';
-import { traceHeaders } from './trace-headers.js';
+import { ERROR_HEADER, fromBusErrorBody } from '../bus-error.js';
+import { requestErrors, requestSeconds } from '../bus-metrics.js';
+import { decodeJson, encodeJson } from '../codec.js';
+import { traceHeaders } from '../trace-headers.js';
 
 export interface RequestOptions {
   timeoutMs: number;
