@@ -6,6 +6,7 @@ export * from './connect.js';
 export * from './jetstream/backlog-metrics.js';
 export * from './jetstream/consumer-lag.js';
 export * from './jetstream/durable-consumer.js';
+export * from './jetstream/failure-policy.js';
 export * from './jetstream/streams.js';
 export * from './outbox/outbox-publisher.js';
 export * from './outbox/outbox-relay.js';
