@@ -11,9 +11,9 @@ import type { Logger } from 'pino';
  */
 export interface FailurePolicy {
   /** Deliveries a part may be refused on by itself before it is dead-lettered. */
-  maxDeliveries: number;
+  readonly maxDeliveries: number;
   /** How long a nak'ed message waits before it is delivered again. */
-  redeliveryDelayMs: number;
+  readonly redeliveryDelayMs: number;
 }
 
 export const FAILURE_POLICY: FailurePolicy = { maxDeliveries: 3, redeliveryDelayMs: 1_000 };
