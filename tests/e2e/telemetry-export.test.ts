@@ -12,7 +12,7 @@ const EXPORT = '/api/v1/infrastructure/export';
 const USERS = '/api/v1/control/users';
 const API_KEYS = '/api/v1/control/api-keys';
 
-/** What the gateway streams (ExportDocument in libs/contracts/src/telemetry.ts). */
+/** What the gateway streams (ExportDocument in libs/contracts/src/telemetry/telemetry.ts). */
 interface ExportDoc {
   contract_version: string;
   request_id: string;

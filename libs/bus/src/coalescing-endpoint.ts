@@ -10,9 +10,9 @@ import type { Logger } from 'pino';
 import { z } from 'zod';
 import { ERROR_HEADER, fromBusErrorBody, toBusErrorBody } from './bus-error.js';
 import { decodeJson } from './codec.js';
-import type { EndpointStats } from './endpoint-stats.js';
-import { outsideContract, type RequestOptions, transportError } from './request.js';
-import { answerMessage, type Endpoint, respondWithError, subscribeEndpoint } from './serve.js';
+import type { EndpointStats } from './request-reply/endpoint-stats.js';
+import { outsideContract, type RequestOptions, transportError } from './request-reply/request.js';
+import { answerMessage, type Endpoint, respondWithError, subscribeEndpoint } from './request-reply/serve.js';
 import { ITEM_TRACES_HEADER, itemTrace, itemTraces } from './trace-headers.js';
 
 /**

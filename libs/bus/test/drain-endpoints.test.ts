@@ -3,9 +3,9 @@ import { connect, type NatsConnection } from '@nats-io/transport-node';
 import { pino } from 'pino';
 import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
 import { z } from 'zod';
-import { drainEndpoints } from '../src/drain-endpoints.js';
-import { requestReply } from '../src/request.js';
-import { serveEndpoint } from '../src/serve.js';
+import { drainEndpoints } from '../src/request-reply/drain-endpoints.js';
+import { requestReply } from '../src/request-reply/request.js';
+import { serveEndpoint } from '../src/request-reply/serve.js';
 
 const logger = pino({ level: 'silent' });
 const Input = z.object({ n: z.number().int() });

@@ -2,7 +2,7 @@ import { randomUUID } from 'node:crypto';
 import { jetstreamManager } from '@nats-io/jetstream';
 import { connect, type NatsConnection } from '@nats-io/transport-node';
 import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
-import { ensureStream, type StreamSettings } from '../src/jetstream.js';
+import { ensureStream, type StreamSettings } from '../src/jetstream/streams.js';
 
 let nc: NatsConnection;
 beforeAll(async () => {

@@ -4,7 +4,7 @@ import { AppError, ErrorCode } from '@tm/contracts';
 import { pino } from 'pino';
 import { afterAll, beforeAll, describe, expect, inject, it, vi } from 'vitest';
 import { z } from 'zod';
-import { createService } from '../src/nats-service.js';
+import { createService } from '../src/request-reply/nats-service.js';
 
 const logger = pino({ level: 'silent' });
 

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { chunkRows, type OutboxRow, outboxBatchId } from '../src/outbox-relay.js';
+import { chunkRows, type OutboxRow, outboxBatchId } from '../src/outbox/outbox-relay.js';
 
 const row = (id: string, subject: string, payload = `{"id":"${id}"}`): OutboxRow => ({
   id,

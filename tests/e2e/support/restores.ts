@@ -6,7 +6,7 @@ import { eventually } from './eventually.js';
 export const RESTORE = '/api/v1/memory/restore';
 const EXPORT = '/api/v1/infrastructure/export';
 
-/** An export document as the export route writes it (ExportDocument in libs/contracts/src/telemetry.ts). */
+/** An export document as the export route writes it (ExportDocument in libs/contracts/src/telemetry/telemetry.ts). */
 export interface ExportFile {
   contract_version: string;
   request_id: string;

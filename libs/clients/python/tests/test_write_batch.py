@@ -157,7 +157,7 @@ def test_when_a_batch_has_no_items_or_more_than_100_then_it_is_refused_before_se
     assert server.seen == []
     error = caught.value
     assert (error.status, error.code, error.retryable) == (0, "validation_failed", False)
-    # The server's field and message (libs/contracts/src/memory.ts), so both read alike.
+    # The server's field and message (libs/contracts/src/memory/memory.ts), so both read alike.
     assert error.details is not None and error.details["fields"] == [{"path": "items", "message": message}]
 
 

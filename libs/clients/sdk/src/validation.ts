@@ -1,7 +1,7 @@
 import { type FieldError, TextMemoryError } from './errors.js';
 import { LIMITS } from './limits.js';
 
-// Same paths and messages as the server's 400 `validation_failed` (libs/contracts/src/memory.ts), so
+// Same paths and messages as the server's 400 `validation_failed` (libs/contracts/src/memory/memory.ts), so
 // a caller handles a refusal the same way whether it came from here or from the service.
 
 export function checkNamespace(namespace: unknown, path = 'namespace'): FieldError[] {

@@ -1,12 +1,9 @@
+import { failureGist } from '@tm/bus';
 import { isStorageUnavailable, type SqlRunner } from '@tm/kit';
 import { getSql } from '../data-access/prisma-client.js';
 import { insertRecordDeadLetters } from '../data-access/record-dead-letter-repository.js';
 import { insertDropReport, insertRecords } from '../data-access/request-record-repository.js';
 import { type RecordDeadLetter, refusedRecordLetter, type SortedBatch } from './sort-request-records.js';
-
-/** The gist of a (possibly multi-line) database error, for a dead letter's reason. */
-const lastLine = (err: unknown) =>
-  (err instanceof Error ? err.message : String(err)).trim().split('\n').at(-1)?.trim() ?? '';
 
 const recordsOf = (batch: SortedBatch, records = batch.records) =>
   records.map(({ record }) => ({ record, gatewayInstance: batch.gatewayInstance ?? '' }));
@@ -56,7 +53,7 @@ export async function storeOneByOne(
       await insertRecords(run, recordsOf(batch, [entry]));
     } catch (err) {
       if (isStorageUnavailable(err)) throw err;
-      if (lastDelivery) letters.push(refusedRecordLetter(batch, entry, lastLine(err)));
+      if (lastDelivery) letters.push(refusedRecordLetter(batch, entry, failureGist(err)));
       else settled = false;
     }
   }

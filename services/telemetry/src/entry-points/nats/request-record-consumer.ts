@@ -1,20 +1,19 @@
 import {
   decodeJson,
+  FAILURE_POLICY,
   type JsMsg,
   type NatsConnection,
   runDurableConsumer,
   type StreamSettings,
+  settleFetch,
+  storeFetch,
 } from '@tm/bus';
 import { Consumers, Streams, Subjects, UsageDeadLetter } from '@tm/contracts';
-import { isStorageUnavailable, type Logger } from '@tm/kit';
+import type { Logger } from '@tm/kit';
 import { countUsageDeadLetter } from '../../domain/count-usage-dead-letter.js';
 import { type RecordDeadLetter, type SortedBatch, sortBatch } from '../../domain/sort-request-records.js';
 import { storeBatches, storeOneByOne } from '../../domain/store-request-records.js';
 import { recordsDeadLettered } from './dead-letter-metrics.js';
-
-const RETRY_MS = 1_000;
-/** Deliveries a record may be refused on by itself before it is dead-lettered. */
-const MAX_DELIVERIES = 3;
 
 /** A batch's message id (the gateway's, kept across its retries), else its place in the stream. */
 const messageIdOf = (msg: JsMsg) => msg.headers?.get('Nats-Msg-Id') || `seq-${msg.seq}`;
@@ -43,17 +42,11 @@ export function startRequestRecordConsumer(
     }
   }
 
-  async function storeAlone(msg: JsMsg, batch: SortedBatch): Promise<void> {
-    try {
-      const lastDelivery = msg.info.deliveryCount >= MAX_DELIVERIES;
-      const { settled, stored } = await storeOneByOne(batch, lastDelivery);
-      deadLettered(stored);
-      if (settled) msg.ack();
-      else msg.nak(RETRY_MS);
-    } catch (err) {
-      logger.warn({ err, stream_sequence: msg.seq }, 'request records not stored; redelivering');
-      msg.nak(RETRY_MS);
-    }
+  /** One message's records one by one; resolves false when the message must come back. */
+  async function storeAlone(part: { batch: SortedBatch }, lastDelivery: boolean): Promise<boolean> {
+    const { settled, stored } = await storeOneByOne(part.batch, lastDelivery);
+    deadLettered(stored);
+    return settled;
   }
 
   return runDurableConsumer(nc, {
@@ -62,26 +55,20 @@ export function startRequestRecordConsumer(
     filterSubject: Subjects.gateway.requestRecorded,
     batchSize: deps.batchSize,
     logger,
-    retryMs: RETRY_MS,
     streamSettings: deps.streamSettings,
     handleBatch: async (msgs) => {
       const sorted = msgs.map((msg) => ({ msg, batch: sortBatch(messageIdOf(msg), msg.string()) }));
-      try {
-        deadLettered(await storeBatches(sorted.map((s) => s.batch)));
-        for (const { msg } of sorted) msg.ack();
-      } catch (err) {
-        if (isStorageUnavailable(err)) {
-          logger.warn({ err, messages: msgs.length }, 'request records not stored; redelivering');
-          for (const msg of msgs) msg.nak(RETRY_MS);
-          return;
-        }
-        // One record the database will not take must not hold back the rest of the fetch.
-        logger.warn(
-          { err, messages: msgs.length },
-          'request records not stored together; storing one by one',
-        );
-        for (const { msg, batch } of sorted) await storeAlone(msg, batch);
-      }
+      const unsettled = await storeFetch(sorted, {
+        what: 'request records',
+        messageOf: (part) => part.msg,
+        together: async (parts) => {
+          deadLettered(await storeBatches(parts.map((p) => p.batch)));
+          return undefined;
+        },
+        alone: storeAlone,
+        logger,
+      });
+      settleFetch(msgs, unsettled);
     },
   });
 }
@@ -98,7 +85,6 @@ export function startDeadLetterConsumer(
     filterSubject: Subjects.billing.usageDeadLetter,
     batchSize: 100,
     logger,
-    retryMs: RETRY_MS,
     streamSettings: deps.streamSettings,
     handleBatch: async (msgs) => {
       for (const msg of msgs) {
@@ -107,7 +93,7 @@ export function startDeadLetterConsumer(
           msg.ack();
         } catch (err) {
           logger.warn({ err }, 'dead letter not counted; redelivering');
-          msg.nak(RETRY_MS);
+          msg.nak(FAILURE_POLICY.redeliveryDelayMs);
         }
       }
     },

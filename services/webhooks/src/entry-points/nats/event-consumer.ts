@@ -1,5 +1,6 @@
 import {
   decodeJson,
+  FAILURE_POLICY,
   type JsMsg,
   type NatsConnection,
   runDurableConsumer,
@@ -8,8 +9,6 @@ import {
 import { outboxRecordsIn } from '@tm/contracts';
 import { isStorageUnavailable, type Logger } from '@tm/kit';
 import { fanOut, type TenantEvent } from '../../domain/deliveries/fan-out.js';
-
-const RETRY_MS = 1_000;
 
 export interface EventSource {
   stream: { name: string; subjects: readonly string[] };
@@ -61,7 +60,7 @@ export function startEventConsumer(
         { err, events: events.length, storage: isStorageUnavailable(err), durable: source.durable },
         'webhook events not queued; redelivering',
       );
-      for (const msg of msgs) msg.nak(RETRY_MS);
+      for (const msg of msgs) msg.nak(FAILURE_POLICY.redeliveryDelayMs);
     }
   }
 
@@ -72,7 +71,6 @@ export function startEventConsumer(
     batchSize: deps.batchSize,
     handleBatch,
     logger,
-    retryMs: RETRY_MS,
     streamSettings: deps.streamSettings,
   });
 }
