@@ -1,7 +1,7 @@
 /**
  * infra/nats/service-permissions.conf, rendered from libs/contracts (BusRoles, natsPermissions): one
  * NATS user per service with only its own subjects. `--write` writes the file; without it, the text
- * goes to stdout. tests/e2e/nats-permissions.test.ts fails when the committed file differs.
+ * goes to stdout. tests/e2e/operations/nats-permissions.test.ts fails when the committed file differs.
  */
 import { writeFileSync } from 'node:fs';
 import { dirname, join } from 'node:path';

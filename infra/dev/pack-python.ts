@@ -1,6 +1,6 @@
 // `npm run pack` (infra/dev/run.mjs), after the npm tarballs: the Python SDK's wheel and sdist
 // (libs/clients/python) into dist/packages/, or into the folder given as the first argument
-// (tests/e2e/python-sdk-package.test.ts). Built with `python -m build` and hatchling, the interpreter
+// (tests/e2e/clients/python-sdk-package.test.ts). Built with `python -m build` and hatchling, the interpreter
 // python.ts finds (Debian's, whose python3-build and python3-hatchling it installs when missing).
 //
 // --no-isolation: PyPI may be out of reach, so the build uses the interpreter's own hatchling instead of

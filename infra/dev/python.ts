@@ -2,7 +2,7 @@ import { spawnSync } from 'node:child_process';
 import { installPlan, isExecutable, onPath, runInstallPlan, thisHost } from './system-package.js';
 
 /**
- * What the Python SDK's tests (tests/e2e/python-sdk.test.ts) import, with the Debian package that
+ * What the Python SDK's tests (tests/e2e/clients/python-sdk.test.ts) import, with the Debian package that
  * gives each: pytest runs them, httpx is the SDK's one dependency, mypy and pyflakes check the code,
  * jsonschema checks the bodies the SDK sends against the OpenAPI snapshot, hatchling and build make the wheel, ensurepip is what `python3 -m venv` needs (python3-venv).
  */

@@ -61,8 +61,9 @@ if (command === 'test') {
     ),
   ]);
   buildClientPackagesIfStale();
-  // tests/e2e/compiled-runtime.test.ts runs dist/; built here, before the files run side by side, so a
-  // fresh clone's 80 s compile does not compete with them (the test's own `tsc -b` then finds it current).
+  // tests/e2e/operations/compiled-runtime.test.ts runs dist/; built here, before the files run side by
+  // side, so a fresh clone's 80 s compile does not compete with them (the test's own `tsc -b` then finds
+  // it current).
   buildServices();
 }
 // The gateway serves the console's build at /console.

@@ -14,7 +14,7 @@ import { authenticateSession } from '../src/domain/identity/authenticate-session
 import { signSessionToken } from '../src/domain/identity/session-token.js';
 
 // What a 401 says: "send one" only when nothing came; a credential that came and was refused is named
-// as refused, in one sentence per kind whatever the reason (tests/e2e/authentication.test.ts sends
+// as refused, in one sentence per kind whatever the reason (tests/e2e/gateway/authentication.test.ts sends
 // the requests through the middleware).
 
 const live: KeyRecord = {

@@ -9,7 +9,7 @@ import {
 import { toolsForKey } from '../src/domain/mcp/tools-for-key.js';
 
 // Who may reach /mcp from a browser page, and which tools a key is offered: pure rules, checked here;
-// tests/e2e/remote-mcp.test.ts sends the requests.
+// tests/e2e/clients/remote-mcp.test.ts sends the requests.
 
 const defaults = DEFAULT_ALLOWED_ORIGINS.split(',').map(
   (entry) => parseOriginPattern(entry) as OriginPattern,

@@ -10,7 +10,7 @@ import { tokenize } from '../src/domain/tokenize.js';
  * A namespace deletion job's batches, with batches small enough that a few dozen records take many:
  * each commits its counts with its rows, the job's totals add up to the namespace, and nothing of a
  * neighbour goes. The rows are written here as the write path writes them (postings are the tokenized
- * text at the record's event time). Through the gateway, with the worker: tests/e2e/memory-delete*.
+ * text at the record's event time). Through the gateway, with the worker: tests/e2e/memory/memory-delete*.
  */
 const tenantId = `delete-${randomUUID()}`;
 const RECORDS = 45;

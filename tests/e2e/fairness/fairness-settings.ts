@@ -57,7 +57,10 @@ export const FULL: FairnessSettings = {
   deliveryBoundMs: 2_000,
 };
 
-/** The CI form (tests/e2e/fairness.test.ts): the same rows with a smaller load and shorter windows. */
+/**
+ * The CI form (tests/e2e/fairness/fairness.test.ts): the same rows with a smaller load and shorter
+ * windows.
+ */
 export const CI: FairnessSettings = {
   ...FULL,
   concurrency: 3,

@@ -32,7 +32,7 @@ export const FULL: RowSettings = {
   webhooksSettleMs: 60_000,
 };
 
-/** The CI subset (tests/e2e/faults.test.ts): the same rows' rules with a smaller load. */
+/** The CI subset (tests/e2e/faults/faults.test.ts): the same rows' rules with a smaller load. */
 export const CI: RowSettings = {
   ...FULL,
   concurrency: 3,

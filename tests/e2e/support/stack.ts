@@ -41,7 +41,10 @@ export interface StackOptions {
   billingEnv?: Record<string, string>;
   /** Webhooks service settings to override (e.g. WEBHOOKS_RETRY_SCHEDULE_MS). */
   webhooksEnv?: Record<string, string>;
-  /** This file's nats-server: extra configuration and its environment (tests/e2e/nats-permissions.test.ts). */
+  /**
+   * This file's nats-server: extra configuration and its environment
+   * (tests/e2e/operations/nats-permissions.test.ts).
+   */
   nats?: PrivateNatsOptions;
 }
 

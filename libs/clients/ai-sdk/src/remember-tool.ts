@@ -17,7 +17,7 @@ export const REMEMBER_DESCRIPTION: string = REMEMBER_TOOL.description;
 
 const ARGS = REMEMBER_TOOL.arguments;
 
-// tm-mcp's arguments less `namespace`, which the app binds (tests/e2e/ai-sdk.test.ts compares them).
+// tm-mcp's arguments less `namespace`, which the app binds (tests/e2e/clients/ai-sdk.test.ts compares them).
 const rememberInput = z.object({
   text: z.string().min(1).max(ARGS.text.maxLength).describe(ARGS.text.description),
   event_id: z

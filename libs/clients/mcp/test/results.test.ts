@@ -5,7 +5,7 @@ import { failure, refusal, success } from '../src/tools/results.js';
 
 // What every tool answers is built here: a success whose structuredContent always fits the schema the
 // tool listed, and errors as text only (a client checks structuredContent against that schema even
-// when isError is set). The e2e file (tests/e2e/mcp.test.ts) runs the same through the real clients.
+// when isError is set). The e2e file (tests/e2e/clients/mcp.test.ts) runs the same through the real clients.
 
 const Output = z.object({
   state: z.enum(['retained', 'not_retained']),

@@ -1,4 +1,4 @@
-"""Against a real stack: tests/e2e/python-sdk.test.ts starts one and sets TM_TEST_STACK_URL and
+"""Against a real stack: tests/e2e/clients/python-sdk.test.ts starts one and sets TM_TEST_STACK_URL and
 TM_TEST_API_KEY (a fresh tenant's key), TM_TEST_OWNER_EMAIL and TM_TEST_OWNER_PASSWORD (its owner, for
 the control plane's session) and TM_TEST_DATASET (a dataset on the stub hub the stack reads); skipped
 without them."""

@@ -1,6 +1,6 @@
 /**
  * The service's input limits, as GET /api/v1/infrastructure/capabilities publishes them (`limits`).
- * Checked before sending so a bad call fails at once; tests/e2e/sdk.test.ts keeps them equal to the
+ * Checked before sending so a bad call fails at once; tests/e2e/clients/sdk.test.ts keeps them equal to the
  * published numbers. The server checks again: these only save a round trip.
  */
 export const LIMITS = {

@@ -123,7 +123,7 @@ export class FuzzTally {
     const failed = this.failed.length
       ? `\n\n**${this.failed.length} operations failed** (their counts include fast-check's shrinking replays): ${this.failed.join(', ')}.`
       : '';
-    const section = `Written by \`FUZZ_REPORT=docs/reliability.md npx vitest run tests/e2e/openapi-fuzz.test.ts\`
+    const section = `Written by \`FUZZ_REPORT=docs/reliability.md npx vitest run tests/e2e/gateway/openapi-fuzz.test.ts\`
 ([operations](operations.md#fuzzing-the-api-from-its-openapi-document)); do not edit it by hand, run it again.
 \`npm run faults\` keeps this section as it is.
 
