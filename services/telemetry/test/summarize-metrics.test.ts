@@ -1,15 +1,14 @@
 import type { RequestRecord } from '@tm/contracts';
-import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
-import { closePrisma, initPrisma } from '../src/data-access/prisma-client.js';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { summarizeMetrics } from '../src/domain/summarize-metrics.js';
 import { percentileCont, record, store, uniqueTenant } from './support/factories.js';
+import { ownDatabase } from './support/own-database.js';
 
-// The run's shared (migrated) telemetry database; each test has a tenant of its own. The summary's
-// window ends at the call, so records are placed a few minutes before it.
-beforeAll(() => {
-  initPrisma(inject('stack').telemetryDbUrl, 2);
-});
-afterAll(() => closePrisma());
+// The summary's window ends at the call, so records are placed a few minutes before it: in a database
+// of this file's own, since the shared one's anomaly watch judges every tenant active right now.
+const db = ownDatabase('summarize_metrics');
+beforeAll(() => db.open());
+afterAll(() => db.close());
 
 const minutesAgo = (minutes: number) => new Date(Date.now() - minutes * 60_000).toISOString();
 const EXACT = { exactPercentilesUpTo: 10_000 };
