@@ -7,13 +7,17 @@ export class ConfigError extends Error {
 /**
  * Read settings from the environment through a zod schema whose keys are the variable names.
  * Fails fast with one line per bad variable, naming the variable and never echoing its value
- * (a value may be a secret).
+ * (a value may be a secret). A variable set to nothing (`FOO=` in a compose or env file) counts as
+ * unset: coerced to a number it would read as 0, which turned on every rate anomaly at once.
  */
 export function loadConfig<S extends z.ZodObject>(
   schema: S,
   env: NodeJS.ProcessEnv = process.env,
 ): z.output<S> {
-  const result = schema.safeParse(env);
+  const given = Object.fromEntries(
+    Object.entries(env).filter(([, value]) => value !== undefined && value.trim() !== ''),
+  );
+  const result = schema.safeParse(given);
   if (result.success) return result.data;
   const lines = result.error.issues.map((i) => `  ${i.path.join('.') || '(env)'}: ${i.message}`);
   throw new ConfigError(`Invalid configuration:\n${lines.join('\n')}`);

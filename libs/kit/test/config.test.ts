@@ -27,6 +27,12 @@ describe('loadConfig', () => {
       expect(message).not.toContain('s3cr3t');
     }
   });
+
+  it('when a variable is set to nothing or to spaces, then it counts as unset and its default applies', () => {
+    const Settings = z.object({ PORT: env.port(8080), RATE: z.coerce.number().min(0).max(1).default(0.05) });
+
+    expect(loadConfig(Settings, { PORT: '', RATE: '  ' })).toEqual({ PORT: 8080, RATE: 0.05 });
+  });
 });
 
 describe('JETSTREAM_REPLICAS', () => {
