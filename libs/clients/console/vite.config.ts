@@ -8,7 +8,17 @@ export default defineConfig({
   base: '/console/',
   plugins: [react()],
   resolve: {
-    alias: { '@text-memory/sdk': fileURLToPath(new URL('../sdk/src/index.ts', import.meta.url)) },
+    // The subpath first: an alias also matches what starts with its name and a slash.
+    alias: [
+      {
+        find: '@text-memory/sdk/tools',
+        replacement: fileURLToPath(new URL('../sdk/src/tools/index.ts', import.meta.url)),
+      },
+      {
+        find: '@text-memory/sdk',
+        replacement: fileURLToPath(new URL('../sdk/src/index.ts', import.meta.url)),
+      },
+    ],
   },
   build: { outDir: 'dist', emptyOutDir: true, sourcemap: false, chunkSizeWarningLimit: 1024 },
   // `pnpm --filter @text-memory/console dev` against a gateway on :8080.

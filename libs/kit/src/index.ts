@@ -1,3 +1,5 @@
+export * from './breaker-recovery.js';
+export * from './circuit-breaker.js';
 export * from './config.js';
 export * from './database.js';
 export * from './database-probe.js';

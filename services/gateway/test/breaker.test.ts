@@ -1,14 +1,18 @@
-import { transportError } from '@tm/bus';
+import { isTransportFailure, transportError } from '@tm/bus';
 import { AppError, ErrorCode } from '@tm/contracts';
-import { createLogger } from '@tm/kit';
+import { createBreaker, createLogger } from '@tm/kit';
 import { describe, expect, it, onTestFinished } from 'vitest';
-import { createBreaker } from '../src/clients/breaker.js';
 
 const silent = createLogger({ name: 'breaker-test', level: 'silent' });
 
 /** Ten calls through a fresh breaker, each failing with what `fail` makes; its state afterwards. */
 async function failTenTimes(fail: () => Error) {
-  const { breaker, call } = createBreaker({ name: 'memory', resetMs: 60_000, logger: silent });
+  const { breaker, call } = createBreaker({
+    name: 'memory',
+    resetMs: 60_000,
+    logger: silent,
+    isOutage: isTransportFailure,
+  });
   onTestFinished(() => breaker.shutdown());
   for (let i = 0; i < 10; i++) {
     await call(() => Promise.reject(fail())).catch(() => undefined);

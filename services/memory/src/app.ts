@@ -8,10 +8,8 @@ import {
   streamSettingsOf,
 } from '@tm/bus';
 import { Streams } from '@tm/contracts';
-import { type Logger, startPeriodicTask, storageOutage } from '@tm/kit';
+import { type Logger, storageOutage } from '@tm/kit';
 import type { MemoryConfig } from './config.js';
-import { pruneExpiredEntries, pruneExpiredTombstones } from './data-access/idempotency-pruning.js';
-import { pruneFinishedDeletions } from './data-access/namespace-deletion.js';
 import {
   closePrisma,
   getPool,
@@ -20,9 +18,10 @@ import {
   pingDatabase,
   schemaVersion,
 } from './data-access/prisma-client.js';
-import { startDeletionWorker } from './domain/deletion-worker.js';
 import { createRecallAdmission } from './domain/recall-admission.js';
-import { startReindexWorker } from './domain/reindex-worker.js';
+import { startDeletionWorker } from './entry-points/jobs/deletion-poller.js';
+import { startExpiryPruning } from './entry-points/jobs/expiry-pruning.js';
+import { startReindexWorker } from './entry-points/jobs/reindex-poller.js';
 import { serveMemoryEndpoints } from './entry-points/nats/memory-endpoints.js';
 
 export interface MemoryService {
@@ -95,20 +94,11 @@ export async function startMemoryService(
     }),
     logger,
   });
-  const pruning = startPeriodicTask(
-    'idempotency entry pruning',
-    config.IDEMPOTENCY_PRUNE_INTERVAL_MS,
-    async () => {
-      const pruned = await pruneExpiredEntries(getSql(), config.IDEMPOTENCY_RETENTION_HOURS);
-      if (pruned > 0)
-        logger.info(
-          { pruned, retention_hours: config.IDEMPOTENCY_RETENTION_HOURS },
-          'expired idempotency entries pruned',
-        );
-      const tombstones = await pruneExpiredTombstones(getSql(), config.IDEMPOTENCY_RETENTION_HOURS);
-      if (tombstones > 0) logger.info({ pruned: tombstones }, 'forgotten memories’ tombstones pruned');
-      const receipts = await pruneFinishedDeletions(getSql(), config.MEMORY_DELETE_RECEIPT_RETENTION_HOURS);
-      if (receipts > 0) logger.info({ pruned: receipts }, 'completed namespace deletions pruned');
+  const pruning = startExpiryPruning(
+    {
+      intervalMs: config.IDEMPOTENCY_PRUNE_INTERVAL_MS,
+      idempotencyHours: config.IDEMPOTENCY_RETENTION_HOURS,
+      receiptHours: config.MEMORY_DELETE_RECEIPT_RETENTION_HOURS,
     },
     logger,
   );

@@ -25,11 +25,11 @@ import { closePrisma, getPool, getSql, initPrisma } from '../src/data-access/pri
 import { MEMORY_SESSION_SETTINGS } from '../src/data-access/session-settings.js';
 import { forgetMemory } from '../src/domain/forget-memory.js';
 import { recallMemory } from '../src/domain/recall-memory.js';
-import { startReindexWorker } from '../src/domain/reindex-worker.js';
 import { tokenize } from '../src/domain/tokenize.js';
 import { tokenizeV1 } from '../src/domain/tokenize-v1.js';
 import { writeMemory } from '../src/domain/write-memory.js';
 import { writeMemoryBatch } from '../src/domain/write-memory-batch.js';
+import { startReindexWorker } from '../src/entry-points/jobs/reindex-poller.js';
 
 /**
  * The background re-index of namespaces written before recall matched on stems, against a database

@@ -10,9 +10,9 @@ import { Streams } from '@tm/contracts';
 import { type Logger, storageOutage } from '@tm/kit';
 import type { TelemetryConfig } from './config.js';
 import { closePrisma, getSql, initPrisma, pingDatabase, schemaVersion } from './data-access/prisma-client.js';
-import { startRetention } from './domain/prune-history.js';
 import { anomalyPolicy } from './domain/thresholds.js';
 import { startAnomalyWatch } from './entry-points/jobs/anomaly-watch.js';
+import { startRetention } from './entry-points/jobs/history-pruning.js';
 import {
   startDeadLetterConsumer,
   startRequestRecordConsumer,

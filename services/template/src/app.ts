@@ -41,7 +41,11 @@ export async function startTemplateService(
     logger,
     password: config.TEMPLATE_NATS_PASSWORD,
   });
-  const writeMemory = createMemoryWriter(nc, { timeoutMs: config.MEMORY_WRITE_TIMEOUT_MS });
+  const memory = createMemoryWriter(nc, {
+    timeoutMs: config.MEMORY_WRITE_TIMEOUT_MS,
+    breakerResetMs: config.BREAKER_RESET_MS,
+    logger,
+  });
   const hub = createHubClient({
     hubBaseUrl: config.HUB_BASE_URL,
     viewerBaseUrl: config.HUB_DATASETS_SERVER_URL,
@@ -68,7 +72,7 @@ export async function startTemplateService(
   const importWorker = startImportWorker(
     {
       onCommitted: relay.nudge,
-      writeMemory,
+      writeMemory: memory.write,
       pollMs: config.IMPORT_POLL_MS,
       batchSize: config.IMPORT_BATCH_SIZE,
       concurrency: config.IMPORT_CONCURRENCY,
@@ -96,7 +100,7 @@ export async function startTemplateService(
     logger,
   );
   serveTemplateEndpoints(service, {
-    writeMemory,
+    writeMemory: memory.write,
     namespaceDeletion: {
       batchSize: config.TEMPLATE_DELETE_BATCH_SIZE,
       waitMs: config.TEMPLATE_DELETE_WAIT_MS,
@@ -132,6 +136,7 @@ export async function startTemplateService(
     stop: async () => {
       await service.stop(config.DRAIN_TIMEOUT_MS);
       await importWorker.stop();
+      memory.stop();
       await importExpiry.stop();
       await relay.stop();
       await nc.drain();

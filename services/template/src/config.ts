@@ -32,6 +32,8 @@ export const TemplateConfigSchema = z.object({
    * default), so the gateway hears a typed 504 from here rather than timing out itself.
    */
   MEMORY_WRITE_TIMEOUT_MS: env.positiveInt(2_500),
+  /** How long an open breaker refuses memory writes before one probes the service again (the gateway's too). */
+  BREAKER_RESET_MS: env.positiveInt(5_000),
   /**
    * How long an import estimate waits for billing's price list (billing.v1.prices.get): one indexed
    * read there, well inside the seal's own deadline. No answer in time is a retryable 503.

@@ -14,10 +14,10 @@ import { createTemplateMemory } from '../src/domain/template-memories/create-tem
 // The real memory service on the run's private NATS and database: the writes below are real writes.
 let memoryService: MemoryService;
 let nc: NatsConnection;
+const logger = createLogger({ name: 'template-test', level: 'silent' });
 beforeAll(async () => {
   const env = inject('stack');
   initPrisma(env.templateDbUrl, 2);
-  const logger = createLogger({ name: 'template-test', level: 'silent' });
   memoryService = await startMemoryService(
     MemoryConfigSchema.parse({ MEMORY_DATABASE_URL: env.memoryDbUrl, NATS_URL: env.natsUrl }),
     logger,
@@ -33,7 +33,7 @@ afterAll(async () => {
 /** memory.v1.write to the real memory service, noting each message sent. */
 function recordingMemoryWriter() {
   const sent: Array<z.input<typeof MemoryWriteMessage>> = [];
-  const write = createMemoryWriter(nc, { timeoutMs: 5_000 });
+  const { write } = createMemoryWriter(nc, { timeoutMs: 5_000, breakerResetMs: 5_000, logger });
   const writeMemory: WriteMemory = (msg) => {
     sent.push(msg);
     return write(msg);

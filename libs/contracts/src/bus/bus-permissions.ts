@@ -84,7 +84,7 @@ export const BusRoles = {
   template: {
     serves: requestSubjects('template'),
     broadcasts: [],
-    calls: [Subjects.memory.write, Subjects.billing.getPrices],
+    calls: [Subjects.memory.write, Subjects.memory.ping, Subjects.billing.getPrices],
     publishesDurable: [Subjects.template.importCompleted, Subjects.template.importFailed],
     ensuresStreams: [Streams.templateEvents],
     consumes: [],

@@ -1,9 +1,7 @@
-import { createCoalescingRequester, type NatsConnection, requestReply } from '@tm/bus';
+import { createCoalescingRequester, isTransportFailure, type NatsConnection, requestReply } from '@tm/bus';
 import { PingReply } from '@tm/contracts';
-import type { Logger } from '@tm/kit';
+import { closeOnRecovery, createBreaker, type Logger } from '@tm/kit';
 import { z } from 'zod';
-import { createBreaker } from './breaker.js';
-import { closeOnRecovery } from './breaker-recovery.js';
 
 /** One request/reply endpoint of a service: its subject and the contracts both messages are checked against. */
 export interface Endpoint<I extends z.ZodType = z.ZodType, O extends z.ZodType = z.ZodType> {
@@ -58,6 +56,7 @@ export function createServiceClient<E extends Record<string, Endpoint>>(
     name: service,
     resetMs: options.breakerResetMs,
     logger: options.logger,
+    isOutage: isTransportFailure,
   });
   const calls = Object.fromEntries(
     Object.entries(table.endpoints).map(([name, { subject, input, output, coalesced }]) => {

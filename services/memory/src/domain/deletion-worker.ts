@@ -17,19 +17,20 @@ export interface DeletionWorker {
   stop(): Promise<void>;
 }
 
-/**
- * The memory service's deletion worker: whenever a job is waiting (it is nudged when one starts, and
- * looks every `intervalMs`, which also picks up jobs a stopped or crashed instance left), it runs
- * batches (namespace-deletion.ts) back to back until none is left. Jobs are taken one batch at a time,
- * least recently advanced first, so several jobs share the worker and several instances share the
- * jobs. A failed batch rolls back alone and is tried again at the next tick.
- */
-export function startDeletionWorker(options: {
+export interface DeletionWorkerOptions {
   pool: () => pg.Pool;
   sizes: BatchSizes;
-  intervalMs: number;
   logger: Logger;
-}): DeletionWorker {
+}
+
+/**
+ * The memory service's deletion worker: whenever it is nudged (when a job starts, and by its poller,
+ * entry-points/jobs/deletion-poller.ts, which also picks up jobs a stopped or crashed instance left),
+ * it runs batches (namespace-deletion.ts) back to back until none is left. Jobs are taken one batch at
+ * a time, least recently advanced first, so several jobs share the worker and several instances share
+ * the jobs. A failed batch rolls back alone and is tried again at the next nudge.
+ */
+export function createDeletionWorker(options: DeletionWorkerOptions): DeletionWorker {
   const { logger, sizes } = options;
   const scopes = createDeletingScopes();
   const waiters = new Map<string, Set<() => void>>();
@@ -65,10 +66,6 @@ export function startDeletionWorker(options: {
         }
       });
   };
-  const timer = setInterval(kick, options.intervalMs);
-  timer.unref();
-  kick();
-
   return {
     nudge: kick,
     waitFor: (jobId, ms) =>
@@ -88,7 +85,6 @@ export function startDeletionWorker(options: {
     refusesWrites: (tenantId, namespace) => scopes.refuses(poolRunner(options.pool()), tenantId, namespace),
     async stop() {
       stopping = true;
-      clearInterval(timer);
       await running;
       for (const set of waiters.values()) for (const resolve of set) resolve();
       waiters.clear();

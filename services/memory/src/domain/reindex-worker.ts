@@ -12,25 +12,29 @@ import { tokenize } from './tokenize.js';
 const PROGRESS_EVERY_MS = 1_000;
 
 export interface ReindexWorker {
+  /** Run batches now, unless they are running already. */
+  nudge(): void;
   /** The progress last read (health reports it without waiting on the database); undefined: none. */
   progress(): ReindexProgress | undefined;
   /** Finish the batch in flight (it commits) and run no more. */
   stop(): Promise<void>;
 }
 
-/**
- * The memory service's re-index worker: whenever a namespace written before the stemmed index has
- * work left (it looks every `pollMs`), it runs batches (namespace-reindex.ts) back to back until none
- * has. Namespaces are taken one batch at a time, least recently advanced first, so several share the
- * worker and several instances share them. A failed batch rolls back alone and is tried again at the
- * next tick; a stopped instance's namespace is taken up by the next batch anywhere, from its cursor.
- */
-export function startReindexWorker(options: {
+export interface ReindexWorkerOptions {
   pool: () => pg.Pool;
   sizes: ReindexSizes;
-  pollMs: number;
   logger: Logger;
-}): ReindexWorker {
+}
+
+/**
+ * The memory service's re-index worker: whenever a namespace written before the stemmed index has
+ * work left (its poller, entry-points/jobs/reindex-poller.ts, nudges it to look), it runs batches
+ * (namespace-reindex.ts) back to back until none has. Namespaces are taken one batch at a time, least
+ * recently advanced first, so several share the worker and several instances share them. A failed
+ * batch rolls back alone and is tried again at the next nudge; a stopped instance's namespace is taken
+ * up by the next batch anywhere, from its cursor.
+ */
+export function createReindexWorker(options: ReindexWorkerOptions): ReindexWorker {
   const { logger, sizes } = options;
   let running: Promise<void> | undefined;
   let stopping = false;
@@ -66,15 +70,11 @@ export function startReindexWorker(options: {
         running = undefined;
       });
   };
-  const timer = setInterval(kick, options.pollMs);
-  timer.unref();
-  kick();
-
   return {
+    nudge: kick,
     progress: () => progress,
     async stop() {
       stopping = true;
-      clearInterval(timer);
       await running;
     },
   };

@@ -1,13 +1,14 @@
-import { type Logger, startPeriodicTask } from '@tm/kit';
 import { getSql } from '../data-access/prisma-client.js';
 import { pruneClearedAnomalies } from '../data-access/raised-anomaly-repository.js';
 import { pruneRecordsBefore } from '../data-access/request-record-repository.js';
 
-const HOUR_MS = 60 * 60 * 1000;
 const PRUNE_BATCH = 10_000;
 
-/** Delete records past retention, in bounded batches so no statement holds locks for long. */
-async function pruneOnce(retentionDays: number): Promise<number> {
+/**
+ * Delete records past retention, in bounded batches so no statement holds locks for long, and what
+ * else of telemetry's history is as old. Returns how many request records went.
+ */
+export async function pruneHistory(retentionDays: number): Promise<number> {
   const run = getSql();
   let total = 0;
   for (;;) {
@@ -32,17 +33,4 @@ async function pruneOnce(retentionDays: number): Promise<number> {
   }
   await pruneClearedAnomalies(run, retentionDays);
   return total;
-}
-
-/** Prune at start and every hour after; a failed pass is logged and tried again next hour. */
-export function startRetention(retentionDays: number, logger: Logger) {
-  return startPeriodicTask(
-    'request record pruning',
-    HOUR_MS,
-    async () => {
-      const n = await pruneOnce(retentionDays);
-      if (n > 0) logger.info({ pruned: n, retention_days: retentionDays }, 'old request records pruned');
-    },
-    logger,
-  );
 }

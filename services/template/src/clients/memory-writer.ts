@@ -1,22 +1,41 @@
-import { type NatsConnection, requestReply } from '@tm/bus';
+import { isTransportFailure, type NatsConnection, requestReply } from '@tm/bus';
 import {
   type MemoryWriteMessage,
+  PingReply,
   Subjects,
   MemoryWriteMessage as WriteMessage,
   WriteResponse,
 } from '@tm/contracts';
-import type { z } from 'zod';
+import { closeOnRecovery, createBreaker, type Logger } from '@tm/kit';
+import { z } from 'zod';
 
 export type WriteMemory = (msg: z.input<typeof MemoryWriteMessage>) => Promise<WriteResponse>;
 
 /**
  * memory.v1.write, as the gateway's own writes make it: the memory service applies consent,
- * idempotency and metering exactly as for any write.
+ * idempotency and metering exactly as for any write. Behind the breaker the gateway's calls have:
+ * while memory is not there, writes fail at once with a retryable 503 (an import's rows stay
+ * pending), and memory's answer to a ping closes it again. `stop` ends the breaker's timers.
  */
-export function createMemoryWriter(nc: NatsConnection, options: { timeoutMs: number }): WriteMemory {
-  return (msg) =>
-    requestReply(nc, Subjects.memory.write, { input: WriteMessage, output: WriteResponse }, msg, {
-      timeoutMs: options.timeoutMs,
-      service: 'memory',
-    });
+export function createMemoryWriter(
+  nc: NatsConnection,
+  options: { timeoutMs: number; breakerResetMs: number; logger: Logger },
+): { write: WriteMemory; stop: () => void } {
+  const service = 'memory';
+  const request = { timeoutMs: options.timeoutMs, service };
+  const { breaker, call } = createBreaker({
+    name: service,
+    resetMs: options.breakerResetMs,
+    logger: options.logger,
+    isOutage: isTransportFailure,
+  });
+  closeOnRecovery(breaker, async () => {
+    await requestReply(nc, Subjects.memory.ping, { input: z.object({}), output: PingReply }, {}, request);
+    if (!breaker.closed) breaker.close();
+  });
+  const write: WriteMemory = (msg) =>
+    call(() =>
+      requestReply(nc, Subjects.memory.write, { input: WriteMessage, output: WriteResponse }, msg, request),
+    );
+  return { write, stop: () => breaker.shutdown() };
 }

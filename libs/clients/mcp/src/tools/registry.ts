@@ -1,4 +1,5 @@
 import type { McpServer } from '@modelcontextprotocol/sdk/server/mcp.js';
+import type { TOOL_PERMISSIONS } from '@text-memory/sdk/tools';
 import type { ToolContext } from './context.js';
 import { registerForgetMemory } from './forget-memory.js';
 import { registerForgetNamespace } from './forget-namespace.js';
@@ -10,7 +11,9 @@ import { registerUseTemplate } from './use-template.js';
 
 /**
  * Every tool, by name: the one definition both transports serve (tm-mcp on stdio, the service's
- * remote endpoint at /mcp), so names, arguments and answers cannot differ between them.
+ * remote endpoint at /mcp), so names, arguments and answers cannot differ between them. Exactly the
+ * tools that have a permission in @text-memory/sdk/tools (TOOL_PERMISSIONS): one missing there, or a
+ * name there without a tool, fails this file's type check.
  */
 const REGISTRARS = {
   remember: registerRemember,
@@ -20,7 +23,7 @@ const REGISTRARS = {
   list_templates: registerListTemplates,
   use_template: registerUseTemplate,
   status: registerStatus,
-} satisfies Record<string, (server: McpServer, context: ToolContext) => void>;
+} satisfies Record<keyof typeof TOOL_PERMISSIONS, (server: McpServer, context: ToolContext) => void>;
 
 export type ToolName = keyof typeof REGISTRARS;
 

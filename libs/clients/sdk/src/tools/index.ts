@@ -1,5 +1,6 @@
 // `@text-memory/sdk/tools`: what the memory tools of every framework adapter share (texts, bounds,
-// answer texts, error lines, the remember write). No dependencies: the adapters bring their own schema library.
+// answer texts, error lines, the remember write, the permission each tool needs). No dependencies: the
+// adapters bring their own schema library.
 export {
   type RecallReport,
   type RememberReceipt,
@@ -17,3 +18,4 @@ export {
   REMEMBER_TOOL,
   TIMESTAMP_MESSAGE,
 } from './texts.js';
+export { TOOL_PERMISSIONS } from './tool-permissions.js';

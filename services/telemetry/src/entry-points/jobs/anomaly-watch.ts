@@ -1,7 +1,6 @@
 import { type Logger, startPeriodicTask } from '@tm/kit';
-import { getPool } from '../../data-access/prisma-client.js';
-import { withWatchLock } from '../../data-access/raised-anomaly-repository.js';
-import { type AnomalyWatchOptions, watchAnomalies } from '../../domain/watch-anomalies.js';
+import { runAnomalyWatch } from '../../domain/run-anomaly-watch.js';
+import type { AnomalyWatchOptions } from '../../domain/watch-anomalies.js';
 
 /**
  * The anomaly watch's loop: a pass every `intervalMs` on every instance, of which one at a time runs
@@ -15,7 +14,7 @@ export function startAnomalyWatch(
     'anomaly watch',
     options.intervalMs,
     async () => {
-      const changed = await withWatchLock(getPool(), (run) => watchAnomalies(run, options));
+      const changed = await runAnomalyWatch(options);
       if (!changed) return;
       if (changed.raised + changed.escalated > 0) options.onCommitted();
       if (changed.raised + changed.escalated + changed.cleared > 0) logger.info(changed, 'anomalies changed');

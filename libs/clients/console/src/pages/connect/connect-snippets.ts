@@ -1,3 +1,5 @@
+import { TOOL_PERMISSIONS } from '@text-memory/sdk/tools';
+
 /** One ready-to-copy way of calling the deployment. */
 export interface Snippet {
   id: string;
@@ -14,6 +16,21 @@ export const KEY_PLACEHOLDER = 'tmk_…';
 export const mcpEndpoint = (baseUrl: string) => `${baseUrl}/mcp`;
 
 /**
+ * The tools each permission offers, as the gateway's /mcp offers them (the SDK's map):
+ * "write: remember and use_template; …; telemetry: status". A permission is named by its word that
+ * differs (`memory:write` → write), `telemetry:read` by its area.
+ */
+function toolsByPermission(): string {
+  const byPermission = new Map<string, string[]>();
+  for (const [tool, permission] of Object.entries(TOOL_PERMISSIONS)) {
+    const [area, action] = permission.split(':');
+    const name = area === 'memory' ? action : area;
+    if (name) byPermission.set(name, [...(byPermission.get(name) ?? []), tool]);
+  }
+  return [...byPermission].map(([name, tools]) => `${name}: ${tools.join(' and ')}`).join('; ');
+}
+
+/**
  * An MCP client's entry for the remote endpoint: Streamable HTTP (`type: "http"`), the key as bearer
  * token. The shape Claude Code (.mcp.json) and Cursor (.cursor/mcp.json) read; other clients take the
  * same URL and header in their own settings.
@@ -22,7 +39,7 @@ export function remoteMcpSnippet(baseUrl: string, apiKey: string = KEY_PLACEHOLD
   return {
     id: 'remote-mcp',
     title: 'Remote MCP endpoint',
-    note: "Nothing to install: an MCP client reaches the deployment's /mcp endpoint by URL, with an API key as bearer token. The key's permissions decide which tools the agent sees (write: remember and use_template; recall: recall and list_templates; delete: forget_memory and forget_namespace; telemetry: status). Add this to the client's MCP configuration (Claude Code's .mcp.json, Cursor's .cursor/mcp.json).",
+    note: `Nothing to install: an MCP client reaches the deployment's /mcp endpoint by URL, with an API key as bearer token. The key's permissions decide which tools the agent sees (${toolsByPermission()}). Add this to the client's MCP configuration (Claude Code's .mcp.json, Cursor's .cursor/mcp.json).`,
     text: JSON.stringify(
       {
         mcpServers: {

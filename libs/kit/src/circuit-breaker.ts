@@ -1,28 +1,36 @@
-import { isTransportFailure } from '@tm/bus';
 import { AppError, ErrorCode } from '@tm/contracts';
-import type { Logger } from '@tm/kit';
 import CircuitBreaker from 'opossum';
 import client from 'prom-client';
 import { RECOVERY_PROBE_MS } from './breaker-recovery.js';
+import type { Logger } from './logger.js';
 
-const breakerState = new client.Gauge({
-  name: 'tm_breaker_state',
-  help: 'Circuit breaker of the gateway per downstream service: 0 closed, 1 half-open, 2 open',
-  labelNames: ['target'],
-});
+// Defined by the first breaker, so only a process that calls other services shows it.
+let breakerState: client.Gauge | undefined;
+const stateGauge = () =>
+  (breakerState ??= new client.Gauge({
+    name: 'tm_breaker_state',
+    help: 'Circuit breaker per downstream service: 0 closed, 1 half-open, 2 open',
+    labelNames: ['target'],
+  }));
+
+/**
+ * A service's breaker: opossum's, under a name of the kit's, so a caller's types that carry it (a
+ * service client) name @tm/kit rather than opossum, which only the kit depends on.
+ */
+export interface ServiceBreaker extends CircuitBreaker<[call: () => Promise<unknown>], unknown> {}
 
 export interface BreakerOptions {
   name: string;
   resetMs: number;
   logger: Logger;
+  /**
+   * What counts against the breaker: only "the service is not there" (no answer; for calls over the
+   * bus, @tm/bus's isTransportFailure). Any answer is a healthy one, a 503 too: memory refusing a
+   * recall because every tenant's recalls fill its queue must not open the breaker for all tenants'
+   * writes.
+   */
+  isOutage: (err: unknown) => boolean;
 }
-
-/**
- * Only "the service is not there" (no answer) counts against a breaker. Any answer is a healthy one,
- * a 503 too: memory refusing a recall because every tenant's recalls fill its queue must not open the
- * breaker for all tenants' writes.
- */
-const isOutage = isTransportFailure;
 
 /**
  * One breaker per downstream service. While open, calls fail at once with a retryable 503 and a
@@ -30,27 +38,28 @@ const isOutage = isTransportFailure;
  * and meanwhile its ping closes it as soon as the service answers (`breaker-recovery.ts`).
  */
 export function createBreaker(options: BreakerOptions) {
-  const breaker = new CircuitBreaker(<T>(call: () => Promise<T>) => call(), {
+  const breaker: ServiceBreaker = new CircuitBreaker(<T>(call: () => Promise<T>) => call(), {
     name: options.name,
     timeout: false, // each bus request carries its own deadline
     resetTimeout: options.resetMs,
     errorThresholdPercentage: 50,
     volumeThreshold: 3,
     rollingCountTimeout: 10_000,
-    errorFilter: (err: unknown) => !isOutage(err),
+    errorFilter: (err: unknown) => !options.isOutage(err),
   });
+  const gauge = stateGauge();
   const target = { target: options.name };
-  breakerState.set(target, 0);
+  gauge.set(target, 0);
   breaker.on('open', () => {
-    breakerState.set(target, 2);
+    gauge.set(target, 2);
     options.logger.warn({ breaker: options.name }, 'circuit opened');
   });
   breaker.on('halfOpen', () => {
-    breakerState.set(target, 1);
+    gauge.set(target, 1);
     options.logger.info({ breaker: options.name }, 'circuit half-open');
   });
   breaker.on('close', () => {
-    breakerState.set(target, 0);
+    gauge.set(target, 0);
     options.logger.info({ breaker: options.name }, 'circuit closed');
   });
 
