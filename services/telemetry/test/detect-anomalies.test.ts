@@ -341,6 +341,14 @@ describe('detectAnomalies', () => {
       })),
     );
 
+    // The letters are stamped by PostgreSQL, rounded to the millisecond (possibly up), and the window ends
+    // at the process's now: let the process's clock pass the stamp, as it has in practice by the next read.
+    const [stamp] = await getSql()<{ latest: Date }>(
+      'SELECT max(dead_lettered_at) AS latest FROM request_record_dead_letter',
+      [],
+    );
+    while (Date.now() <= new Date(stamp?.latest ?? 0).getTime()) await new Promise((r) => setTimeout(r, 1));
+
     // Act
     const report = await detectAnomalies({ tenant_id: uniqueTenant(), window_minutes: 5 }, policy, DETECT);
 
