@@ -3,18 +3,8 @@ import {
   type ReindexWorker,
   type ReindexWorkerOptions,
 } from '../../domain/reindex-worker.js';
+import { pollWorker } from './polled-worker.js';
 
-/** The re-index worker, nudged now and every `pollMs` after to look for namespaces with work left. */
-export function startReindexWorker(options: ReindexWorkerOptions & { pollMs: number }): ReindexWorker {
-  const worker = createReindexWorker(options);
-  const timer = setInterval(worker.nudge, options.pollMs);
-  timer.unref();
-  worker.nudge();
-  return {
-    ...worker,
-    async stop() {
-      clearInterval(timer);
-      await worker.stop();
-    },
-  };
-}
+/** The re-index worker, polled every `pollMs` for namespaces with work left. */
+export const startReindexWorker = (options: ReindexWorkerOptions & { pollMs: number }): ReindexWorker =>
+  pollWorker(createReindexWorker(options), options.pollMs);
