@@ -94,6 +94,24 @@ describe('the README, read by someone who has never seen the project', () => {
   );
 });
 
+describe('the decisions, found by topic', () => {
+  const index = readFileSync(join(repo, 'docs', 'decisions', 'README.md'), 'utf8');
+  const topics = docs.filter(
+    (file) => file.includes(join('docs', 'decisions', '')) && !file.endsWith('README.md'),
+  );
+
+  it.each(topics)('when %s has a section, then the index links to it', (file) => {
+    const page = file.split('/').at(-1) ?? '';
+    const sections = (readFileSync(join(repo, file), 'utf8').match(/^## .+$/gm) ?? []).join('\n');
+    const linked = relativeLinks(index)
+      .filter((link) => link.path === page)
+      .map((link) => link.anchor);
+
+    expect(sections).not.toBe('');
+    expect(linked).toEqual(expect.arrayContaining([...headingAnchors(sections)]));
+  });
+});
+
 /** Lines of tracked text files matching a pattern (git grep: node_modules and build output stay out). */
 function trackedLinesMatching(pattern: string): string {
   try {
