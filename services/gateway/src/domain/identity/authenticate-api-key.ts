@@ -7,6 +7,9 @@ import type { KeyUsage } from './key-usage.js';
 import { type Action, roleAllows } from './role-permissions.js';
 import type { VerifiedKeyCache } from './verified-key-cache.js';
 
+/** A verified key as the entry points see it: the model stays below the domain, which names it here. */
+export type { KeyRecord };
+
 /**
  * The 401's words (always `authentication_required`). No credential and a refused one are told apart:
  * a caller who sent a key and is told to send one looks for the fault in the wrong place. A refusal

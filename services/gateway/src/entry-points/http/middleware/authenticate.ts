@@ -1,8 +1,8 @@
 import { AppError, ErrorCode, type KeyPermission, type Scope } from '@tm/contracts';
 import type { Request, RequestHandler } from 'express';
-import type { KeyRecord } from '../../../data-access/api-key-repository.js';
 import {
   authenticationRequired,
+  type KeyRecord,
   keyHolding,
   scopeForOperation,
   verifyApiKey,
