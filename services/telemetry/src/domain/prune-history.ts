@@ -1,3 +1,4 @@
+import { pruneHistoryBesideRecords } from '../data-access/history-retention.js';
 import { getSql } from '../data-access/prisma-client.js';
 import { pruneClearedAnomalies } from '../data-access/raised-anomaly-repository.js';
 import { pruneRecordsBefore } from '../data-access/request-record-repository.js';
@@ -16,21 +17,7 @@ export async function pruneHistory(retentionDays: number): Promise<number> {
     total += n;
     if (n < PRUNE_BATCH) break;
   }
-  // A rollup minute goes once all of it is past retention (the records of it are then gone too).
-  for (const table of ['request_rollup', 'latency_rollup']) {
-    await run(
-      `DELETE FROM ${table} WHERE minute + interval '1 minute' <= now() - make_interval(days => $1)`,
-      [retentionDays],
-    );
-  }
-  await run('DELETE FROM dropped_record_report WHERE reported_at < now() - make_interval(days => $1)', [
-    retentionDays,
-  ]);
-  for (const table of ['usage_dead_letter', 'request_record_dead_letter']) {
-    await run(`DELETE FROM ${table} WHERE dead_lettered_at < now() - make_interval(days => $1)`, [
-      retentionDays,
-    ]);
-  }
+  await pruneHistoryBesideRecords(run, retentionDays);
   await pruneClearedAnomalies(run, retentionDays);
   return total;
 }
