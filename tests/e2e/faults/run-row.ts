@@ -72,6 +72,10 @@ export async function runRow(
   const namespace = `faults-${runTag}-${fault.id}`;
   const latencyBoundMs = stack.options.requestTimeoutMs + settings.latencyMarginMs;
   const refusedBefore = stack.webhooks?.refused ?? 0;
+  // On a cluster, the last row's restarted node must be caught up first, or this row's fault could
+  // take a second copy and look like a lost quorum.
+  const unsettled = await stack.natsUnsettled();
+  if (unsettled) problems.push(`the NATS cluster was not whole before the fault: ${unsettled}`);
   if ((await healthyWithin(stack, runTag, settings.healthyWithinMs)) === undefined)
     problems.push('the stack was not healthy before the fault');
 
