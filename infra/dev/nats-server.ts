@@ -35,10 +35,21 @@ export interface NatsServerOptions {
   monitorPort?: number;
   /** A configuration file (users, JetStream limits), read first: the flags below win over it. */
   configFile?: string;
+  /** Its name among a cluster's nodes: JetStream's replicas and stream leaders are named by it. */
+  serverName?: string;
+  /** One node of a cluster on this machine: routes to the other nodes' cluster ports, on loopback. */
+  cluster?: { name: string; port: number; routes: readonly number[] };
 }
 
 /** The flags of every local nats-server here: JetStream on, listening on loopback only. */
-export function natsServerArgs({ port, storeDir, monitorPort, configFile }: NatsServerOptions): string[] {
+export function natsServerArgs({
+  port,
+  storeDir,
+  monitorPort,
+  configFile,
+  serverName,
+  cluster,
+}: NatsServerOptions): string[] {
   return [
     ...(configFile === undefined ? [] : ['-c', configFile]),
     '-js',
@@ -49,6 +60,17 @@ export function natsServerArgs({ port, storeDir, monitorPort, configFile }: Nats
     ...(monitorPort === undefined ? [] : ['-m', String(monitorPort)]),
     '-sd',
     storeDir,
+    ...(serverName === undefined ? [] : ['-n', serverName]),
+    ...(cluster === undefined
+      ? []
+      : [
+          '--cluster_name',
+          cluster.name,
+          '--cluster',
+          `nats://127.0.0.1:${cluster.port}`,
+          '--routes',
+          cluster.routes.map((p) => `nats://127.0.0.1:${p}`).join(','),
+        ]),
   ];
 }
 
@@ -77,6 +99,8 @@ export interface SpawnedNatsServer {
   child: ChildProcess;
   /** SIGTERM (it closes its clients and flushes its store), SIGKILL after 10 s; resolves once it exited. */
   stop(): Promise<void>;
+  /** SIGKILL: nothing flushed, nobody told, as when its machine is lost; resolves once it exited. */
+  kill(): Promise<void>;
 }
 
 /**
@@ -119,6 +143,10 @@ export async function spawnNatsServer(
     await exited;
     clearTimeout(killer);
   };
+  const kill = async () => {
+    child.kill('SIGKILL');
+    await exited;
+  };
   try {
     await waitFor(
       `nats-server to listen on ${options.port}`,
@@ -137,5 +165,5 @@ export async function spawnNatsServer(
     await stop();
     throw err;
   }
-  return { url: `nats://127.0.0.1:${options.port}`, child, stop };
+  return { url: `nats://127.0.0.1:${options.port}`, child, stop, kill };
 }

@@ -10,6 +10,7 @@ import { runCommand } from '../../../infra/dev/run-command.js';
 import { freePort } from '../../../infra/dev/tcp-probe.js';
 import { pollUntil } from '../../../infra/dev/wait-for.js';
 import { PrivateJetStream } from './private-jetstream.js';
+import { PrivateNatsCluster } from './private-nats-cluster.js';
 import { PrivatePostgres } from './private-postgres.js';
 import { PROCESSES, type ProcessName, StackProcess } from './stack-process.js';
 import { WebhookReceiver } from './webhook-receiver.js';
@@ -35,13 +36,29 @@ export interface FaultStackOptions {
   progress?: (step: string) => void;
   /** Settings over the suite's own for every process; an undefined value leaves the service's default. */
   env?: NodeJS.ProcessEnv;
+  /**
+   * 1 (the default): one nats-server. 3: a three-node JetStream cluster on loopback, the services given
+   * the seed list and JETSTREAM_REPLICAS=3.
+   */
+  natsNodes?: 1 | 3;
+}
+
+/** How long a stack start, or a row, waits for the cluster's streams to have all three copies current. */
+export const CLUSTER_SETTLED_WITHIN_MS = 60_000;
+
+/** `n` free ports, no two alike (two asks in a row can be given the same one). */
+async function freePorts(n: number): Promise<number[]> {
+  const ports = new Set<number>();
+  while (ports.size < n) ports.add(await freePort());
+  return [...ports];
 }
 
 /**
- * A whole stack of the suite's own: a private PostgreSQL and nats-server in a temp dir, on free ports,
- * every service and the gateway as its own process, the databases migrated with `prisma migrate
- * deploy` as the launcher does, and one tenant made with the admin command, with a webhook endpoint
- * for `memory.retained` at the suite's own receiver. Faults act on its parts.
+ * A whole stack of the suite's own: a private PostgreSQL and nats-server (or a three-node NATS
+ * cluster) in a temp dir, on free ports, every service and the gateway as its own process, the
+ * databases migrated with `prisma migrate deploy` as the launcher does, and one tenant made with the
+ * admin command, with a webhook endpoint for `memory.retained` at the suite's own receiver. Faults act
+ * on its parts.
  */
 export class FaultStack {
   readonly processes: Record<ProcessName, StackProcess>;
@@ -50,7 +67,7 @@ export class FaultStack {
     readonly dir: string,
     readonly options: FaultStackOptions,
     readonly pg: PrivatePostgres,
-    readonly nats: PrivateJetStream,
+    private readonly bus: PrivateJetStream | PrivateNatsCluster,
     readonly env: NodeJS.ProcessEnv,
     gatewayPort: number,
   ) {
@@ -71,26 +88,51 @@ export class FaultStack {
     return this.pg.databaseUrl('tm_billing');
   }
 
+  /** The single nats-server of the default stack. */
+  get nats(): PrivateJetStream {
+    if (this.bus instanceof PrivateJetStream) return this.bus;
+    throw new Error('this stack runs a NATS cluster: the row needs a stack with natsNodes: 1');
+  }
+
+  /** The three-node NATS cluster of a stack started with natsNodes: 3. */
+  get cluster(): PrivateNatsCluster {
+    if (this.bus instanceof PrivateNatsCluster) return this.bus;
+    throw new Error('this stack runs a single nats-server: the row needs a stack with natsNodes: 3');
+  }
+
+  /** Undefined once NATS can take a row (always, for one server), else what the cluster still misses. */
+  async natsUnsettled(withinMs = CLUSTER_SETTLED_WITHIN_MS): Promise<string | undefined> {
+    return this.bus instanceof PrivateNatsCluster ? this.bus.settled(withinMs) : undefined;
+  }
+
   static async start(options: FaultStackOptions): Promise<FaultStack> {
     const dir = mkdtempSync(join(tmpdir(), 'tm-faults-'));
     // As root, embedded PostgreSQL runs as user postgres, which must be able to enter the run's dir.
     chmodSync(dir, 0o755);
     requireNatsServer(); // before anything starts: a missing binary says how to install it
-    const [pgPort, natsPort, gatewayPort] = [await freePort(), await freePort(), await freePort()];
+    const clustered = options.natsNodes === 3;
+    const ports = await freePorts(clustered ? 11 : 3);
+    const at = (i: number) => ports[i] as number;
+    const [pgPort, gatewayPort] = [at(0), at(1)];
+    const natsPort = (i: number) => at(2 + i);
     const pg = new PrivatePostgres(
       { host: '127.0.0.1', port: pgPort, user: 'postgres', password: '' },
       join(dir, 'pg'),
     );
-    const nats = new PrivateJetStream(
-      natsPort,
-      join(dir, 'nats'),
-      join(dir, 'nats.log'),
-      options.maxFileStore,
-    );
+    const nats = clustered
+      ? new PrivateNatsCluster(
+          [0, 1, 2].map((i) => ({ client: natsPort(i), cluster: natsPort(i + 3), monitor: natsPort(i + 6) })),
+          join(dir, 'nats'),
+          options.maxFileStore,
+        )
+      : new PrivateJetStream(natsPort(0), join(dir, 'nats'), join(dir, 'nats.log'), options.maxFileStore);
     const env: NodeJS.ProcessEnv = {
       PATH: process.env.PATH,
       LOG_LEVEL: 'info',
+      // The seed list, on a cluster: a service connects to any node and moves on when it goes.
       NATS_URL: nats.url,
+      // Every stream and durable consumer on all three nodes, so one node's loss loses no message.
+      ...(clustered && { JETSTREAM_REPLICAS: '3' }),
       MEMORY_DATABASE_URL: pg.databaseUrl('tm_memory'),
       BILLING_DATABASE_URL: pg.databaseUrl('tm_billing'),
       TELEMETRY_DATABASE_URL: pg.databaseUrl('tm_telemetry'),
@@ -130,7 +172,7 @@ export class FaultStack {
       await pg.start();
       step(`private PostgreSQL on :${pgPort}`);
       await nats.start();
-      step(`private nats-server on :${natsPort}`);
+      step(clustered ? `private NATS cluster on ${nats.url}` : `private nats-server on ${nats.url}`);
       await stack.migrate();
       step('databases migrated');
       // All at once, with the tenant's creation (it needs only the gateway's database): the gateway
@@ -144,6 +186,11 @@ export class FaultStack {
       stack.webhooks = await WebhookReceiver.start();
       stack.webhooks.trust(await stack.registerEndpoint(tenant, stack.webhooks.url));
       step('a webhook endpoint');
+      if (clustered) {
+        const missing = await stack.natsUnsettled();
+        if (missing) throw new Error(`the NATS cluster did not settle: ${missing}`);
+        step('every stream and consumer at three current replicas');
+      }
     } catch (err) {
       await stack.stop({ keepDir: true });
       throw new Error(`the fault stack did not start (logs in ${dir}): ${(err as Error).message}`);
@@ -259,7 +306,7 @@ export class FaultStack {
       PROCESSES.filter((p) => p !== 'gateway').map((p) => this.processes[p].kill('SIGTERM', 10_000)),
     );
     await this.webhooks?.stop();
-    await this.nats.stop();
+    await this.bus.stop();
     await this.pg.stop();
     if (!keepDir) rmSync(this.dir, { recursive: true, force: true });
   }

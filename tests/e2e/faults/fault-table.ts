@@ -1,5 +1,6 @@
 import { setTimeout as sleep } from 'node:timers/promises';
 import { pollUntil } from '../../../infra/dev/wait-for.js';
+import { CLUSTER_FAULTS } from './cluster-faults.js';
 import type { FaultStack } from './fault-stack.js';
 import { PROCESSES, type ProcessName } from './stack-process.js';
 import { outboxBacklog } from './totals.js';
@@ -12,6 +13,8 @@ export interface FaultContext {
   note: (text: string) => void;
   /** Something the fault itself showed that fails the row. */
   fail: (text: string) => void;
+  /** When the first write the load sent at or after `since` (epoch ms) was acknowledged, if one was yet. */
+  firstWriteAnswered: (since: number) => number | undefined;
 }
 
 /**
@@ -28,8 +31,15 @@ export interface Fault {
   /** The row's label in docs/reliability.md. */
   title: string;
   connectionErrors: ConnectionErrors;
+  /** The NATS the row runs on: one server (the default), or the three-node cluster. */
+  nats?: 'server' | 'cluster';
   /** Inject the fault, then lift it as a supervisor or an operator would; resolves with when it was lifted. */
   run: (ctx: FaultContext) => Promise<number>;
+  /**
+   * What to wait for once the stack is healthy again, apart from the time to healthy (a restarted NATS
+   * node catching up); it notes or fails as `run` does.
+   */
+  afterHealthy?: (ctx: FaultContext, lifted: number) => Promise<void>;
 }
 
 /** How long a killed process stays down before the suite starts it again. */
@@ -161,6 +171,7 @@ export const FAULTS: Fault[] = [
       return lifted;
     },
   },
+  ...CLUSTER_FAULTS,
 ];
 
 export const faultById = (id: string): Fault => {

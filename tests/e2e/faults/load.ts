@@ -67,6 +67,20 @@ export class Load {
     return this.inFlightRequests;
   }
 
+  /**
+   * When the first write sent at or after `since` (epoch ms) was answered 2xx, or undefined: how long
+   * after a fault the service took writes again, not a write that was already on its way.
+   */
+  firstWriteAnswered(since: number): number | undefined {
+    let first: number | undefined;
+    for (const a of this.attempts) {
+      if (a.op !== 'write' || a.status < 200 || a.status >= 300 || a.startedAt < since) continue;
+      const at = a.startedAt + a.ms;
+      if (first === undefined || at < first) first = at;
+    }
+    return first;
+  }
+
   get written(): number {
     return this.acked.size + this.gaveUp.size;
   }

@@ -8,14 +8,23 @@ const FILLER = 'FAULTS_FILLER';
 /** A stream of the suite's own, to check that publishes are refused without touching the services' streams. */
 const PROBE = 'FAULTS_PROBE';
 
+/** What makes a server one node of a cluster (private-nats-cluster.ts). */
+export interface ClusterNode {
+  serverName: string;
+  monitorPort: number;
+  cluster: { name: string; port: number; routes: readonly number[] };
+}
+
 /**
  * The fault suite's own nats-server with JetStream, its limits from a config file in the run's temp
  * dir. A restart brings it back on the same port with the same store, as a supervisor would: streams,
- * consumers and unacknowledged messages survive it.
+ * consumers and unacknowledged messages survive it. With `node`, it is one node of a cluster.
  */
 export class PrivateJetStream {
   private server: SpawnedNatsServer | undefined;
   readonly url: string;
+  /** SIGSTOPped and not yet thawed. */
+  frozen = false;
   private readonly storeDir: string;
   private readonly configFile: string;
 
@@ -25,6 +34,7 @@ export class PrivateJetStream {
     private readonly logFile: string,
     /** JetStream's file-store ceiling, in bytes (the "disk" JetStream may use). */
     maxFileStore = 1024 * 1024 * 1024,
+    readonly node?: ClusterNode,
   ) {
     this.url = `nats://127.0.0.1:${port}`;
     this.storeDir = join(dir, 'store');
@@ -38,6 +48,8 @@ export class PrivateJetStream {
         `  max_file_store: ${maxFileStore}`,
         `  max_memory_store: ${64 * 1024 * 1024}`,
         `}`,
+        // As infra/nats/cluster.conf: a peer or client that stops answering is given up on in about 30 s.
+        ...(node ? ['ping_interval: "10s"', 'ping_max: 3'] : []),
         '',
       ].join('\n'),
     );
@@ -45,12 +57,18 @@ export class PrivateJetStream {
 
   async start(): Promise<void> {
     if (this.server) return;
+    this.frozen = false;
     this.server = await spawnNatsServer({
       port: this.port,
       storeDir: this.storeDir,
       configFile: this.configFile,
       logFile: this.logFile,
+      ...this.node,
     });
+  }
+
+  get running(): boolean {
+    return this.server !== undefined;
   }
 
   /**
@@ -111,5 +129,22 @@ export class PrivateJetStream {
     const server = this.server;
     this.server = undefined;
     await server?.stop();
+  }
+
+  /** SIGKILL, as when its machine is lost: the kernel closes its sockets, so its clients see it go. */
+  async kill(): Promise<void> {
+    const server = this.server;
+    this.server = undefined;
+    await server?.kill();
+  }
+
+  /**
+   * SIGSTOP freezes it with its sockets open, as a partition looks from either side: only missed pings
+   * and unanswered requests tell. SIGCONT thaws it.
+   */
+  signal(signal: 'SIGSTOP' | 'SIGCONT'): void {
+    if (!this.server) return;
+    this.server.child.kill(signal);
+    this.frozen = signal === 'SIGSTOP';
   }
 }

@@ -69,6 +69,13 @@ supervisor would). A row passes when:
 "Health during the fault" is what \`GET /api/v1/infrastructure/health\` answered while the fault was in
 force (each change, in order; read every 250 ms); it is reported, not judged.
 
+The rows that say "three-node cluster" run last, on a stack of their own whose NATS is three
+\`nats-server\` nodes on loopback (one cluster, routes to each other, each its own store), every stream and
+durable consumer at three copies and the services given the seed list; a row starts once every stream
+and consumer has a leader and both replicas current. Their notes give the failover measured: when
+another node led \`MEMORY_USAGE\` after its leader was lost, and when a write sent after the fault was
+first acknowledged.
+
 ${TABLE_HEADER}
 ${rows.map(tableRow).join('\n')}
 

@@ -2,7 +2,7 @@ import { setTimeout as sleep } from 'node:timers/promises';
 import { pollUntil } from '../../../infra/dev/wait-for.js';
 import { TextMemory } from '../../../libs/clients/sdk/src/index.js';
 import type { FaultStack } from './fault-stack.js';
-import type { Fault } from './fault-table.js';
+import type { Fault, FaultContext } from './fault-table.js';
 import { type Attempt, Load } from './load.js';
 import {
   type Reconciliation,
@@ -72,6 +72,10 @@ export async function runRow(
   const namespace = `faults-${runTag}-${fault.id}`;
   const latencyBoundMs = stack.options.requestTimeoutMs + settings.latencyMarginMs;
   const refusedBefore = stack.webhooks?.refused ?? 0;
+  // On a cluster, the last row's restarted node must be caught up first, or this row's fault could
+  // take a second copy and look like a lost quorum.
+  const unsettled = await stack.natsUnsettled();
+  if (unsettled) problems.push(`the NATS cluster was not whole before the fault: ${unsettled}`);
   if ((await healthyWithin(stack, runTag, settings.healthyWithinMs)) === undefined)
     problems.push('the stack was not healthy before the fault');
 
@@ -93,13 +97,15 @@ export async function runRow(
   const inFlightAtFault = load.inFlight;
   let lifted = Date.now();
   const health = watchHealth(stack);
+  const ctx: FaultContext = {
+    stack,
+    keyPrefix,
+    note: (text) => notes.push(text),
+    fail: (text) => problems.push(text),
+    firstWriteAnswered: (since) => load.firstWriteAnswered(since),
+  };
   try {
-    lifted = await fault.run({
-      stack,
-      keyPrefix,
-      note: (text) => notes.push(text),
-      fail: (text) => problems.push(text),
-    });
+    lifted = await fault.run(ctx);
   } catch (err) {
     problems.push(`the fault could not be lifted: ${(err as Error).message}`);
   }
@@ -108,6 +114,7 @@ export async function runRow(
   const timeToHealthyMs = healthyAt === undefined ? undefined : healthyAt - lifted;
   if (timeToHealthyMs === undefined)
     problems.push(`not healthy within ${settings.healthyWithinMs / 1000} s of the fault being lifted`);
+  await fault.afterHealthy?.(ctx, lifted);
 
   await sleep(settings.afterHealthyMs);
   await load.stop();

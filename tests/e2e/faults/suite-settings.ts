@@ -18,6 +18,9 @@ export const STACK: FaultStackOptions = {
   maxFileStore: (Object.keys(Streams).length + 1) * STREAM_MB * 1024 * 1024,
 };
 
+/** The same stack on a three-node NATS cluster, for the rows that lose a node (cluster-faults.ts). */
+export const CLUSTER_STACK: FaultStackOptions = { ...STACK, natsNodes: 3 };
+
 /** `npm run faults`: every row, a load of 6 clients. */
 export const FULL: RowSettings = {
   concurrency: 6,

@@ -35,6 +35,8 @@ export interface TableSuite<Row extends { id: string; title: string }, Result ex
   rows: readonly Row[];
   rowById: (id: string) => Row;
   stack: FaultStackOptions;
+  /** The stack a row needs, when not `stack` (the same object for rows that share one). */
+  stackFor?: (row: Row) => FaultStackOptions;
   settings: Settings;
   /** Before the first row (a warm-up), once the stack is up. */
   before?: (stack: FaultStack, runTag: string) => Promise<void>;
@@ -66,21 +68,33 @@ export async function runTableSuite<
   const say = (line: string) => console.error(`${suite.name} › ${line}`);
 
   const startedAt = new Date();
-  const stack = await FaultStack.start({ ...suite.stack, progress: (step) => say(`up: ${step}`) });
+  // One stack per run of consecutive rows that need the same one (the cluster rows come last).
+  const groups: { options: FaultStackOptions; rows: Row[] }[] = [];
+  for (const row of chosen) {
+    const options = suite.stackFor?.(row) ?? suite.stack;
+    const last = groups.at(-1);
+    if (last?.options === options) last.rows.push(row);
+    else groups.push({ options, rows: [row] });
+  }
   const results: Result[] = [];
   const runTag = startedAt.getTime().toString(36);
-  try {
-    await suite.before?.(stack, runTag);
-    for (const row of chosen) {
-      say(`${row.id}: ${row.title}...`);
-      const result = await suite.runRow(stack, row, runTag);
-      results.push(result);
-      const { passed, problems, rowMs } = result;
-      say(`${row.id}: ${passed ? 'pass' : `FAIL: ${problems.join('; ')}`} (${(rowMs / 1000).toFixed(0)} s)`);
+  for (const group of groups) {
+    const stack = await FaultStack.start({ ...group.options, progress: (step) => say(`up: ${step}`) });
+    try {
+      await suite.before?.(stack, runTag);
+      for (const row of group.rows) {
+        say(`${row.id}: ${row.title}...`);
+        const result = await suite.runRow(stack, row, runTag);
+        results.push(result);
+        const { passed, problems, rowMs } = result;
+        say(
+          `${row.id}: ${passed ? 'pass' : `FAIL: ${problems.join('; ')}`} (${(rowMs / 1000).toFixed(0)} s)`,
+        );
+      }
+    } finally {
+      await stack.stop({ keepDir: values.keep });
+      if (values.keep) say(`logs kept in ${stack.dir}`);
     }
-  } finally {
-    await stack.stop({ keepDir: values.keep });
-    if (values.keep) say(`logs kept in ${stack.dir}`);
   }
   const durationMs = Date.now() - startedAt.getTime();
   console.log(suite.header);
