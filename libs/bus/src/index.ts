@@ -11,6 +11,7 @@ export * from './jetstream/streams.js';
 export * from './outbox/outbox-publisher.js';
 export * from './outbox/outbox-relay.js';
 export * from './outbox/outbox-table.js';
+export * from './request-reply/guarded-service.js';
 // A service is put on the bus one way, with discovery and statistics: createService (its endpoints,
 // coalesced ones, its health ping and its drain). serve.ts, coalescing-endpoint.ts and drain-endpoints.ts
 // are its parts and stay inside this package.

@@ -1,7 +1,6 @@
-import { createCoalescingRequester, isTransportFailure, type NatsConnection, requestReply } from '@tm/bus';
-import { PingReply } from '@tm/contracts';
-import { closeOnRecovery, createBreaker, type Logger } from '@tm/kit';
-import { z } from 'zod';
+import { createCoalescingRequester, createGuardedService, type NatsConnection, requestReply } from '@tm/bus';
+import type { Logger } from '@tm/kit';
+import type { z } from 'zod';
 
 /** One request/reply endpoint of a service: its subject and the contracts both messages are checked against. */
 export interface Endpoint<I extends z.ZodType = z.ZodType, O extends z.ZodType = z.ZodType> {
@@ -52,11 +51,12 @@ export function createServiceClient<E extends Record<string, Endpoint>>(
   options: ServiceClientOptions & { deadlines?: Partial<Record<keyof E, number | undefined>> },
 ) {
   const { service } = table;
-  const { breaker, call } = createBreaker({
-    name: service,
+  const { breaker, call, ping } = createGuardedService(nc, {
+    service,
+    pingSubject: table.ping,
     resetMs: options.breakerResetMs,
+    pingTimeoutMs: PING_TIMEOUT_MS,
     logger: options.logger,
-    isOutage: isTransportFailure,
   });
   const calls = Object.fromEntries(
     Object.entries(table.endpoints).map(([name, { subject, input, output, coalesced }]) => {
@@ -68,22 +68,6 @@ export function createServiceClient<E extends Record<string, Endpoint>>(
       return [name, (msg: unknown) => call(() => requestReply(nc, subject, { input, output }, msg, opts))];
     }),
   ) as Calls<E>;
-  /**
-   * The service's health report. It bypasses the breaker, so an open breaker cannot hide a recovered
-   * service; and an answer closes the breaker, since the breaker counts only "not there" (a service
-   * whose database is down answers, and its calls get their own retryable 503).
-   */
-  const ping = async (timeoutMs: number) => {
-    const reply = await requestReply(
-      nc,
-      table.ping,
-      { input: z.object({}), output: PingReply },
-      {},
-      { timeoutMs, service },
-    );
-    if (!breaker.closed) breaker.close();
-    return reply;
-  };
-  closeOnRecovery(breaker, () => ping(PING_TIMEOUT_MS));
+  // `ping` is also the health route's report: it bypasses the breaker and its answer closes it.
   return { breaker, ...calls, ping };
 }

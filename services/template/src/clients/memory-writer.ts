@@ -1,13 +1,12 @@
-import { isTransportFailure, type NatsConnection, requestReply } from '@tm/bus';
+import { createGuardedService, type NatsConnection, requestReply } from '@tm/bus';
 import {
   type MemoryWriteMessage,
-  PingReply,
   Subjects,
   MemoryWriteMessage as WriteMessage,
   WriteResponse,
 } from '@tm/contracts';
-import { closeOnRecovery, createBreaker, type Logger } from '@tm/kit';
-import { z } from 'zod';
+import type { Logger } from '@tm/kit';
+import type { z } from 'zod';
 
 export type WriteMemory = (msg: z.input<typeof MemoryWriteMessage>) => Promise<WriteResponse>;
 
@@ -23,15 +22,12 @@ export function createMemoryWriter(
 ): { write: WriteMemory; stop: () => void } {
   const service = 'memory';
   const request = { timeoutMs: options.timeoutMs, service };
-  const { breaker, call } = createBreaker({
-    name: service,
+  const { breaker, call } = createGuardedService(nc, {
+    service,
+    pingSubject: Subjects.memory.ping,
     resetMs: options.breakerResetMs,
+    pingTimeoutMs: options.timeoutMs,
     logger: options.logger,
-    isOutage: isTransportFailure,
-  });
-  closeOnRecovery(breaker, async () => {
-    await requestReply(nc, Subjects.memory.ping, { input: z.object({}), output: PingReply }, {}, request);
-    if (!breaker.closed) breaker.close();
   });
   const write: WriteMemory = (msg) =>
     call(() =>
