@@ -148,6 +148,7 @@ describe('GET /api/v1/infrastructure/events: filters on the server', () => {
     const tenant = await createTenant();
     const namespace = uniqueNamespace('paged');
     const recalls: string[] = [];
+    const writes: string[] = [];
     for (let i = 0; i < 7; i++) {
       const id = rid(`recall${i}`);
       recalls.push(id);
@@ -158,12 +159,19 @@ describe('GET /api/v1/infrastructure/events: filters on the server', () => {
       });
       expect(answer.status).toBe(200);
       // Writes between the recalls: a filter that only dropped rows from full pages would show gaps.
+      const writeId = rid(`write${i}`);
+      writes.push(writeId);
       expect(
-        (await t.api.write(tenant.api_key, writeBody(namespace, `between ${i}`), uniqueKey())).status,
+        (
+          await t.api.write(tenant.api_key, writeBody(namespace, `between ${i}`), uniqueKey(), {
+            'X-Request-Id': writeId,
+          })
+        ).status,
       ).toBe(200);
     }
+    // Every record in, the last write's included: the pages' total counts the whole history.
     const history = await eventsWhen(t.api, tenant.api_key, (events) =>
-      recalls.every((id) => events.some((e) => e.request_id === id)),
+      [...recalls, ...writes].every((id) => events.some((e) => e.request_id === id)),
     );
     const total = history.length;
     const matching = history.filter((e) => e.operation === 'memory.recall');
