@@ -44,7 +44,7 @@ if (command === 'test') {
   // The dependency audit (infra/dev/dependency-audit.ts, docs/security.md) runs beside them: a known
   // advisory at or above high fails the run; its own lines always show, so a skipped audit is seen.
   say(
-    'type-checking (tsc), linting (npm run lint: biome, madge, redocly), auditing dependencies, finding Chromium and Python...',
+    'type-checking (tsc), linting (npm run lint: biome, madge, redocly), auditing dependencies, finding Chromium, Python and Patroni...',
   );
   await Promise.all([
     checkQuietly(binary(root, 'tsc'), ['-p', 'tsconfig.json']),
@@ -53,12 +53,15 @@ if (command === 'test') {
     checkQuietly(binary(root, 'tsc'), ['-p', 'tests/load/k6/tsconfig.json']),
     checkQuietly(process.platform === 'win32' ? 'npm.cmd' : 'npm', ['run', '--silent', 'lint']),
     checkQuietly(process.execPath, tsx('infra/dev/dependency-audit.ts').slice(1), { echo: true }),
-    // The console's browser tests drive a real Chromium, and the Python SDK's tests need Python with
-    // pytest, httpx, mypy and pyflakes: found or installed (infra/dev/ensure-chromium.ts, ensure-python.ts),
-    // one after the other, as two apt-get runs at once would fight over dpkg's lock.
-    checkQuietly(process.execPath, tsx('infra/dev/ensure-chromium.ts').slice(1), { echo: true }).then(() =>
-      checkQuietly(process.execPath, tsx('infra/dev/ensure-python.ts').slice(1), { echo: true }),
-    ),
+    // The console's browser tests drive a real Chromium, the Python SDK's tests need Python with
+    // pytest, httpx, mypy and pyflakes, and the fault suite's failover row Patroni, etcd and HAProxy:
+    // found or installed (infra/dev/ensure-chromium.ts, ensure-python.ts, ensure-patroni.ts), one after
+    // the other, as two apt-get runs at once would fight over dpkg's lock.
+    checkQuietly(process.execPath, tsx('infra/dev/ensure-chromium.ts').slice(1), { echo: true })
+      .then(() => checkQuietly(process.execPath, tsx('infra/dev/ensure-python.ts').slice(1), { echo: true }))
+      .then(() =>
+        checkQuietly(process.execPath, tsx('infra/dev/ensure-patroni.ts').slice(1), { echo: true }),
+      ),
   ]);
   buildClientPackagesIfStale();
   // tests/e2e/operations/compiled-runtime.test.ts runs dist/; built here, before the files run side by

@@ -37,6 +37,7 @@ export const CHROMIUM: SystemPackage = { apt: 'chromium', brew: ['--cask', 'chro
  */
 export function installPlan(host: InstallHost, pkg: SystemPackage): InstallPlan | undefined {
   if (host.platform === 'darwin' && host.has('brew')) {
+    if (pkg.brew.length === 0) return undefined; // no formula: the caller says how to get it instead
     return { steps: [['brew', 'install', ...pkg.brew]], privileged: [] };
   }
   if (host.platform !== 'linux' || !host.has('apt-get')) return undefined;

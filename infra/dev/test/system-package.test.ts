@@ -1,4 +1,8 @@
+import { mkdtempSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
+import { findPgBinDir, PATRONI_PACKAGES } from '../patroni-tools.js';
 import { CHROMIUM, type InstallHost, installPlan, NATS_SERVER } from '../system-package.js';
 
 const host = (overrides: Partial<InstallHost> & { programs?: string[] }): InstallHost => {
@@ -73,5 +77,29 @@ describe('installPlan', () => {
       'python3-pytest',
       'python3-httpx',
     ]);
+  });
+
+  it('when a package has no Homebrew formula (Patroni), then nothing is installed on macOS', () => {
+    expect(installPlan(host({ platform: 'darwin', programs: ['brew'] }), PATRONI_PACKAGES)).toBeUndefined();
+  });
+});
+
+describe('findPgBinDir', () => {
+  const binDir = (programs: string[]) => {
+    const dir = mkdtempSync(join(tmpdir(), 'pg-bin-'));
+    for (const program of programs) writeFileSync(join(dir, program), '#!/bin/sh\n', { mode: 0o755 });
+    return dir;
+  };
+  const all = ['postgres', 'initdb', 'pg_ctl', 'pg_basebackup', 'pg_rewind'];
+
+  it('when PATRONI_PG_BIN_DIR holds every program Patroni runs, then that directory', () => {
+    const dir = binDir(all);
+    expect(findPgBinDir({ PATRONI_PG_BIN_DIR: dir })).toBe(dir);
+  });
+
+  it('when the directory lacks pg_rewind (as the embedded PostgreSQL does), then none', () => {
+    expect(
+      findPgBinDir({ PATRONI_PG_BIN_DIR: binDir(all.filter((p) => p !== 'pg_rewind')) }),
+    ).toBeUndefined();
   });
 });

@@ -11,6 +11,7 @@ import { freePort } from '../../../infra/dev/tcp-probe.js';
 import { pollUntil } from '../../../infra/dev/wait-for.js';
 import { PrivateJetStream } from './private-jetstream.js';
 import { PrivateNatsCluster } from './private-nats-cluster.js';
+import { PrivatePatroniCluster } from './private-patroni-cluster.js';
 import { PrivatePostgres } from './private-postgres.js';
 import { PROCESSES, type ProcessName, StackProcess } from './stack-process.js';
 import { WebhookReceiver } from './webhook-receiver.js';
@@ -41,6 +42,11 @@ export interface FaultStackOptions {
    * the seed list and JETSTREAM_REPLICAS=3.
    */
   natsNodes?: 1 | 3;
+  /**
+   * `server` (the default): one PostgreSQL. `patroni`: two nodes under Patroni with synchronous
+   * replication and etcd, the services connected through HAProxy to whichever is primary.
+   */
+  postgres?: 'server' | 'patroni';
 }
 
 /** How long a stack start, or a row, waits for the cluster's streams to have all three copies current. */
@@ -66,7 +72,7 @@ export class FaultStack {
   private constructor(
     readonly dir: string,
     readonly options: FaultStackOptions,
-    readonly pg: PrivatePostgres,
+    private readonly db: PrivatePostgres | PrivatePatroniCluster,
     private readonly bus: PrivateJetStream | PrivateNatsCluster,
     readonly env: NodeJS.ProcessEnv,
     gatewayPort: number,
@@ -82,10 +88,22 @@ export class FaultStack {
   /** Where the tenant's endpoint delivers every retained write (webhook-receiver.ts). */
   webhooks: WebhookReceiver | undefined;
   get memoryDbUrl() {
-    return this.pg.databaseUrl('tm_memory');
+    return this.db.databaseUrl('tm_memory');
   }
   get billingDbUrl() {
-    return this.pg.databaseUrl('tm_billing');
+    return this.db.databaseUrl('tm_billing');
+  }
+
+  /** The single PostgreSQL of the default stack. */
+  get pg(): PrivatePostgres {
+    if (this.db instanceof PrivatePostgres) return this.db;
+    throw new Error('this stack runs PostgreSQL under Patroni: the row needs a stack with postgres: server');
+  }
+
+  /** The Patroni cluster of a stack started with postgres: 'patroni'. */
+  get patroni(): PrivatePatroniCluster {
+    if (this.db instanceof PrivatePatroniCluster) return this.db;
+    throw new Error('this stack runs a single PostgreSQL: the row needs a stack with postgres: patroni');
   }
 
   /** The single nats-server of the default stack. */
@@ -111,14 +129,29 @@ export class FaultStack {
     chmodSync(dir, 0o755);
     requireNatsServer(); // before anything starts: a missing binary says how to install it
     const clustered = options.natsNodes === 3;
-    const ports = await freePorts(clustered ? 11 : 3);
+    const failover = options.postgres === 'patroni';
+    const ports = await freePorts((clustered ? 11 : 3) + (failover ? 6 : 0));
     const at = (i: number) => ports[i] as number;
     const [pgPort, gatewayPort] = [at(0), at(1)];
     const natsPort = (i: number) => at(2 + i);
-    const pg = new PrivatePostgres(
-      { host: '127.0.0.1', port: pgPort, user: 'postgres', password: '' },
-      join(dir, 'pg'),
-    );
+    const patroniPort = (i: number) => at((clustered ? 11 : 3) + i);
+    const pg = failover
+      ? new PrivatePatroniCluster(
+          {
+            proxy: pgPort,
+            etcdClient: patroniPort(0),
+            etcdPeer: patroniPort(1),
+            nodes: [
+              { pg: patroniPort(2), rest: patroniPort(3) },
+              { pg: patroniPort(4), rest: patroniPort(5) },
+            ],
+          },
+          join(dir, 'pg'),
+        )
+      : new PrivatePostgres(
+          { host: '127.0.0.1', port: pgPort, user: 'postgres', password: '' },
+          join(dir, 'pg'),
+        );
     const nats = clustered
       ? new PrivateNatsCluster(
           [0, 1, 2].map((i) => ({ client: natsPort(i), cluster: natsPort(i + 3), monitor: natsPort(i + 6) })),
@@ -170,7 +203,11 @@ export class FaultStack {
       options.progress?.(`${name} (${((Date.now() - began) / 1000).toFixed(1)} s)`);
     try {
       await pg.start();
-      step(`private PostgreSQL on :${pgPort}`);
+      step(
+        failover
+          ? `private PostgreSQL, two nodes under Patroni, through HAProxy on :${pgPort}`
+          : `private PostgreSQL on :${pgPort}`,
+      );
       await nats.start();
       step(clustered ? `private NATS cluster on ${nats.url}` : `private nats-server on ${nats.url}`);
       await stack.migrate();
@@ -307,7 +344,7 @@ export class FaultStack {
     );
     await this.webhooks?.stop();
     await this.bus.stop();
-    await this.pg.stop();
+    await this.db.stop();
     if (!keepDir) rmSync(this.dir, { recursive: true, force: true });
   }
 }

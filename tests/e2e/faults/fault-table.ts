@@ -1,6 +1,7 @@
 import { setTimeout as sleep } from 'node:timers/promises';
 import { pollUntil } from '../../../infra/dev/wait-for.js';
 import { CLUSTER_FAULTS } from './cluster-faults.js';
+import { FAILOVER_FAULTS } from './failover-faults.js';
 import type { FaultStack } from './fault-stack.js';
 import { PROCESSES, type ProcessName } from './stack-process.js';
 import { outboxBacklog } from './totals.js';
@@ -33,6 +34,8 @@ export interface Fault {
   connectionErrors: ConnectionErrors;
   /** The NATS the row runs on: one server (the default), or the three-node cluster. */
   nats?: 'server' | 'cluster';
+  /** The PostgreSQL the row runs on: one server (the default), or two nodes under Patroni. */
+  postgres?: 'server' | 'patroni';
   /** Inject the fault, then lift it as a supervisor or an operator would; resolves with when it was lifted. */
   run: (ctx: FaultContext) => Promise<number>;
   /**
@@ -172,6 +175,7 @@ export const FAULTS: Fault[] = [
     },
   },
   ...CLUSTER_FAULTS,
+  ...FAILOVER_FAULTS,
 ];
 
 export const faultById = (id: string): Fault => {

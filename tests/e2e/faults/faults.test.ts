@@ -2,17 +2,19 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { FaultStack, type FaultStackOptions } from './fault-stack.js';
 import { faultById } from './fault-table.js';
 import { type RowResult, runRow } from './run-row.js';
-import { CI, CLUSTER_STACK, STACK } from './suite-settings.js';
+import { CI, CLUSTER_STACK, FAILOVER_STACK, STACK } from './suite-settings.js';
 
 /**
  * The CI subset of `npm run faults` (tests/e2e/faults/): the same fault definitions, row runner and
  * rules, with a smaller load, on a stack of its own (a private PostgreSQL and nats-server, each
  * service its own process), chosen to cover a crash, a graceful stop, the bus and the database, and
  * the webhooks service killed with deliveries in flight (at least once across a crash). Then, on a
- * stack whose NATS is a three-node cluster, the node leading the usage stream killed.
+ * stack whose NATS is a three-node cluster, the node leading the usage stream killed; and on a stack
+ * whose PostgreSQL runs under Patroni, the primary killed (automatic failover).
  */
 const CI_ROWS = ['kill9-memory', 'sigterm-gateway', 'nats-restart', 'pg-restart', 'kill9-webhooks'] as const;
 const CI_CLUSTER_ROWS = ['kill9-nats-leader'] as const;
+const CI_FAILOVER_ROWS = ['kill9-pg-primary'] as const;
 
 const runTag = `ci${Date.now().toString(36)}`;
 
@@ -62,4 +64,9 @@ rowsOn(
   'faults on a three-node NATS cluster under an SDK write and recall load',
   CLUSTER_STACK,
   CI_CLUSTER_ROWS,
+);
+rowsOn(
+  'faults on PostgreSQL under Patroni under an SDK write and recall load',
+  FAILOVER_STACK,
+  CI_FAILOVER_ROWS,
 );

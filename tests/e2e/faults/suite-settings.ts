@@ -21,6 +21,9 @@ export const STACK: FaultStackOptions = {
 /** The same stack on a three-node NATS cluster, for the rows that lose a node (cluster-faults.ts). */
 export const CLUSTER_STACK: FaultStackOptions = { ...STACK, natsNodes: 3 };
 
+/** The same stack on PostgreSQL under Patroni, for the rows that lose the primary (failover-faults.ts). */
+export const FAILOVER_STACK: FaultStackOptions = { ...STACK, postgres: 'patroni' };
+
 /** `npm run faults`: every row, a load of 6 clients. */
 export const FULL: RowSettings = {
   concurrency: 6,
