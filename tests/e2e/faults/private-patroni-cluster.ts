@@ -314,7 +314,8 @@ export class PrivatePatroniCluster {
         '  timeout check 1s',
         'listen primary',
         `  bind 127.0.0.1:${this.ports.proxy}`,
-        '  option httpchk GET /primary',
+        // OPTIONS, as Patroni's docs have it: no body to send to a checker that has already hung up.
+        '  option httpchk OPTIONS /primary',
         '  http-check expect status 200',
         '  default-server inter 500ms fall 2 rise 1 on-marked-down shutdown-sessions',
         ...servers,
