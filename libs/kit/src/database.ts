@@ -52,6 +52,9 @@ const UNAVAILABLE_CODES = new Set([
   '57P01',
   '57P03',
   '53300',
+  // A write on a node that is not primary (yet, or any more): during a failover, a connection can reach
+  // the standby being promoted, or stay on a primary being demoted. Asking again reaches the new primary.
+  '25006',
 ]);
 
 const PRISMA_UNAVAILABLE_CODES = new Set(['P1001', 'P1017', 'P2024', 'P2037']);
@@ -66,9 +69,10 @@ export function isStorageUnavailable(err: unknown): boolean {
     if (typeof candidate.code === 'string' && PRISMA_UNAVAILABLE_CODES.has(candidate.code)) return true;
     // 55000 is a broad code; only its message says "this database takes no connections now"
     // (ALLOW_CONNECTIONS false, as an operator or a failover sets it; a write once answered 500).
+    // Prisma's raw queries carry a 25006 only in their message (P2010, "Code: `25006`").
     if (
       typeof candidate.message === 'string' &&
-      /connect(ion)? (refused|terminated|timeout)|Connection terminated|timeout exceeded when trying to connect|Can't reach database server|is not currently accepting connections/i.test(
+      /connect(ion)? (refused|terminated|timeout)|Connection terminated|timeout exceeded when trying to connect|Can't reach database server|is not currently accepting connections|in a read-only transaction/i.test(
         candidate.message,
       )
     ) {

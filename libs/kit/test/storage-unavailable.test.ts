@@ -21,6 +21,17 @@ describe('isStorageUnavailable', () => {
       'a refused connection, as a cause',
       new Error('query failed', { cause: failure('connect', 'ECONNREFUSED') }),
     ],
+    [
+      'pg: a write on a standby being promoted (25006)',
+      failure('cannot execute INSERT in a read-only transaction', '25006'),
+    ],
+    [
+      "Prisma's raw query on a standby being promoted (P2010 carrying 25006)",
+      failure(
+        'Raw query failed. Code: `25006`. Message: `cannot execute SELECT FOR UPDATE in a read-only transaction`',
+        'P2010',
+      ),
+    ],
   ])('when the error is %s, then it is a storage outage (a retryable 503)', (_name, err) => {
     expect(isStorageUnavailable(err)).toBe(true);
   });
