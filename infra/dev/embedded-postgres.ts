@@ -76,7 +76,8 @@ async function initialise(settings: PgSettings, dataDir: string): Promise<void> 
   }
 }
 
-function postgresUserIds(): { uid: number; gid: number } {
+/** The `postgres` user's ids: as root, PostgreSQL (and Patroni, which runs it) must run as that user. */
+export function postgresUserIds(): { uid: number; gid: number } {
   const id = (flag: string) => Number(execFileSync('id', [flag, 'postgres'], { encoding: 'utf8' }).trim());
   return { uid: id('-u'), gid: id('-g') };
 }

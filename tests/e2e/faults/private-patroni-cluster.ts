@@ -1,12 +1,12 @@
-import { type ChildProcess, execFileSync, spawn } from 'node:child_process';
-import { chownSync, closeSync, existsSync, mkdirSync, openSync, readFileSync, writeFileSync } from 'node:fs';
+import { chownSync, mkdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
+import { postgresUserIds } from '../../../infra/dev/embedded-postgres.js';
 import { ensurePatroniTools, type PatroniTools } from '../../../infra/dev/patroni-tools.js';
 import { pollUntil } from '../../../infra/dev/wait-for.js';
+import { LoggedProcess } from './logged-process.js';
+import { PatroniNode } from './patroni-node.js';
 
-/** Patroni's cluster name (its keys in etcd live under /service/<scope>). */
-const SCOPE = 'tm-faults';
 const asRoot = process.getuid?.() === 0;
 
 export interface PatroniPorts {
@@ -24,182 +24,6 @@ export interface Member {
   state: string;
   lag?: number | string;
   timeline?: number;
-}
-
-/** A child with its output in a log file and a process group of its own, so a kill reaches all of it. */
-class LoggedProcess {
-  readonly child: ChildProcess;
-  readonly exited: Promise<void>;
-
-  constructor(
-    command: string,
-    args: string[],
-    logFile: string,
-    options: { uid?: number; gid?: number; env: NodeJS.ProcessEnv },
-  ) {
-    const log = openSync(logFile, 'a');
-    this.child = spawn(command, args, { ...options, detached: true, stdio: ['ignore', log, log] });
-    closeSync(log);
-    this.exited = new Promise((resolve) => this.child.once('exit', () => resolve()));
-  }
-
-  get running(): boolean {
-    return this.child.exitCode === null && this.child.signalCode === null;
-  }
-
-  signal(signal: NodeJS.Signals): void {
-    if (!this.running || this.child.pid === undefined) return;
-    try {
-      process.kill(-this.child.pid, signal);
-    } catch {
-      // gone meanwhile
-    }
-  }
-
-  /** The signal, then SIGKILL to the group if it is still running after `graceMs`. */
-  async stop(signal: NodeJS.Signals, graceMs: number): Promise<void> {
-    this.signal(signal);
-    const timer = setTimeout(() => this.signal('SIGKILL'), graceMs);
-    await this.exited;
-    clearTimeout(timer);
-  }
-}
-
-/**
- * One PostgreSQL node under Patroni: its own data directory, PostgreSQL and REST ports. Patroni starts
- * PostgreSQL in a session of its own, so losing the machine means killing both.
- */
-class PatroniNode {
-  private patroni: LoggedProcess | undefined;
-  readonly dataDir: string;
-  private readonly configFile: string;
-
-  constructor(
-    readonly name: string,
-    readonly ports: { pg: number; rest: number },
-    private readonly dir: string,
-    private readonly tools: PatroniTools,
-    private readonly ids: { uid?: number; gid?: number },
-  ) {
-    this.dataDir = join(dir, 'data');
-    this.configFile = join(dir, 'patroni.yml');
-  }
-
-  get running(): boolean {
-    return this.patroni?.running ?? false;
-  }
-
-  get restUrl(): string {
-    return `http://127.0.0.1:${this.ports.rest}`;
-  }
-
-  /** Patroni's configuration; JSON is YAML too. */
-  writeConfig(etcdClient: number): void {
-    const { pg, rest } = this.ports;
-    const trustLoopback = [
-      'local all all trust',
-      'host all all 127.0.0.1/32 trust',
-      'host replication replicator 127.0.0.1/32 trust',
-    ];
-    const config = {
-      scope: SCOPE,
-      name: this.name,
-      log: { level: 'WARNING' },
-      restapi: { listen: `127.0.0.1:${rest}`, connect_address: `127.0.0.1:${rest}` },
-      etcd3: { hosts: [`127.0.0.1:${etcdClient}`] },
-      bootstrap: {
-        dcs: {
-          // A primary that stops renewing its lease for 10 s is replaced; Patroni checks every 2 s.
-          ttl: 10,
-          loop_wait: 2,
-          retry_timeout: 5,
-          maximum_lag_on_failover: 1024 * 1024,
-          // A commit returns once the standby has it: an acknowledged write survives the primary's loss.
-          // Not strict: alone, a primary goes on accepting writes rather than stopping the service.
-          synchronous_mode: true,
-          postgresql: {
-            use_pg_rewind: true,
-            parameters: {
-              wal_level: 'replica',
-              hot_standby: 'on',
-              wal_log_hints: 'on',
-              max_wal_senders: 10,
-              max_replication_slots: 10,
-              max_connections: 200,
-              // The suite's own faults would otherwise log pages of cut connections.
-              log_min_messages: 'fatal',
-              log_min_error_statement: 'panic',
-              log_checkpoints: 'off',
-            },
-          },
-        },
-        initdb: [{ encoding: 'UTF8' }, { auth: 'trust' }],
-      },
-      postgresql: {
-        listen: `127.0.0.1:${pg}`,
-        connect_address: `127.0.0.1:${pg}`,
-        data_dir: this.dataDir,
-        bin_dir: this.tools.pgBinDir,
-        pgpass: join(this.dir, 'pgpass'),
-        authentication: {
-          superuser: { username: 'postgres', password: 'postgres' },
-          replication: { username: 'replicator', password: 'replicator' },
-          rewind: { username: 'postgres', password: 'postgres' },
-        },
-        parameters: { unix_socket_directories: this.dir },
-        pg_hba: trustLoopback,
-      },
-    };
-    writeFileSync(this.configFile, JSON.stringify(config, null, 2));
-    if (this.ids.uid !== undefined) chownSync(this.configFile, this.ids.uid, this.ids.gid ?? -1);
-  }
-
-  start(): void {
-    if (this.running) return;
-    this.patroni = new LoggedProcess(this.tools.patroni, [this.configFile], join(this.dir, 'patroni.log'), {
-      ...this.ids,
-      env: { PATH: process.env.PATH, HOME: this.dir, LANG: 'C.UTF-8' },
-    });
-  }
-
-  /** The postmaster's pid from its pid file, if one is running. */
-  private postmasterPid(): number | undefined {
-    const pidFile = join(this.dataDir, 'postmaster.pid');
-    if (!existsSync(pidFile)) return undefined;
-    const pid = Number(readFileSync(pidFile, 'utf8').split('\n')[0]);
-    if (!Number.isInteger(pid) || pid <= 0) return undefined;
-    try {
-      process.kill(pid, 0);
-      return pid;
-    } catch {
-      return undefined;
-    }
-  }
-
-  /** The machine lost: SIGKILL to Patroni and to PostgreSQL's postmaster (its backends follow it). */
-  async kill(): Promise<void> {
-    const postmaster = this.postmasterPid();
-    this.patroni?.signal('SIGKILL');
-    if (postmaster) process.kill(postmaster, 'SIGKILL');
-    await this.patroni?.exited;
-    // Its backends notice the postmaster gone and exit; a new postmaster needs them gone first.
-    await pollUntil(async () => !this.backendsRunning(), { timeoutMs: 10_000, intervalMs: 50 });
-  }
-
-  private backendsRunning(): boolean {
-    try {
-      return execFileSync('pgrep', ['-f', `postgres.*${this.dataDir}`], { encoding: 'utf8' }).trim() !== '';
-    } catch {
-      return false; // pgrep exits 1 when nothing matches
-    }
-  }
-
-  /** SIGTERM: Patroni shuts PostgreSQL down (fast) and leaves the cluster. */
-  async stop(): Promise<void> {
-    await this.patroni?.stop('SIGTERM', 15_000);
-    const postmaster = this.postmasterPid();
-    if (postmaster) process.kill(postmaster, 'SIGKILL');
-  }
 }
 
 /**
@@ -314,9 +138,14 @@ export class PrivatePatroniCluster {
         '  timeout check 1s',
         'listen primary',
         `  bind 127.0.0.1:${this.ports.proxy}`,
-        // OPTIONS, as Patroni's docs have it: no body to send to a checker that has already hung up.
-        '  option httpchk OPTIONS /primary',
+        // 200 means "holds the leader key"; Patroni says so as soon as it takes the key, seconds before
+        // PostgreSQL has finished its promotion, and writes sent then fail as read-only. The body's role
+        // comes from pg_is_in_recovery(): both together mean a primary that takes writes. Read whole,
+        // so Patroni never writes to a checker that has hung up (that filled its log with resets).
+        '  option httpchk',
+        '  http-check send meth GET uri /primary',
         '  http-check expect status 200',
+        '  http-check expect rstring "\\"role\\": \\"(master|primary)\\""',
         '  default-server inter 500ms fall 2 rise 1 on-marked-down shutdown-sessions',
         ...servers,
         '',
@@ -415,9 +244,4 @@ export class PrivatePatroniCluster {
     await Promise.all([...this.members.values()].map((n) => n.stop()));
     await this.etcd?.stop('SIGTERM', 5_000);
   }
-}
-
-function postgresUserIds(): { uid: number; gid: number } {
-  const id = (flag: string) => Number(execFileSync('id', [flag, 'postgres'], { encoding: 'utf8' }).trim());
-  return { uid: id('-u'), gid: id('-g') };
 }
