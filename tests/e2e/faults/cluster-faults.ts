@@ -1,5 +1,6 @@
 import { setTimeout as sleep } from 'node:timers/promises';
 import { Streams } from '@tm/contracts';
+import { firstWriteNote, seconds } from './fault-notes.js';
 import { CLUSTER_SETTLED_WITHIN_MS } from './fault-stack.js';
 import type { Fault, FaultContext } from './fault-table.js';
 import type { PrivateNatsCluster } from './private-nats-cluster.js';
@@ -20,8 +21,6 @@ const NEW_LEADER_WITHIN_MS = 30_000;
  */
 export const PARTITION_MS = 45_000;
 
-const s = (ms: number) => `${(ms / 1000).toFixed(1)} s`;
-
 async function leaderOfUsage(ctx: FaultContext, cluster: PrivateNatsCluster): Promise<string | undefined> {
   const leader = await cluster.streamLeader(USAGE);
   if (!leader) ctx.fail(`no leader of ${USAGE} to go after`);
@@ -40,15 +39,10 @@ async function clientsNote(cluster: PrivateNatsCluster, name: string): Promise<s
  */
 async function measureFailover(ctx: FaultContext, cluster: PrivateNatsCluster, lost: string, since: number) {
   const next = await cluster.newStreamLeader(USAGE, lost, NEW_LEADER_WITHIN_MS);
-  if (!next) ctx.fail(`no new leader of ${USAGE} within ${s(NEW_LEADER_WITHIN_MS)}`);
-  return next === undefined ? 'no new leader' : `new leader ${next.leader} after ${s(next.seenAt - since)}`;
-}
-
-function firstWriteNote(ctx: FaultContext, since: number): string {
-  const at = ctx.firstWriteAnswered(since);
-  return at === undefined
-    ? 'no write sent after it answered yet'
-    : `first write sent after it answered after ${s(at - since)}`;
+  if (!next) ctx.fail(`no new leader of ${USAGE} within ${seconds(NEW_LEADER_WITHIN_MS)}`);
+  return next === undefined
+    ? 'no new leader'
+    : `new leader ${next.leader} after ${seconds(next.seenAt - since)}`;
 }
 
 /**
@@ -58,10 +52,10 @@ function firstWriteNote(ctx: FaultContext, since: number): string {
 async function rejoined(ctx: FaultContext, cluster: PrivateNatsCluster, since: number) {
   const missing = await cluster.settled(CLUSTER_SETTLED_WITHIN_MS);
   if (missing) {
-    ctx.fail(`not whole ${s(CLUSTER_SETTLED_WITHIN_MS)} after the node came back: ${missing}`);
+    ctx.fail(`not whole ${seconds(CLUSTER_SETTLED_WITHIN_MS)} after the node came back: ${missing}`);
     return false;
   }
-  ctx.note(`every stream current again ${s(Date.now() - since)} after the node came back`);
+  ctx.note(`every stream current again ${seconds(Date.now() - since)} after the node came back`);
   return true;
 }
 
@@ -106,7 +100,7 @@ export const CLUSTER_FAULTS: Fault[] = [
         const ledUsage = (await cluster.streamLeader(USAGE)) === name;
         const stoppedAt = Date.now();
         await cluster.node(name).stop();
-        const stopped = `${name} stopped in ${s(Date.now() - stoppedAt)}`;
+        const stopped = `${name} stopped in ${seconds(Date.now() - stoppedAt)}`;
         ctx.note(
           ledUsage
             ? `${stopped}; it led ${USAGE}: ${await measureFailover(ctx, cluster, name, stoppedAt)}`

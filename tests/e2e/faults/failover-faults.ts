@@ -1,3 +1,5 @@
+import { pollUntil } from '../../../infra/dev/wait-for.js';
+import { firstWriteNote, seconds } from './fault-notes.js';
 import type { Fault, FaultContext } from './fault-table.js';
 import type { PrivatePatroniCluster } from './private-patroni-cluster.js';
 
@@ -5,15 +7,6 @@ import type { PrivatePatroniCluster } from './private-patroni-cluster.js';
 const NEW_PRIMARY_WITHIN_MS = 60_000;
 /** How long an old primary gets to rewind, catch up and stand by synchronously again. */
 const REJOINED_WITHIN_MS = 90_000;
-
-const s = (ms: number) => `${(ms / 1000).toFixed(1)} s`;
-
-function firstWriteNote(ctx: FaultContext, since: number): string {
-  const at = ctx.firstWriteAnswered(since);
-  return at === undefined
-    ? 'no write sent after it answered yet'
-    : `first write sent after it answered after ${s(at - since)}`;
-}
 
 /**
  * The primary's machine lost: Patroni and PostgreSQL SIGKILLed together. Nobody acts after that:
@@ -29,10 +22,10 @@ async function killPrimary(ctx: FaultContext, cluster: PrivatePatroniCluster): P
   const killedAt = Date.now();
   await cluster.node(former).kill();
   const next = await cluster.newPrimary(former, NEW_PRIMARY_WITHIN_MS);
-  if (!next) ctx.fail(`no new primary within ${s(NEW_PRIMARY_WITHIN_MS)}`);
+  if (!next) ctx.fail(`no new primary within ${seconds(NEW_PRIMARY_WITHIN_MS)}`);
   else
     ctx.note(
-      `killed ${former}; ${next.name} primary and reached through HAProxy after ${s(next.seenAt - killedAt)}`,
+      `killed ${former}; ${next.name} primary and reached through HAProxy after ${seconds(next.seenAt - killedAt)}`,
     );
   return former;
 }
@@ -56,7 +49,14 @@ export const FAILOVER_FAULTS: Fault[] = [
       // No one brings the machine back: time to healthy counts from the loss itself.
       return since;
     },
-    afterHealthy: async (ctx, since) => ctx.note(firstWriteNote(ctx, since)),
+    // The load's writes sent during the failover are still in their SDK's backoff when health is back.
+    afterHealthy: async (ctx, since) => {
+      await pollUntil(async () => ctx.firstWriteAnswered(since) !== undefined, {
+        timeoutMs: 15_000,
+        intervalMs: 100,
+      });
+      ctx.note(firstWriteNote(ctx, since));
+    },
   },
   {
     id: 'pg-old-primary-rejoins',
@@ -74,11 +74,12 @@ export const FAILOVER_FAULTS: Fault[] = [
       const startedAt = Date.now();
       cluster.node(down).start();
       const missing = await cluster.settled(REJOINED_WITHIN_MS);
-      if (missing) ctx.fail(`${down} not standing by ${s(REJOINED_WITHIN_MS)} after its start: ${missing}`);
+      if (missing)
+        ctx.fail(`${down} not standing by ${seconds(REJOINED_WITHIN_MS)} after its start: ${missing}`);
       else {
         const member = (await cluster.cluster()).find((m) => m.name === down);
         ctx.note(
-          `${down} started again; synchronous standby on timeline ${member?.timeline ?? '?'} after ${s(Date.now() - startedAt)}`,
+          `${down} started again; synchronous standby on timeline ${member?.timeline ?? '?'} after ${seconds(Date.now() - startedAt)}`,
         );
       }
       // The stack never stopped serving: time to healthy counts from the cluster whole again.
