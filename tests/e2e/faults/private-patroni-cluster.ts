@@ -136,6 +136,10 @@ export class PrivatePatroniCluster {
         '  timeout client 30m',
         '  timeout server 30m',
         '  timeout check 1s',
+        // No second try on a refused connection: HAProxy waits a second before each, and three of them
+        // outlasted the services' 3 s connect timeout, so writes answered 503 only after 3 s. Refused at
+        // once, a client retries later, by when the check has moved on to the new primary.
+        '  retries 0',
         'listen primary',
         `  bind 127.0.0.1:${this.ports.proxy}`,
         // 200 means "holds the leader key"; Patroni says so as soon as it takes the key, seconds before
