@@ -2,11 +2,11 @@ import { createHash } from 'node:crypto';
 
 /**
  * The base images docker-compose.yml names (node:24-slim through the Dockerfile's NODE_IMAGE and
- * RUNTIME_IMAGE, postgres:15, nats:2.10-alpine), built here from Debian's packages and the npm registry
+ * RUNTIME_IMAGE, postgres:15, nats:2.10-alpine) and docker-compose.ha.yml adds (tm-patroni), built here from Debian's packages and the npm registry
  * for machines that cannot pull them: each a Debian root file system made by mmdebstrap, imported into Podman.
  */
 export interface BaseImage {
-  name: 'node' | 'node-runtime' | 'postgres' | 'nats';
+  name: 'node' | 'node-runtime' | 'postgres' | 'nats' | 'patroni';
   /** The image of docker-compose.yml (or the Dockerfile's default for `buildArg`) that this one stands in for. */
   standsInFor: string;
   /** The Dockerfile argument this image is passed as; without one, it replaces a compose file image. */
@@ -41,6 +41,8 @@ export interface NodeFiles {
 }
 
 export const DEBIAN_SUITE = 'bookworm';
+/** The image docker-compose.ha.yml names for etcd, the Patroni nodes and HAProxy (no registry has it). */
+export const PATRONI_IMAGE = 'tm-patroni:15-bookworm';
 export const NODE_MAJOR = 24;
 
 /** Documentation, manuals and translations are left out of every base image: size, not function. */
@@ -127,6 +129,19 @@ export function baseImages(files: NodeFiles, postgresEntrypoint: string): BaseIm
       packages: ['nats-server', 'wget'],
       hooks: [],
       changes: ['ENTRYPOINT ["/usr/sbin/nats-server"]', 'EXPOSE 4222', 'EXPOSE 8222'],
+    },
+    {
+      // One image for the three roles of the HA profile's PostgreSQL (etcd, a node under Patroni,
+      // HAProxy): fewer builds, and each role's program is one package of the same Debian release.
+      // What infra/compose/patroni/Containerfile makes where Docker can pull.
+      name: 'patroni',
+      standsInFor: PATRONI_IMAGE,
+      packages: ['postgresql-15', 'patroni', 'etcd-server', 'etcd-client', 'haproxy'],
+      hooks: [],
+      // pg_isready, psql and PostgreSQL's programs first, as in the postgres stand-in.
+      changes: [
+        'ENV PATH=/usr/lib/postgresql/15/bin:/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin',
+      ],
     },
   ];
 }

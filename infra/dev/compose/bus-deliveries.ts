@@ -8,15 +8,25 @@ export interface WriteDeliveries {
 }
 
 /**
- * Write messages each open connection named `name` has received, by connection id, from nats-server's
- * monitoring port (`/connz`). Every instance of a service connects under the service's name and a queue
+ * Write messages each open connection named `name` has received, by server and connection id, from
+ * the monitoring port (`/connz`) of each nats-server given (every node of a cluster: a client connects
+ * to one of them). Every instance of a service connects under the service's name and a queue
  * group hands each request to one of them, so the counts say which replica took how many writes without
  * the services exposing anything for it.
  */
 export async function writesByConnection(
-  monitorUrl: string,
+  monitorUrls: readonly string[],
   name: string,
-): Promise<Map<number, WriteDeliveries>> {
+): Promise<Map<string, WriteDeliveries>> {
+  const deliveries = new Map<string, WriteDeliveries>();
+  for (const monitorUrl of monitorUrls) {
+    for (const [cid, writes] of await serverWrites(monitorUrl, name))
+      deliveries.set(`${monitorUrl} ${cid}`, writes);
+  }
+  return deliveries;
+}
+
+async function serverWrites(monitorUrl: string, name: string): Promise<Map<number, WriteDeliveries>> {
   const res = await fetch(`${monitorUrl}/connz?subs=detail&limit=1024`);
   if (!res.ok) throw new Error(`nats-server monitoring answered ${res.status}`);
   const { connections } = (await res.json()) as {

