@@ -231,8 +231,22 @@ export class PodmanStack {
   }
 
   private async showLogs(container: string) {
-    await podman(['logs', '--tail', '40', container], { allowFailure: true, echo: true });
+    const { output } = await podman(['logs', '--tail', '1000', container], { allowFailure: true });
+    process.stderr.write(`${lastTellingLines(output, 40).join('\n')}\n`);
   }
+}
+
+/**
+ * A log's last `count` lines that say something: without the tracebacks a Patroni node logs each time
+ * a health checker hangs up before its answer, which would otherwise be all there is to read.
+ */
+export function lastTellingLines(log: string, count: number): string[] {
+  const noise =
+    /^\s+(File |\S.*\^)|^\s*(method\(\)|self\.|BaseHTTPRequestHandler\.)|^Traceback |^ConnectionResetError|^BrokenPipeError|Exception happened during processing of request|Traceback \(most recent call last\)/;
+  return log
+    .split('\n')
+    .filter((line) => line.trim() !== '' && !noise.test(line))
+    .slice(-count);
 }
 
 export function seconds(since: number): string {

@@ -29,6 +29,7 @@ import {
 } from '../compose/compose-file.js';
 import { renderOverride } from '../compose/override-file.js';
 import { root } from '../compose/podman.js';
+import { lastTellingLines } from '../compose/podman-stack.js';
 import { stackSecrets } from '../compose/stack-env.js';
 
 // The pure parts of `npm run compose` (infra/dev/compose/); building images and running containers is
@@ -390,5 +391,32 @@ describe('build leftovers', () => {
 
     expect(newestImage(listed)).toBe('newest');
     expect(newestImage([])).toBeUndefined();
+  });
+});
+
+describe('lastTellingLines', () => {
+  it("when a Patroni node's log ends in health-check tracebacks, then the lines before them are shown", () => {
+    const traceback = [
+      '2026-11-30 09:52:31,637 WARNING: Exception happened during processing of request from 10.89.0.39:56048',
+      '2026-11-30 09:52:31,639 WARNING: Traceback (most recent call last):',
+      '  File "/usr/lib/python3.11/socketserver.py", line 691, in process_request_thread',
+      '    self.finish_request(request, client_address)',
+      '  File "/usr/lib/python3.11/http/server.py", line 420, in handle_one_request',
+      '    method()',
+      '    BaseHTTPRequestHandler.handle_one_request(self)',
+      'ConnectionResetError: [Errno 104] Connection reset by peer',
+      '',
+    ];
+    const log = [
+      '2026-11-30 09:50:01,000 INFO: trying to bootstrap from leader pg-1',
+      'pg_basebackup: error: connection to server failed',
+      ...traceback,
+      ...traceback,
+    ].join('\n');
+
+    expect(lastTellingLines(log, 40)).toEqual([
+      '2026-11-30 09:50:01,000 INFO: trying to bootstrap from leader pg-1',
+      'pg_basebackup: error: connection to server failed',
+    ]);
   });
 });
