@@ -1,4 +1,4 @@
-import { execFileSync, spawnSync } from 'node:child_process';
+import { spawnSync } from 'node:child_process';
 import { existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -814,23 +814,28 @@ describe('tm-mcp under the MCP Inspector CLI', () => {
 describe('@text-memory/mcp as a user installs it', () => {
   const work = mkdtempSync(join(tmpdir(), 'tm-mcp-package-'));
   afterAll(() => rmSync(work, { recursive: true, force: true }));
-  const run = (file: string, args: string[], cwd: string) =>
-    execFileSync(file, args, { cwd, encoding: 'utf8', stdio: ['ignore', 'pipe', 'pipe'], timeout: 120_000 });
+  // Async: npm install on a loaded machine can take a minute, and a worker blocked that long misses
+  // vitest's own 60 s RPC deadline (the run then fails with every test passed).
+  const run = async (file: string, args: string[], cwd: string) => {
+    const ran = await runCommand(file, args, { cwd });
+    if (ran.code !== 0) throw new Error(`${file} ${args.join(' ')} exited ${ran.code}: ${ran.stderr}`);
+    return ran.stdout;
+  };
   // pnpm (not npm) packs, so `workspace:^` becomes the SDK's version range in the tarball.
   const pnpm = spawnSync('pnpm', ['--version']).status === 0 ? ['pnpm'] : ['npx', '--yes', 'pnpm@10.34.9'];
-  const pack = (dir: string) => {
+  const pack = async (dir: string) => {
     const [file = 'pnpm', ...args] = pnpm;
-    const out = run(file, [...args, 'pack', '--pack-destination', work], dir);
+    const out = await run(file, [...args, 'pack', '--pack-destination', work], dir);
     return out.trim().split('\n').at(-1) ?? '';
   };
 
   it('when both packed tarballs are installed outside the repo, then the tm-mcp bin serves the tools', async () => {
-    const sdkTarball = pack(join(root, 'libs', 'clients', 'sdk'));
-    const mcpTarball = pack(mcpDir);
+    const sdkTarball = await pack(join(root, 'libs', 'clients', 'sdk'));
+    const mcpTarball = await pack(mcpDir);
     const app = join(work, 'app');
     mkdirSync(app);
     writeFileSync(join(app, 'package.json'), JSON.stringify({ name: 'mcp-user', private: true }));
-    run('npm', ['install', '--no-audit', '--no-fund', '--silent', sdkTarball, mcpTarball], app);
+    await run('npm', ['install', '--no-audit', '--no-fund', '--silent', sdkTarball, mcpTarball], app);
     const tenant = await createTenant();
 
     const client = await connect(
@@ -841,12 +846,12 @@ describe('@text-memory/mcp as a user installs it', () => {
     const { tools } = await client.listTools();
 
     expect(tools.map((tool) => tool.name).sort()).toEqual(TOOLS);
-    const files = run('tar', ['-tzf', mcpTarball], work).split('\n').filter(Boolean);
+    const files = (await run('tar', ['-tzf', mcpTarball], work)).split('\n').filter(Boolean);
     expect(files).toEqual(
       expect.arrayContaining(['package/dist/bin.js', 'package/dist/server.js', 'package/README.md']),
     );
     expect(files.filter((f) => f.startsWith('package/src/'))).toEqual([]);
-    const manifest = JSON.parse(run('tar', ['-xzOf', mcpTarball, 'package/package.json'], work));
+    const manifest = JSON.parse(await run('tar', ['-xzOf', mcpTarball, 'package/package.json'], work));
     const sdk = JSON.parse(readFileSync(join(root, 'libs', 'clients', 'sdk', 'package.json'), 'utf8'));
     expect(manifest.dependencies['@text-memory/sdk']).toBe(`^${sdk.version}`);
   }, 120_000);
