@@ -1,6 +1,5 @@
 export type { NatsConnection, Subscription } from '@nats-io/transport-node';
 export * from './bus-error.js';
-export { type CoalescingRequestOptions, createCoalescingRequester } from './coalescing-endpoint.js';
 export * from './codec.js';
 export * from './connect.js';
 export * from './jetstream/backlog-metrics.js';
@@ -11,6 +10,10 @@ export * from './jetstream/streams.js';
 export * from './outbox/outbox-publisher.js';
 export * from './outbox/outbox-relay.js';
 export * from './outbox/outbox-table.js';
+export {
+  type CoalescingRequestOptions,
+  createCoalescingRequester,
+} from './request-reply/coalescing-endpoint.js';
 export * from './request-reply/guarded-service.js';
 // A service is put on the bus one way, with discovery and statistics: createService (its endpoints,
 // coalesced ones, its health ping and its drain). serve.ts, coalescing-endpoint.ts and drain-endpoints.ts

@@ -4,7 +4,10 @@ import { AppError, ErrorCode } from '@tm/contracts';
 import { pino } from 'pino';
 import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
 import { z } from 'zod';
-import { createCoalescingRequester, serveCoalescedEndpoint } from '../src/coalescing-endpoint.js';
+import {
+  createCoalescingRequester,
+  serveCoalescedEndpoint,
+} from '../src/request-reply/coalescing-endpoint.js';
 
 const logger = pino({ level: 'silent' });
 const Input = z.object({ n: z.number().int() });

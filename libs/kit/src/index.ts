@@ -7,7 +7,7 @@ export * from './fair-slots.js';
 export * from './ids.js';
 export * from './logger.js';
 export * from './metrics/index.js';
-export * from './per-turn-batcher.js';
+export * from './per-turn-coalescer.js';
 export * from './periodic-task.js';
 export * from './prisma-cli-config.js';
 export * from './prisma-holder.js';

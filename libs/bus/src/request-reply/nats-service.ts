@@ -3,8 +3,8 @@ import type { Msg, NatsConnection, Subscription } from '@nats-io/transport-node'
 import { discoverySubjects, QueueGroups, type ServiceSelfReport, Subjects } from '@tm/contracts';
 import type { Logger } from 'pino';
 import { z } from 'zod';
-import { serveCoalescedEndpoint } from '../coalescing-endpoint.js';
 import { encodeJson } from '../codec.js';
+import { serveCoalescedEndpoint } from './coalescing-endpoint.js';
 import { drainEndpoints } from './drain-endpoints.js';
 import { EndpointStats } from './endpoint-stats.js';
 import { type Endpoint, serveEndpoint } from './serve.js';

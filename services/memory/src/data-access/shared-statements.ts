@@ -1,4 +1,4 @@
-import { createPerTurnBatcher, poolRunner, type SqlRunner } from '@tm/kit';
+import { createPerTurnCoalescer, poolRunner, type SqlRunner } from '@tm/kit';
 import type pg from 'pg';
 import {
   type ClaimOutcome,
@@ -65,7 +65,7 @@ export function createSharedStatements(run: SqlRunner) {
     for (const o of outcomes) (shared[o.n - 1] as Pending).resolve({ claimed: o.claimed, fenced: o.fenced });
   };
 
-  const add = createPerTurnBatcher<Pending>({
+  const add = createPerTurnCoalescer<Pending>({
     maxItems: MAX_WRITES_PER_STATEMENT,
     flush: (pending) => void runTurn(pending),
   });

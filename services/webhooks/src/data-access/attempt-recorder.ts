@@ -1,4 +1,4 @@
-import { createPerTurnBatcher } from '@tm/kit';
+import { createPerTurnCoalescer } from '@tm/kit';
 import { Prisma } from './generated/client.js';
 import type { Db } from './prisma-client.js';
 
@@ -60,7 +60,7 @@ export function createAttemptRecorder(db: Db): AttemptRecorder {
     reject: (err: unknown) => void;
   }
   const alone = (p: Pending) => recordAttempts(db, [p.row]).then(() => p.resolve(), p.reject);
-  const add = createPerTurnBatcher<Pending>({
+  const add = createPerTurnCoalescer<Pending>({
     maxItems: MAX_BATCH,
     flush: (batch) =>
       void recordAttempts(

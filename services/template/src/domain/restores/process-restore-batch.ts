@@ -26,7 +26,7 @@ type Row = Awaited<ReturnType<typeof findPendingRows>>[number];
  * export's order (as they were first retained), since a supersession's outcome depends on what was
  * there when its record was written: a record that supersedes is written alone, after every record
  * before it has settled and before any after it starts; the plain records between two of them go
- * `concurrency` at a time (the memory service's write batcher shares statements across them).
+ * `concurrency` at a time (the memory service shares statements across them).
  * An outage (a retryable error) leaves the record pending and ends the batch; nothing after it starts,
  * so the order holds when the worker tries again. Returns false once nothing is pending (then completed,
  * with its import.completed event of kind `restore`).

@@ -1,15 +1,15 @@
 import { setImmediate as nextTurn } from 'node:timers/promises';
 import { describe, expect, it } from 'vitest';
-import { createPerTurnBatcher } from '../src/per-turn-batcher.js';
+import { createPerTurnCoalescer } from '../src/per-turn-coalescer.js';
 
 /** A batcher that records its batches. */
 function recording(options: { maxItems: number; maxSize?: number }) {
   const batches: number[][] = [];
-  const add = createPerTurnBatcher<number>({ ...options, sizeOf: (n) => n, flush: (b) => batches.push(b) });
+  const add = createPerTurnCoalescer<number>({ ...options, sizeOf: (n) => n, flush: (b) => batches.push(b) });
   return { add, batches };
 }
 
-describe('createPerTurnBatcher', () => {
+describe('createPerTurnCoalescer', () => {
   it('when items are added in one turn, then they are flushed together after it, and the next turn starts a new batch', async () => {
     const { add, batches } = recording({ maxItems: 10 });
 

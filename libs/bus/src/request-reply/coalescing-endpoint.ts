@@ -5,15 +5,15 @@ import {
   type Subscription,
 } from '@nats-io/transport-node';
 import { AppError, ErrorCode } from '@tm/contracts';
-import { createPerTurnBatcher, currentTrace, runInTrace, type TraceContext } from '@tm/kit';
+import { createPerTurnCoalescer, currentTrace, runInTrace, type TraceContext } from '@tm/kit';
 import type { Logger } from 'pino';
 import { z } from 'zod';
-import { ERROR_HEADER, fromBusErrorBody, toBusErrorBody } from './bus-error.js';
-import { decodeJson } from './codec.js';
-import type { EndpointStats } from './request-reply/endpoint-stats.js';
-import { outsideContract, type RequestOptions, transportError } from './request-reply/request.js';
-import { answerMessage, type Endpoint, respondWithError, subscribeEndpoint } from './request-reply/serve.js';
-import { ITEM_TRACES_HEADER, itemTrace, itemTraces } from './trace-headers.js';
+import { ERROR_HEADER, fromBusErrorBody, toBusErrorBody } from '../bus-error.js';
+import { decodeJson } from '../codec.js';
+import { ITEM_TRACES_HEADER, itemTrace, itemTraces } from '../trace-headers.js';
+import type { EndpointStats } from './endpoint-stats.js';
+import { outsideContract, type RequestOptions, transportError } from './request.js';
+import { answerMessage, type Endpoint, respondWithError, subscribeEndpoint } from './serve.js';
 
 /**
  * Request/reply with a caller's concurrent calls coalesced into one message each way: `{"items": [...]}`
@@ -123,7 +123,7 @@ export function createCoalescingRequester<I extends z.ZodType, O extends z.ZodTy
     }
   }
 
-  const add = createPerTurnBatcher<Queued>({
+  const add = createPerTurnCoalescer<Queued>({
     maxItems: options.maxItems ?? 64,
     maxSize: options.maxBytes ?? 512 * 1024,
     sizeOf: (q) => q.bytes,
