@@ -91,6 +91,9 @@ export class PatroniNode {
         },
         parameters: { unix_socket_directories: this.dir },
         pg_hba: trustLoopback,
+        // A new standby copies the primary at once: pg_basebackup's default spread checkpoint waits out
+        // most of checkpoint_timeout (4.5 min) when the primary has just been written to.
+        basebackup: { checkpoint: 'fast' },
       },
     };
     writeFileSync(this.configFile, JSON.stringify(config, null, 2));
