@@ -1,4 +1,5 @@
-import { describe, expect, it } from 'vitest';
+import { randomBytes } from 'node:crypto';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { followDeletion, holdCompletions, tenantWithRecords } from '../support/deletions.js';
 import { eventually } from '../support/eventually.js';
 import { createTenant, recallBody, uniqueKey, uniqueNamespace, writeBody } from '../support/factories.js';
@@ -6,20 +7,35 @@ import { importSteps } from '../support/imports.js';
 import { recordsInNamespace } from '../support/memory-db.js';
 import { handMadeExport, RESTORE, restore } from '../support/restores.js';
 import { useStack } from '../support/stack.js';
+import { type StubHub, startStubHub } from '../support/stub-hub.js';
 import { templateDbCount } from '../support/template-db.js';
 import { bugTemplate, templateSteps, uniqueName } from '../support/templates.js';
 
 /**
- * A namespace deleted while something writes into it: a restore, a document import, a template
- * memory, single and batch writes. Jobs written slowly (batches of 10, two at a time) so the DELETE
- * lands mid-job; memory's deletion in batches of 5 with no wait in the DELETE, so it answers 202 and
- * its job (kept from completing while the test looks: holdCompletions) is followed to the end.
+ * A namespace deleted while something writes into it: a restore, a document import, a dataset import
+ * from the (stub) model hub, a template memory, single and batch writes. Jobs written slowly (batches
+ * of 10, two at a time) so the DELETE lands mid-job; memory's deletion in batches of 5 with no wait in
+ * the DELETE, so it answers 202 and its job (kept from completing while the test looks:
+ * holdCompletions) is followed to the end.
  */
+let hub: StubHub;
+beforeAll(async () => {
+  hub = await startStubHub();
+});
+afterAll(() => hub?.close());
+
 const t = useStack({
   memoryEnv: { MEMORY_DELETE_BATCH_SIZE: '5', MEMORY_DELETE_WAIT_MS: '0', MEMORY_DELETE_INTERVAL_MS: '200' },
-  templateEnv: { IMPORT_POLL_MS: '100', IMPORT_BATCH_SIZE: '10', IMPORT_CONCURRENCY: '2' },
+  templateEnv: () => ({
+    IMPORT_POLL_MS: '100',
+    IMPORT_BATCH_SIZE: '10',
+    IMPORT_CONCURRENCY: '2',
+    ...hub.env,
+    // a row page the test holds through a whole deletion is still awaited, not timed out
+    HUB_TIMEOUT_MS: '170000',
+  }),
 });
-const { upload } = importSteps(t);
+const { upload, runToCompletion } = importSteps(t);
 const { createTemplate, createMemory } = templateSteps(t);
 
 const TEST_MS = 240_000;
@@ -182,6 +198,97 @@ describe('DELETE /api/v1/memory while a document import writes into the namespac
       expect(memory).toMatchObject(refused);
       expect(meanwhile.write).toMatchObject(refused);
       expect(meanwhile.recall).toMatchObject({ status: 200, body: { state: 'no_data', related: [] } });
+      expect(after).toMatchObject({ status: 200, body: job.body });
+      expect(await recordsInNamespace(tenant.tenant_id, namespace)).toBe(0);
+      expect(await importRowsOf(created.body.id)).toBe(0);
+    },
+    TEST_MS,
+  );
+});
+
+describe('DELETE /api/v1/memory while a dataset import reads the hub and writes into the namespace', () => {
+  it(
+    'when the namespace is deleted while a row page is on its way from the hub, then the import ends cancelled with its counts, recall is empty at once, and the page arriving after the deletion completed leaves nothing',
+    async () => {
+      const tenant = await createTenant();
+      const key = tenant.api_key;
+      const namespace = uniqueNamespace('hub-importing');
+      const dataset = {
+        id: `stub-org/fenced-${process.pid}-${randomBytes(4).toString('hex')}`,
+        sha: randomBytes(20).toString('hex'),
+        configs: {
+          default: {
+            train: Array.from({ length: ROWS }, (_, i) => ({ note: `lighthouse keeper note ${i}` })),
+          },
+        },
+        columns: ['note'],
+      };
+      hub.add(dataset);
+      const created = await t.api.post('/v1/imports', {
+        key,
+        body: { dataset: dataset.id, split: 'train', format: '{note}', namespace },
+      });
+      expect(created.status, JSON.stringify(created.body)).toBe(201);
+      const path = `/v1/imports/${created.body.id}`;
+      expect((await t.api.post(`${path}/start`, { key })).status).toBe(202);
+      await partlyDone(key, path);
+      // The hub goes slow: the worker's next row page is held, so the DELETE lands while it is read.
+      const page = hub.holdRows(dataset.id);
+      await expect.poll(page.waiting, { timeout: 120_000, interval: 20 }).toBeGreaterThan(0);
+      const before = await eventually(async () => {
+        const res = await t.api.recall(key, recallBody(namespace, 'lighthouse keeper note'));
+        expect(res.body.related?.length, 'recall before the DELETE').toBeGreaterThan(0);
+        return res;
+      });
+
+      const release = await holdCompletions();
+      const deleted = await t.api.deleteNamespace(key, namespace);
+      let job: Awaited<ReturnType<typeof t.api.get>>;
+      let meanwhile: Awaited<ReturnType<typeof duringDeletion>>;
+      try {
+        meanwhile = await duringDeletion(key, namespace);
+        job = await eventually(async () => {
+          const res = await t.api.get(path, { key });
+          expect(res.body.state, `${path}: state`).not.toBe('processing');
+          return res;
+        });
+      } finally {
+        await release();
+      }
+      await followDeletion(t.api, key, deleted.body.deletion.id);
+      // Only now does the hub answer; then a job started after it has run to its end, so the worker
+      // (one job's batch at a time) is past the batch that read the page.
+      page.release();
+      const later = await upload(key, { format: '{a}', namespace: uniqueNamespace('after') }, 'a\n1\n');
+      expect(later.status, JSON.stringify(later.body)).toBe(201);
+      expect((await t.api.post(`/v1/imports/${later.body.id}/start`, { key })).status).toBe(202);
+      expect((await runToCompletion(key, later.body.id)).job.state).toBe('completed');
+      const after = await t.api.get(path, { key });
+
+      expect(before.status).toBe(200);
+      expect(deleted).toMatchObject({
+        status: 202,
+        body: { namespace, deletion: { status: 'in_progress' } },
+      });
+      expect(meanwhile.write).toMatchObject(refused);
+      expect(meanwhile.batch).toMatchObject(refused);
+      expect(meanwhile.recall).toMatchObject({ status: 200, body: { state: 'no_data', related: [] } });
+      expect(job).toMatchObject({
+        status: 200,
+        body: {
+          id: created.body.id,
+          state: 'cancelled',
+          namespace,
+          dataset: { id: dataset.id, split: 'train', revision: dataset.sha },
+          total: ROWS,
+          completed_at: expect.any(String),
+        },
+      });
+      expect(job.body.processed).toBe(job.body.retained + job.body.failed);
+      expect(job.body.retained).toBeGreaterThan(0);
+      expect(job.body.processed).toBeLessThan(ROWS);
+      // Once completed, and the late page answered: the job is still there, cancelled, with the same
+      // counts; nothing of the namespace is left in either service (the page's rows were not kept).
       expect(after).toMatchObject({ status: 200, body: job.body });
       expect(await recordsInNamespace(tenant.tenant_id, namespace)).toBe(0);
       expect(await importRowsOf(created.body.id)).toBe(0);

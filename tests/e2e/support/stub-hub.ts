@@ -38,6 +38,11 @@ export interface StubHub {
   env: { HUB_BASE_URL: string; HUB_DATASETS_SERVER_URL: string };
   add: (dataset: StubDataset) => void;
   get: (id: string) => StubDataset;
+  /**
+   * From now on the dataset's row pages are held unanswered until `release` (a hub as slow as the
+   * test needs, exactly when it needs it); `waiting` is how many are held.
+   */
+  holdRows: (id: string) => { waiting: () => number; release: () => void };
   /** Every request as `path?query`, with the Authorization it carried. */
   requests: Array<{ url: string; authorization: string | undefined }>;
   close: () => Promise<void>;
@@ -54,6 +59,8 @@ export async function startStubHub(): Promise<StubHub> {
   const datasets = new Map<string, StubDataset>();
   const requests: StubHub['requests'] = [];
   const answered = new Map<string, number>();
+  /** Row pages held (holdRows), by dataset: their replies, sent on release. */
+  const held = new Map<string, Array<() => void>>();
 
   const server: Server = createServer((req, res) => {
     const url = new URL(req.url ?? '/', 'http://stub');
@@ -68,7 +75,9 @@ export async function startStubHub(): Promise<StubHub> {
       }
       answer(req, res, url, known);
     };
-    if (known?.delayMs) setTimeout(reply, known.delayMs).unref();
+    const holding = url.pathname === '/viewer/rows' ? held.get(dataset ?? '') : undefined;
+    if (holding) holding.push(reply);
+    else if (known?.delayMs) setTimeout(reply, known.delayMs).unref();
     else reply();
   });
   await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
@@ -80,6 +89,17 @@ export async function startStubHub(): Promise<StubHub> {
       const found = datasets.get(id);
       if (!found) throw new Error(`no stub dataset ${id}`);
       return found;
+    },
+    holdRows: (id) => {
+      const replies: Array<() => void> = [];
+      held.set(id, replies);
+      return {
+        waiting: () => replies.length,
+        release: () => {
+          if (held.get(id) === replies) held.delete(id);
+          for (const reply of replies.splice(0)) reply();
+        },
+      };
     },
     requests,
     close: () =>

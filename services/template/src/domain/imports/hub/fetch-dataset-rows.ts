@@ -1,6 +1,6 @@
 import { AppError, ErrorCode } from '@tm/contracts';
 import type { HubClient } from '../../../clients/hub/hub-client.js';
-import type { Prisma } from '../../../data-access/generated/client.js';
+import type { Prisma, PrismaClient } from '../../../data-access/generated/client.js';
 import {
   countAllImportRows,
   countPendingImportRows,
@@ -8,6 +8,7 @@ import {
   insertImportRows,
   setDatasetRows,
 } from '../../../data-access/import-repository.js';
+import { underFence } from '../../../data-access/namespace-fence.js';
 import { getPrisma } from '../../../data-access/prisma-client.js';
 import { finishImportJob } from '../finish-import-job.js';
 import { refuseDeepValues } from '../parsing/refuse-deep-values.js';
@@ -32,7 +33,8 @@ export interface DatasetRowDeps {
  * Where to go on is the count of rows already read, so a restart resumes at the next page, and rows
  * read twice (two instances) are kept once. The dataset is checked to still be at the job's commit
  * first: a changed dataset, a token no longer accepted or a split gone fail the job (it cannot go on);
- * a hub outage is thrown (retryable) and the worker tries again later. Returns false when the job failed.
+ * a hub outage is thrown (retryable) and the worker tries again later. Returns false when the job failed,
+ * or was cancelled (its namespace deleted) while a page was read: that page is not kept.
  */
 export async function fetchDatasetRows(
   job: ImportJobRecord,
@@ -92,14 +94,41 @@ export async function fetchDatasetRows(
       await setDatasetRows(db, job.id, expected);
       break;
     }
-    await insertImportRows(
-      db,
-      rows.map((entry, i) => importRowOf(job.id, read + i, entry.row, entry.truncated_cells)),
+    const kept = await keepWhileProcessing(job, db, (tx) =>
+      insertImportRows(
+        tx,
+        rows.map((entry, i) => importRowOf(job.id, read + i, entry.row, entry.truncated_cells)),
+      ),
     );
+    if (!kept) return false;
     read += rows.length;
     pending += rows.length;
   }
   return true;
+}
+
+/**
+ * A page read from the hub is kept under the namespace fence's shared lock, and only while the job is
+ * still processing: the page may have been on its way while the namespace's deletion cancelled the job
+ * and removed its rows (the hub is read outside the fence, for as long as it takes), and rows stored
+ * after that would outlive the deletion. False when the job was cancelled (or ended) meanwhile.
+ */
+async function keepWhileProcessing(
+  job: ImportJobRecord,
+  db: PrismaClient,
+  insert: (tx: Prisma.TransactionClient) => Promise<void>,
+): Promise<boolean> {
+  return underFence(
+    db,
+    job,
+    async (tx) => {
+      const now = await tx.importJob.findUnique({ where: { id: job.id }, select: { state: true } });
+      if (now?.state !== 'processing') return false;
+      await insert(tx);
+      return true;
+    },
+    { timeoutMs: 60_000, ifFenced: () => false },
+  );
 }
 
 /**
