@@ -127,7 +127,7 @@ describe('request records: operation, units and billing state', () => {
   });
 });
 
-describe('route keys (issue 5: no raw paths in records or rollups)', () => {
+describe('route keys: no raw paths in records or rollups', () => {
   it('when a signed-in user calls 50 distinct unknown ids and 50 unknown paths, then records and rollups hold one route key each', async () => {
     const tenant = await createTenant();
     const session = await t.api.login(tenant.owner.email, tenant.owner.password);

@@ -3,11 +3,11 @@ import type { Logger } from '@tm/kit';
 import type { WriteMemory } from '../../clients/memory-writer.js';
 import type { PrismaClient } from '../../data-access/generated/client.js';
 import { findProcessingJobs, type ImportJobRecord } from '../../data-access/import-repository.js';
-import { underFence } from '../../data-access/namespace-fence.js';
 import { getPrisma } from '../../data-access/prisma-client.js';
 import { processRestoreBatch } from '../restores/process-restore-batch.js';
 import { type DatasetRowDeps, fetchDatasetRows } from './hub/fetch-dataset-rows.js';
 import { processImportBatch } from './process-import-batch.js';
+import { whileJobProcessing } from './while-job-processing.js';
 
 export interface ImportRoundDeps {
   writeMemory: WriteMemory;
@@ -45,7 +45,8 @@ async function runBatch(
   logger: Logger,
   db: PrismaClient,
 ): Promise<boolean> {
-  if (job.kind === 'restore') return writeUnderFence(job, () => processRestoreBatch(job, deps, db), db);
+  if (job.kind === 'restore')
+    return whileJobProcessing(job, db, () => processRestoreBatch(job, deps, db), BATCH_TIMEOUT_MS);
   if (job.datasetId !== null) {
     try {
       const rowDeps = { ...deps.datasets, batchSize: deps.batchSize, onCommitted: deps.onCommitted };
@@ -57,31 +58,13 @@ async function runBatch(
       return false;
     }
   }
-  return writeUnderFence(job, () => processImportBatch(job, deps, db), db);
+  return whileJobProcessing(job, db, () => processImportBatch(job, deps, db), BATCH_TIMEOUT_MS);
 }
 
 /**
- * A batch's writes into its namespace hold the namespace fence's shared lock (namespace-fence.ts), so a
- * namespace deletion waits for them and none starts after it: a job cancelled meanwhile (or whose
- * namespace is being deleted) writes nothing more. The rows are settled outside this transaction, as
- * they go. Bounded by the batch: IMPORT_BATCH_SIZE rows, IMPORT_CONCURRENCY at a time, each write within
- * MEMORY_WRITE_TIMEOUT_MS.
+ * A batch's writes into its namespace hold the namespace fence's shared lock (whileJobProcessing), so a
+ * namespace deletion waits for them and none starts after it. The rows are settled outside that
+ * transaction, as they go. Its longest hold: IMPORT_BATCH_SIZE rows (200), IMPORT_CONCURRENCY (16) at a
+ * time, each write within MEMORY_WRITE_TIMEOUT_MS (2.5 s) at worst is 32 s.
  */
-async function writeUnderFence(
-  job: ImportJobRecord,
-  batch: () => Promise<boolean>,
-  db: PrismaClient,
-): Promise<boolean> {
-  return underFence(
-    db,
-    job,
-    async (tx) => {
-      const now = await tx.importJob.findUnique({ where: { id: job.id }, select: { state: true } });
-      return now?.state === 'processing' ? batch() : false;
-    },
-    { timeoutMs: BATCH_TIMEOUT_MS, ifFenced: () => false },
-  );
-}
-
-/** A batch's longest hold on its fence lock: 200 rows, 16 at a time, 2.5 s each at worst is 32 s. */
 const BATCH_TIMEOUT_MS = 5 * 60_000;

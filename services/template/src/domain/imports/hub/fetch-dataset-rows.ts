@@ -1,6 +1,6 @@
 import { AppError, ErrorCode } from '@tm/contracts';
 import type { HubClient } from '../../../clients/hub/hub-client.js';
-import type { Prisma, PrismaClient } from '../../../data-access/generated/client.js';
+import type { Prisma } from '../../../data-access/generated/client.js';
 import {
   countAllImportRows,
   countPendingImportRows,
@@ -8,13 +8,16 @@ import {
   insertImportRows,
   setDatasetRows,
 } from '../../../data-access/import-repository.js';
-import { underFence } from '../../../data-access/namespace-fence.js';
 import { getPrisma } from '../../../data-access/prisma-client.js';
 import { finishImportJob } from '../finish-import-job.js';
 import { refuseDeepValues } from '../parsing/refuse-deep-values.js';
 import { refuseNulValues } from '../parsing/refuse-nul-values.js';
+import { whileJobProcessing } from '../while-job-processing.js';
 import { hubRefusal } from './hub-refusal.js';
 import type { HubTokenBox } from './hub-token-box.js';
+
+/** A page's rows kept in one statement; the hold on the fence lock is that insert's. */
+const PAGE_TIMEOUT_MS = 60_000;
 
 export interface DatasetRowDeps {
   hub: HubClient;
@@ -94,41 +97,25 @@ export async function fetchDatasetRows(
       await setDatasetRows(db, job.id, expected);
       break;
     }
-    const kept = await keepWhileProcessing(job, db, (tx) =>
-      insertImportRows(
-        tx,
-        rows.map((entry, i) => importRowOf(job.id, read + i, entry.row, entry.truncated_cells)),
-      ),
+    // The hub is read outside the fence, for as long as it takes: the namespace's deletion may have
+    // cancelled the job and removed its rows meanwhile, and rows kept after that would outlive it.
+    const kept = await whileJobProcessing(
+      job,
+      db,
+      async (tx) => {
+        await insertImportRows(
+          tx,
+          rows.map((entry, i) => importRowOf(job.id, read + i, entry.row, entry.truncated_cells)),
+        );
+        return true;
+      },
+      PAGE_TIMEOUT_MS,
     );
     if (!kept) return false;
     read += rows.length;
     pending += rows.length;
   }
   return true;
-}
-
-/**
- * A page read from the hub is kept under the namespace fence's shared lock, and only while the job is
- * still processing: the page may have been on its way while the namespace's deletion cancelled the job
- * and removed its rows (the hub is read outside the fence, for as long as it takes), and rows stored
- * after that would outlive the deletion. False when the job was cancelled (or ended) meanwhile.
- */
-async function keepWhileProcessing(
-  job: ImportJobRecord,
-  db: PrismaClient,
-  insert: (tx: Prisma.TransactionClient) => Promise<void>,
-): Promise<boolean> {
-  return underFence(
-    db,
-    job,
-    async (tx) => {
-      const now = await tx.importJob.findUnique({ where: { id: job.id }, select: { state: true } });
-      if (now?.state !== 'processing') return false;
-      await insert(tx);
-      return true;
-    },
-    { timeoutMs: 60_000, ifFenced: () => false },
-  );
 }
 
 /**
