@@ -76,6 +76,23 @@ async function duringDeletion(key: string, namespace: string) {
   };
 }
 
+/**
+ * DELETE the namespace with the deletion kept from completing while `meanwhile` looks (holdCompletions),
+ * then follow the deletion to its end: the DELETE's answer and what `meanwhile` saw.
+ */
+async function deleteHeldOpen<T>(key: string, namespace: string, meanwhile: () => Promise<T>) {
+  const release = await holdCompletions();
+  const deleted = await t.api.deleteNamespace(key, namespace);
+  let seen: T;
+  try {
+    seen = await meanwhile();
+  } finally {
+    await release();
+  }
+  await followDeletion(t.api, key, deleted.body.deletion.id);
+  return { deleted, seen };
+}
+
 const refused = {
   status: 409,
   headers: { 'retry-after': '1' },
@@ -98,17 +115,11 @@ describe('DELETE /api/v1/memory while a restore writes into the namespace', () =
       const path = `${RESTORE}/${started.body.id}`;
       await partlyDone(key, path);
 
-      const release = await holdCompletions();
-      const deleted = await t.api.deleteNamespace(key, namespace);
-      let job: Awaited<ReturnType<typeof t.api.get>>;
-      let meanwhile: Awaited<ReturnType<typeof duringDeletion>>;
-      try {
-        job = await t.api.get(path, { key });
-        meanwhile = await duringDeletion(key, namespace);
-      } finally {
-        await release();
-      }
-      await followDeletion(t.api, key, deleted.body.deletion.id);
+      const { deleted, seen } = await deleteHeldOpen(key, namespace, async () => ({
+        job: await t.api.get(path, { key }),
+        meanwhile: await duringDeletion(key, namespace),
+      }));
+      const { job, meanwhile } = seen;
       const after = await t.api.get(path, { key });
 
       expect(deleted).toMatchObject({
@@ -159,23 +170,16 @@ describe('DELETE /api/v1/memory while a document import writes into the namespac
       await partlyDone(key, path);
       const template = await createTemplate(key, bugTemplate(uniqueName('fence')));
 
-      const release = await holdCompletions();
-      const deleted = await t.api.deleteNamespace(key, namespace);
-      let job: Awaited<ReturnType<typeof t.api.get>>;
-      let memory: Awaited<ReturnType<typeof createMemory>>;
-      let meanwhile: Awaited<ReturnType<typeof duringDeletion>>;
-      try {
-        job = await t.api.get(path, { key });
-        memory = await createMemory(
+      const { deleted, seen } = await deleteHeldOpen(key, namespace, async () => ({
+        job: await t.api.get(path, { key }),
+        memory: await createMemory(
           key,
           { template_name: template.template_name, namespace, data: { title: 'Crane stuck' } },
           uniqueKey(),
-        );
-        meanwhile = await duringDeletion(key, namespace);
-      } finally {
-        await release();
-      }
-      await followDeletion(t.api, key, deleted.body.deletion.id);
+        ),
+        meanwhile: await duringDeletion(key, namespace),
+      }));
+      const { job, memory, meanwhile } = seen;
       const after = await t.api.get(path, { key });
 
       expect(deleted).toMatchObject({
@@ -241,21 +245,15 @@ describe('DELETE /api/v1/memory while a dataset import reads the hub and writes 
         return res;
       });
 
-      const release = await holdCompletions();
-      const deleted = await t.api.deleteNamespace(key, namespace);
-      let job: Awaited<ReturnType<typeof t.api.get>>;
-      let meanwhile: Awaited<ReturnType<typeof duringDeletion>>;
-      try {
-        meanwhile = await duringDeletion(key, namespace);
-        job = await eventually(async () => {
+      const { deleted, seen } = await deleteHeldOpen(key, namespace, async () => ({
+        meanwhile: await duringDeletion(key, namespace),
+        job: await eventually(async () => {
           const res = await t.api.get(path, { key });
           expect(res.body.state, `${path}: state`).not.toBe('processing');
           return res;
-        });
-      } finally {
-        await release();
-      }
-      await followDeletion(t.api, key, deleted.body.deletion.id);
+        }),
+      }));
+      const { job, meanwhile } = seen;
       // Only now does the hub answer; then a job started after it has run to its end, so the worker
       // (one job's batch at a time) is past the batch that read the page.
       page.release();
